@@ -1,0 +1,67 @@
+"""Helpers shared by the ``exactdp`` subcommands: mechanism options, output printing."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..errors import InputError
+from ..formatting import format_value
+from ..mechanisms import entry
+
+
+def add_mechanism_arguments(parser: argparse.ArgumentParser) -> None:
+    """``MECH`` and repeated ``--param k=v``."""
+    parser.add_argument("mechanism", metavar="MECH", help="catalogue name (see `exactdp list`)")
+    parser.add_argument("--param", action="append", default=[], metavar="K=V",
+                        help="mechanism parameter, e.g. eps=0.5, c=2, T=1, eps2=inf (repeatable)")
+
+
+def add_precision_arguments(parser: argparse.ArgumentParser, method: bool = True) -> None:
+    """``--dps`` and (optionally) ``--method``."""
+    parser.add_argument("--dps", type=int, default=30, help="significant digits (default 30)")
+    if method:
+        parser.add_argument("--method", choices=("auto", "quad", "closed"), default="auto",
+                            help="evaluation method (default auto: two methods must agree)")
+
+
+def add_json_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def parse_params(pairs: list[str]) -> dict[str, str]:
+    """``["eps=0.5", "c=2"]`` → ``{"eps": "0.5", "c": "2"}`` (duplicates and malformed pairs are
+    errors)."""
+    params: dict[str, str] = {}
+    for pair in pairs:
+        key, equals, value = pair.partition("=")
+        key = key.strip()
+        if not equals or not key or not value.strip():
+            raise InputError(f"--param must look like name=value, got {pair!r}")
+        if key in params:
+            raise InputError(f"parameter {key} given twice")
+        params[key] = value.strip()
+    return params
+
+
+def build_mechanism(args: argparse.Namespace):
+    """The mechanism named on the command line, with its ``--param`` values."""
+    return entry(args.mechanism).make(**parse_params(args.param))
+
+
+def error_digits(error) -> str:
+    """An error estimate to 3 significant digits."""
+    return format_value(error, 3)
+
+
+def emit(args: argparse.Namespace, record: dict[str, str], title: str) -> None:
+    """Print ``record`` as JSON (``--json``) or as an aligned two-column table."""
+    if args.json:
+        json.dump(record, sys.stdout)
+        sys.stdout.write("\n")
+        return
+    print(title)
+    width = max(len(key) for key in record)
+    for key, value in record.items():
+        print(f"  {key.ljust(width)}  {value}")

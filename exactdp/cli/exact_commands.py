@@ -1,0 +1,110 @@
+"""``exactdp list``, ``prob``, ``loss`` and ``maxloss``: the exact engine on the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..exact import max_privacy_loss, privacy_loss, probability
+from ..formatting import format_value
+from ..mechanisms import catalogue
+from .common import (add_json_argument, add_mechanism_arguments, add_precision_arguments,
+                     build_mechanism, emit, error_digits)
+
+
+def _scale(value) -> str:
+    return "none" if value == 0 else format_value(value, 6)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    rows = []
+    for item in catalogue():
+        mech = item.make()
+        rows.append({
+            "name": item.name, "source": item.source, "noise": item.summary,
+            "parameters": ", ".join(f"{p.name}={p.default}" for p in item.params),
+            "threshold_scale_default": _scale(mech.threshold_scale),
+            "query_scale_default": _scale(mech.query_scale),
+            "claimed": item.claimed, "true_privacy": item.true_privacy,
+        })
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    for row in rows:
+        print(f"{row['name']}  —  {row['source']}")
+        print(f"    noise: {row['noise']}")
+        print(f"    parameters (defaults): {row['parameters']}")
+        print(f"    claimed: {row['claimed']};  true privacy: {row['true_privacy']}")
+    return 0
+
+
+def run_prob(args: argparse.Namespace) -> int:
+    mech = build_mechanism(args)
+    result = probability(mech, args.queries, args.output, dps=args.dps, method=args.method)
+    emit(args, {
+        "probability": format_value(result.value, args.dps),
+        "log_probability": format_value(result.log_value, args.dps),
+        "error": error_digits(result.error),
+        "method": result.method,
+    }, f"{mech}: {'density' if result.is_density else 'probability'} of the output")
+    return 0
+
+
+def _loss_record(loss, dps: int) -> dict[str, str]:
+    return {
+        "p1": format_value(loss.p1.value, dps),
+        "p2": format_value(loss.p2.value, dps),
+        "log_ratio": format_value(loss.log_ratio, dps),
+    }
+
+
+def run_loss(args: argparse.Namespace) -> int:
+    mech = build_mechanism(args)
+    loss = privacy_loss(mech, args.d1, args.d2, args.output, dps=args.dps, method=args.method,
+                        allow_any_pair=args.any_pair)
+    record = _loss_record(loss, args.dps)
+    if not args.json:
+        record["log_ratio_error"] = error_digits(loss.error)
+        record["method"] = loss.p1.method
+    emit(args, record, f"{mech}: privacy loss ln(p1/p2) of the output")
+    return 0
+
+
+def run_maxloss(args: argparse.Namespace) -> int:
+    mech = build_mechanism(args)
+    result = max_privacy_loss(mech, args.d1, args.d2, dps=args.dps, allow_any_pair=args.any_pair)
+    record = {"output": str(result.output), **_loss_record(result.loss, args.dps),
+              "outputs_enumerated": str(result.outputs),
+              "sum_p1": format_value(result.total1, args.dps),
+              "sum_p2": format_value(result.total2, args.dps)}
+    emit(args, record, f"{mech}: largest |ln(p1/p2)| over every output")
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add the four subcommands."""
+    listing = subparsers.add_parser("list", help="the mechanism catalogue")
+    add_json_argument(listing)
+    listing.set_defaults(run=run_list)
+
+    prob = subparsers.add_parser("prob", help="exact probability (or density) of one output")
+    add_mechanism_arguments(prob)
+    prob.add_argument("--queries", required=True, metavar="Q", help="e.g. 0*1000,1*1000")
+    prob.add_argument("--output", required=True, metavar="O", help="e.g. F*1000,T*1000")
+    add_precision_arguments(prob)
+    add_json_argument(prob)
+    prob.set_defaults(run=run_prob)
+
+    for name, helptext in (("loss", "exact privacy loss of one output"),
+                           ("maxloss", "exact largest privacy loss over every output")):
+        sub = subparsers.add_parser(name, help=helptext)
+        add_mechanism_arguments(sub)
+        sub.add_argument("--d1", required=True, metavar="Q", help="query answers on D1")
+        sub.add_argument("--d2", required=True, metavar="Q", help="query answers on D2")
+        if name == "loss":
+            sub.add_argument("--output", required=True, metavar="O")
+        add_precision_arguments(sub, method=name == "loss")
+        sub.add_argument("--any-pair", action="store_true",
+                         help="do not require D1 and D2 to be neighbours")
+        add_json_argument(sub)
+        sub.set_defaults(run=run_loss if name == "loss" else run_maxloss)

@@ -1,0 +1,147 @@
+"""Peak-aware tanh-sinh (or Gauss–Legendre) quadrature of a Laplace-threshold integral.
+
+Plain tanh-sinh on the pieces between kinks silently loses digits when large powers concentrate
+the mass in a narrow peak far from the kinks (spec §2: ``mpmath.quad`` at 30 digits is wrong in the
+7th digit for the t = 100 GPTT case).  Here the log integrand ``g`` is concave (``log_integrand``),
+so:
+
+1. the peak ``z*`` is found by bisection on the sign of the non-increasing ``g'``;
+2. on each side, bisection finds the points where ``g`` has dropped by 1, 4, 16, … and finally by
+   ``D = (working digits + 5)·ln 10``; these, the kinks and ``z*`` are the breakpoints;
+3. ``e^{g(z) − g(z*)}`` is integrated between the outer points.  Concavity gives a rigorous bound on
+   each cut-off tail: ``∫_{z_R}^∞ e^{g} ≤ e^{g(z_R)} / |g'(z_R)|``.
+
+The value is returned scaled, ``I = e^{g(z*)} · scaled``, so results far below 1e-308 are fine.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+from mpmath import mpf
+
+from .integrand import ThresholdIntegral
+from .log_integrand import LogIntegrand
+
+#: Drops of ``g`` below its peak at which breakpoints are placed (before the final cut-off).
+LEVELS = (1, 4, 16, 64, 256, 1024)
+#: Breakpoints need not be precise: bisection stops at this fraction of the integrand's scale.
+_BISECTION_TOLERANCE = mpf("1e-9")
+
+
+def working_digits(integral: ThresholdIntegral, dps: int) -> int:
+    """Digits needed to evaluate ``g`` so that ``e^g`` keeps ``dps`` digits: the log integrand
+    grows like the total power, so its absolute error does too."""
+    return dps + 15 + int(math.log10(integral.total_power + 1)) + 1
+
+
+def _bisect(predicate, inside: mpf, outside: mpf, tolerance: mpf) -> mpf:
+    """A point within ``tolerance`` of the last point from ``inside`` towards ``outside`` where
+    ``predicate`` holds (it holds at ``inside``, fails at ``outside``, changes once between)."""
+    while abs(outside - inside) > tolerance:
+        middle = (inside + outside) / 2
+        if predicate(middle):
+            inside = middle
+        else:
+            outside = middle
+    return inside
+
+
+def _step(g: LogIntegrand) -> mpf:
+    return max(g.b_rho, g.b_nu, mpf(1))
+
+
+def find_peak(g: LogIntegrand) -> mpf:
+    """The maximiser of the concave ``g`` on ``[lower, upper]``."""
+    anchors = g.kinks or [(g.lower + g.upper) / 2 if mpmath.isfinite(g.lower + g.upper)
+                          else (g.lower if mpmath.isfinite(g.lower) else
+                                g.upper if mpmath.isfinite(g.upper) else mpf(0))]
+    rising = lambda z: g.slope(z) > 0  # noqa: E731
+    if mpmath.isfinite(g.lower):
+        left = g.lower
+        if not rising(left):
+            return left
+    else:
+        left, width = min(anchors) - _step(g), _step(g)
+        while not rising(left):
+            left, width = left - width, width * 2
+    if mpmath.isfinite(g.upper):
+        right = g.upper
+        if rising(right):
+            return right
+    else:
+        right, width = max(anchors) + _step(g), _step(g)
+        while rising(right):
+            right, width = right + width, width * 2
+    return _bisect(rising, left, right, _BISECTION_TOLERANCE * _step(g))
+
+
+def _level_point(g: LogIntegrand, peak: mpf, peak_value: mpf, drop: mpf, direction: int,
+                 bound: mpf) -> mpf | None:
+    """The point on one side of the peak where ``g`` has fallen by ``drop`` (``None`` if the
+    constraint bound comes first)."""
+    above_level = lambda z: g(z) > peak_value - drop  # noqa: E731
+    width = _step(g)
+    far = peak + direction * width
+    while above_level(far):
+        if mpmath.isfinite(bound) and (far - bound) * direction >= 0:
+            return None
+        width *= 2
+        far = peak + direction * width
+    if mpmath.isfinite(bound) and (far - bound) * direction >= 0:
+        if above_level(bound):
+            return None
+        far = bound
+    return _bisect(above_level, peak, far, _BISECTION_TOLERANCE * _step(g))
+
+
+def breakpoints(g: LogIntegrand, peak: mpf, peak_value: mpf, cutoff_drop: mpf):
+    """Breakpoints for the quadrature and the rigorous bound on the two cut-off tails (relative
+    to ``e^{g(z*)}``)."""
+    points = {peak}
+    tail = mpf(0)
+    for direction, bound in ((-1, g.lower), (1, g.upper)):
+        outer = bound
+        for drop in [mpf(level) for level in LEVELS if level < cutoff_drop] + [cutoff_drop]:
+            point = _level_point(g, peak, peak_value, drop, direction, bound)
+            if point is None:
+                break
+            points.add(point)
+            outer = point
+        if outer is not bound:
+            tail += mpmath.exp(g(outer) - peak_value) / abs(g.slope(outer))
+        else:
+            points.add(bound)
+    low, high = min(points), max(points)
+    points.update(k for k in g.kinks if low < k < high)
+    return sorted(points), tail
+
+
+def integrate(integral: ThresholdIntegral, dps: int, rule: str = "tanh-sinh"):
+    """Evaluate the integral by peak-aware quadrature.
+
+    Parameters
+    ----------
+    integral : ThresholdIntegral
+        Must not be empty (``integral.is_empty`` is handled by the caller).
+    dps : int
+        Requested significant digits; the work is done with more (:func:`working_digits`).
+    rule : {"tanh-sinh", "gauss-legendre"}
+        mpmath's quadrature rule applied on each sub-interval.
+
+    Returns
+    -------
+    (log_scale, scaled, error) : tuple of mpf
+        ``I = exp(log_scale) · scaled``; ``error`` is the absolute error estimate of ``scaled``
+        (mpmath's estimate summed over the sub-intervals plus the rigorous tail bound).
+    """
+    with mpmath.workdps(working_digits(integral, dps)):
+        g = LogIntegrand(integral)
+        peak = find_peak(g)
+        peak_value = g(peak)
+        cutoff_drop = (mpmath.mp.dps + 5) * mpmath.ln10
+        points, tail = breakpoints(g, peak, peak_value, cutoff_drop)
+        value, error = mpmath.quad(lambda z: mpmath.exp(g(z) - peak_value), points,
+                                   method=rule, error=True)
+        return +peak_value, +value, error + tail

@@ -1,0 +1,140 @@
+"""The catalogue registry: names, sources, parameters and validation.
+
+Each mechanism module declares its entries with :func:`register`; :func:`mechanism` validates the
+user's parameters and builds the :class:`~exactdp.mechanisms.description.ThresholdMechanism`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable, Mapping
+
+from ..errors import InputError
+from ..sequences import to_fraction
+
+#: Marker for an infinite budget (``eps2=inf``: no query noise).
+INF = math.inf
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a catalogue entry.
+
+    ``kind`` is ``"budget"`` (a positive number; ``inf`` only if ``allow_inf``; 0 only if
+    ``allow_zero``), ``"count"`` (a positive integer), ``"real"`` (a finite number), ``"flag"``.
+    """
+
+    name: str
+    kind: str
+    default: object
+    help: str
+    allow_inf: bool = False
+    allow_zero: bool = False
+
+    def convert(self, value: object) -> object:
+        """Validate and convert a user value (Python object or CLI string)."""
+        if self.kind == "flag":
+            return _to_flag(self.name, value)
+        if self.kind == "count":
+            return _to_count(self.name, value)
+        if self.kind == "real":
+            return to_fraction(value, self.name)
+        return self._to_budget(value)
+
+    def _to_budget(self, value: object) -> object:
+        text = str(value).strip().lower() if isinstance(value, (str, float)) else None
+        if text in {"inf", "+inf", "infinity"}:
+            if self.allow_inf:
+                return INF
+            raise InputError(f"{self.name} must be finite, got {self.name}={value}")
+        if text == "nan" or (isinstance(value, float) and math.isnan(value)):
+            raise InputError(f"{self.name} must be a positive number, got {self.name}={value}")
+        number = to_fraction(value, self.name)
+        if number < 0 or (number == 0 and not self.allow_zero):
+            bound = "non-negative" if self.allow_zero else "positive"
+            raise InputError(f"{self.name} must be {bound}, got {self.name}={value}")
+        return number
+
+
+def _to_flag(name: str, value: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in {"true", "1", "yes"}:
+        return True
+    if isinstance(value, str) and value.strip().lower() in {"false", "0", "no"}:
+        return False
+    raise InputError(f"{name} must be true or false, got {name}={value!r}")
+
+
+def _to_count(name: str, value: object) -> int:
+    if isinstance(value, bool):
+        raise InputError(f"{name} must be a positive integer, got {name}={value!r}")
+    try:
+        number = Fraction(str(value).strip()) if isinstance(value, str) else to_fraction(value, name)
+    except (ValueError, ZeroDivisionError):
+        raise InputError(f"{name} must be a positive integer, got {name}={value!r}") from None
+    if number.denominator != 1 or number <= 0:
+        raise InputError(f"{name} must be a positive integer, got {name}={value}")
+    return int(number)
+
+
+@dataclass(frozen=True)
+class CatalogueEntry:
+    """A named mechanism family: where it comes from, its parameters, how to build it."""
+
+    name: str
+    source: str
+    summary: str
+    params: tuple[Param, ...]
+    build: Callable[[Mapping[str, object]], object]
+    claimed: str
+    true_privacy: str
+
+    def make(self, **given: object):
+        """Validate ``given`` against :attr:`params`, fill defaults and build the mechanism."""
+        known = {param.name: param for param in self.params}
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            allowed = ", ".join(known) or "none"
+            raise InputError(f"unknown parameter for {self.name}: {unknown[0]} (allowed: {allowed})")
+        values = {name: (param.convert(given[name]) if name in given else param.default)
+                  for name, param in known.items()}
+        return self.build(values)
+
+
+_REGISTRY: dict[str, CatalogueEntry] = {}
+
+
+def register(entry: CatalogueEntry) -> CatalogueEntry:
+    """Add an entry to the catalogue (names are unique)."""
+    if entry.name in _REGISTRY:
+        raise RuntimeError(f"duplicate catalogue name {entry.name}")
+    _REGISTRY[entry.name] = entry
+    return entry
+
+
+def catalogue() -> tuple[CatalogueEntry, ...]:
+    """Every registered entry, in registration order."""
+    return tuple(_REGISTRY.values())
+
+
+def entry(name: str) -> CatalogueEntry:
+    """The entry called ``name`` (an :class:`InputError` naming the choices otherwise)."""
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise InputError(f"unknown mechanism {name!r} (known: {', '.join(_REGISTRY)})") from None
+
+
+def mechanism(name: str, **params: object):
+    """Build the catalogue mechanism ``name`` with validated parameters.
+
+    Examples
+    --------
+    >>> from exactdp import mechanism
+    >>> mechanism("svt1", eps=1, c=2).query_scale
+    Fraction(8, 1)
+    """
+    return entry(name).make(**params)

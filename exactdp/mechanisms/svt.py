@@ -1,0 +1,79 @@
+"""Lyu, Su & Li (PVLDB 2017) Algorithms 1–7: the Sparse Vector variants (spec §3).
+
+Each declaration only states the noise scales, cutoff, release and threshold rule of its
+algorithm; the exact engine and the sampler do the rest.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from .catalogue import CatalogueEntry, Param, register
+from .description import Release, ThresholdMechanism
+
+LYU = "Lyu, Su & Li, PVLDB 2017"
+
+EPS = Param("eps", "budget", Fraction(1), "claimed privacy budget ε")
+CUTOFF = Param("c", "count", 1, "stop after the c-th ⊤")
+THRESHOLD = Param("T", "real", Fraction(0), "public threshold T")
+SENSITIVITY = Param("sensitivity", "budget", Fraction(1), "query sensitivity Δ")
+
+
+def _lyu(name, algorithm, summary, build, with_cutoff=True, claimed="ε", true_privacy="ε"):
+    params = (EPS, CUTOFF, THRESHOLD, SENSITIVITY) if with_cutoff else (EPS, THRESHOLD, SENSITIVITY)
+
+    def make(p):
+        return ThresholdMechanism(name=name, threshold=p["T"], sensitivity=p["sensitivity"],
+                                  claimed_eps=p["eps"], params=dict(p), **build(p))
+
+    return register(CatalogueEntry(name, f"{LYU}, {algorithm}", summary, params, make,
+                                   claimed, true_privacy))
+
+
+_lyu("svt1", "Alg. 1", "ρ~Lap(2Δ/ε), ν~Lap(4cΔ/ε), cutoff c, outputs ⊤/⊥",
+     lambda p: dict(threshold_scale=2 * p["sensitivity"] / p["eps"],
+                    query_scale=4 * p["c"] * p["sensitivity"] / p["eps"], cutoff=p["c"]),
+     true_privacy="ε (tight)")
+_lyu("svt2", "Alg. 2 (Dwork–Roth book)", "ρ~Lap(2cΔ/ε) redrawn after each ⊤, ν~Lap(4cΔ/ε), cutoff c",
+     lambda p: dict(threshold_scale=2 * p["c"] * p["sensitivity"] / p["eps"],
+                    query_scale=4 * p["c"] * p["sensitivity"] / p["eps"], cutoff=p["c"],
+                    redraw_threshold=True))
+_lyu("svt3", "Alg. 3 (Roth's notes)", "ρ~Lap(2Δ/ε), ν~Lap(2cΔ/ε), cutoff c, outputs q_i+ν_i at ⊤",
+     lambda p: dict(threshold_scale=2 * p["sensitivity"] / p["eps"],
+                    query_scale=2 * p["c"] * p["sensitivity"] / p["eps"], cutoff=p["c"],
+                    release=Release.NOISY_VALUE),
+     true_privacy="not private for any finite ε")
+_lyu("svt4", "Alg. 4 (Lee & Clifton)", "ρ~Lap(4Δ/ε), ν~Lap(4Δ/(3ε)), cutoff c",
+     lambda p: dict(threshold_scale=4 * p["sensitivity"] / p["eps"],
+                    query_scale=4 * p["sensitivity"] / (3 * p["eps"]), cutoff=p["c"]),
+     true_privacy="(1+6c)ε/4 (tight)")
+_lyu("svt5", "Alg. 5 (Stoddard et al.)", "ρ~Lap(2Δ/ε), no query noise, no cutoff",
+     lambda p: dict(threshold_scale=2 * p["sensitivity"] / p["eps"], query_scale=Fraction(0)),
+     with_cutoff=False, true_privacy="not private")
+_lyu("svt6", "Alg. 6 (Chen et al. 2015)", "ρ~Lap(2Δ/ε), ν~Lap(2Δ/ε), no cutoff",
+     lambda p: dict(threshold_scale=2 * p["sensitivity"] / p["eps"],
+                    query_scale=2 * p["sensitivity"] / p["eps"]),
+     with_cutoff=False, true_privacy="not private")
+
+
+def _build_svt7(p):
+    c, delta = p["c"], p["sensitivity"]
+    query_scale = (c if p["monotone"] else 2 * c) * delta / p["eps2"]
+    numeric = p["eps3"] > 0
+    return ThresholdMechanism(
+        name="svt7", threshold_scale=delta / p["eps1"], query_scale=query_scale,
+        threshold=p["T"], sensitivity=delta, cutoff=c,
+        release=Release.FRESH_VALUE if numeric else Release.FLAG,
+        release_scale=c * delta / p["eps3"] if numeric else None,
+        monotone=p["monotone"], claimed_eps=p["eps1"] + p["eps2"] + p["eps3"], params=dict(p))
+
+
+register(CatalogueEntry(
+    "svt7", f"{LYU}, Alg. 7 (generalised SVT)",
+    "ρ~Lap(Δ/ε1), ν~Lap(2cΔ/ε2) (Lap(cΔ/ε2) if monotone), cutoff c, ⊤ or q_i+Lap(cΔ/ε3)",
+    (Param("eps1", "budget", Fraction(1, 2), "threshold budget ε1"),
+     Param("eps2", "budget", Fraction(1, 2), "query budget ε2"),
+     Param("eps3", "budget", Fraction(0), "numeric-release budget ε3 (0: output ⊤)", allow_zero=True),
+     CUTOFF, THRESHOLD, SENSITIVITY,
+     Param("monotone", "flag", False, "queries are monotone (Lyu §4.3)")),
+    _build_svt7, "ε1+ε2+ε3", "ε1+ε2+ε3"))
