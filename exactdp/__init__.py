@@ -6,7 +6,7 @@ Examples
 >>> m = exactdp.mechanism("svt1", eps=1)
 >>> loss = exactdp.privacy_loss(m, [0, 0, 0], [1, 1, 1], "F,F,F")
 >>> print(exactdp.format_value(loss.log_ratio, 12))
-0.465437191048
+0.388482851236
 """
 
 from .errors import ExactDPError, InputError, MethodUnavailableError, PrecisionError

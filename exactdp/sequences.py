@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterable, Iterator
 
+import mpmath
+
 from .errors import InputError
 
 #: Longest sequence :meth:`Runs.expand` will materialise as a Python list.
@@ -127,14 +129,22 @@ def zip_runs(*sequences: Runs) -> Iterator[tuple[tuple, int]]:
 
 
 def to_fraction(value: object, what: str) -> Fraction:
-    """Convert a finite real number (``int``, ``float``, ``Fraction``, decimal string) exactly.
+    """Convert a finite real number (``int``, ``float``, ``Fraction``, ``mpf``, decimal string)
+    exactly.
 
-    Floats are read as the decimal they print as (``0.1`` is one tenth).
+    Floats are read as the decimal they print as (``0.1`` is one tenth); an mpmath ``mpf`` is
+    taken at its exact binary value.
     """
     if isinstance(value, bool):
         raise InputError(f"{what} must be a number, got {value!r}")
     if isinstance(value, Fraction):
         return value
+    if isinstance(value, mpmath.mpf):  # exact: an mpf is man·2^exp
+        if not mpmath.isfinite(value):
+            raise InputError(f"{what} must be finite, got {value}")
+        sign, man, exp, _ = value._mpf_
+        man = -int(man) if sign else int(man)
+        return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
     if isinstance(value, numbers.Integral):
         return Fraction(int(value))
     if isinstance(value, numbers.Real):
@@ -151,7 +161,7 @@ def to_fraction(value: object, what: str) -> Fraction:
             if lowered in {"inf", "infinity", "nan"}:
                 raise InputError(f"{what} must be finite, got {value!r}") from None
             raise InputError(f"{what} must be a number, got {value!r}") from None
-    if hasattr(value, "__float__"):  # numpy and mpmath scalars
+    if hasattr(value, "__float__"):  # numpy scalars
         return to_fraction(float(value), what)
     raise InputError(f"{what} must be a number, got {value!r}")
 

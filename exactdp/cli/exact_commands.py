@@ -12,19 +12,12 @@ from .common import (add_json_argument, add_mechanism_arguments, add_precision_a
                      build_mechanism, emit, error_digits)
 
 
-def _scale(value) -> str:
-    return "none" if value == 0 else format_value(value, 6)
-
-
 def run_list(args: argparse.Namespace) -> int:
     rows = []
     for item in catalogue():
-        mech = item.make()
         rows.append({
             "name": item.name, "source": item.source, "noise": item.summary,
             "parameters": ", ".join(f"{p.name}={p.default}" for p in item.params),
-            "threshold_scale_default": _scale(mech.threshold_scale),
-            "query_scale_default": _scale(mech.query_scale),
             "claimed": item.claimed, "true_privacy": item.true_privacy,
         })
     if args.json:

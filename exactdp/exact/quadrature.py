@@ -32,8 +32,10 @@ _BISECTION_TOLERANCE = mpf("1e-9")
 
 def working_digits(integral: ThresholdIntegral, dps: int) -> int:
     """Digits needed to evaluate ``g`` so that ``e^g`` keeps ``dps`` digits: the log integrand
-    grows like the total power, so its absolute error does too."""
-    return dps + 15 + int(math.log10(integral.total_power + 1)) + 1
+    grows like the total power, so its absolute error does too.  Rounded up to a multiple of 10 so
+    that mpmath's cache of quadrature nodes (per precision) is reused across integrals."""
+    digits = dps + 15 + int(math.log10(integral.total_power + 1)) + 1
+    return -(-digits // 10) * 10
 
 
 def _bisect(predicate, inside: mpf, outside: mpf, tolerance: mpf) -> mpf:
