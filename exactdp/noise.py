@@ -24,6 +24,11 @@ def laplace_logpdf(x: mpf, b: mpf) -> mpf:
     return -abs(x) / b - mpmath.log(2 * b)
 
 
+def laplace_dlogpdf(x: mpf, b: mpf) -> mpf:
+    """``d/dx log p_b(x) = −sign(x)/b`` (the right derivative ``−1/b`` at 0)."""
+    return -1 / b if x >= 0 else 1 / b
+
+
 def laplace_logcdf(x: mpf, b: mpf) -> mpf:
     """``log F_b(x)``: ``x/b - log 2`` for ``x < 0``, ``log(1 - ½e^{-x/b})`` for ``x ≥ 0``.
 

@@ -13,7 +13,8 @@ from exactdp.exact.loss import possible_outputs
 from exactdp.mechanisms import catalogue
 
 FLAG_MECHANISMS = [item.name for item in catalogue() if not item.make().releases_numbers]
-NUMERIC_MECHANISMS = [("svt3", {}), ("statdp.iSVT4", {}), ("svt7", {"eps3": "0.5"})]
+NUMERIC_MECHANISMS = [("svt3", {}), ("statdp.iSVT4", {}), ("svt7", {"eps3": "0.5"}),
+                      ("gap_svt", {}), ("bad_gap_svt", {}), ("num_svt", {})]
 
 query = st.integers(-20, 20).map(lambda k: Fraction(k, 10))
 queries = st.lists(query, min_size=1, max_size=4)
@@ -41,7 +42,8 @@ def test_probabilities_of_all_outputs_sum_to_one(name, q, eps, c):
 @pytest.mark.parametrize("name, params", NUMERIC_MECHANISMS)
 def test_numeric_release_densities_integrate_to_one(name, params):
     # Outputs on 2 queries with c = 1: (⊥,⊥), (v) and (⊥,v) for every real v.  The densities are
-    # integrated over v by tanh-sinh split where they are not smooth (v = T and v = q_i).
+    # integrated over v by tanh-sinh split where they are not smooth (v = T and v = q_i; for a
+    # gap, v = q_i − T and v = q_2 − q_1).
     mech = exactdp.mechanism(name, **params)
     q = [0.5, -0.3]
 
@@ -49,7 +51,8 @@ def test_numeric_release_densities_integrate_to_one(name, params):
         return lambda v: exactdp.probability(mech, q, prefix + [v], dps=28, method="closed").value
 
     with mpmath.workdps(30):
-        kinks = [-mpmath.inf, mpmath.mpf("-0.3"), 0, mpmath.mpf("0.5"), mpmath.inf]
+        kinks = [-mpmath.inf, mpmath.mpf("-0.8"), mpmath.mpf("-0.3"), 0, mpmath.mpf("0.5"),
+                 mpmath.mpf("0.8"), mpmath.inf]
         total = (exactdp.probability(mech, q, "F,F", dps=28).value
                  + mpmath.quad(density([]), kinks) + mpmath.quad(density(["F"]), kinks))
         assert abs(total - 1) < mpmath.mpf(10) ** -25

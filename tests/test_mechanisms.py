@@ -25,6 +25,9 @@ SPEC_TABLE = [
     ("statdp.iSVT2", dict(eps=0.5), 4, 4, None),
     ("statdp.iSVT3", dict(eps=0.5, N=2), 8, Fraction(8, 3), 2),
     ("statdp.iSVT4", dict(eps=0.5, N=2), 4, 8, 2),
+    ("gap_svt", dict(eps=0.5, N=2), 4, 16, 2),
+    ("bad_gap_svt", dict(eps=0.5, N=2), 4, 16, 2),
+    ("num_svt", dict(eps=0.5, N=2), 6, 24, 2),
 ]
 
 
@@ -46,6 +49,9 @@ def test_releases():
     assert exactdp.mechanism("svt7", eps3=1, c=2).release_scale == 2
     assert exactdp.mechanism("svt7").release is Release.FLAG
     assert exactdp.mechanism("svt2").redraw_threshold
+    assert exactdp.mechanism("gap_svt").release is Release.GAP
+    assert exactdp.mechanism("bad_gap_svt").release is Release.NOISY_VALUE
+    assert exactdp.mechanism("num_svt", N=2).release_scale == 6
 
 
 def test_every_entry_builds_with_defaults():

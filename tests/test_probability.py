@@ -178,3 +178,38 @@ def test_tiny_probabilities_do_not_underflow():
     p = exactdp.probability(exactdp.mechanism("gptt"), f"1*{t},0*{t}", f"F*{t},T*{t}")
     assert 0 < p.value < mpmath.mpf("1e-4000")
     assert mpmath.isfinite(p.log_value)
+
+
+def test_gap_release_density():
+    # GapSVT (spec §2 "Gap release"): a released gap g at a ⊤ contributes p_{b_ν}(g + T + z − q);
+    # here b_ρ = 2Δ/ε = 2, b_ν = 4NΔ/ε = 4 (CheckDP's GapSVT scales), output (⊥, g = 0.7).
+    mech = exactdp.mechanism("gap_svt", eps=1, N=1)
+    with mpmath.workdps(50):
+        half, q2, gap = mpmath.mpf("0.5"), mpmath.mpf("-0.3"), mpmath.mpf("0.7")
+        expected = integrate_explicit(lambda z: lap_pdf(z, 2) * lap_cdf(z - half, 4)
+                                      * lap_pdf(gap + z - q2, 4), [0, half, q2 - gap], dps=50)
+    p = exactdp.probability(mech, ["0.5", "-0.3"], ["F", "0.7"])
+    assert p.is_density and close(p.value, expected, 30)
+    negative = exactdp.probability(mech, ["0.5", "-0.3"], ["F", "-0.1"])
+    assert negative.is_zero  # q + ν ≥ T + ρ: a negative gap never occurs
+
+
+@pytest.mark.parametrize("m, n_cutoff", [(1, 1), (5, 1), (8, 2)])
+def test_bad_gap_svt_ratio(m, n_cutoff):
+    # Spec §4 item 10 (CheckDP BadGapSVT): q(D) = (0^m, 0), q(D') = (1^m, 0), output (⊥^m, 0):
+    # the released value 0 forces z ≤ 0, where each ⊥ factor is ½e^{(z−q)/b_ν}, b_ν = 4NΔ/ε, so
+    # the ratio is e^{m/b_ν} = e^{mε/(4N)} exactly.
+    mech = exactdp.mechanism("bad_gap_svt", eps=1, N=n_cutoff)
+    loss = exactdp.privacy_loss(mech, f"0*{m},0", f"1*{m},0", f"F*{m},0")
+    assert close(loss.log_ratio, mpmath.mpf(m) / (4 * n_cutoff), 29)
+
+
+def test_quadrature_up_to_a_constraint_bound():
+    # A released value v bounds the threshold noise: z ≤ v − T.  With no other factor the
+    # integral is the Laplace CDF F_{b_ρ}(v) = 1 − ½e^{−v/b_ρ} (spec §1), times p_{b_ν}(v − q).
+    mech = exactdp.mechanism("statdp.iSVT4", eps=2, N=1)  # b_ρ = 1, b_ν = 1
+    p = exactdp.probability(mech, [0], ["1.1"], method="quad")
+    with mpmath.workdps(50):
+        v = mpmath.mpf("1.1")
+        expected = (1 - mpmath.exp(-v) / 2) * mpmath.exp(-v) / 2
+    assert close(p.value, expected, 30)

@@ -1,7 +1,8 @@
 """Exact integration of the piecewise-exponential Laplace-threshold integrand (spec §2).
 
 Between consecutive kinks every factor is either a pure exponential (``F_b(x) = ½e^{x/b}`` for
-``x < 0``, ``S_b(x) = ½e^{−x/b}`` for ``x ≥ 0``) or ``1 − ½e^{∓x/b}``.  With ``w = e^{z/b_ν}`` the
+``x < 0``, ``S_b(x) = ½e^{−x/b}`` for ``x ≥ 0``, a gap density ``p_b(x) = e^{∓x/b}/(2b)``) or
+``1 − ½e^{∓x/b}``.  With ``w = e^{z/b_ν}`` the
 integrand on a piece is ``e^{c₀ + c₁z} · P(w)`` where ``P`` is the Laurent polynomial
 
     Π_j (1 − ½e^{s_j/b_ν} w^{−1})^{m_j} · Π_k (1 − ½e^{−s_k/b_ν} w)^{n_k},
@@ -22,7 +23,7 @@ import mpmath
 from mpmath import mpf
 
 from ..errors import MethodUnavailableError, PrecisionError
-from .integrand import ThresholdIntegral
+from .integrand import FactorKind, ThresholdIntegral
 from .log_integrand import to_mpf
 
 #: Largest number of coefficient multiplications a closed form may need before it is refused.
@@ -48,8 +49,10 @@ def operation_count(integral: ThresholdIntegral) -> int:
     """Coefficient multiplications the expansion needs (worst piece, summed over pieces)."""
     total = 0
     for _, _, middle in _piece_regimes(integral):
-        down = sum(f.power for f in integral.factors if not f.above and middle > f.shift)
-        up = sum(f.power for f in integral.factors if f.above and middle < f.shift)
+        down = sum(f.power for f in integral.factors
+                   if f.kind is FactorKind.BELOW and middle > f.shift)
+        up = sum(f.power for f in integral.factors
+                 if f.kind is FactorKind.ABOVE and middle < f.shift)
         total += 2 * (down + 1) * (up + 1) + down * down + up * up
     return total
 
@@ -84,7 +87,11 @@ def _piece(integral: ThresholdIntegral, a, b, middle):
     for factor in integral.factors:
         s = to_mpf(factor.shift)
         power = factor.power
-        if not factor.above:  # F(z − s)
+        if factor.kind is FactorKind.GAP:  # p(z − s) = e^{∓(z−s)/b}/(2b)
+            sign = -1 if middle > factor.shift else 1
+            c0 += power * (-sign * s / b_nu - mpmath.log(2 * b_nu))
+            c1 += sign * power / b_nu
+        elif factor.kind is FactorKind.BELOW:  # F(z − s)
             if middle < factor.shift:  # ½e^{(z−s)/b}
                 c0 += power * (-s / b_nu - mpmath.ln2)
                 c1 += power / b_nu

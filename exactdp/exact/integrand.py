@@ -15,6 +15,8 @@ Variations (spec §2):
 * release of the compared noisy value ``v`` (Lyu Alg. 3): the constant density ``p_{b_ν}(v − q)``
   and the bound ``z ≤ v − T``;
 * release of a fresh noisy value (Lyu Alg. 7, ε3 > 0): the ⊤ factor times ``p_{b_3}(v − q)``;
+* release of the gap ``g = q + ν − (T + ρ)`` (GapSVT): ``ν = g + T + z − q``, so the ⊤ factor is the
+  density ``p_{b_ν}(z − (q − T − g))``; a negative gap is impossible (an exact zero);
 * threshold redrawn after each ⊤ (Lyu Alg. 2): one integral per segment ending in a ⊤, identical
   segments grouped into powers;
 * cutoff c: the output stops right after the c-th ⊤.
@@ -22,6 +24,7 @@ Variations (spec §2):
 
 from __future__ import annotations
 
+import enum
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
@@ -31,12 +34,24 @@ from ..mechanisms.description import Release, ThresholdMechanism
 from ..sequences import Runs, as_output, as_queries, format_number, zip_runs
 
 
+class FactorKind(enum.Enum):
+    """How one query contributes to the integrand, as a function of ``x = z − shift``."""
+
+    #: ⊥: ``F_{b_ν}(x)``
+    BELOW = "cdf"
+    #: ⊤: ``S_{b_ν}(x)``
+    ABOVE = "sf"
+    #: ⊤ with the gap g released: the density ``p_{b_ν}(x)`` with ``shift = q − T − g``
+    GAP = "pdf"
+
+
 @dataclass(frozen=True)
 class CdfFactor:
-    """``F_{b_ν}(z − shift)^power`` (a ⊥) or ``S_{b_ν}(z − shift)^power`` (a ⊤)."""
+    """``F_{b_ν}(z − shift)^power`` (⊥), ``S_{b_ν}(z − shift)^power`` (⊤) or
+    ``p_{b_ν}(z − shift)^power`` (released gap)."""
 
     shift: Fraction
-    above: bool
+    kind: FactorKind
     power: int
 
 
@@ -101,21 +116,27 @@ class _Segment:
         self.lower: Fraction | None = None
         self.upper: Fraction | None = None
 
-    def add(self, shift: Fraction, above: bool, count: int) -> None:
+    def add(self, shift: Fraction, kind: FactorKind, count: int) -> None:
         if self.mech.query_scale == 0:  # F_0(z−s) = 1[z > s], S_0(z−s) = 1[z ≤ s]
-            if above:
+            if kind is FactorKind.ABOVE:
                 self.bound_above(shift)
             else:
-                self.lower = shift if self.lower is None else max(self.lower, shift)
+                self.bound_below(shift)
         else:
-            self.powers[shift, above] += count
+            self.powers[shift, kind] += count
+
+    def bound_below(self, bound: Fraction) -> None:
+        self.lower = bound if self.lower is None else max(self.lower, bound)
 
     def bound_above(self, bound: Fraction) -> None:
         self.upper = bound if self.upper is None else min(self.upper, bound)
 
+    def make_impossible(self) -> None:
+        self.lower, self.upper = Fraction(0), Fraction(0)
+
     def close(self) -> ThresholdIntegral:
-        factors = tuple(CdfFactor(shift, above, power)
-                        for (shift, above), power in sorted(self.powers.items()))
+        factors = tuple(CdfFactor(shift, kind, power) for (shift, kind), power
+                        in sorted(self.powers.items(), key=lambda item: (item[0][0], item[0][1].value)))
         return ThresholdIntegral(self.mech.threshold_scale, self.mech.query_scale, factors,
                                  self.lower, self.upper)
 
@@ -164,22 +185,26 @@ def build_output_integral(mech: ThresholdMechanism, queries, output) -> OutputIn
     for (q, token), count in zip_runs(queries.prefix(len(output)), output):
         shift = q - threshold
         if token is False:
-            segment.add(shift, False, count)
+            segment.add(shift, FactorKind.BELOW, count)
             continue
-        if mech.release is Release.NOISY_VALUE:
+        if mech.release is Release.GAP:
+            if token < 0:  # q + ν ≥ T + ρ: the released gap is never negative
+                segment.make_impossible()
+            segment.add(shift - token, FactorKind.GAP, count)
+        elif mech.release is Release.NOISY_VALUE:
             # ⊤ iff v = q + ν ≥ T + z; ν has density p_{b_ν}(v − q).
             densities[DensityConstant(token - q, mech.query_scale, 1)] += count
             segment.bound_above(token - threshold)
         else:
             if mech.release is Release.FRESH_VALUE:
                 densities[DensityConstant(token - q, mech.release_scale, 1)] += count
-            segment.add(shift, True, count if not mech.redraw_threshold else 1)
+            segment.add(shift, FactorKind.ABOVE, count if not mech.redraw_threshold else 1)
         if mech.redraw_threshold:
             # Each ⊤ ends a threshold draw; the remaining count−1 ⊤'s each form a one-factor segment.
             segments[segment.close()] += 1
             if count > 1:
                 single = _Segment(mech)
-                single.add(shift, True, 1)
+                single.add(shift, FactorKind.ABOVE, 1)
                 segments[single.close()] += count - 1
             segment = _Segment(mech)
     if not mech.redraw_threshold or segment.powers or segment.lower is not None or not segments:

@@ -1,7 +1,8 @@
 """The logarithm of a Laplace-threshold integrand and its derivative, at mpmath precision.
 
 For ``I = ∫ p_{b_ρ}(z) Π F_{b_ν}(z − s_j)^{m_j} Π S_{b_ν}(z − s_k)^{n_k} dz`` this module evaluates
-``g(z) = log p_{b_ρ}(z) + Σ m_j log F(z − s_j) + Σ n_k log S(z − s_k)`` and ``g'(z)``.  Every term is
+``g(z) = log p_{b_ρ}(z) + Σ m_j log F(z − s_j) + Σ n_k log S(z − s_k)`` (plus ``log p_{b_ν}(z − s)``
+for released gaps) and ``g'(z)``.  Every term is
 concave (the Laplace law is log-concave), so ``g`` is concave on the constraint interval: it has a
 single peak and ``g'`` is non-increasing.  The quadrature (``quadrature.py``) relies on this.
 """
@@ -11,8 +12,15 @@ from __future__ import annotations
 import mpmath
 from mpmath import mpf
 
-from ..noise import laplace_dlogcdf, laplace_dlogsf, laplace_logcdf, laplace_logpdf, laplace_logsf
-from .integrand import ThresholdIntegral
+from ..noise import (laplace_dlogcdf, laplace_dlogpdf, laplace_dlogsf, laplace_logcdf,
+                     laplace_logpdf, laplace_logsf)
+from .integrand import FactorKind, ThresholdIntegral
+
+#: log of each factor kind, and its derivative, as functions of (z − shift, b_ν).
+LOG_FACTOR = {FactorKind.BELOW: laplace_logcdf, FactorKind.ABOVE: laplace_logsf,
+              FactorKind.GAP: laplace_logpdf}
+DLOG_FACTOR = {FactorKind.BELOW: laplace_dlogcdf, FactorKind.ABOVE: laplace_dlogsf,
+               FactorKind.GAP: laplace_dlogpdf}
 
 
 def to_mpf(value) -> mpf:
@@ -27,22 +35,20 @@ class LogIntegrand:
         self.integral = integral
         self.b_rho = to_mpf(integral.threshold_scale)
         self.b_nu = to_mpf(integral.query_scale)
-        self.terms = [(to_mpf(f.shift), f.above, f.power) for f in integral.factors]
+        self.terms = [(to_mpf(f.shift), f.kind, f.power) for f in integral.factors]
         self.lower = -mpmath.inf if integral.lower is None else to_mpf(integral.lower)
         self.upper = mpmath.inf if integral.upper is None else to_mpf(integral.upper)
         self.kinks = [to_mpf(k) for k in integral.kinks]
 
     def __call__(self, z: mpf) -> mpf:
         total = laplace_logpdf(z, self.b_rho)
-        for shift, above, power in self.terms:
-            log_factor = laplace_logsf if above else laplace_logcdf
-            total += power * log_factor(z - shift, self.b_nu)
+        for shift, kind, power in self.terms:
+            total += power * LOG_FACTOR[kind](z - shift, self.b_nu)
         return total
 
     def slope(self, z: mpf) -> mpf:
         """``g'(z)`` (the right derivative at a kink)."""
-        total = -1 / self.b_rho if z >= 0 else 1 / self.b_rho
-        for shift, above, power in self.terms:
-            d_factor = laplace_dlogsf if above else laplace_dlogcdf
-            total += power * d_factor(z - shift, self.b_nu)
+        total = laplace_dlogpdf(z, self.b_rho)
+        for shift, kind, power in self.terms:
+            total += power * DLOG_FACTOR[kind](z - shift, self.b_nu)
         return total

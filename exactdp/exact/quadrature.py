@@ -103,18 +103,16 @@ def breakpoints(g: LogIntegrand, peak: mpf, peak_value: mpf, cutoff_drop: mpf):
     to ``e^{g(z*)}``)."""
     points = {peak}
     tail = mpf(0)
+    drops = [mpf(level) for level in LEVELS if level < cutoff_drop] + [cutoff_drop]
     for direction, bound in ((-1, g.lower), (1, g.upper)):
-        outer = bound
-        for drop in [mpf(level) for level in LEVELS if level < cutoff_drop] + [cutoff_drop]:
+        for drop in drops:
             point = _level_point(g, peak, peak_value, drop, direction, bound)
-            if point is None:
+            if point is None:  # the constraint bound comes first: integrate up to it
+                points.add(bound)
                 break
             points.add(point)
-            outer = point
-        if outer is not bound:
-            tail += mpmath.exp(g(outer) - peak_value) / abs(g.slope(outer))
-        else:
-            points.add(bound)
+        else:  # cut off at the last level point; concavity bounds the tail beyond it
+            tail += mpmath.exp(g(point) - peak_value) / abs(g.slope(point))
     low, high = min(points), max(points)
     points.update(k for k in g.kinks if low < k < high)
     return sorted(points), tail

@@ -30,8 +30,10 @@ class Release(enum.Enum):
     FLAG = "flag"
     #: the same noisy answer ``q_i + ν_i`` that was compared (Lyu Alg. 3, StatDP iSVT4)
     NOISY_VALUE = "noisy value"
-    #: ``q_i + Lap(release_scale)`` with fresh noise (Lyu Alg. 7 with ε3 > 0)
+    #: ``q_i + Lap(release_scale)`` with fresh noise (Lyu Alg. 7 with ε3 > 0, NumSVT)
     FRESH_VALUE = "fresh noisy value"
+    #: the gap ``q_i + ν_i − (T + ρ) ≥ 0`` between noisy answer and noisy threshold (GapSVT)
+    GAP = "gap"
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,17 @@ class ThresholdMechanism:
     monotone: bool = False
     claimed_eps: Fraction | None = None
     params: Mapping = field(default_factory=dict, compare=False)
+
+    def __post_init__(self):
+        if self.threshold_scale <= 0 or self.query_scale < 0:
+            raise ValueError(f"{self.name}: noise scales must be positive (threshold) and "
+                             f"non-negative (queries), got {self.threshold_scale}, {self.query_scale}")
+        if self.release in (Release.NOISY_VALUE, Release.GAP) and self.query_scale == 0:
+            raise ValueError(f"{self.name}: releasing the noisy answer needs query noise")
+        if self.release is Release.FRESH_VALUE and not self.release_scale:
+            raise ValueError(f"{self.name}: a fresh-noise release needs a positive release_scale")
+        if self.redraw_threshold and self.release is not Release.FLAG:
+            raise ValueError(f"{self.name}: a redrawn threshold is only declared with ⊤ outputs")
 
     @property
     def releases_numbers(self) -> bool:

@@ -19,41 +19,48 @@ THRESHOLD = Param("T", "real", Fraction(0), "public threshold T")
 SENSITIVITY = Param("sensitivity", "budget", Fraction(1), "query sensitivity Δ")
 
 
-def _lyu(name, algorithm, summary, build, with_cutoff=True, claimed="ε", true_privacy="ε"):
-    params = (EPS, CUTOFF, THRESHOLD, SENSITIVITY) if with_cutoff else (EPS, THRESHOLD, SENSITIVITY)
+def declare(name, source, summary, cutoff, fields, true_privacy="ε"):
+    """Register a single-budget SVT-family mechanism with parameters ε, the cutoff (if any), T, Δ.
+
+    Parameters
+    ----------
+    cutoff : Param or None
+        The cutoff parameter (``c`` or StatDP's ``N``); ``None`` for variants without cutoff.
+    fields : callable
+        ``fields(eps, sensitivity, cutoff)`` → the remaining :class:`ThresholdMechanism` fields
+        (noise scales, cutoff, release, threshold rule).
+    """
+    params = (EPS, cutoff, THRESHOLD, SENSITIVITY) if cutoff else (EPS, THRESHOLD, SENSITIVITY)
 
     def make(p):
-        return ThresholdMechanism(name=name, threshold=p["T"], sensitivity=p["sensitivity"],
-                                  claimed_eps=p["eps"], params=dict(p), **build(p))
+        return ThresholdMechanism(
+            name=name, threshold=p["T"], sensitivity=p["sensitivity"], claimed_eps=p["eps"],
+            params=dict(p), **fields(p["eps"], p["sensitivity"], p[cutoff.name] if cutoff else None))
 
-    return register(CatalogueEntry(name, f"{LYU}, {algorithm}", summary, params, make,
-                                   claimed, true_privacy))
+    return register(CatalogueEntry(name, source, summary, params, make, "ε", true_privacy))
 
 
-_lyu("svt1", "Alg. 1", "ρ~Lap(2Δ/ε), ν~Lap(4cΔ/ε), cutoff c, outputs ⊤/⊥",
-     lambda p: dict(threshold_scale=2 * p["sensitivity"] / p["eps"],
-                    query_scale=4 * p["c"] * p["sensitivity"] / p["eps"], cutoff=p["c"]),
-     true_privacy="ε (tight)")
-_lyu("svt2", "Alg. 2 (Dwork–Roth book)", "ρ~Lap(2cΔ/ε) redrawn after each ⊤, ν~Lap(4cΔ/ε), cutoff c",
-     lambda p: dict(threshold_scale=2 * p["c"] * p["sensitivity"] / p["eps"],
-                    query_scale=4 * p["c"] * p["sensitivity"] / p["eps"], cutoff=p["c"],
-                    redraw_threshold=True))
-_lyu("svt3", "Alg. 3 (Roth's notes)", "ρ~Lap(2Δ/ε), ν~Lap(2cΔ/ε), cutoff c, outputs q_i+ν_i at ⊤",
-     lambda p: dict(threshold_scale=2 * p["sensitivity"] / p["eps"],
-                    query_scale=2 * p["c"] * p["sensitivity"] / p["eps"], cutoff=p["c"],
-                    release=Release.NOISY_VALUE),
-     true_privacy="not private for any finite ε")
-_lyu("svt4", "Alg. 4 (Lee & Clifton)", "ρ~Lap(4Δ/ε), ν~Lap(4Δ/(3ε)), cutoff c",
-     lambda p: dict(threshold_scale=4 * p["sensitivity"] / p["eps"],
-                    query_scale=4 * p["sensitivity"] / (3 * p["eps"]), cutoff=p["c"]),
-     true_privacy="(1+6c)ε/4 (tight)")
-_lyu("svt5", "Alg. 5 (Stoddard et al.)", "ρ~Lap(2Δ/ε), no query noise, no cutoff",
-     lambda p: dict(threshold_scale=2 * p["sensitivity"] / p["eps"], query_scale=Fraction(0)),
-     with_cutoff=False, true_privacy="not private")
-_lyu("svt6", "Alg. 6 (Chen et al. 2015)", "ρ~Lap(2Δ/ε), ν~Lap(2Δ/ε), no cutoff",
-     lambda p: dict(threshold_scale=2 * p["sensitivity"] / p["eps"],
-                    query_scale=2 * p["sensitivity"] / p["eps"]),
-     with_cutoff=False, true_privacy="not private")
+declare("svt1", f"{LYU}, Alg. 1", "ρ~Lap(2Δ/ε), ν~Lap(4cΔ/ε), cutoff c, outputs ⊤/⊥", CUTOFF,
+        lambda eps, d, c: dict(threshold_scale=2 * d / eps, query_scale=4 * c * d / eps, cutoff=c),
+        true_privacy="ε (tight)")
+declare("svt2", f"{LYU}, Alg. 2 (Dwork–Roth book)",
+        "ρ~Lap(2cΔ/ε) redrawn after each ⊤, ν~Lap(4cΔ/ε), cutoff c", CUTOFF,
+        lambda eps, d, c: dict(threshold_scale=2 * c * d / eps, query_scale=4 * c * d / eps,
+                               cutoff=c, redraw_threshold=True))
+declare("svt3", f"{LYU}, Alg. 3 (Roth's notes)",
+        "ρ~Lap(2Δ/ε), ν~Lap(2cΔ/ε), cutoff c, outputs q_i+ν_i at ⊤", CUTOFF,
+        lambda eps, d, c: dict(threshold_scale=2 * d / eps, query_scale=2 * c * d / eps, cutoff=c,
+                               release=Release.NOISY_VALUE),
+        true_privacy="not private for any finite ε")
+declare("svt4", f"{LYU}, Alg. 4 (Lee & Clifton)", "ρ~Lap(4Δ/ε), ν~Lap(4Δ/(3ε)), cutoff c", CUTOFF,
+        lambda eps, d, c: dict(threshold_scale=4 * d / eps, query_scale=4 * d / (3 * eps), cutoff=c),
+        true_privacy="(1+6c)ε/4 (tight)")
+declare("svt5", f"{LYU}, Alg. 5 (Stoddard et al.)", "ρ~Lap(2Δ/ε), no query noise, no cutoff", None,
+        lambda eps, d, c: dict(threshold_scale=2 * d / eps, query_scale=Fraction(0)),
+        true_privacy="not private")
+declare("svt6", f"{LYU}, Alg. 6 (Chen et al. 2015)", "ρ~Lap(2Δ/ε), ν~Lap(2Δ/ε), no cutoff", None,
+        lambda eps, d, c: dict(threshold_scale=2 * d / eps, query_scale=2 * d / eps),
+        true_privacy="not private")
 
 
 def _build_svt7(p):

@@ -73,6 +73,9 @@ def _(mech: ThresholdMechanism, queries, runs: int, rng: np.random.Generator) ->
         released = running & above
         if mech.release is Release.NOISY_VALUE:
             values[released, i] = noisy[released]
+        elif mech.release is Release.GAP:
+            gap = noisy - (threshold + rho)
+            values[released, i] = gap[released]
         elif mech.release is Release.FRESH_VALUE:
             fresh = answer + laplace_noise(rng, float(mech.release_scale), runs)
             values[released, i] = fresh[released]
