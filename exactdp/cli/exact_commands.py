@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import argparse
 import json
+from fractions import Fraction
 
 from ..exact import max_privacy_loss, privacy_loss, probability
 from ..formatting import format_value
 from ..mechanisms import catalogue
+from ..sequences import format_number
 from .common import (add_json_argument, add_mechanism_arguments, add_precision_arguments,
                      build_mechanism, emit, error_digits)
+
+
+def _show(value) -> str:
+    return format_number(value) if isinstance(value, Fraction) else str(value)
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -17,7 +23,7 @@ def run_list(args: argparse.Namespace) -> int:
     for item in catalogue():
         rows.append({
             "name": item.name, "source": item.source, "noise": item.summary,
-            "parameters": ", ".join(f"{p.name}={p.default}" for p in item.params),
+            "parameters": ", ".join(f"{p.name}={_show(p.default)}" for p in item.params),
             "claimed": item.claimed, "true_privacy": item.true_privacy,
         })
     if args.json:

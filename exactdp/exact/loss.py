@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import mpmath
 from mpmath import mpf
 
-from ..errors import InputError
+from ..errors import InputError, PrecisionError
 from ..mechanisms.description import ThresholdMechanism
 from ..sequences import Runs, as_queries, format_number, zip_runs
 from .integrand import check_output_shape
@@ -157,7 +157,7 @@ def max_privacy_loss(mech: ThresholdMechanism, d1, d2, dps: int = 30,
     Every output is enumerated (up to :data:`MAX_ENUMERATED_QUERIES` queries) with the closed
     form; the maximiser is then recomputed with ``method="auto"`` (two independent methods).  The
     probabilities of all outputs must sum to 1 on both sides to ``dps - 5`` digits, or
-    :class:`~exactdp.errors.PrecisionError`-like ``ArithmeticError`` is raised.
+    :class:`~exactdp.errors.PrecisionError` is raised.
     """
     d1, d2 = _prepare_pair(mech, d1, d2, allow_any_pair)
     n = len(d1)
@@ -184,7 +184,7 @@ def max_privacy_loss(mech: ThresholdMechanism, d1, d2, dps: int = 30,
                 best, best_key = runs, key
         for side, total in enumerate(totals, start=1):
             if abs(total - 1) > mpf(10) ** (5 - dps):
-                raise ArithmeticError(f"probabilities of all outputs under d{side} sum to "
+                raise PrecisionError(f"probabilities of all outputs under d{side} sum to "
                                       f"{mpmath.nstr(total, dps)}, not 1")
     return MaxPrivacyLoss(best, privacy_loss(mech, d1, d2, best, dps, allow_any_pair=True),
                           count, totals[0], totals[1])
