@@ -131,6 +131,8 @@ def evaluate_output_integral(output_integral: OutputIntegral, dps: int = 30,
             log_value += multiplicity * log_i
             relative += multiplicity * rel_i
             methods.append(name)
+        # the logs, sums and the final exp are rounded at dps + 20 digits
+        relative += mpf(10) ** (-(dps + 18))
         if relative > mpf(10) ** (-dps):
             raise PrecisionError(
                 f"could not reach {dps} significant digits (estimated relative error "

@@ -133,8 +133,9 @@ def integrate(integral: ThresholdIntegral, dps: int, rule: str = "tanh-sinh"):
     Returns
     -------
     (log_scale, scaled, error) : tuple of mpf
-        ``I = exp(log_scale) · scaled``; ``error`` is the absolute error estimate of ``scaled``
-        (mpmath's estimate summed over the sub-intervals plus the rigorous tail bound).
+        ``I = exp(log_scale) · scaled``; ``error`` is the absolute error estimate of ``scaled``:
+        mpmath's estimate summed over the sub-intervals, the rigorous tail bound, and the
+        rounding of ``g`` at the working precision.
     """
     with mpmath.workdps(working_digits(integral, dps)):
         g = LogIntegrand(integral)
@@ -144,4 +145,7 @@ def integrate(integral: ThresholdIntegral, dps: int, rule: str = "tanh-sinh"):
         points, tail = breakpoints(g, peak, peak_value, cutoff_drop)
         value, error = mpmath.quad(lambda z: mpmath.exp(g(z) - peak_value), points,
                                    method=rule, error=True)
-        return +peak_value, +value, error + tail
+        # g sums total_power terms, each rounded at the working precision: e^g inherits their
+        # absolute error as a relative one, which mpmath's convergence estimate cannot see.
+        rounding = value * (integral.total_power + 10) * mpf(10) ** (-mpmath.mp.dps)
+        return +peak_value, +value, error + tail + rounding
