@@ -11,10 +11,10 @@ import argparse
 import sys
 
 from ..errors import ExactDPError, InputError
-from . import exact_commands
+from . import exact_commands, reproduce_command
 
 #: Subcommand modules, in the order ``exactdp --help`` lists them.
-COMMAND_MODULES = (exact_commands,)
+COMMAND_MODULES = (exact_commands, reproduce_command)
 
 
 class _Parser(argparse.ArgumentParser):
