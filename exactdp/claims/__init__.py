@@ -4,7 +4,8 @@ Importing a claim module registers its claims (:func:`register_claim`); the orde
 is the order of the catalogue.
 """
 
-from . import gptt, lyu  # noqa: F401  (importing registers the claims)
+# The import order is the catalogue's order: spec §4 items 1–8, then 9 (StatDP) and 10 (CheckDP).
+from . import gptt, lyu, statdp_figures, checkdp  # noqa: F401,I001  (importing registers them)
 from .registry import CONFIRMED, REFUTED, Claim, ClaimResult, claim_ids, get_claim, register_claim
 
 __all__ = ["CONFIRMED", "REFUTED", "Claim", "ClaimResult", "claim_ids", "get_claim",

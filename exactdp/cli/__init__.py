@@ -11,10 +11,12 @@ import argparse
 import sys
 
 from ..errors import ExactDPError, InputError
-from . import exact_commands, reproduce_command
+from . import (continuous_commands, exact_commands, reproduce_command, search_command,
+               tester_commands)
 
 #: Subcommand modules, in the order ``exactdp --help`` lists them.
-COMMAND_MODULES = (exact_commands, reproduce_command)
+COMMAND_MODULES = (exact_commands, reproduce_command, tester_commands, search_command,
+                   continuous_commands)
 
 
 class _Parser(argparse.ArgumentParser):

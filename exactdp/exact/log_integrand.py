@@ -39,6 +39,8 @@ class LogIntegrand:
         self.lower = -mpmath.inf if integral.lower is None else to_mpf(integral.lower)
         self.upper = mpmath.inf if integral.upper is None else to_mpf(integral.upper)
         self.kinks = [to_mpf(k) for k in integral.kinks]
+        #: length scale for the peak and level searches of the quadrature
+        self.scale = max(self.b_rho, self.b_nu, mpf(1))
 
     def __call__(self, z: mpf) -> mpf:
         total = laplace_logpdf(z, self.b_rho)

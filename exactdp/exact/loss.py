@@ -42,10 +42,12 @@ class PrivacyLoss:
     error: mpf
 
 
-def check_neighbours(mech: ThresholdMechanism, d1: Runs, d2: Runs) -> None:
-    """Raise :class:`InputError` unless every query moves by at most the sensitivity (and, for a
-    monotone mechanism, all in the same direction)."""
+def check_neighbours(mech, d1: Runs, d2: Runs) -> None:
+    """Raise :class:`InputError` unless ``d1`` and ``d2`` are neighbours for ``mech``: every query
+    moves by at most the sensitivity, only one query moves if ``mech.one_differ``, and all move in
+    the same direction if ``mech.monotone``."""
     directions = set()
+    moved = 0
     position = 0
     for (a, b), count in zip_runs(d1, d2):
         if abs(a - b) > mech.sensitivity:
@@ -56,13 +58,17 @@ def check_neighbours(mech: ThresholdMechanism, d1: Runs, d2: Runs) -> None:
                 f"(allow_any_pair=True, --any-pair) to compare them anyway")
         if a != b:
             directions.add(a > b)
+            moved += count
         position += count
+    if mech.one_differ and moved > 1:
+        raise InputError(f"d1 and d2 are not neighbours for {mech.name}: {moved} queries differ, "
+                         f"but neighbours differ in one query only")
     if mech.monotone and len(directions) > 1:
         raise InputError("d1 and d2 are not neighbours for a monotone mechanism: queries move in "
                          "both directions")
 
 
-def _prepare_pair(mech, d1, d2, allow_any_pair: bool) -> tuple[Runs, Runs]:
+def neighbouring_pair(mech, d1, d2, allow_any_pair: bool) -> tuple[Runs, Runs]:
     d1, d2 = as_queries(d1), as_queries(d2)
     if len(d1) != len(d2):
         raise InputError(f"d1 and d2 must have the same length, got {len(d1)} and {len(d2)}")
@@ -71,7 +77,7 @@ def _prepare_pair(mech, d1, d2, allow_any_pair: bool) -> tuple[Runs, Runs]:
     return d1, d2
 
 
-def _loss(p1: Probability, p2: Probability) -> PrivacyLoss:
+def loss_from_probabilities(p1: Probability, p2: Probability) -> PrivacyLoss:
     if p1.is_zero and p2.is_zero:
         raise InputError("the output has probability exactly 0 under both inputs: no ratio")
     if p2.is_zero:
@@ -107,8 +113,8 @@ def privacy_loss(mech: ThresholdMechanism, d1, d2, output, dps: int = 30, method
     >>> exactdp.privacy_loss(m, [0, 1], [1, 0], "F,T").log_ratio   # Chen & M., Thm 4.7
     mpf('+inf')
     """
-    d1, d2 = _prepare_pair(mech, d1, d2, allow_any_pair)
-    return _loss(probability(mech, d1, output, dps, method),
+    d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
+    return loss_from_probabilities(probability(mech, d1, output, dps, method),
                  probability(mech, d2, output, dps, method))
 
 
@@ -137,6 +143,9 @@ class MaxPrivacyLoss:
 
 def possible_outputs(mech: ThresholdMechanism, n: int):
     """Every output ``mech`` can produce on ``n`` queries (⊤/⊥ mechanisms only), as lists."""
+    if not isinstance(mech, ThresholdMechanism):
+        raise InputError(f"{mech.name}: only Sparse Vector variants with ⊤/⊥ outputs can be "
+                         f"enumerated")
     if mech.releases_numbers:
         raise InputError(f"{mech.name} releases numbers: its outputs cannot be enumerated")
 
@@ -159,7 +168,7 @@ def max_privacy_loss(mech: ThresholdMechanism, d1, d2, dps: int = 30,
     probabilities of all outputs must sum to 1 on both sides to ``dps - 5`` digits, or
     :class:`~exactdp.errors.PrecisionError` is raised.
     """
-    d1, d2 = _prepare_pair(mech, d1, d2, allow_any_pair)
+    d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
     n = len(d1)
     if n > MAX_ENUMERATED_QUERIES:
         raise InputError(f"max_privacy_loss enumerates every output: at most "
@@ -178,7 +187,7 @@ def max_privacy_loss(mech: ThresholdMechanism, d1, d2, dps: int = 30,
             count += 1
             if p1.is_zero and p2.is_zero:
                 continue
-            loss = _loss(p1, p2)
+            loss = loss_from_probabilities(p1, p2)
             key = abs(loss.log_ratio)
             if best is None or key > best_key:
                 best, best_key = runs, key

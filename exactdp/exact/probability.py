@@ -77,13 +77,13 @@ class Probability:
         return mpf(0) if self.is_zero else self.error / self.value
 
 
-def _check_dps(dps: int) -> int:
+def check_dps(dps: int) -> int:
     if isinstance(dps, bool) or not isinstance(dps, int) or not 1 <= dps <= MAX_DPS:
         raise InputError(f"dps must be an integer from 1 to {MAX_DPS}, got dps={dps!r}")
     return dps
 
 
-def _check_method(method: str) -> str:
+def check_method(method: str) -> str:
     if method not in METHODS:
         raise InputError(f"method must be one of {', '.join(METHODS)}, got method={method!r}")
     return method
@@ -92,31 +92,35 @@ def _check_method(method: str) -> str:
 def evaluate_integral(integral: ThresholdIntegral, dps: int, method: str):
     """``(log I, relative error, method name)`` of one non-empty integral."""
     with mpmath.workdps(dps + 20):
-        def log_and_rel(result):
-            log_scale, scaled, error = result
+        def log_and_rel(log_scale, scaled, error):
             return log_scale + mpmath.log(scaled), error / scaled
 
+        closed_second = (method == "auto"
+                         and operation_count(integral) <= AUTO_CLOSED_FORM_OPERATIONS)
         if method == "closed" or (method == "auto" and not integral.factors):
-            log_value, rel = log_and_rel(integrate_closed_form(integral, dps))
+            log_value, rel = log_and_rel(*integrate_closed_form(integral, dps))
             return log_value, rel, "closed"
-        log_value, rel = log_and_rel(integrate(integral, dps))
+        rules = ("tanh-sinh",) if method == "quad" or closed_second else ("tanh-sinh",
+                                                                          "gauss-legendre")
+        log_scale, results = integrate(integral, dps, rules)
+        log_value, rel = log_and_rel(log_scale, *results[0])
         if method == "quad":
             return log_value, rel, "quad"
-        if operation_count(integral) <= AUTO_CLOSED_FORM_OPERATIONS:
-            other, other_rel = log_and_rel(integrate_closed_form(integral, dps))
+        if closed_second:
+            other, other_rel = log_and_rel(*integrate_closed_form(integral, dps))
             name = "closed+quad"
         else:
-            other, other_rel = log_and_rel(integrate(integral, dps, rule="gauss-legendre"))
+            other, other_rel = log_and_rel(log_scale, *results[1])
             name = "quad+gauss-legendre"
         # |log a − log b| is the relative difference of a and b to first order.
         disagreement = abs(mpmath.expm1(log_value - other))
-        return other if name == "closed+quad" else log_value, max(rel, other_rel, disagreement), name
+        return other if closed_second else log_value, max(rel, other_rel, disagreement), name
 
 
 def evaluate_output_integral(output_integral: OutputIntegral, dps: int = 30,
                              method: str = "auto") -> Probability:
     """Evaluate a built :class:`OutputIntegral` (see :func:`probability`)."""
-    dps, method = _check_dps(dps), _check_method(method)
+    dps, method = check_dps(dps), check_method(method)
     is_density = output_integral.is_density
     if output_integral.is_zero:
         return Probability(mpf(0), mpf("-inf"), mpf(0), "exact zero", is_density, dps)

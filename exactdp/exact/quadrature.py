@@ -50,10 +50,6 @@ def _bisect(predicate, inside: mpf, outside: mpf, tolerance: mpf) -> mpf:
     return inside
 
 
-def _step(g: LogIntegrand) -> mpf:
-    return max(g.b_rho, g.b_nu, mpf(1))
-
-
 def find_peak(g: LogIntegrand) -> mpf:
     """The maximiser of the concave ``g`` on ``[lower, upper]``."""
     anchors = g.kinks or [(g.lower + g.upper) / 2 if mpmath.isfinite(g.lower + g.upper)
@@ -65,7 +61,7 @@ def find_peak(g: LogIntegrand) -> mpf:
         if not rising(left):
             return left
     else:
-        left, width = min(anchors) - _step(g), _step(g)
+        left, width = min(anchors) - g.scale, g.scale
         while not rising(left):
             left, width = left - width, width * 2
     if mpmath.isfinite(g.upper):
@@ -73,10 +69,10 @@ def find_peak(g: LogIntegrand) -> mpf:
         if rising(right):
             return right
     else:
-        right, width = max(anchors) + _step(g), _step(g)
+        right, width = max(anchors) + g.scale, g.scale
         while rising(right):
             right, width = right + width, width * 2
-    return _bisect(rising, left, right, _BISECTION_TOLERANCE * _step(g))
+    return _bisect(rising, left, right, _BISECTION_TOLERANCE * g.scale)
 
 
 def _level_point(g: LogIntegrand, peak: mpf, peak_value: mpf, drop: mpf, direction: int,
@@ -84,7 +80,7 @@ def _level_point(g: LogIntegrand, peak: mpf, peak_value: mpf, drop: mpf, directi
     """The point on one side of the peak where ``g`` has fallen by ``drop`` (``None`` if the
     constraint bound comes first)."""
     above_level = lambda z: g(z) > peak_value - drop  # noqa: E731
-    width = _step(g)
+    width = g.scale
     far = peak + direction * width
     while above_level(far):
         if mpmath.isfinite(bound) and (far - bound) * direction >= 0:
@@ -95,7 +91,15 @@ def _level_point(g: LogIntegrand, peak: mpf, peak_value: mpf, drop: mpf, directi
         if above_level(bound):
             return None
         far = bound
-    return _bisect(above_level, peak, far, _BISECTION_TOLERANCE * _step(g))
+    point = _bisect(above_level, peak, far, _BISECTION_TOLERANCE * g.scale)
+    # Near a bound where g → −∞ (e.g. an exponential CDF, g ~ log(z − a)) the point found within
+    # the tolerance may still sit far above the level: keep halving until it is within one unit.
+    while g(point) > peak_value - drop + 1:
+        middle = (point + far) / 2
+        if middle == point or middle == far:
+            break
+        point, far = (middle, far) if above_level(middle) else (point, middle)
+    return point
 
 
 def breakpoints(g: LogIntegrand, peak: mpf, peak_value: mpf, cutoff_drop: mpf):
@@ -118,8 +122,45 @@ def breakpoints(g: LogIntegrand, peak: mpf, peak_value: mpf, cutoff_drop: mpf):
     return sorted(points), tail
 
 
-def integrate(integral: ThresholdIntegral, dps: int, rule: str = "tanh-sinh"):
-    """Evaluate the integral by peak-aware quadrature.
+def integrate_log_concave(g, rules=("tanh-sinh",), terms: int = 1):
+    """``∫ e^{g}`` for any concave ``g``, at the current working precision, by each rule.
+
+    Parameters
+    ----------
+    g : log-concave integrand
+        Callable ``g(z)`` with ``g.slope(z)`` (right derivative), bounds ``g.lower``,
+        ``g.upper`` (``±inf`` allowed), ``g.kinks`` (points inside where ``g`` is not smooth) and
+        a length scale ``g.scale`` (the step of the peak and level searches).
+        :class:`~exactdp.exact.log_integrand.LogIntegrand` is one.
+    rules : sequence of {"tanh-sinh", "gauss-legendre"}
+        mpmath's quadrature rules, each applied on the same breakpoints.
+    terms : int
+        How many rounded terms ``g`` sums (its rounding error grows with them).
+
+    Returns
+    -------
+    (log_scale, results)
+        ``∫ e^{g} = exp(log_scale) · scaled`` for each ``(scaled, error)`` of ``results`` (one per
+        rule); ``error`` is mpmath's estimate summed over the sub-intervals, the rigorous tail
+        bound, and the rounding of ``g`` at the working precision.
+    """
+    peak = find_peak(g)
+    peak_value = g(peak)
+    cutoff_drop = (mpmath.mp.dps + 5) * mpmath.ln10
+    points, tail = breakpoints(g, peak, peak_value, cutoff_drop)
+    results = []
+    for rule in rules:
+        value, error = mpmath.quad(lambda z: mpmath.exp(g(z) - peak_value), points,
+                                   method=rule, error=True)
+        # g sums `terms` terms, each rounded at the working precision: e^g inherits their absolute
+        # error as a relative one, which mpmath's convergence estimate cannot see.
+        rounding = value * (terms + 10) * mpf(10) ** (-mpmath.mp.dps)
+        results.append((+value, error + tail + rounding))
+    return +peak_value, results
+
+
+def integrate(integral: ThresholdIntegral, dps: int, rules=("tanh-sinh",)):
+    """Evaluate a Laplace-threshold integral by peak-aware quadrature.
 
     Parameters
     ----------
@@ -127,25 +168,13 @@ def integrate(integral: ThresholdIntegral, dps: int, rule: str = "tanh-sinh"):
         Must not be empty (``integral.is_empty`` is handled by the caller).
     dps : int
         Requested significant digits; the work is done with more (:func:`working_digits`).
-    rule : {"tanh-sinh", "gauss-legendre"}
-        mpmath's quadrature rule applied on each sub-interval.
+    rules : sequence of {"tanh-sinh", "gauss-legendre"}
 
     Returns
     -------
-    (log_scale, scaled, error) : tuple of mpf
-        ``I = exp(log_scale) · scaled``; ``error`` is the absolute error estimate of ``scaled``:
-        mpmath's estimate summed over the sub-intervals, the rigorous tail bound, and the
-        rounding of ``g`` at the working precision.
+    (log_scale, results)
+        As :func:`integrate_log_concave`: ``I = exp(log_scale) · scaled`` for each
+        ``(scaled, error)`` in ``results``.
     """
     with mpmath.workdps(working_digits(integral, dps)):
-        g = LogIntegrand(integral)
-        peak = find_peak(g)
-        peak_value = g(peak)
-        cutoff_drop = (mpmath.mp.dps + 5) * mpmath.ln10
-        points, tail = breakpoints(g, peak, peak_value, cutoff_drop)
-        value, error = mpmath.quad(lambda z: mpmath.exp(g(z) - peak_value), points,
-                                   method=rule, error=True)
-        # g sums total_power terms, each rounded at the working precision: e^g inherits their
-        # absolute error as a relative one, which mpmath's convergence estimate cannot see.
-        rounding = value * (integral.total_power + 10) * mpf(10) ** (-mpmath.mp.dps)
-        return +peak_value, +value, error + tail + rounding
+        return integrate_log_concave(LogIntegrand(integral), rules, integral.total_power)

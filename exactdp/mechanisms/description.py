@@ -62,6 +62,9 @@ class ThresholdMechanism:
         Whether ρ is drawn afresh after each ⊤ (Lyu Alg. 2).
     monotone : bool
         Whether neighbouring inputs must move every query in the same direction (Lyu §4.3).
+    one_differ : bool
+        Whether neighbouring inputs differ in one query only (histogram-style); otherwise every
+        query may move by up to the sensitivity (StatDP's "all differ").
     claimed_eps : Fraction or None
         The privacy budget the source claims (``None`` if the source claims none).
     params : Mapping
@@ -78,6 +81,7 @@ class ThresholdMechanism:
     release_scale: Fraction | None = None
     redraw_threshold: bool = False
     monotone: bool = False
+    one_differ: bool = False
     claimed_eps: Fraction | None = None
     params: Mapping = field(default_factory=dict, compare=False)
 

@@ -1,0 +1,203 @@
+"""CheckDP's incorrect variants (Wang et al., CCS 2020, appendix D; spec §4 item 10): ``checkdp-bad``.
+
+1. The noisy sums, as families of size ``t`` (ε = 1, CheckDP's counterexample at ``t = 4``):
+
+   * BadPartialSum, ``D = 0^{t+1}``, ``D′ = (0^t, 1)``, ``a = 0``: ln ratio ``2ε`` exactly
+     (``Lap(1/(2ε))``), its twin PartialSum ``ε``;
+   * BadSmartSum (M = 2), ``D = 0^{t+1}``, ``D′ = (1, 0^t)``, ``a = 0^{t+1}``: ``+∞`` (the block
+     end ``q0 + q1`` is released exactly, so ``Pr[M(D′)=a] = 0``), its twin SmartSum ``2ε`` (its
+     claim).
+
+2. Sparse Vector and noisy max with released values, as families of size ``t``:
+
+   * BadGapSVT (N = 1), ``D = (0^t, 0)``, ``D′ = (1^t, 0)``, ``a = (⊥^t, 0)`` (spec §4 item 10):
+     ln ratio ``tε/(4N)`` exactly — the released value 0 bounds the threshold noise by
+     ``z ≤ 0``, where every ⊥ factor is ``½e^{(z − q_i)/b_ν}``, so the ratio of the integrals is
+     ``e^{t/b_ν}`` with ``b_ν = 4N/ε``; its twin GapSVT releases the gap 0 and stays within ε;
+   * BadNoisyMax (Laplace, returns the largest value), ``D = 0^t``, ``D′ = 1^t``, ``a = −1``:
+     below every answer the density is ``t·2^{−t}b^{−1}e^{Σ_j (v − q_j)/b}``, so the ln ratio is
+     ``t/b = tε/2`` exactly (``b = 2/ε``); its twin (the index) has ln ratio 0 on these inputs.
+
+3. ``exactdp search`` (seed 0, inputs of length ≤ 5) on each bad variant — BadSVT1–3 (= ``svt5``,
+   ``svt6``, ``svt4``), BadPartialSum, BadSmartSum, BadGapSVT, BadNoisyMax — with its witness's
+   exact ln ratio, and the correct twin's worst output on the same inputs.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import mpmath
+from mpmath import mpf
+
+from ..exact import privacy_loss
+from ..exact.log_integrand import to_mpf
+from ..formatting import format_value
+from ..mechanisms import mechanism
+from ..search import search, worst_output
+from ..sequences import format_number
+from .families import DPS, Family, loss_point, tolerance
+from .figure_spec import EXACT, STATEMENT, Curve, FigureSpec, Panel, horizontal
+from .patterns import LOSS_AXIS, evaluate, fmt, loss_curve
+from .registry import Claim, ClaimResult, register_claim, verdict
+
+CHECKDP = "Wang, Ding, Kifer & Zhang (CheckDP), CCS 2020"
+EPS = 1
+SIZES = (1, 2, 4, 10, 100, 1000)
+
+
+def _constant(value):
+    return lambda t: mpf(value)
+
+
+#: (family, exact ln ratio as a function of t, claimed ε of the mechanism)
+SUM_SERIES = (
+    (Family("BadPartialSum", "bad_partial_sum", {"eps": EPS}, "0*{t},0", "0*{t},1", "0"),
+     _constant(2 * EPS), EPS),
+    (Family("PartialSum (twin)", "partial_sum", {"eps": EPS}, "0*{t},0", "0*{t},1", "0"),
+     _constant(EPS), EPS),
+    (Family("BadSmartSum, M = 2", "bad_smart_sum", {"eps": EPS, "M": 2}, "0,0*{t}", "1,0*{t}",
+            "0,0*{t}"), _constant(mpmath.inf), 2 * EPS),
+    (Family("SmartSum, M = 2 (twin)", "smart_sum", {"eps": EPS, "M": 2}, "0,0*{t}", "1,0*{t}",
+            "0,0*{t}"), _constant(2 * EPS), 2 * EPS),
+)
+#: The same for the released-value variants (part 2); ``None``: no closed form, only the claim.
+VALUE_SERIES = (
+    (Family("BadGapSVT, N = 1", "bad_gap_svt", {"eps": EPS}, "0*{t},0", "1*{t},0", "F*{t},0"),
+     lambda t: mpf(t * EPS) / 4, EPS),
+    (Family("GapSVT, N = 1 (twin)", "gap_svt", {"eps": EPS}, "0*{t},0", "1*{t},0", "F*{t},0"),
+     None, EPS),
+    (Family("BadNoisyMax", "noisy_max_laplace_value", {"eps": EPS}, "0*{t}", "1*{t}", "-1"),
+     lambda t: mpf(t * EPS) / 2, EPS),
+    (Family("NoisyMax (twin)", "noisy_max_laplace", {"eps": EPS}, "0*{t}", "1*{t}", "0"),
+     _constant(0), EPS),
+)
+#: (CheckDP's name, catalogue name and parameters, correct twin)
+SEARCHED = (
+    ("BadSVT1", "svt5", {}, "svt1"),
+    ("BadSVT2", "svt6", {}, "svt1"),
+    ("BadSVT3", "svt4", {}, "svt1"),
+    ("BadPartialSum", "bad_partial_sum", {}, "partial_sum"),
+    ("BadSmartSum", "bad_smart_sum", {"M": 2}, "smart_sum"),
+    ("BadGapSVT", "bad_gap_svt", {}, "gap_svt"),
+    ("BadNoisyMax", "noisy_max_laplace_value", {}, "noisy_max_laplace"),
+)
+SEARCH_LENGTH = 5
+SEARCH_EVALUATIONS = 60
+
+
+def _families(series, progress: Callable[[], None]):
+    """Points, curves and whether every ln ratio equals its exact value (``+∞`` an exact zero),
+    or, without one, stays within the claim."""
+    points, curves, holds = [], [], True
+    for color, (family, expected, claimed) in enumerate(series):
+        evaluated = evaluate(family, SIZES, progress)
+        for size, loss in evaluated:
+            value = None if expected is None else expected(size)
+            if value is None:
+                holds &= abs(loss.log_ratio) <= claimed + tolerance(scale=claimed)
+            elif mpmath.isinf(value):
+                holds &= loss.p2.is_zero and loss.log_ratio == value
+            else:
+                holds &= abs(loss.log_ratio - value) <= tolerance(scale=value)
+            points.append(loss_point(family, size, loss, claimed=str(claimed),
+                                     expected="none" if value is None
+                                     else format_value(value, DPS)))
+        if all(mpmath.isfinite(loss.log_ratio) for _, loss in evaluated):
+            curves.append(loss_curve(f"{family.label} (exact)", evaluated, color))
+    return holds, points, curves
+
+
+def _sum_panel(curves) -> Panel:
+    curves = (*curves, horizontal(f"claimed ε = {EPS} (PartialSum)", EPS, SIZES, -1),
+              horizontal(f"claimed 2ε = {2 * EPS} (SmartSum)", 2 * EPS, SIZES, -2))
+    return Panel("noisy sums: exact ln ratio against the family size", "t (queries − 1)",
+                 LOSS_AXIS, curves, xscale="log",
+                 note="BadPartialSum and SmartSum coincide at 2ε;\nBadSmartSum: +∞ at every t "
+                      "(Pr[M(D′)=a] = 0 exactly; not drawn)")
+
+
+def _value_panel(curves) -> Panel:
+    xs = tuple(float(t) for t in SIZES)
+    curves = (*curves,
+              Curve("tε/(4N) (spec §4 item 10)", xs, tuple(t * EPS / 4 for t in xs), STATEMENT, 0),
+              Curve("tε/2 (spec §4 item 10)", xs, tuple(t * EPS / 2 for t in xs), STATEMENT, 2),
+              horizontal(f"claimed ε = {EPS}", EPS, SIZES, -1))
+    return Panel("released values: exact ln ratio against the family size",
+                 "t (queries that move)", LOSS_AXIS, curves, xscale="log", yscale="symlog", ylim=(0, 1000),
+                 note="BadGapSVT: D = (0^t,0), D′ = (1^t,0), a = (⊥^t,0)\n"
+                      "BadNoisyMax: D = 0^t, D′ = 1^t, a = −1")
+
+
+def _searched(progress: Callable[[], None]):
+    """Each bad variant's search witness and the twin's worst output on the same inputs."""
+    points, holds, rows = [], True, []
+    for index, (label, name, params, twin_name) in enumerate(SEARCHED, start=1):
+        bad = mechanism(name, eps=EPS, **params)
+        twin = mechanism(twin_name, eps=EPS, **params)
+        result = search(bad, max_length=SEARCH_LENGTH, seed=0, max_evaluations=SEARCH_EVALUATIONS,
+                        budget=600, dps=DPS)
+        w = result.witness
+        twin_witness = worst_output(twin, w.d1, w.d2, DPS)
+        twin_loss = privacy_loss(twin, w.d1, w.d2, str(twin_witness.output), dps=DPS)
+        claimed = to_mpf(twin.claimed_eps)
+        twin_ok = abs(twin_loss.log_ratio) <= claimed + tolerance(scale=claimed)
+        holds &= result.verdict == "violation" and twin_ok
+        rows.append((index, label, w.loss.log_ratio, abs(twin_loss.log_ratio), bad.claimed_eps))
+        points.append({"series": f"search: {label} ({name})", "size": len(w.d1),
+                       "d1": str(w.d1), "d2": str(w.d2), "output": str(w.output),
+                       "log_ratio": format_value(w.loss.log_ratio, DPS),
+                       "p1": format_value(w.loss.p1.value, DPS),
+                       "p2": format_value(w.loss.p2.value, DPS),
+                       "claimed": format_number(bad.claimed_eps), "verdict": result.verdict,
+                       "twin": twin_name, "twin_output": str(twin_witness.output),
+                       "twin_log_ratio": format_value(twin_loss.log_ratio, DPS)})
+        progress()
+    return holds, points, rows
+
+
+def _search_panel(rows) -> Panel:
+    finite = [row for row in rows if not mpmath.isinf(row[2])]
+    infinite = ", ".join(label for _, label, loss, _, _ in rows if mpmath.isinf(loss))
+    xs = tuple(float(index) for index, *_ in rows)
+    curves = (Curve("bad variant: search witness (exact)", tuple(float(r[0]) for r in finite),
+                    tuple(float(r[2]) for r in finite), EXACT, 0),
+              Curve("correct twin on the same inputs (exact)", xs,
+                    tuple(float(r[3]) for r in rows), EXACT, 1),
+              Curve("claimed budget", xs, tuple(float(r[4]) for r in rows), STATEMENT, -1))
+    names = [f"{index} {label}" for index, label, *_ in rows]
+    half = (len(names) + 1) // 2
+    axis = ", ".join(names[:half]) + ",\n" + ", ".join(names[half:])
+    return Panel(f"exactdp search witnesses (length ≤ {SEARCH_LENGTH}, seed 0)", axis, LOSS_AXIS,
+                 curves, note=f"+∞ (not drawn): {infinite}")
+
+
+def evaluate_checkdp(progress: Callable[[], None]) -> ClaimResult:
+    """All three parts of the module docstring; confirmed when every value is as stated."""
+    sums_hold, sum_points, sum_curves = _families(SUM_SERIES, progress)
+    values_hold, value_points, value_curves = _families(VALUE_SERIES, progress)
+    search_holds, search_points, rows = _searched(progress)
+    finite = [f"{label} {fmt(loss, 6)}" for _, label, loss, _, _ in rows if not mpmath.isinf(loss)]
+    detail = (f"BadPartialSum's ln ratio is 2ε and PartialSum's ε exactly, BadSmartSum's +∞ "
+              f"(an exact zero) and SmartSum's 2ε, BadGapSVT's tε/4 and BadNoisyMax's tε/2 "
+              f"(GapSVT and NoisyMax within ε), for t = {SIZES[0]} … {SIZES[-1]}; the search "
+              f"finds a violation for all {len(rows)} bad variants ({'; '.join(finite)}; the "
+              f"rest +∞), and every correct twin stays within its claim on the same inputs")
+    return ClaimResult(verdict(sums_hold and values_hold and search_holds), detail,
+                       tuple(sum_points + value_points + search_points),
+                       FigureSpec("CheckDP's incorrect variants (Wang et al. CCS 2020, "
+                                  "appendix D)", (_sum_panel(sum_curves),
+                                                  _value_panel(value_curves),
+                                                  _search_panel(rows))))
+
+
+register_claim(Claim(
+    "checkdp-bad", f"{CHECKDP}, appendix D (spec §4 item 10)",
+    "BadPartialSum is 2ε-DP, not ε-DP; BadSmartSum has an output with probability 1 vs 0; "
+    "BadGapSVT's and BadNoisyMax's ln ratios grow like tε/4 and tε/2; BadSVT1–3 violate ε-DP; "
+    "the correct twins satisfy their claims",
+    "bad_partial_sum / partial_sum: D = 0*t,0; D' = 0*t,1; a = 0 — bad_smart_sum / smart_sum "
+    "(M=2): D = 0,0*t; D' = 1,0*t; a = 0,0*t — bad_gap_svt / gap_svt: D = 0*t,0; D' = 1*t,0; "
+    "a = F*t,0 — noisy_max_laplace_value: D = 0*t; D' = 1*t; a = -1 (noisy_max_laplace: a = 0) "
+    "— plus exactdp search witnesses (length ≤ 5)",
+    evaluate_checkdp))

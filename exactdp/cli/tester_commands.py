@@ -1,0 +1,108 @@
+"""``exactdp pvalue``, ``crosscheck`` and ``test``: StatDP's sampling tester on the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+
+from ..formatting import format_value
+from ..sampling.hypothesis import STATDP_SAMPLES, check_seed, p_value
+from ..sampling.tester import (SELECT_RUNS, TEST_RUNS, crosscheck, detect, json_number,
+                               parse_eps_list)
+from ..sequences import format_number
+from .common import add_json_argument, add_mechanism_arguments, build_mechanism, emit
+
+#: ``exactdp test``'s default test budgets.
+DEFAULT_TEST_EPS = "0.2:2:0.2"
+
+
+def run_pvalue(args: argparse.Namespace) -> int:
+    """``exactdp pvalue``: StatDP's p-value of two counts (exact expectation, or ``--samples``)."""
+    rng = None if args.samples is None else np.random.default_rng(check_seed(args.seed))
+    value = p_value(args.c1, args.c2, args.n, args.eps, samples=args.samples, rng=rng)
+    emit(args, {"p_value": value}, "StatDP p-value of H0: p1 ≤ e^ε p2"
+         + (" (exact expectation over the thinning)" if args.samples is None else
+            f" (average over {args.samples} thinning draws)"))
+    return 0
+
+
+def _queries(values) -> str:
+    return ",".join(format_number(v) for v in values)
+
+
+def run_crosscheck(args: argparse.Namespace) -> int:
+    """``exactdp crosscheck``: sampled counts of one event against its exact probabilities."""
+    mech = build_mechanism(args)
+    check = crosscheck(mech, args.d1, args.d2, args.event, runs=args.runs, seed=args.seed,
+                       jobs=args.jobs, progress=None)
+    emit(args, {
+        "d1": _queries(check.d1), "d2": _queries(check.d2), "event": str(check.event),
+        "p1": format_value(check.exact.p1.value, 12), "p2": format_value(check.exact.p2.value, 12),
+        "exact_event_eps": json_number(check.exact_event_eps),
+        "runs": check.runs, "c1": check.c1, "c2": check.c2,
+        "interval1": list(check.interval1), "interval2": list(check.interval2),
+        "consistent": check.consistent,
+    }, f"{mech}: sampled counts against exact probabilities (99.9% binomial intervals)")
+    return 0
+
+
+def run_test(args: argparse.Namespace) -> int:
+    """``exactdp test``: StatDP's detector, each verdict beside the event's exact loss."""
+    mech = build_mechanism(args)
+    results = detect(mech, parse_eps_list(args.test_eps), args.d1, args.d2, runs=args.runs,
+                     select_runs=args.select_runs, seed=args.seed, jobs=args.jobs, progress=None)
+    records = [result.record() for result in results]
+    if args.json:
+        print(json.dumps(records))
+        return 0
+    print(f"{mech}: StatDP test (p < 0.05 rejects ε-DP; exact ε_E is the event's true loss)")
+    print(f"  {'test ε':>7}  {'p-value':>10}  {'exact ε_E':>9}  event  [d1 | d2]")
+    for r in records:
+        exact = r["exact_event_eps"]
+        shown = "n/a" if exact is None else exact if isinstance(exact, str) else f"{exact:.4f}"
+        print(f"  {r['test_eps']:>7g}  {r['p_value']:>10.3g}  {shown:>9}  {r['event']}  "
+              f"[{r['d1']} | {r['d2']}]")
+    return 0
+
+
+def _add_tester_arguments(parser: argparse.ArgumentParser, runs: int) -> None:
+    add_mechanism_arguments(parser)
+    parser.add_argument("--d1", metavar="Q", help="query answers on D1 (default: StatDP's "
+                        "input patterns, lengths 5 and 10)")
+    parser.add_argument("--d2", metavar="Q", help="query answers on D2")
+    parser.add_argument("--runs", type=int, default=runs, help=f"runs per input (default {runs})")
+    parser.add_argument("--seed", type=int, default=0, help="seed of every draw (default 0)")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    add_json_argument(parser)
+
+
+def register(subparsers) -> None:
+    """Add ``pvalue``, ``crosscheck`` and ``test``."""
+    pvalue = subparsers.add_parser("pvalue", help="StatDP's p-value from two event counts")
+    pvalue.add_argument("--c1", type=int, required=True, help="count of the event on D1")
+    pvalue.add_argument("--c2", type=int, required=True, help="count of the event on D2")
+    pvalue.add_argument("--n", type=int, required=True, help="runs on each input")
+    pvalue.add_argument("--eps", type=float, required=True, help="test ε")
+    pvalue.add_argument("--samples", type=int, help=f"average over K random thinning draws "
+                        f"(StatDP: K={STATDP_SAMPLES}) instead of the exact expectation")
+    pvalue.add_argument("--seed", type=int, default=0, help="seed of the draws (default 0)")
+    add_json_argument(pvalue)
+    pvalue.set_defaults(run=run_pvalue)
+
+    check = subparsers.add_parser("crosscheck", help="sampled event counts against exact "
+                                  "probabilities")
+    _add_tester_arguments(check, SELECT_RUNS)
+    check.add_argument("--event", metavar="E", help="e.g. 'false_count=3', 'hamming=2', "
+                       "'index=0', 'value in (-inf, 1.5)', 'output=F,T' (default: selected)")
+    check.set_defaults(run=run_crosscheck)
+
+    test = subparsers.add_parser("test", help="StatDP's counterexample detector with exact ε_E")
+    _add_tester_arguments(test, TEST_RUNS)
+    test.add_argument("--test-eps", default=DEFAULT_TEST_EPS, metavar="LIST|a:b:step",
+                      help=f"test budgets (default {DEFAULT_TEST_EPS})")
+    test.add_argument("--select-runs", type=int, default=SELECT_RUNS,
+                      help=f"runs per input for the event selection (default {SELECT_RUNS})")
+    test.set_defaults(run=run_test)
+

@@ -1,0 +1,279 @@
+"""Exact probability of a tester event: ``Pr[M(D) ∈ E]`` for the events of
+``exactdp.sampling.events`` (``event_probability``, generic on the mechanism's description type).
+
+Sparse Vector family (spec §2, last bullet).  Given the threshold noise ``ρ = z`` the answers are
+independent: ``⊤`` at position i with probability ``t_i(z) = S_{b_ν}(T + z − q_i)``, ``⊥`` with
+``F_{b_ν}(T + z − q_i)``; the run stops after the c-th ⊤.  A post-processed event — additive
+statistics ``Σ_i w_i(a_i)`` equal to targets (number of ⊥, Hamming distance, length), optionally
+with a condition on the last entry — is summed *inside* the integral::
+
+    Pr[E] = ∫ p_{b_ρ}(z) · G_E(z) dz,   G_E(z) = Σ_{a ∈ E} Π_i Pr[a_i | z]
+
+where ``G_E`` is a coefficient of the generating polynomial of the statistics, computed by a
+dynamic programme over positions whose states are (⊤'s so far, last entry in E?, statistics so
+far) — never by listing the 2^n outputs.  The programme's result at a node ``z`` is memoised, so
+every value of a statistic on one input costs about one integral.  A released value
+``v = q_i + ν_i`` in ``(a, b)`` at a ⊤ has probability ``Pr[max(a, T + z) < v < b]`` (Lyu Alg. 3 /
+StatDP iSVT4), a Laplace CDF difference.  The integrand is smooth between the kinks
+``z ∈ {0, q_i − T, a − T, b − T}``; each piece is integrated by tanh-sinh and by Gauss–Legendre,
+and their difference plus mpmath's estimate is the error.  A threshold redrawn after each ⊤ (Lyu Alg. 2) breaks the conditional
+independence: those events are summed over the enumerated outputs instead (at most
+``MAX_ENUMERATED_QUERIES`` queries).
+
+Noisy max: an index is ``exactdp.probability``;
+``Pr[a < max < b] = Π_j F(b − q_j) − Π_j F(a − q_j)``.  Histogram: bins are independent,
+``Pr[a < v_i < b] = F(b − q_i) − F(a − q_i)``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import defaultdict
+
+import mpmath
+import numpy as np
+from mpmath import mpf
+
+from ..errors import InputError, MethodUnavailableError, PrecisionError
+from ..mechanisms.description import Release, ThresholdMechanism
+from ..mechanisms.histogram import HistogramMechanism
+from ..mechanisms.noisy_max import NoisyMaxMechanism
+from ..noise import laplace_logcdf, laplace_logpdf, laplace_logsf
+from ..sampling.events import (Additive, Coordinate, Equals, Event, Index, Interval, IsBottom,
+                               LastEntry, OutputIs, View)
+from ..sampling.sampler import ABSENT, Samples
+from ..sequences import as_queries
+from .histogram import bin_interval_probability, laplace_interval
+from .log_concave import working_precision
+from .log_integrand import to_mpf
+from .loss import MAX_ENUMERATED_QUERIES, possible_outputs
+from .noisy_max import log_max_cdf
+from .probability import Probability, check_dps, probability
+
+
+def _result(value: mpf, error: mpf, method: str, dps: int) -> Probability:
+    if value <= 0:
+        return Probability(mpf(0), mpf("-inf"), mpf(0), "exact zero", False, dps)
+    if error > value * mpf(10) ** (-dps):
+        raise PrecisionError(f"event probability: could not reach {dps} significant digits "
+                             f"(estimated relative error {mpmath.nstr(error / value, 3)})")
+    return Probability(+value, mpmath.log(value), +error, method, False, dps)
+
+
+@functools.singledispatch
+def event_probability(mech, queries, view: View, event: Event, dps: int = 15) -> Probability:
+    """The exact ``Pr[M(queries) ∈ event]`` (with an error estimate).
+
+    Parameters
+    ----------
+    mech : a mechanism description
+    queries : str or sequence of numbers
+    view : View
+        The view the event's component names refer to (``exactdp.sampling.events.view_of``).
+    event : Event
+    dps : int
+        Significant digits wanted (a :class:`~exactdp.errors.PrecisionError` otherwise).
+
+    Examples
+    --------
+    >>> import exactdp
+    >>> from exactdp.sampling.events import view_of, parse_event
+    >>> m = exactdp.mechanism("statdp.SVT", eps=1, N=1)
+    >>> view = view_of(m, [0, 0])
+    >>> total = sum(event_probability(m, [0, 0], view, parse_event(f"false_count={k}", view)).value
+    ...             for k in range(3))
+    >>> abs(total - 1) < 1e-12
+    True
+    """
+    raise MethodUnavailableError(f"no exact event probability for mechanisms of type "
+                                 f"{type(mech).__name__}")
+
+
+# ----------------------------------------------------------------------------- Sparse Vector
+
+def _split_event(view: View, event: Event):
+    """(additive weights, targets, last-entry condition or None) of an event."""
+    statistics, targets, last = [], [], None
+    for name, condition in event.conditions:
+        component = view.component(name)
+        if isinstance(component, Additive) and isinstance(condition, Equals):
+            statistics.append(component.weights)
+            targets.append(condition.value)
+        elif isinstance(component, LastEntry) and last is None:
+            last = condition
+        else:
+            raise InputError(f"no exact engine for the event condition {name}{condition}")
+    return tuple(statistics), tuple(targets), last
+
+
+class _Programme:
+    """The joint law of the statistics given ``ρ = z``: the dynamic programme over positions.
+
+    ``distribution(z)`` maps (values of the statistics, last entry in the event?) to its
+    conditional probability; it is memoised per ``z``, so the events of one statistic on one input
+    (every ``k`` of ``false_count=k``), integrated on the same quadrature nodes, share the work.
+    """
+
+    def __init__(self, mech: ThresholdMechanism, queries: tuple, statistics: tuple, last):
+        self.mech, self.statistics, self.last = mech, statistics, last
+        self.answers = [to_mpf(q) for q in queries]
+        self.threshold = to_mpf(mech.threshold)
+        self.b_nu = to_mpf(mech.query_scale)
+        self.memo: dict = {}
+
+    def kinks(self) -> list[mpf]:
+        """Where the integrand is not smooth: ``0``, ``q_i − T`` and the interval ends ``− T``."""
+        points = {mpf(0)} | {q - self.threshold for q in self.answers}
+        if isinstance(self.last, Interval):
+            points |= {mpf(x) - self.threshold for x in (self.last.low, self.last.high)
+                       if mpmath.isfinite(x)}
+        return sorted(points)
+
+    def _top(self, q: mpf, z: mpf) -> tuple[mpf, mpf]:
+        """(Pr[⊤ | z], Pr[⊤ and the entry satisfies the last-entry interval | z])."""
+        x = self.threshold + z - q
+        top = (mpf(1) if x <= 0 else mpf(0)) if self.b_nu == 0 else \
+            mpmath.exp(laplace_logsf(x, self.b_nu))
+        if not isinstance(self.last, Interval):
+            return top, top
+        low, high = mpf(self.last.low), mpf(self.last.high)
+        if self.mech.release is Release.NOISY_VALUE:  # v = q + ν ≥ T + z
+            return top, laplace_interval(max(low, self.threshold + z) - q, high - q, self.b_nu)
+        if self.mech.release is Release.FRESH_VALUE:  # a fresh value q + Lap(release_scale)
+            return top, top * laplace_interval(low - q, high - q,
+                                               to_mpf(self.mech.release_scale))
+        raise MethodUnavailableError(f"no exact engine for last-entry events of {self.mech.name}")
+
+    def _bottom(self, q: mpf, z: mpf) -> mpf:
+        x = self.threshold + z - q
+        if self.b_nu == 0:
+            return mpf(1) if x > 0 else mpf(0)
+        return mpmath.exp(laplace_logcdf(x, self.b_nu))
+
+    def _flag(self, bottom: bool, inside: bool):
+        if self.last is None:
+            return None
+        return bottom if isinstance(self.last, IsBottom) else inside and not bottom
+
+    def _add(self, states, tops, flag, counts, position, answer, weight):
+        key = (tops, flag, tuple(c + w[position][answer] for c, w in zip(counts, self.statistics)))
+        states[key] += weight
+
+    def distribution(self, z: mpf) -> dict:
+        """``{(statistics, last entry in the event?): Pr[· | ρ = z]}`` (memoised)."""
+        if z in self.memo:
+            return self.memo[z]
+        cutoff = self.mech.cutoff
+        states = {(0, None, (0,) * len(self.statistics)): mpf(1)}
+        laws = {q: self._top(q, z) + (self._bottom(q, z),) for q in set(self.answers)}
+        for i, q in enumerate(self.answers):
+            top, inside, bottom = laws[q]
+            new = defaultdict(mpf)
+            for (tops, flag, counts), p in states.items():
+                if cutoff is not None and tops == cutoff:  # stopped: the entry is absent
+                    self._add(new, tops, flag, counts, i, 2, p)
+                    continue
+                self._add(new, tops, self._flag(True, False), counts, i, 1, p * bottom)
+                self._add(new, tops + 1, self._flag(False, True), counts, i, 0, p * inside)
+                if inside != top:
+                    self._add(new, tops + 1, self._flag(False, False), counts, i, 0,
+                              p * (top - inside))
+            states = new
+        law = defaultdict(mpf)
+        for (_, flag, counts), p in states.items():
+            law[counts, flag in (None, True)] += p
+        self.memo[z] = law
+        return law
+
+
+@functools.lru_cache(maxsize=64)
+def _programme(mech: ThresholdMechanism, queries: tuple, statistics: tuple, last,
+               precision: int) -> _Programme:
+    """One programme per (mechanism, input, statistics, last condition, working precision)."""
+    return _Programme(mech, queries, statistics, last)
+
+
+def _integrate_pieces(function, kinks: list[mpf]):
+    """``∫_{-inf}^{inf} function`` split at ``kinks``: (tanh-sinh value, error estimate)."""
+    points = [mpf("-inf")] + kinks + [mpf("inf")]
+    value, error = mpmath.quad(function, points, error=True)
+    other = mpmath.quad(function, points, method="gauss-legendre")
+    return value, error + abs(other - value)
+
+
+def _enumerated(mech: ThresholdMechanism, queries: list, view: View, event: Event,
+                dps: int) -> Probability:
+    """Σ ``probability`` over every output in the event (threshold redrawn after each ⊤)."""
+    n = len(queries)
+    if n > MAX_ENUMERATED_QUERIES or mech.releases_numbers:
+        raise MethodUnavailableError(
+            f"{mech.name} redraws its threshold: its events are summed over the enumerated "
+            f"⊤/⊥ outputs, which needs at most {MAX_ENUMERATED_QUERIES} queries, got {n}")
+    value, error = mpf(0), mpf(0)
+    for output in possible_outputs(mech, n):
+        answers = np.full((1, n), ABSENT, dtype=np.int8)
+        answers[0, :len(output)] = output
+        if event.mask(view, Samples(answers, None))[0]:
+            p = probability(mech, queries, output, dps + 5, "closed")
+            value, error = value + p.value, error + p.error
+    return _result(value, error, "enumerated outputs, closed", dps)
+
+
+@event_probability.register
+def _(mech: ThresholdMechanism, queries, view: View, event: Event, dps: int = 15):
+    dps = check_dps(dps)
+    queries = as_queries(queries).expand()
+    if len(event.conditions) == 1 and isinstance(event.conditions[0][1], OutputIs):
+        return probability(mech, queries, list(event.conditions[0][1].tokens), dps)
+    if mech.redraw_threshold:
+        return _enumerated(mech, queries, view, event, dps)
+    statistics, targets, last = _split_event(view, event)
+    with mpmath.workdps(working_precision(dps)):
+        programme = _programme(mech, tuple(queries), statistics, last, mpmath.mp.prec)
+        b_rho = to_mpf(mech.threshold_scale)
+
+        def integrand(z):
+            return mpmath.exp(laplace_logpdf(z, b_rho)) * programme.distribution(z)[targets, True]
+
+        value, error = _integrate_pieces(integrand, programme.kinks())
+        return _result(value, error, "generating polynomial, quad+gauss-legendre", dps)
+
+
+# ----------------------------------------------------------------------------- noisy max, histogram
+
+def _single_condition(event: Event, view: View, kinds: tuple):
+    if len(event.conditions) != 1:
+        raise InputError(f"events of this output have one condition, got {event}")
+    name, condition = event.conditions[0]
+    component = view.component(name)
+    if not isinstance(component, kinds):
+        raise InputError(f"no exact engine for the event condition {name}{condition}")
+    return component, condition
+
+
+@event_probability.register
+def _(mech: NoisyMaxMechanism, queries, view: View, event: Event, dps: int = 15):
+    dps = check_dps(dps)
+    component, condition = _single_condition(event, view, (Index, Coordinate))
+    if isinstance(component, Index):
+        return probability(mech, queries, str(condition.value), dps)
+    answers = [to_mpf(q) for q in as_queries(queries).expand()]
+    with mpmath.workdps(working_precision(dps)):
+        value = (mpmath.exp(log_max_cdf(mech, answers, mpf(condition.high)))
+                 - mpmath.exp(log_max_cdf(mech, answers, mpf(condition.low))))
+        return _result(value, abs(value) * mpf(10) ** (-(dps + 5)), "closed", dps)
+
+
+@event_probability.register
+def _(mech: HistogramMechanism, queries, view: View, event: Event, dps: int = 15):
+    dps = check_dps(dps)
+    with mpmath.workdps(working_precision(dps)):
+        value = mpf(1)
+        for name, condition in event.conditions:
+            component = view.component(name)
+            if not isinstance(component, Coordinate) or not isinstance(condition, Interval):
+                raise InputError(f"no exact engine for the event condition {name}{condition}")
+            value *= bin_interval_probability(mech, queries, component.position or 0,
+                                              mpf(condition.low), mpf(condition.high))
+        return _result(value, value * mpf(10) ** (-(dps + 5)), "closed", dps)
+

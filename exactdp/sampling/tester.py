@@ -1,0 +1,391 @@
+"""StatDP's counterexample detector (Ding et al., CCS 2018, Algorithms 1 and 3; spec §5),
+vectorised, reproducible from one seed, and checked against the exact engine.
+
+For each test ε:
+
+1. **selection** — every candidate (D1, D2) of Table 1 (``inputs.py``) is run ``select_runs``
+   times on each side; every event of the search space (``events.py``) is counted; events with
+   ``c1 + c2 < 0.001 · n · e^ε`` are skipped (seed 001, footnote 3); the (D1, D2, E) with the lowest
+   p-value is kept (orienting the counts so that ``c1 ≥ c2``, as StatDP's ``run_algorithm`` does);
+2. **test** — the kept (D1, D2, E) is counted on ``runs`` fresh runs per side and the p-value of
+   ``H0: Pr[M(D1) ∈ E] ≤ e^ε Pr[M(D2) ∈ E]`` is reported (``hypothesis.p_value``);
+3. **exact** — ``Pr[M(D1) ∈ E]`` and ``Pr[M(D2) ∈ E]`` from ``exactdp.exact.events`` give the exact
+   event loss ``ε_E = ln(P1/P2)`` in the tested direction: the test should reject iff ε < ε_E.
+
+Departures from StatDP, none of which changes what is tested: the selection counts do not depend
+on ε, so one selection batch serves every test ε (StatDP draws one per ε); the test batch of an
+input pair is shared by every event selected on it; and the p-value is the exact expectation over
+the thinning (no Monte-Carlo noise).
+
+Reproducibility: the runs of (phase, pair, side, chunk) use the seed
+``SeedSequence(seed, spawn_key=(phase, pair, side, chunk))`` — the child seed
+``SeedSequence(seed).spawn`` would hand out — so a result does not depend on the number of worker
+processes or on the order in which chunks finish.  Chunks of at most ``CHUNK_RUNS`` runs bound the
+memory.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+from tqdm import tqdm
+
+from ..errors import InputError, MethodUnavailableError
+from ..exact.events import event_probability
+from ..sequences import format_number
+from .events import Event, View, count_events, parse_event, search_space, view_of
+from .hypothesis import check_counts, check_positive, check_seed, p_value
+from .inputs import candidate_inputs, check_pair
+from .sampler import sample
+
+#: StatDP's defaults (seed 001 §5; ``detect_counterexample``).
+SELECT_RUNS = 100_000
+TEST_RUNS = 500_000
+#: Events with ``c1 + c2 < FILTER · n · e^ε`` are too noisy to select (seed 001, footnote 3).
+FILTER = 0.001
+#: Largest number of runs drawn at once.
+CHUNK_RUNS = 100_000
+#: Runs per side of the pilot that places the grids of numeric events.
+PILOT_RUNS = 10_000
+#: Seed phases.
+SELECTION, TEST, PILOT = 0, 1, 2
+#: Confidence of the binomial intervals of :func:`crosscheck`.
+CONFIDENCE = 0.999
+#: Significant digits of the exact event probabilities.
+EXACT_DPS = 10
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An input pair, the view of its output and the events searched on it."""
+
+    d1: tuple
+    d2: tuple
+    view: View
+    events: tuple
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    """One unit of work: count ``events`` in ``runs`` runs of ``mech`` on ``queries``."""
+
+    mech: object
+    queries: tuple
+    view: View
+    events: tuple
+    runs: int
+    seed: np.random.SeedSequence
+
+
+def _count_chunk(chunk: _Chunk) -> np.ndarray:
+    samples = sample(chunk.mech, list(chunk.queries), chunk.runs, np.random.default_rng(chunk.seed))
+    return count_events(chunk.view, list(chunk.events), samples)
+
+
+class _Runner:
+    """Counts events over chunks, in worker processes when ``jobs > 1``, with a progress bar."""
+
+    def __init__(self, mech, seed: int, jobs: int, progress: bool | None):
+        self.mech, self.seed, self.jobs, self.progress = mech, seed, jobs, progress
+
+    def counts(self, phase: int, work: list[tuple[int, Candidate, tuple]], runs: int,
+               description: str) -> dict:
+        """``{pair index: (counts on D1, counts on D2)}`` for ``work = [(pair, candidate,
+        events)]``."""
+        chunks, keys = [], []
+        for pair, candidate, events in work:
+            for side, queries in enumerate((candidate.d1, candidate.d2)):
+                for index, start in enumerate(range(0, runs, CHUNK_RUNS)):
+                    seed = np.random.SeedSequence(self.seed, spawn_key=(phase, pair, side, index))
+                    chunks.append(_Chunk(self.mech, queries, candidate.view, events,
+                                         min(CHUNK_RUNS, runs - start), seed))
+                    keys.append((pair, side))
+        totals: dict = {}
+        disable = None if self.progress is None else not self.progress
+        with tqdm(total=len(chunks), desc=description, unit="chunk", disable=disable,
+                  leave=False) as bar:
+            for key, counted in zip(keys, self._map(chunks)):
+                totals[key] = totals.get(key, 0) + counted
+                bar.update()
+        return {pair: (totals[pair, 0], totals[pair, 1]) for pair, _, _ in work}
+
+    def _map(self, chunks):
+        if self.jobs == 1:
+            return map(_count_chunk, chunks)
+        pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"))
+        return _closing_map(pool, chunks)
+
+
+def _closing_map(pool: ProcessPoolExecutor, chunks):
+    with pool:
+        yield from pool.map(_count_chunk, chunks)
+
+
+def _pairs(mech, d1, d2) -> list[tuple[tuple, tuple]]:
+    if (d1 is None) != (d2 is None):
+        raise InputError("give both d1 and d2, or neither (then StatDP's input patterns are used)")
+    if d1 is None:
+        return candidate_inputs(mech)
+    return [check_pair(mech, d1, d2)]
+
+
+def _candidates(mech, pairs, runner: _Runner, event: str | None) -> list[Candidate]:
+    """Views and search spaces (or the one given event) of every pair."""
+    candidates = []
+    for index, (d1, d2) in enumerate(pairs):
+        view = view_of(mech, list(d1))
+        if event is not None:
+            events = (parse_event(event, view),)
+        else:
+            pilots = [sample(mech, list(queries), PILOT_RUNS, np.random.default_rng(
+                np.random.SeedSequence(runner.seed, spawn_key=(PILOT, index, side))))
+                for side, queries in enumerate((d1, d2))]
+            events = tuple(search_space(view, pilots))
+        candidates.append(Candidate(d1, d2, view, events))
+    return candidates
+
+
+def _oriented_p_value(c1: int, c2: int, runs: int, eps: float) -> float:
+    return p_value(max(c1, c2), min(c1, c2), runs, eps)
+
+
+def _select(candidates, counts, runs: int, eps: float) -> tuple[int, int]:
+    """(pair, event) with the lowest p-value among those passing the filter (the first of all
+    candidates when none passes, as StatDP's ``argmin`` over ``inf``)."""
+    best, best_p = (0, 0), math.inf
+    threshold = FILTER * runs * math.exp(eps)
+    for pair, candidate in enumerate(candidates):
+        c1s, c2s = counts[pair]
+        for index in range(len(candidate.events)):
+            c1, c2 = int(c1s[index]), int(c2s[index])
+            if c1 + c2 < threshold:
+                continue
+            p = _oriented_p_value(c1, c2, runs, eps)
+            if p < best_p:
+                best, best_p = (pair, index), p
+    return best
+
+
+@dataclass(frozen=True)
+class ExactEvent:
+    """``Pr[M(D1) ∈ E]``, ``Pr[M(D2) ∈ E]`` (``None`` when the engine cannot compute them)."""
+
+    p1: object
+    p2: object
+
+    def loss(self, c1: int, c2: int):
+        """``ln(P1/P2)`` if ``c1 ≥ c2``, else ``ln(P2/P1)`` (the direction the test examines);
+        ``None`` without exact values or when both are 0."""
+        if self.p1 is None:
+            return None
+        big, small = (self.p1, self.p2) if c1 >= c2 else (self.p2, self.p1)
+        if big.is_zero and small.is_zero:
+            return None
+        if small.is_zero:
+            return math.inf
+        if big.is_zero:
+            return -math.inf
+        return float(big.log_value - small.log_value)
+
+
+@functools.lru_cache(maxsize=256)
+def exact_event(mech, candidate: Candidate, event: Event, dps: int = EXACT_DPS) -> ExactEvent:
+    """The exact probabilities of ``event`` on both inputs (``None`` if unsupported); cached, as
+    repeated tests keep selecting the same few events."""
+    try:
+        return ExactEvent(*(event_probability(mech, list(queries), candidate.view, event, dps)
+                            for queries in (candidate.d1, candidate.d2)))
+    except MethodUnavailableError:
+        return ExactEvent(None, None)
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """StatDP's verdict at one test ε, with the exact loss of the event it tested.
+
+    Attributes
+    ----------
+    test_eps, p_value : float
+    d1, d2 : tuple of Fraction
+    event : Event
+    c1, c2 : int
+        Test counts on D1 and D2 (the test examines the larger against the smaller).
+    exact_event_eps : float or None
+        ``ln(P_larger/P_smaller)`` of the event, exactly (``None`` when not computable).
+    exact : ExactEvent
+        The exact probabilities of the event on D1 and D2.
+    """
+
+    test_eps: float
+    p_value: float
+    d1: tuple
+    d2: tuple
+    event: Event
+    c1: int
+    c2: int
+    exact_event_eps: float | None
+    exact: ExactEvent
+
+    def record(self) -> dict:
+        """The JSON object of ``exactdp test``."""
+        return {"test_eps": self.test_eps, "p_value": self.p_value,
+                "d1": ",".join(format_number(v) for v in self.d1),
+                "d2": ",".join(format_number(v) for v in self.d2),
+                "event": str(self.event), "c1": self.c1, "c2": self.c2,
+                "exact_event_eps": json_number(self.exact_event_eps)}
+
+
+def json_number(value: float | None):
+    """``value`` for JSON: infinities spelled ``"inf"``/``"-inf"`` (JSON has no infinity)."""
+    if value is not None and math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return value
+
+
+def parse_eps_list(text: str) -> list[float]:
+    """``"0.2,0.7"`` or ``"a:b:step"`` (``b`` included) as a list of test budgets.
+
+    Examples
+    --------
+    >>> parse_eps_list("0.2:1:0.4")
+    [0.2, 0.6, 1.0]
+    """
+    try:
+        if ":" in text:
+            start, stop, step = (float(part) for part in text.split(":"))
+            if not step > 0 or stop < start:
+                raise ValueError
+            count = int(math.floor((stop - start) / step + 1e-9)) + 1
+            values = [round(start + k * step, 12) for k in range(count)]
+        else:
+            values = [float(part) for part in text.split(",")]
+    except ValueError:
+        raise InputError(f"test eps must be a list like 0.2,0.7 or a range a:b:step with "
+                         f"step > 0 and b ≥ a, got {text!r}") from None
+    for value in values:
+        check_counts(0, 0, 1, value)
+    return values
+
+
+def detect(mech, test_eps, d1=None, d2=None, runs: int = TEST_RUNS,
+           select_runs: int = SELECT_RUNS, seed: int = 0, jobs: int = 1,
+           progress: bool | None = False) -> list[TestResult]:
+    """StatDP's ``detect_counterexample``: one :class:`TestResult` per test ε.
+
+    Parameters
+    ----------
+    mech : a mechanism description (``exactdp.mechanism(...)``)
+    test_eps : sequence of float
+    d1, d2 : optional
+        One input pair to use instead of StatDP's patterns.
+    runs, select_runs : int
+        Runs per side for the test and for the selection.
+    seed : int
+        Everything is reproducible from it.
+    jobs : int
+        Worker processes (the result does not depend on it).
+    progress : bool or None
+        Show a tqdm progress bar on stderr (``None``: only on a terminal).
+    """
+    runs, select_runs = check_positive("runs", runs), check_positive("select_runs", select_runs)
+    runner = _Runner(mech, check_seed(seed), check_positive("jobs", jobs), progress)
+    test_eps = [check_counts(0, 0, 1, eps)[3] for eps in test_eps]
+    candidates = _candidates(mech, _pairs(mech, d1, d2), runner, None)
+    selection = runner.counts(SELECTION, [(k, c, c.events) for k, c in enumerate(candidates)],
+                              select_runs, "selecting events")
+    chosen = [_select(candidates, selection, select_runs, eps) for eps in test_eps]
+    per_pair: dict = {}
+    for pair, index in chosen:
+        per_pair.setdefault(pair, [])
+        if index not in per_pair[pair]:
+            per_pair[pair].append(index)
+    tested = runner.counts(TEST, [(pair, candidates[pair], tuple(
+        candidates[pair].events[i] for i in indices)) for pair, indices in per_pair.items()],
+        runs, "testing")
+    exact: dict = {}
+    results = []
+    for eps, (pair, index) in zip(test_eps, chosen):
+        candidate = candidates[pair]
+        slot = per_pair[pair].index(index)
+        c1, c2 = int(tested[pair][0][slot]), int(tested[pair][1][slot])
+        if (pair, index) not in exact:
+            exact[pair, index] = exact_event(mech, candidate, candidate.events[index])
+        results.append(TestResult(eps, _oriented_p_value(c1, c2, runs, eps), candidate.d1,
+                                  candidate.d2, candidate.events[index], c1, c2,
+                                  exact[pair, index].loss(c1, c2), exact[pair, index]))
+    return results
+
+
+@dataclass(frozen=True)
+class CrossCheck:
+    """Sampled counts of one event against its exact probabilities.
+
+    Attributes
+    ----------
+    d1, d2 : tuple
+    event : Event
+    exact : ExactEvent
+    exact_event_eps : float or None
+        ``ln(P1/P2)``.
+    runs, c1, c2 : int
+    interval1, interval2 : (int, int)
+        ``scipy.stats.binom.interval(CONFIDENCE, runs, P)`` of each count.
+    """
+
+    d1: tuple
+    d2: tuple
+    event: Event
+    exact: ExactEvent
+    exact_event_eps: float | None
+    runs: int
+    c1: int
+    c2: int
+    interval1: tuple
+    interval2: tuple
+
+    @property
+    def consistent(self) -> bool:
+        """Each count lies inside its exact binomial interval."""
+        return all(low <= c <= high for c, (low, high) in
+                   ((self.c1, self.interval1), (self.c2, self.interval2)))
+
+
+def _binomial_interval(runs: int, p) -> tuple[int, int]:
+    low, high = stats.binom.interval(CONFIDENCE, runs, float(p.value))
+    return int(low), int(high)
+
+
+def crosscheck(mech, d1=None, d2=None, event: str | None = None, runs: int = SELECT_RUNS,
+               seed: int = 0, jobs: int = 1, progress: bool | None = False,
+               dps: int = EXACT_DPS) -> CrossCheck:
+    """Count one event on fresh runs and compare with its exact probabilities.
+
+    Without ``event``, (D1, D2, E) is selected as by :func:`detect` at the mechanism's claimed ε
+    (1 if it claims none), on ``runs`` selection runs, among ``d1, d2`` or StatDP's patterns.
+    """
+    runs = check_positive("runs", runs)
+    runner = _Runner(mech, check_seed(seed), check_positive("jobs", jobs), progress)
+    candidates = _candidates(mech, _pairs(mech, d1, d2), runner, event)
+    if event is None:
+        eps = float(mech.claimed_eps) if mech.claimed_eps is not None else 1.0
+        selection = runner.counts(SELECTION, [(k, c, c.events) for k, c in enumerate(candidates)],
+                                  runs, "selecting an event")
+        pair, index = _select(candidates, selection, runs, eps)
+    else:
+        pair, index = 0, 0
+    candidate = candidates[pair]
+    chosen = candidate.events[index]
+    (c1,), (c2,) = runner.counts(TEST, [(pair, candidate, (chosen,))], runs, "sampling")[pair]
+    exact = exact_event(mech, candidate, chosen, dps)
+    if exact.p1 is None:
+        raise MethodUnavailableError(f"no exact engine for the event {chosen} of {mech.name}")
+    return CrossCheck(candidate.d1, candidate.d2, chosen, exact, exact.loss(1, 0), runs,
+                      int(c1), int(c2), _binomial_interval(runs, exact.p1),
+                      _binomial_interval(runs, exact.p2))
+

@@ -1,0 +1,55 @@
+"""``checkdp-bad`` (spec §4 item 10) against values worked out by hand from CheckDP's code."""
+
+import mpmath
+
+import exactdp
+import exactdp.claims.checkdp  # noqa: F401  (registers the claim)
+from exactdp.claims import CONFIRMED
+
+from .claims_cache import result, series
+
+
+def test_noisy_sum_families():
+    # PartialSum on D = 0^{t+1}, D' = (0^t, 1), a = 0: densities (ε/2)·1 and (ε/2)e^{−ε}, ratio
+    # e^ε; with Lap(1/(2ε)) the ratio is e^{2ε} (CheckDP appendix D.3).
+    for label, expected in (("BadPartialSum", "2.0"), ("PartialSum", "1.0"),
+                            ("SmartSum", "2.0")):
+        for point in series("checkdp-bad", label).values():
+            assert point["log_ratio"] == expected
+    # BadSmartSum: the block end releases q0 + q1 = 0 under D and 1 under D' exactly
+    for size, point in series("checkdp-bad", "BadSmartSum").items():
+        assert (point["p2"], point["log_ratio"]) == ("0", "inf")
+        # the density of the t + 1 − ⌊(t+1)/2⌋ noisy coordinates at 0 is (1/2)^{that many}
+        noisy = size + 1 - (size + 1) // 2
+        assert mpmath.mpf(point["p1"]) == mpmath.mpf(2) ** -noisy
+
+
+def test_released_value_families():
+    # BadGapSVT (N = 1, b_ν = 4/ε), a = (⊥^t, 0): with z ≤ 0 every ⊥ factor is ½e^{(z − q)/b_ν},
+    # so p1/p2 = e^{t/b_ν} = e^{tε/4} (spec §4 item 10).  BadNoisyMax (b = 2/ε), a = −1 below
+    # every answer: f(v) = t·2^{−t}·b^{−1}·e^{Σ(v − q_j)/b}, so p1/p2 = e^{t/b} = e^{tε/2}.
+    for label, per_query in (("BadGapSVT", mpmath.mpf(1) / 4), ("BadNoisyMax", mpmath.mpf(1) / 2)):
+        for size, point in series("checkdp-bad", label).items():
+            assert abs(mpmath.mpf(point["log_ratio"]) - size * per_query) < 1e-25
+    # BadNoisyMax's density under D = 0^t at v = −1, by the formula above with b = 2
+    for size, point in series("checkdp-bad", "BadNoisyMax").items():
+        expected = size * mpmath.mpf(2) ** -size / 2 * mpmath.exp(-mpmath.mpf(size) / 2)
+        assert abs(mpmath.mpf(point["p1"]) / expected - 1) < 1e-25
+    # the twins stay within ε; the index of a noisy max does not move when every query moves by 1
+    for point in series("checkdp-bad", "GapSVT").values():
+        assert 0 < mpmath.mpf(point["log_ratio"]) <= 1
+    assert {point["log_ratio"] for point in series("checkdp-bad", "NoisyMax").values()} == {"0"}
+
+
+def test_search_witnesses_recheck_and_twins_stay_within_their_claims():
+    searched = [p for p in result("checkdp-bad").points if p["series"].startswith("search:")]
+    assert len(searched) == 7
+    for point in searched:
+        name = point["series"].split("(")[1].rstrip(")")
+        params = {"M": 2} if "smart" in name else {}
+        loss = exactdp.privacy_loss(exactdp.mechanism(name, **params), point["d1"], point["d2"],
+                                    point["output"])
+        assert exactdp.format_value(loss.log_ratio, 30) == point["log_ratio"]
+        assert point["verdict"] == "violation" and loss.log_ratio > int(point["claimed"])
+        assert abs(mpmath.mpf(point["twin_log_ratio"])) <= int(point["claimed"]) + 1e-25
+    assert result("checkdp-bad").verdict == CONFIRMED

@@ -1,0 +1,104 @@
+"""``exactdp pvalue``, ``crosscheck`` and ``test``: outputs, JSON schema, one-line errors."""
+
+import json
+
+import pytest
+
+from exactdp.cli import main
+from exactdp.sampling.hypothesis import p_value
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_pvalue_json_is_the_exact_expectation(capsys):
+    code, out, err = run(capsys, "pvalue", "--c1", "3", "--c2", "1", "--n", "5", "--eps", "0.3",
+                         "--json")
+    assert code == 0 and err == ""
+    # 0.45337350017181... by direct enumeration (tests/test_sampling_hypothesis.py, mpmath)
+    assert json.loads(out) == {"p_value": pytest.approx(0.4533735001718, rel=1e-11)}
+
+
+def test_pvalue_statdp_average_is_seeded(capsys):
+    args = ("pvalue", "--c1", "130", "--c2", "100", "--n", "1000", "--eps", "0.1", "--samples",
+            "200", "--seed", "3", "--json")
+    first = json.loads(run(capsys, *args)[1])["p_value"]
+    assert first == json.loads(run(capsys, *args)[1])["p_value"]
+    assert abs(first - p_value(130, 100, 1000, 0.1)) < 0.1
+
+
+def test_isvt3_verdicts_with_exact_event_eps(capsys):
+    # The issue's acceptance command, with small run counts: iSVT3 at ε0 = 0.7 (true privacy
+    # (1+6N)ε0/4 = 1.225, spec §3).  Where the test ε is well below the selected event's exact
+    # loss the test rejects; well above it, it does not.
+    code, out, _ = run(capsys, "test", "statdp.iSVT3", "--param", "eps=0.7", "--param", "N=1",
+                       "--param", "T=1", "--test-eps", "0.3,2", "--runs", "40000",
+                       "--select-runs", "10000", "--json")
+    assert code == 0
+    low, high = json.loads(out)
+    for record in (low, high):
+        assert set(record) == {"test_eps", "p_value", "d1", "d2", "event", "c1", "c2",
+                               "exact_event_eps"}
+        assert 0 < record["exact_event_eps"] <= 1.225 + 1e-9
+    assert low["test_eps"] == 0.3 and low["p_value"] < 0.05 < low["exact_event_eps"]
+    assert high["p_value"] > 0.05
+
+
+def test_test_table_output(capsys):
+    code, out, _ = run(capsys, "test", "statdp.SVT", "--d1", "1,1", "--d2", "2,0", "--test-eps",
+                       "0.5", "--runs", "2000", "--select-runs", "1000")
+    assert code == 0
+    assert "p-value" in out and "exact ε_E" in out and "false_count=" in out
+
+
+def test_crosscheck_json(capsys):
+    code, out, _ = run(capsys, "crosscheck", "statdp.histogram_eps", "--param", "eps=0.5",
+                       "--d1", "1", "--d2", "2", "--event", "value in (-inf, 0.5)", "--runs",
+                       "5000", "--json")
+    assert code == 0
+    record = json.loads(out)
+    # Lap(ε) noise: ln F(−0.5)/F(−1.5) = 1/ε = 2 (seed 000: the bug is 1/ε0-DP)
+    assert record["exact_event_eps"] == pytest.approx(2.0, rel=1e-12)
+    assert record["consistent"] is True and record["runs"] == 5000
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["pvalue", "--c1", "-1", "--c2", "0", "--n", "5", "--eps", "1"],
+     "c1 must be an integer from 0 to n=5, got c1=-1"),
+    (["pvalue", "--c1", "1", "--c2", "0", "--n", "0", "--eps", "1"],
+     "n must be a positive integer, got n=0"),
+    (["pvalue", "--c1", "1", "--c2", "0", "--n", "5", "--eps", "nan"],
+     "eps must be finite and non-negative, got eps=nan"),
+    (["pvalue", "--c1", "1", "--c2", "0", "--n", "5", "--eps", "1", "--samples", "0"],
+     "samples must be a positive integer, got samples=0"),
+    (["test", "statdp.SVT", "--test-eps", "1:0:0.1"], "test eps must be a list like"),
+    (["test", "statdp.SVT", "--test-eps", "-1"], "eps must be finite and non-negative"),
+    (["test", "statdp.SVT", "--runs", "0"], "runs must be a positive integer, got runs=0"),
+    (["test", "statdp.SVT", "--jobs", "0", "--d1", "1", "--d2", "2"],
+     "jobs must be a positive integer, got jobs=0"),
+    (["test", "statdp.SVT", "--d1", "1,1"], "give both d1 and d2, or neither"),
+    (["test", "statdp.SVT", "--d1", "1,1", "--d2", "3,1"], "d1 and d2 are not neighbours"),
+    (["crosscheck", "histogram", "--d1", "1,1", "--d2", "2,2"],
+     "2 queries differ, but neighbours differ in one query only"),
+    (["test", "statdp.SVT", "--seed", "-1"], "seed must be a non-negative integer, got seed=-1"),
+    (["pvalue", "--c1", "1", "--c2", "0", "--n", "5", "--eps", "1", "--samples", "3", "--seed",
+      "-2"], "seed must be a non-negative integer, got seed=-2"),
+    (["test", "statdp.SVT", "--d1", "1,1", "--d2", "1"], "d1 and d2 must have the same length"),
+    (["crosscheck", "statdp.SVT", "--d1", "1", "--d2", "2", "--event", "nope=1"],
+     "unknown event component 'nope'"),
+    (["crosscheck", "nope"], "unknown mechanism 'nope'"),
+])
+def test_bad_inputs_exit_2_with_one_line(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and message in err
+
+
+def test_usage_errors_are_one_line(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["pvalue", "--c1", "x", "--c2", "0", "--n", "5", "--eps", "1"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.count("\n") == 1
