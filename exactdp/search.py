@@ -127,7 +127,7 @@ def _(mech: HistogramMechanism) -> InputSpace:
 @dataclass(frozen=True)
 class Witness:
     """A pair of inputs, an output and its exact privacy loss ``ln(p1/p2)``; optionally an event
-    (``exactdp event`` syntax) and its exact loss ``ln(Pr[M(d1) ∈ E]/Pr[M(d2) ∈ E])``."""
+    (``exactdp loss --event`` syntax) and its exact loss ``ln(Pr[M(d1) ∈ E]/Pr[M(d2) ∈ E])``."""
 
     d1: Runs
     d2: Runs
@@ -168,7 +168,7 @@ def _best_witness(witnesses) -> Witness | None:
     return best
 
 
-#: The value grid reaches this many noise scales beyond the outermost kink, in steps of half a scale.
+#: The value grid reaches this many noise scales beyond the outermost kink (steps of half a scale).
 GRID_SCALES = 8
 
 
@@ -362,6 +362,11 @@ def _param_options(mech) -> str:
                     if value is not None)
 
 
+def _inputs(d1: str, d2: str) -> str:
+    # ``--d2=-1,0``: a value starting with ``-`` would otherwise be read as an option
+    return f"--d1={shlex.quote(d1)} --d2={shlex.quote(d2)}"
+
+
 @dataclass(frozen=True)
 class SearchResult:
     """The largest privacy loss found, oriented so that ``log_ratio ≥ 0``.
@@ -413,13 +418,14 @@ class SearchResult:
             "claimed": "none" if self.claimed is None else format_number(self.claimed),
             "verdict": self.verdict, "evaluations": self.evaluations,
             "stopped_by": self.stopped_by, "first_violation": self.first_violation,
-            "recheck": f"exactdp loss {mech.name} {params} --d1 {d1} --d2 {d2} --output {output}",
+            "recheck": f"exactdp loss {mech.name} {params} {_inputs(d1, d2)} "
+                       f"--output={shlex.quote(output)}",
         }
         if witness.event is not None:
             record.update({
                 "event": witness.event,
                 "event_log_ratio": format_value(witness.event_loss.log_ratio, dps),
-                "event_recheck": f"exactdp event {mech.name} {params} --d1 {d1} --d2 {d2} "
+                "event_recheck": f"exactdp loss {mech.name} {params} {_inputs(d1, d2)} "
                                  f"--event {shlex.quote(witness.event)}"})
         return record
 

@@ -122,19 +122,26 @@ def test_sampler_frequencies_match_event_probabilities():
 
 
 def test_cli_event(capsys):
-    assert main(["event", "bad_smart_sum", "--d1", "0,0,0", "--d2", "1,0,0",
+    assert main(["loss", "bad_smart_sum", "--d1", "0,0,0", "--d2", "1,0,0",
                  "--event", "out1 in [0,0]", "--json"]) == 0
     record = json.loads(capsys.readouterr().out)
     assert (record["p1"], record["p2"], record["log_ratio"]) == ("1.0", "0", "inf")
-    assert main(["event", "partial_sum", "--queries", "0", "--event", "out0<0", "--json"]) == 0
+    assert main(["prob", "partial_sum", "--queries", "0", "--event", "out0<0", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["probability"] == "0.5"
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--queries", "0", "--d1", "0"], "give either --queries, or both --d1 and --d2"),
-    (["--queries", "0,0", "--event", "out2<0"], "event constrains out2"),
+    (["prob", "smart_sum", "--queries", "0,0", "--event", "out2<0"], "event constrains out2"),
+    (["prob", "smart_sum", "--queries", "0", "--event", "out0<1", "--method", "closed"],
+     "--method applies to --output only"),
+    (["prob", "smart_sum", "--queries", "0", "--event", "out0<1", "--output", "1"],
+     "not allowed with argument"),
 ])
 def test_cli_event_errors(argv, message, capsys):
-    argv = ["event", "smart_sum"] + argv + ([] if "--event" in argv else ["--event", "out0<1"])
-    assert main(argv) == 2
-    assert message in capsys.readouterr().err
+    try:
+        code = main(argv)
+    except SystemExit as stop:  # argparse's own usage errors
+        code = stop.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1

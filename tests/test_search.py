@@ -14,7 +14,8 @@ import pytest
 import exactdp
 from exactdp.cli import main
 from exactdp.errors import InputError
-from exactdp.search import STATDP_PATTERNS, InputSpace, search
+from exactdp.search import STATDP_PATTERNS, InputSpace, SearchResult, Witness, search
+from exactdp.sequences import as_output, as_queries
 
 
 def test_patterns_reproduce_statdp_table_1_at_length_5():
@@ -140,6 +141,18 @@ def test_released_noisy_value_loss_grows_with_the_length(name, length, evaluatio
     assert abs(loss - length * per_query) < 1e-25
     assert result.verdict == ("violation" if loss > 1 else "within claim")
     assert abs(mpmath.mpf(_recheck(result.record(), capsys)["log_ratio"]) - loss) < 1e-25
+
+
+def test_recheck_command_accepts_values_starting_with_a_minus(capsys):
+    # "--d1 -1,0" would make argparse read "-1,0" as an option: the record spells "--d1=-1,0"
+    mech = exactdp.mechanism("noisy_max_laplace_value")
+    d1, d2, output = as_queries("-1,0"), as_queries("0,1"), as_output("-4/3")
+    witness = Witness(d1, d2, output, exactdp.privacy_loss(mech, d1, d2, "-4/3"))
+    record = SearchResult(mech, witness, mech.claimed_eps, 1, "evaluations", 0.0, None).record()
+    assert "--d1=-1,0" in record["recheck"] and "--output=-4/3" in record["recheck"]
+    # below every answer the ratio is e^{Σ_j (d2_j − d1_j)/b} = e^{2/2} (b = 2Δ/ε = 2; see
+    # test_bad_noisy_max_exceeds_eps)
+    assert _recheck(record, capsys)["log_ratio"] == "1.0"
 
 
 def test_bad_noisy_max_exceeds_eps(capsys):

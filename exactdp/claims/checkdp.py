@@ -124,7 +124,8 @@ def _value_panel(curves) -> Panel:
               Curve("tε/2 (spec §4 item 10)", xs, tuple(t * EPS / 2 for t in xs), STATEMENT, 2),
               horizontal(f"claimed ε = {EPS}", EPS, SIZES, -1))
     return Panel("released values: exact ln ratio against the family size",
-                 "t (queries that move)", LOSS_AXIS, curves, xscale="log", yscale="symlog", ylim=(0, 1000),
+                 "t (queries that move)", LOSS_AXIS, curves, xscale="log", yscale="symlog",
+                 ylim=(0, 1000),
                  note="BadGapSVT: D = (0^t,0), D′ = (1^t,0), a = (⊥^t,0)\n"
                       "BadNoisyMax: D = 0^t, D′ = 1^t, a = −1")
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from ..errors import InputError
+from ..registry import Registry
 from .figure_spec import FigureSpec
 
 #: Verdicts: the paper's statement holds for the exact numbers, or it does not.
@@ -74,6 +74,9 @@ class Claim:
     evaluate : callable
         ``evaluate(progress)`` computes the claim; ``progress()`` is called after each exact
         evaluation (for the progress bar).
+    cost : float
+        Rough run time in seconds on a 2-core machine: ``exactdp reproduce`` starts the costliest
+        claims first when it runs them in parallel.
     """
 
     id: str
@@ -81,28 +84,23 @@ class Claim:
     statement: str
     family: str
     evaluate: Callable[[Callable[[], None]], ClaimResult]
+    cost: float = 10.0
 
 
-_CLAIMS: dict[str, Claim] = {}
+_CLAIMS: Registry[Claim] = Registry("claim id")
 
 
 def register_claim(claim: Claim) -> Claim:
     """Add ``claim`` to the catalogue (ids are unique) and return it."""
-    if claim.id in _CLAIMS:
-        raise RuntimeError(f"duplicate claim id {claim.id}")
-    _CLAIMS[claim.id] = claim
-    return claim
+    return _CLAIMS.add(claim.id, claim)
 
 
 def claim_ids() -> tuple[str, ...]:
     """Every registered claim id, in registration order."""
-    return tuple(_CLAIMS)
+    return _CLAIMS.names()
 
 
 def get_claim(claim_id: str) -> Claim:
     """The claim called ``claim_id`` (an :class:`~exactdp.errors.InputError` naming the choices
     otherwise)."""
-    try:
-        return _CLAIMS[claim_id]
-    except KeyError:
-        raise InputError(f"unknown claim id {claim_id!r} (known: {', '.join(_CLAIMS)})") from None
+    return _CLAIMS.get(claim_id)

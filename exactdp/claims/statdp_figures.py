@@ -131,4 +131,4 @@ register_claim(Claim(
     "the mechanisms whose true privacy exceeds ε0",
     "histogram, histogram_eps, SVT (T=0.5), iSVT1–4 (T=1, N=1), noisy max v1a/v1b/v2a/v2b; "
     "ε0 ∈ {0.2, 0.7, 1.5}; StatDP's input patterns; size = 100 × test ε",
-    evaluate_statdp))
+    evaluate_statdp, cost=180))

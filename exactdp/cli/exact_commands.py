@@ -1,4 +1,5 @@
-"""``exactdp list``, ``prob``, ``loss`` and ``maxloss``: the exact engine on the command line."""
+"""``exactdp list``, ``prob``, ``loss`` and ``maxloss``: the exact engine on the command line
+(an output, or with ``--event`` an interval/box event on numeric outputs)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import argparse
 import json
 from fractions import Fraction
 
+from ..errors import InputError
 from ..exact import max_privacy_loss, privacy_loss, probability
+from ..exact.continuous_events import event_privacy_loss, event_probability
 from ..formatting import format_value
 from ..mechanisms import catalogue
 from ..sequences import format_number
@@ -37,15 +40,27 @@ def run_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_event_method(args: argparse.Namespace) -> None:
+    if args.event is not None and args.method != "auto":
+        raise InputError(f"--method applies to --output only (events choose their own method), "
+                         f"got --method {args.method} with --event")
+
+
 def run_prob(args: argparse.Namespace) -> int:
     mech = build_mechanism(args)
-    result = probability(mech, args.queries, args.output, dps=args.dps, method=args.method)
+    _check_event_method(args)
+    if args.event is not None:
+        result = event_probability(mech, args.queries, args.event, dps=args.dps)
+        what = f"probability of the event {args.event}"
+    else:
+        result = probability(mech, args.queries, args.output, dps=args.dps, method=args.method)
+        what = f"{'density' if result.is_density else 'probability'} of the output"
     emit(args, {
         "probability": format_value(result.value, args.dps),
         "log_probability": format_value(result.log_value, args.dps),
         "error": error_digits(result.error),
         "method": result.method,
-    }, f"{mech}: {'density' if result.is_density else 'probability'} of the output")
+    }, f"{mech}: {what}")
     return 0
 
 
@@ -59,13 +74,20 @@ def _loss_record(loss, dps: int) -> dict[str, str]:
 
 def run_loss(args: argparse.Namespace) -> int:
     mech = build_mechanism(args)
-    loss = privacy_loss(mech, args.d1, args.d2, args.output, dps=args.dps, method=args.method,
-                        allow_any_pair=args.any_pair)
+    _check_event_method(args)
+    if args.event is not None:
+        loss = event_privacy_loss(mech, args.d1, args.d2, args.event, dps=args.dps,
+                                  allow_any_pair=args.any_pair)
+        what = f"the event {args.event}"
+    else:
+        loss = privacy_loss(mech, args.d1, args.d2, args.output, dps=args.dps,
+                            method=args.method, allow_any_pair=args.any_pair)
+        what = "the output"
     record = _loss_record(loss, args.dps)
     if not args.json:
         record["log_ratio_error"] = error_digits(loss.error)
         record["method"] = loss.p1.method
-    emit(args, record, f"{mech}: privacy loss ln(p1/p2) of the output")
+    emit(args, record, f"{mech}: privacy loss ln(p1/p2) of {what}")
     return 0
 
 
@@ -80,6 +102,13 @@ def run_maxloss(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_output_or_event(parser: argparse.ArgumentParser) -> None:
+    chosen = parser.add_mutually_exclusive_group(required=True)
+    chosen.add_argument("--output", metavar="O", help="one output, e.g. F*1000,T*1000")
+    chosen.add_argument("--event", metavar="E", help="an interval/box event on numeric outputs, "
+                        "e.g. 'out0<3.5', 'out1 in [0,2)', clauses joined by 'and' or ';'")
+
+
 def register(subparsers) -> None:
     """Add the four subcommands."""
     listing = subparsers.add_parser("list", help="the mechanism catalogue")
@@ -89,7 +118,7 @@ def register(subparsers) -> None:
     prob = subparsers.add_parser("prob", help="exact probability (or density) of one output")
     add_mechanism_arguments(prob)
     prob.add_argument("--queries", required=True, metavar="Q", help="e.g. 0*1000,1*1000")
-    prob.add_argument("--output", required=True, metavar="O", help="e.g. F*1000,T*1000")
+    _add_output_or_event(prob)
     add_precision_arguments(prob)
     add_json_argument(prob)
     prob.set_defaults(run=run_prob)
@@ -101,7 +130,7 @@ def register(subparsers) -> None:
         sub.add_argument("--d1", required=True, metavar="Q", help="query answers on D1")
         sub.add_argument("--d2", required=True, metavar="Q", help="query answers on D2")
         if name == "loss":
-            sub.add_argument("--output", required=True, metavar="O")
+            _add_output_or_event(sub)
         add_precision_arguments(sub, method=name == "loss")
         sub.add_argument("--any-pair", action="store_true",
                          help="do not require D1 and D2 to be neighbours")

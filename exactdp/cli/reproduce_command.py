@@ -6,13 +6,16 @@ import argparse
 from pathlib import Path
 
 from ..claims import claim_ids
+from ..errors import InputError
 from ..claims.reproduce import DEFAULT_OUT, run, select
 
 
 def run_reproduce(args: argparse.Namespace) -> int:
     """Check every ``--only`` id, then compute, judge and write; one summary line per claim."""
     claims = select(args.only)
-    for claim, result in run(claims, Path(args.out)):
+    if args.jobs < 1:
+        raise InputError(f"--jobs must be a positive integer, got --jobs {args.jobs}")
+    for claim, result in run(claims, Path(args.out), jobs=args.jobs):
         print(f"{claim.id}: {result.verdict} — {result.detail}")
     print(f"wrote {len(claims)} figures, claims.json and claims.md to {args.out}")
     return 0
@@ -26,4 +29,6 @@ def register(subparsers) -> None:
                         help=f"output directory (default {DEFAULT_OUT})")
     parser.add_argument("--only", nargs="+", action="extend", metavar="ID",
                         help=f"only these claims (ids: {', '.join(claim_ids())})")
+    parser.add_argument("--jobs", type=int, default=2, metavar="J",
+                        help="worker processes (default 2)")
     parser.set_defaults(run=run_reproduce)

@@ -89,13 +89,13 @@ def loss_from_probabilities(p1: Probability, p2: Probability) -> PrivacyLoss:
                            p1.relative_error + p2.relative_error)
 
 
-def privacy_loss(mech: ThresholdMechanism, d1, d2, output, dps: int = 30, method: str = "auto",
+def privacy_loss(mech, d1, d2, output, dps: int = 30, method: str = "auto",
                  allow_any_pair: bool = False) -> PrivacyLoss:
     """The exact privacy loss ``ln(Pr[M(d1) = output] / Pr[M(d2) = output])``.
 
     Parameters
     ----------
-    mech : ThresholdMechanism
+    mech : mechanism description
     d1, d2 : str or sequence of numbers
         Query answers on the two inputs (``x*k`` repeats allowed in strings).
     output : str or sequence
@@ -159,7 +159,7 @@ def possible_outputs(mech: ThresholdMechanism, n: int):
     yield from extend([], 0)
 
 
-def max_privacy_loss(mech: ThresholdMechanism, d1, d2, dps: int = 30,
+def max_privacy_loss(mech, d1, d2, dps: int = 30,
                      allow_any_pair: bool = False) -> MaxPrivacyLoss:
     """The exact maximum of ``|ln(Pr[M(d1) = a] / Pr[M(d2) = a])|`` over every output ``a``.
 

@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Callable, Mapping
 
 from ..errors import InputError
+from ..registry import Registry
 from ..sequences import to_fraction
 
 #: Marker for an infinite budget (``eps2=inf``: no query noise).
@@ -104,28 +105,22 @@ class CatalogueEntry:
         return self.build(values)
 
 
-_REGISTRY: dict[str, CatalogueEntry] = {}
+_CATALOGUE: Registry[CatalogueEntry] = Registry("mechanism")
 
 
 def register(entry: CatalogueEntry) -> CatalogueEntry:
     """Add an entry to the catalogue (names are unique)."""
-    if entry.name in _REGISTRY:
-        raise RuntimeError(f"duplicate catalogue name {entry.name}")
-    _REGISTRY[entry.name] = entry
-    return entry
+    return _CATALOGUE.add(entry.name, entry)
 
 
 def catalogue() -> tuple[CatalogueEntry, ...]:
     """Every registered entry, in registration order."""
-    return tuple(_REGISTRY.values())
+    return _CATALOGUE.items()
 
 
 def entry(name: str) -> CatalogueEntry:
     """The entry called ``name`` (an :class:`InputError` naming the choices otherwise)."""
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise InputError(f"unknown mechanism {name!r} (known: {', '.join(_REGISTRY)})") from None
+    return _CATALOGUE.get(name)
 
 
 def mechanism(name: str, **params: object):

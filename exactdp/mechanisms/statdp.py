@@ -5,29 +5,20 @@ iSVT1 = Alg. 5, iSVT2 = Alg. 6, iSVT3 = Alg. 4, iSVT4 = Alg. 3.  Outputs are raw
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from .catalogue import Param
-from .description import Release
-from .svt import declare
+from .svt import alg1_fields, alg3_fields, alg4_fields, alg5_fields, alg6_fields, declare
 
 STATDP = "Ding et al., CCS 2018"
 N = Param("N", "count", 1, "stop after the N-th ⊤")
 
 declare("statdp.SVT", f"{STATDP}, Alg. 11", "ρ~Lap(2Δ/ε), ν~Lap(4NΔ/ε), cutoff N", N,
-        lambda eps, d, n: dict(threshold_scale=2 * d / eps, query_scale=4 * n * d / eps, cutoff=n),
-        true_privacy="ε (tight)")
+        alg1_fields, true_privacy="ε (tight)")
 declare("statdp.iSVT1", f"{STATDP}, Alg. 12", "ρ~Lap(2Δ/ε), no query noise, no cutoff", None,
-        lambda eps, d, n: dict(threshold_scale=2 * d / eps, query_scale=Fraction(0)),
-        true_privacy="not private")
+        alg5_fields, true_privacy="not private")
 declare("statdp.iSVT2", f"{STATDP}, Alg. 14", "ρ~Lap(2Δ/ε), ν~Lap(2Δ/ε), no cutoff", None,
-        lambda eps, d, n: dict(threshold_scale=2 * d / eps, query_scale=2 * d / eps),
-        true_privacy="not private")
+        alg6_fields, true_privacy="not private")
 declare("statdp.iSVT3", f"{STATDP}, Alg. 13", "ρ~Lap(4Δ/ε), ν~Lap(4Δ/(3ε)), cutoff N", N,
-        lambda eps, d, n: dict(threshold_scale=4 * d / eps, query_scale=4 * d / (3 * eps), cutoff=n),
-        true_privacy="(1+6N)ε/4")
+        alg4_fields, true_privacy="(1+6N)ε/4")
 declare("statdp.iSVT4", f"{STATDP}, Alg. 15",
-        "ρ~Lap(2Δ/ε), ν~Lap(2NΔ/ε), cutoff N, outputs q_i+ν_i at ⊤", N,
-        lambda eps, d, n: dict(threshold_scale=2 * d / eps, query_scale=2 * n * d / eps, cutoff=n,
-                               release=Release.NOISY_VALUE),
+        "ρ~Lap(2Δ/ε), ν~Lap(2NΔ/ε), cutoff N, outputs q_i+ν_i at ⊤", N, alg3_fields,
         true_privacy="not private for any finite ε")

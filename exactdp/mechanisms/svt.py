@@ -40,27 +40,51 @@ def declare(name, source, summary, cutoff, fields, true_privacy="ε"):
     return register(CatalogueEntry(name, source, summary, params, make, "ε", true_privacy))
 
 
+def alg1_fields(eps, d, c):
+    """Lyu Alg. 1: ρ ~ Lap(2Δ/ε), ν ~ Lap(4cΔ/ε), cutoff c."""
+    return dict(threshold_scale=2 * d / eps, query_scale=4 * c * d / eps, cutoff=c)
+
+
+def alg2_fields(eps, d, c):
+    """Lyu Alg. 2: ρ ~ Lap(2cΔ/ε) redrawn after each ⊤, ν ~ Lap(4cΔ/ε), cutoff c."""
+    return dict(threshold_scale=2 * c * d / eps, query_scale=4 * c * d / eps, cutoff=c,
+                redraw_threshold=True)
+
+
+def alg3_fields(eps, d, c):
+    """Lyu Alg. 3: ρ ~ Lap(2Δ/ε), ν ~ Lap(2cΔ/ε), cutoff c, releases q_i + ν_i at ⊤."""
+    return dict(threshold_scale=2 * d / eps, query_scale=2 * c * d / eps, cutoff=c,
+                release=Release.NOISY_VALUE)
+
+
+def alg4_fields(eps, d, c):
+    """Lyu Alg. 4: ρ ~ Lap(4Δ/ε), ν ~ Lap(4Δ/(3ε)) (not scaled with c), cutoff c."""
+    return dict(threshold_scale=4 * d / eps, query_scale=4 * d / (3 * eps), cutoff=c)
+
+
+def alg5_fields(eps, d, c):
+    """Lyu Alg. 5: ρ ~ Lap(2Δ/ε), no query noise, no cutoff."""
+    return dict(threshold_scale=2 * d / eps, query_scale=Fraction(0))
+
+
+def alg6_fields(eps, d, c):
+    """Lyu Alg. 6: ρ ~ Lap(2Δ/ε), ν ~ Lap(2Δ/ε), no cutoff."""
+    return dict(threshold_scale=2 * d / eps, query_scale=2 * d / eps)
+
+
 declare("svt1", f"{LYU}, Alg. 1", "ρ~Lap(2Δ/ε), ν~Lap(4cΔ/ε), cutoff c, outputs ⊤/⊥", CUTOFF,
-        lambda eps, d, c: dict(threshold_scale=2 * d / eps, query_scale=4 * c * d / eps, cutoff=c),
-        true_privacy="ε (tight)")
+        alg1_fields, true_privacy="ε (tight)")
 declare("svt2", f"{LYU}, Alg. 2 (Dwork–Roth book)",
-        "ρ~Lap(2cΔ/ε) redrawn after each ⊤, ν~Lap(4cΔ/ε), cutoff c", CUTOFF,
-        lambda eps, d, c: dict(threshold_scale=2 * c * d / eps, query_scale=4 * c * d / eps,
-                               cutoff=c, redraw_threshold=True))
+        "ρ~Lap(2cΔ/ε) redrawn after each ⊤, ν~Lap(4cΔ/ε), cutoff c", CUTOFF, alg2_fields)
 declare("svt3", f"{LYU}, Alg. 3 (Roth's notes)",
-        "ρ~Lap(2Δ/ε), ν~Lap(2cΔ/ε), cutoff c, outputs q_i+ν_i at ⊤", CUTOFF,
-        lambda eps, d, c: dict(threshold_scale=2 * d / eps, query_scale=2 * c * d / eps, cutoff=c,
-                               release=Release.NOISY_VALUE),
+        "ρ~Lap(2Δ/ε), ν~Lap(2cΔ/ε), cutoff c, outputs q_i+ν_i at ⊤", CUTOFF, alg3_fields,
         true_privacy="not private for any finite ε")
 declare("svt4", f"{LYU}, Alg. 4 (Lee & Clifton)", "ρ~Lap(4Δ/ε), ν~Lap(4Δ/(3ε)), cutoff c", CUTOFF,
-        lambda eps, d, c: dict(threshold_scale=4 * d / eps, query_scale=4 * d / (3 * eps), cutoff=c),
-        true_privacy="(1+6c)ε/4 (tight)")
+        alg4_fields, true_privacy="(1+6c)ε/4 (tight)")
 declare("svt5", f"{LYU}, Alg. 5 (Stoddard et al.)", "ρ~Lap(2Δ/ε), no query noise, no cutoff", None,
-        lambda eps, d, c: dict(threshold_scale=2 * d / eps, query_scale=Fraction(0)),
-        true_privacy="not private")
+        alg5_fields, true_privacy="not private")
 declare("svt6", f"{LYU}, Alg. 6 (Chen et al. 2015)", "ρ~Lap(2Δ/ε), ν~Lap(2Δ/ε), no cutoff", None,
-        lambda eps, d, c: dict(threshold_scale=2 * d / eps, query_scale=2 * d / eps),
-        true_privacy="not private")
+        alg6_fields, true_privacy="not private")
 
 
 def _build_svt7(p):
