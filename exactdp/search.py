@@ -21,9 +21,10 @@ A family plugs in with two generic functions (``functools.singledispatch``):
   refined by Brent's method (:func:`maximise_over_values`); the maximising point density for the
   noisy sums and the histogram.
 
-Reproducibility: the search stops after ``max_evaluations`` distinct pairs, after ``budget``
-seconds, or at an infinite loss (nothing can beat it), whichever comes first.  The result records
-which one stopped it; when it is not the clock, the same seed gives the same witness on any machine.
+Reproducibility: the search stops after ``max_evaluations`` distinct pairs, at an infinite loss
+(nothing can beat it), or after ``budget`` seconds if one is given, whichever comes first.  The
+result records which one stopped it; when it is not the clock (the default has no clock), the same
+seed gives the same witness on any machine.
 """
 
 from __future__ import annotations
@@ -467,7 +468,7 @@ def _mutate(pair, space: InputSpace, max_length: int, rng: np.random.Generator):
     return d1, d2
 
 
-def search(mech, max_length: int = 5, seed: int = 0, budget: float = 10.0,
+def search(mech, max_length: int = 5, seed: int = 0, budget: float | None = None,
            max_evaluations: int = 200, dps: int = 15,
            stop_at_violation: bool = False) -> SearchResult:
     """Search neighbouring inputs for the largest exact privacy loss of ``mech``.
@@ -480,8 +481,8 @@ def search(mech, max_length: int = 5, seed: int = 0, budget: float = 10.0,
         Longest query vector tried.
     seed : int
         Seed of the only random generator (``numpy.random.default_rng``).
-    budget : float
-        Wall-clock limit in seconds.
+    budget : float, optional
+        Wall-clock limit in seconds (default: none, so the result depends on the seed only).
     max_evaluations : int
         Limit on distinct pairs scored (the reproducible limit, see the module docstring).
     dps : int
@@ -506,7 +507,7 @@ def search(mech, max_length: int = 5, seed: int = 0, budget: float = 10.0,
             or max_evaluations < 1):
         raise InputError(f"max_evaluations must be a positive integer, got "
                          f"max_evaluations={max_evaluations!r}")
-    if not budget > 0:
+    if budget is not None and not budget > 0:
         raise InputError(f"budget must be a positive number of seconds, got budget={budget!r}")
     space = input_space(mech)
     claimed = mech.claimed_eps
@@ -519,7 +520,7 @@ def search(mech, max_length: int = 5, seed: int = 0, budget: float = 10.0,
     stopped_by = "evaluations"
     attempts = 0
     while len(seen) < max_evaluations:
-        if best is not None and time.perf_counter() - start > budget:
+        if best is not None and budget is not None and time.perf_counter() - start > budget:
             stopped_by = "time"
             break
         attempts += 1

@@ -25,8 +25,8 @@ def register(subparsers) -> None:
     sub.add_argument("--max-length", type=int, default=5, metavar="N",
                      help="longest query vector tried (default 5)")
     sub.add_argument("--seed", type=int, default=0, help="seed of the candidates (default 0)")
-    sub.add_argument("--budget", type=float, default=10.0, metavar="SECONDS",
-                     help="wall-clock limit (default 10)")
+    sub.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                     help="wall-clock limit (default: none, so the result depends on the seed only)")
     sub.add_argument("--evaluations", type=int, default=200, metavar="K",
                      help="limit on input pairs scored; the reproducible limit (default 200)")
     sub.add_argument("--dps", type=int, default=15, help="significant digits (default 15)")
