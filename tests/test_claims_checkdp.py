@@ -3,7 +3,6 @@
 import mpmath
 
 import exactdp
-import exactdp.claims.checkdp  # noqa: F401  (registers the claim)
 from exactdp.claims import CONFIRMED
 
 from .claims_cache import result, series

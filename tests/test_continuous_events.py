@@ -13,7 +13,6 @@ import pytest
 from scipy import integrate, stats
 
 import exactdp
-import exactdp.sampling.sums  # noqa: F401  (registers the sampler)
 from exactdp.cli import main
 from exactdp.errors import InputError, MethodUnavailableError
 from exactdp.exact.continuous_events import (Interval, event_privacy_loss, event_probability,

@@ -8,7 +8,6 @@ import pytest
 from scipy.stats import binom
 
 import exactdp
-import exactdp.sampling.tester  # noqa: F401  (registers the histogram family)
 from exactdp.errors import InputError
 from exactdp.exact.events import event_probability
 from exactdp.sampling.events import parse_event, view_of

@@ -8,7 +8,6 @@ import pytest
 from scipy.stats import binom
 
 import exactdp
-import exactdp.sampling.tester  # noqa: F401  (registers the noisy max family)
 from exactdp.errors import InputError, MethodUnavailableError
 from exactdp.exact.events import event_probability
 from exactdp.sampling.events import parse_event, view_of
@@ -90,3 +89,15 @@ def test_bad_outputs():
         exactdp.probability(mech, [0, 1, 2], "3")
     with pytest.raises(MethodUnavailableError):
         exactdp.probability(mech, [0, 1, 2], "1", method="closed")
+
+
+def test_one_entry_sequences_are_accepted_as_the_output():
+    # the same output spelled as a number, a string, a list and Runs gives the same value
+    from exactdp.sequences import as_output
+
+    mech = exactdp.mechanism("noisy_max_laplace_value")
+    values = {exactdp.probability(mech, [0, 1], spelled).value
+              for spelled in ("1.5", 1.5, [1.5], as_output("1.5"))}
+    assert len(values) == 1
+    with pytest.raises(exactdp.InputError, match="one number, got 2 entries"):
+        exactdp.probability(exactdp.mechanism("noisy_max_laplace"), [0, 1], [1, 0])

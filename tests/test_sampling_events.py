@@ -115,7 +115,6 @@ def test_table_1_patterns():
 
 
 def test_histogram_uses_one_differ_patterns_scaled_by_sensitivity():
-    import exactdp.sampling.tester  # noqa: F401  (registers the histogram family)
     mech = exactdp.mechanism("histogram", sensitivity=2)
     pairs = candidate_inputs(mech)
     assert len(pairs) == 4

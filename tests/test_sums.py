@@ -13,8 +13,6 @@ import pytest
 from scipy import integrate, stats
 
 import exactdp
-import exactdp.exact.sums  # noqa: F401  (registers the engine)
-import exactdp.sampling.sums  # noqa: F401  (registers the sampler)
 from exactdp.errors import InputError
 
 

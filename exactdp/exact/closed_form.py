@@ -17,7 +17,6 @@ pass is repeated with that many more.  The reported error is ``M · (number of t
 
 from __future__ import annotations
 
-import math
 
 import mpmath
 from mpmath import mpf

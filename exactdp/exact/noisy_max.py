@@ -27,7 +27,7 @@ from mpmath import mpf
 from ..errors import InputError, MethodUnavailableError, PrecisionError
 from ..mechanisms.noisy_max import NoiseKind, NoisyMaxMechanism
 from ..noise import laplace_dlogcdf, laplace_logcdf, laplace_logpdf
-from ..sequences import as_queries, to_fraction
+from ..sequences import Runs, as_output, as_queries, to_fraction
 from .log_concave import LogConcave, log_integral, working_precision
 from .log_integrand import to_mpf
 from .probability import Probability, check_dps, check_method, probability
@@ -133,10 +133,22 @@ def _value_density(mech, answers, output, dps) -> Probability:
         return Probability(+value, mpmath.log(value), error, "closed", True, dps)
 
 
+def _single_entry(mech, output):
+    """Noisy max outputs one number: accept it bare, or as a one-entry sequence or ``Runs``."""
+    if isinstance(output, (Runs, list, tuple)):
+        runs = as_output(output)
+        if len(runs) != 1:
+            raise InputError(f"not an output {mech.name} can produce: one number, got "
+                             f"{len(runs)} entries")
+        output = runs.runs[0][0]
+    return output
+
+
 @probability.register
 def _(mech: NoisyMaxMechanism, queries, output, dps: int = 30, method: str = "auto"):
     dps, method = check_dps(dps), check_method(method)
     answers = _answers(queries)
+    output = _single_entry(mech, output)
     if mech.releases_value:
         return _value_density(mech, answers, output, dps)
     return _index_probability(mech, answers, output, dps, method)
