@@ -306,4 +306,5 @@ def event_privacy_loss(mech, d1, d2, event, dps: int = 30,
     """``ln(Pr[M(d1) ∈ event] / Pr[M(d2) ∈ event])``, exact (±∞ for structural zeros)."""
     d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
     event = _as_event(event)
-    return loss_from_probabilities(event_probability(mech, d1, event, dps), event_probability(mech, d2, event, dps))
+    return loss_from_probabilities(event_probability(mech, d1, event, dps),
+                                   event_probability(mech, d2, event, dps))

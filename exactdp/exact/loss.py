@@ -115,7 +115,7 @@ def privacy_loss(mech, d1, d2, output, dps: int = 30, method: str = "auto",
     """
     d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
     return loss_from_probabilities(probability(mech, d1, output, dps, method),
-                 probability(mech, d2, output, dps, method))
+                                   probability(mech, d2, output, dps, method))
 
 
 @dataclass(frozen=True)
