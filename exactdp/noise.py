@@ -1,64 +1,372 @@
-"""Laplace noise: log density, log CDF and log survival function in mpmath, and their
-derivatives; a seeded numpy sampler.
+"""Noise laws as values: Laplace, one-sided exponential, Gumbel and "no noise".
 
-Notation of spec §1: ``Lap(b)`` has density ``p_b(x) = exp(-|x|/b)/(2b)``, CDF
-``F_b(x) = ½e^{x/b}`` for ``x < 0`` and ``1 - ½e^{-x/b}`` for ``x ≥ 0``, survival
-``S_b(x) = F_b(-x)``.  ``S`` is computed directly, never as ``1 - F`` (cancellation).  All three
-are log-concave, which the quadrature relies on (``exactdp.exact.quadrature``).
+A law is a frozen value with its scale.  It gives, at mpmath precision, the log density, log CDF
+and log survival function and their derivatives (the exact engine), the probability of an
+interval, its support, the points where its log functions are not smooth, its piecewise
+exponential form where it has one (the closed form), and a numpy sampler (the sampling side).
+Every other module reads laws through this interface; adding a law is adding one class.
 
-``b = 0`` (no noise) is handled by the callers: ``F_0`` and ``S_0`` are indicators and become
-interval constraints on the threshold noise.
+Notation (``b`` the scale):
+
+* ``Lap(b)``: density ``e^{−|x|/b}/(2b)``; CDF ``½e^{x/b}`` for ``x < 0``, ``1 − ½e^{−x/b}``
+  for ``x ≥ 0``; survival ``S(x) = F(−x)`` (Dwork & Roth 2014, Def. 3.2);
+* ``Exp(b)``: density ``e^{−x/b}/b`` on ``x ≥ 0``; CDF ``1 − e^{−x/b}``; survival ``e^{−x/b}``
+  (StatDP's ``noisy_max_v2a``/``v2b``: Ding et al., CCS 2018);
+* ``Gumbel(b)``: density ``e^{−(x/b + e^{−x/b})}/b``; CDF ``exp(−e^{−x/b})``; survival
+  ``1 − exp(−e^{−x/b})`` (report noisy max with Gumbel noise is the exponential mechanism:
+  McSherry & Talwar, FOCS 2007; Dwork & Roth 2014, §3.4);
+* no noise: the point mass at 0 (CDF and survival are indicators, there is no density).
+
+The survival function is computed directly, never as ``1 − F`` (cancellation).  All three
+continuous laws are log-concave (their density, CDF and survival function), which the
+peak-aware quadrature relies on.
 """
 
 from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import ClassVar, NamedTuple
 
 import mpmath
 import numpy as np
 from mpmath import mpf
 
-_HALF = mpf(1) / 2
+from .errors import PrecisionError
+from .precision import to_mpf
+
+_NEG_INF = mpf("-inf")
+#: Largest ``−x/b`` at which the Gumbel law is evaluated (``exp(−e^{10^18})`` is still an mpf).
+GUMBEL_EXPONENT_LIMIT = 10 ** 18
 
 
-def laplace_logpdf(x: mpf, b: mpf) -> mpf:
-    """``log p_b(x) = -|x|/b - log(2b)``."""
-    return -abs(x) / b - mpmath.log(2 * b)
+class Kind(enum.Enum):
+    """Which function of a law a factor uses."""
+
+    #: ``F(x) = Pr[η ≤ x]``
+    CDF = "cdf"
+    #: ``S(x) = Pr[η ≥ x]``
+    SF = "sf"
+    #: the density ``p(x)``
+    PDF = "pdf"
 
 
-def laplace_dlogpdf(x: mpf, b: mpf) -> mpf:
-    """``d/dx log p_b(x) = −sign(x)/b`` (the right derivative ``−1/b`` at 0)."""
-    return -1 / b if x >= 0 else 1 / b
+class ExponentialPiece(NamedTuple):
+    """On one smooth piece, a law's function is ``e^{log_coefficient + rate·x}``
+    (``one_minus=False``) or ``1 − e^{log_coefficient + rate·x}`` (``one_minus=True``)."""
+
+    log_coefficient: mpf
+    rate: mpf
+    one_minus: bool
 
 
-def laplace_logcdf(x: mpf, b: mpf) -> mpf:
-    """``log F_b(x)``: ``x/b - log 2`` for ``x < 0``, ``log(1 - ½e^{-x/b})`` for ``x ≥ 0``.
+@dataclass(frozen=True)
+class NoiseLaw:
+    """Base class of the noise laws.
 
-    Accurate in absolute terms (``1 - ½e^{-x/b} ≥ ½``), which is what a sum of logs needs; for a
-    tiny result the relative accuracy is lower than ``log1p`` would give, at half the cost.
+    Attributes
+    ----------
+    scale : Fraction
+        The scale ``b`` (0 only for :class:`NoNoise`).
+    symbol : str
+        Short name for display (``Lap``, ``Exp``, ``Gumbel``).
+    closed_form : bool
+        Whether :meth:`exponential_piece` exists (the law is piecewise exponential).
+    kinks : tuple of Fraction
+        Points (in units of the scale) where the log functions are not smooth.
+    median : Fraction
+        The median in units of the scale (where :meth:`interval` switches from the CDF to the
+        survival function).
     """
-    if x < 0:
-        return x / b - mpmath.ln2
-    return mpmath.log(1 - _HALF * mpmath.exp(-x / b))
+
+    scale: Fraction
+    symbol: ClassVar[str] = ""
+    closed_form: ClassVar[bool] = False
+    kinks: ClassVar[tuple] = ()
+    median: ClassVar[Fraction] = Fraction(0)
+
+    def __post_init__(self):
+        if not isinstance(self.scale, Fraction) or self.scale <= 0:
+            raise ValueError(f"{self.symbol} needs a positive Fraction scale, got {self.scale!r}")
+
+    def __str__(self) -> str:
+        return f"{self.symbol}({self.scale})"
+
+    @property
+    def b(self) -> mpf:
+        """The scale as an mpf at the current precision (cached per precision on the value;
+        the cache is not a field, so equality and hashing ignore it)."""
+        cache = self.__dict__.setdefault("_scale_at_precision", {})
+        prec = mpmath.mp.prec
+        if prec not in cache:
+            cache[prec] = to_mpf(self.scale)
+        return cache[prec]
+
+    @property
+    def is_point_mass(self) -> bool:
+        """True for "no noise": its CDF and survival factors are constraints, not factors."""
+        return False
+
+    def positive_region(self, kind: Kind) -> tuple:
+        """``(low, high)``: the interval of ``x`` where ``kind`` is positive (``None`` ends are
+        infinite)."""
+        return None, None
+
+    def functions(self, kind: Kind) -> tuple:
+        """``(log g, d log g)`` as bound methods, for ``g`` the CDF, survival function or
+        density."""
+        if kind is Kind.CDF:
+            return self.logcdf, self.dlogcdf
+        if kind is Kind.SF:
+            return self.logsf, self.dlogsf
+        return self.logpdf, self.dlogpdf
+
+    def log(self, kind: Kind, x: mpf) -> mpf:
+        """``log F(x)``, ``log S(x)`` or ``log p(x)``."""
+        return self.functions(kind)[0](x)
+
+    def kink_points(self) -> tuple:
+        """:attr:`kinks` in the units of ``x`` (exact rationals)."""
+        return tuple(Fraction(k) * self.scale for k in self.kinks)
+
+    def interval(self, low: mpf, high: mpf) -> mpf:
+        """``Pr[low < η < high]`` (ends may be ±inf) without cancellation: split at the median
+        ``m``, ``(F(min(high, m)) − F(low)) + (S(max(low, m)) − S(high))``, each difference
+        taken as ``e^a·(−expm1(b − a))`` of two values on the same side of the median."""
+        if not low < high:
+            return mpf(0)
+        median = to_mpf(Fraction(self.median)) * self.b
+        total = mpf(0)
+        if low < median:
+            total += _difference(self._logcdf_or_limit(min(high, median)),
+                                 self._logcdf_or_limit(low))
+        if high > median:
+            total += _difference(self._logsf_or_limit(max(low, median)),
+                                 self._logsf_or_limit(high))
+        return total
+
+    def _logcdf_or_limit(self, x: mpf) -> mpf:
+        return _NEG_INF if x == -mpmath.inf else mpf(0) if x == mpmath.inf else self.logcdf(x)
+
+    def _logsf_or_limit(self, x: mpf) -> mpf:
+        return mpf(0) if x == -mpmath.inf else _NEG_INF if x == mpmath.inf else self.logsf(x)
+
+    def exponential_piece(self, kind: Kind, x: mpf) -> ExponentialPiece:
+        """The piecewise exponential form of ``kind`` on the smooth piece containing ``x``."""
+        raise NotImplementedError(f"{self.symbol} noise has no piecewise exponential form")
+
+    def sample(self, rng: np.random.Generator, size) -> np.ndarray:
+        """Draws of the law (a numpy array of shape ``size``)."""
+        raise NotImplementedError
 
 
-def laplace_logsf(x: mpf, b: mpf) -> mpf:
-    """``log S_b(x) = log F_b(-x)``."""
-    return laplace_logcdf(-x, b)
+def _difference(log_big: mpf, log_small: mpf) -> mpf:
+    """``e^{log_big} − e^{log_small}`` for ``log_big ≥ log_small``."""
+    if log_big == _NEG_INF:
+        return mpf(0)
+    return mpmath.exp(log_big) * -mpmath.expm1(log_small - log_big)
 
 
-def laplace_dlogcdf(x: mpf, b: mpf) -> mpf:
-    """``d/dx log F_b(x)``: ``1/b`` for ``x < 0``, ``1/(b(2e^{x/b} - 1))`` for ``x ≥ 0``."""
-    if x < 0:
-        return 1 / b
-    return 1 / (b * (2 * mpmath.exp(x / b) - 1))
+@dataclass(frozen=True)
+class Laplace(NoiseLaw):
+    """``Lap(b)``: density ``e^{−|x|/b}/(2b)`` (module docstring)."""
+
+    symbol: ClassVar[str] = "Lap"
+    closed_form: ClassVar[bool] = True
+    kinks: ClassVar[tuple] = (0,)
+
+    def logpdf(self, x: mpf) -> mpf:
+        """``−|x|/b − log(2b)``."""
+        b = self.b
+        return -abs(x) / b - mpmath.log(2 * b)
+
+    def dlogpdf(self, x: mpf) -> mpf:
+        """``−sign(x)/b`` (the right derivative ``−1/b`` at 0)."""
+        return -1 / self.b if x >= 0 else 1 / self.b
+
+    def logcdf(self, x: mpf) -> mpf:
+        """``x/b − log 2`` for ``x < 0``, ``log(1 − ½e^{−x/b})`` for ``x ≥ 0`` (accurate in
+        absolute terms, which is what a sum of logs needs)."""
+        if x < 0:
+            return x / self.b - mpmath.ln2
+        return mpmath.log(1 - mpmath.exp(-x / self.b) / 2)
+
+    def dlogcdf(self, x: mpf) -> mpf:
+        """``1/b`` for ``x < 0``, ``1/(b(2e^{x/b} − 1))`` for ``x ≥ 0``."""
+        b = self.b
+        return 1 / b if x < 0 else 1 / (b * (2 * mpmath.exp(x / b) - 1))
+
+    def logsf(self, x: mpf) -> mpf:
+        """``log S(x) = log F(−x)`` (symmetry)."""
+        return self.logcdf(-x)
+
+    def dlogsf(self, x: mpf) -> mpf:
+        """``−(d log F)(−x)``."""
+        return -self.dlogcdf(-x)
+
+    def exponential_piece(self, kind: Kind, x: mpf) -> ExponentialPiece:
+        """``p``: ``e^{−log(2b) ∓ x/b}``; ``F``: ``½e^{x/b}`` (``x < 0``) or ``1 − ½e^{−x/b}``;
+        ``S``: the mirror image of ``F``."""
+        b = self.b
+        if kind is Kind.PDF:
+            return ExponentialPiece(-mpmath.log(2 * b), (-1 if x > 0 else 1) / b, False)
+        below = x < 0 if kind is Kind.CDF else x > 0
+        rate = (1 if kind is Kind.CDF else -1) / b
+        return ExponentialPiece(-mpmath.ln2, rate if below else -rate, not below)
+
+    def sample(self, rng: np.random.Generator, size) -> np.ndarray:
+        """``rng.laplace(0, b, size)``."""
+        return rng.laplace(0.0, float(self.scale), size)
 
 
-def laplace_dlogsf(x: mpf, b: mpf) -> mpf:
-    """``d/dx log S_b(x) = -(d log F_b)(-x)``."""
-    return -laplace_dlogcdf(-x, b)
+@dataclass(frozen=True)
+class Exponential(NoiseLaw):
+    """``Exp(b)``: density ``e^{−x/b}/b`` on ``x ≥ 0`` (module docstring)."""
+
+    symbol: ClassVar[str] = "Exp"
+    closed_form: ClassVar[bool] = True
+    kinks: ClassVar[tuple] = (0,)
+    median: ClassVar[Fraction] = Fraction(693147180559945309, 10 ** 18)  # ln 2 (any value near it)
+
+    def positive_region(self, kind: Kind) -> tuple:
+        """``x > 0`` for the density and the CDF; the survival function is positive everywhere."""
+        return (None, None) if kind is Kind.SF else (Fraction(0), None)
+
+    def logpdf(self, x: mpf) -> mpf:
+        """``−x/b − log b`` for ``x ≥ 0``, ``−inf`` below."""
+        return -x / self.b - mpmath.log(self.b) if x >= 0 else _NEG_INF
+
+    def dlogpdf(self, x: mpf) -> mpf:
+        """``−1/b``."""
+        return -1 / self.b
+
+    def logcdf(self, x: mpf) -> mpf:
+        """``log(1 − e^{−x/b})`` for ``x > 0``, ``−inf`` otherwise."""
+        return mpmath.log(-mpmath.expm1(-x / self.b)) if x > 0 else _NEG_INF
+
+    def dlogcdf(self, x: mpf) -> mpf:
+        """``1/(b(e^{x/b} − 1))`` (``+inf`` at ``x ≤ 0``)."""
+        return 1 / (self.b * mpmath.expm1(x / self.b)) if x > 0 else mpf("inf")
+
+    def logsf(self, x: mpf) -> mpf:
+        """``−x/b`` for ``x ≥ 0``, 0 below."""
+        return -x / self.b if x >= 0 else mpf(0)
+
+    def dlogsf(self, x: mpf) -> mpf:
+        """``−1/b`` for ``x ≥ 0``, 0 below."""
+        return -1 / self.b if x >= 0 else mpf(0)
+
+    def exponential_piece(self, kind: Kind, x: mpf) -> ExponentialPiece:
+        """On ``x > 0``: ``p = e^{−log b − x/b}``, ``F = 1 − e^{−x/b}``, ``S = e^{−x/b}``; on
+        ``x < 0`` only ``S = 1 = e^{0}`` is positive."""
+        b = self.b
+        if kind is Kind.SF:
+            return ExponentialPiece(mpf(0), -1 / b if x > 0 else mpf(0), False)
+        if x <= 0:
+            raise ValueError("Exp density and CDF vanish on x < 0: bound the integral instead")
+        if kind is Kind.PDF:
+            return ExponentialPiece(-mpmath.log(b), -1 / b, False)
+        return ExponentialPiece(mpf(0), -1 / b, True)
+
+    def sample(self, rng: np.random.Generator, size) -> np.ndarray:
+        """``rng.exponential(b, size)``."""
+        return rng.exponential(float(self.scale), size)
 
 
-def laplace_noise(rng: np.random.Generator, scale: float, size) -> np.ndarray:
-    """Draw ``Lap(scale)`` noise of the given shape; ``scale = 0`` gives exact zeros."""
-    if scale == 0:
+@dataclass(frozen=True)
+class Gumbel(NoiseLaw):
+    """``Gumbel(b)`` (location 0): CDF ``exp(−e^{−x/b})`` (module docstring)."""
+
+    symbol: ClassVar[str] = "Gumbel"
+    median: ClassVar[Fraction] = Fraction(-366512920581664327, 10 ** 18)  # −ln ln 2 (any value near)
+
+    def _tail(self, x: mpf) -> mpf:
+        """``e^{−x/b}``; refused (PrecisionError) beyond ``x/b < −10^18``, where the exponent of
+        ``exp(−e^{−x/b})`` no longer fits mpmath's number format."""
+        u = -x / self.b
+        if u > GUMBEL_EXPONENT_LIMIT:
+            raise PrecisionError(f"Gumbel noise: e^(-x/b) at x/b = {mpmath.nstr(-u, 5)} is beyond "
+                                 f"the range exactdp evaluates (x/b ≥ -1e18)")
+        return mpmath.exp(u)
+
+    def logpdf(self, x: mpf) -> mpf:
+        """``−log b − x/b − e^{−x/b}``."""
+        return -mpmath.log(self.b) - x / self.b - self._tail(x)
+
+    def dlogpdf(self, x: mpf) -> mpf:
+        """``(e^{−x/b} − 1)/b``."""
+        return (self._tail(x) - 1) / self.b
+
+    def logcdf(self, x: mpf) -> mpf:
+        """``−e^{−x/b}``."""
+        return -self._tail(x)
+
+    def dlogcdf(self, x: mpf) -> mpf:
+        """``e^{−x/b}/b``."""
+        return self._tail(x) / self.b
+
+    def logsf(self, x: mpf) -> mpf:
+        """``log(1 − exp(−e^{−x/b}))``, as ``log(−expm1(−e^{−x/b}))``."""
+        return mpmath.log(-mpmath.expm1(-self._tail(x)))
+
+    def dlogsf(self, x: mpf) -> mpf:
+        """``−p(x)/S(x)``."""
+        return -mpmath.exp(self.logpdf(x) - self.logsf(x))
+
+    def sample(self, rng: np.random.Generator, size) -> np.ndarray:
+        """``rng.gumbel(0, b, size)``."""
+        return rng.gumbel(0.0, float(self.scale), size)
+
+
+@dataclass(frozen=True)
+class NoNoise(NoiseLaw):
+    """The point mass at 0: ``F(x) = 1[x ≥ 0]``, ``S(x) = 1[x ≤ 0]``; no density."""
+
+    scale: Fraction = Fraction(0)
+    symbol: ClassVar[str] = "none"
+
+    def __post_init__(self):
+        if self.scale != 0:
+            raise ValueError(f"no noise has scale 0, got {self.scale!r}")
+
+    def __str__(self) -> str:
+        return "no noise"
+
+    @property
+    def is_point_mass(self) -> bool:
+        """Always True."""
+        return True
+
+    def positive_region(self, kind: Kind) -> tuple:
+        """``x ≥ 0`` for the CDF, ``x ≤ 0`` for the survival function."""
+        if kind is Kind.PDF:
+            raise ValueError("a point mass has no density")
+        return (Fraction(0), None) if kind is Kind.CDF else (None, Fraction(0))
+
+    def logcdf(self, x: mpf) -> mpf:
+        """``log 1[x ≥ 0]``."""
+        return mpf(0) if x >= 0 else _NEG_INF
+
+    def logsf(self, x: mpf) -> mpf:
+        """``log 1[x ≤ 0]``."""
+        return mpf(0) if x <= 0 else _NEG_INF
+
+    def dlogcdf(self, x: mpf) -> mpf:
+        """0 (the indicator is flat where it is positive)."""
+        return mpf(0)
+
+    dlogsf = dlogcdf
+
+    def interval(self, low: mpf, high: mpf) -> mpf:
+        """``1[low < 0 < high]``."""
+        return mpf(int(low < 0 < high))
+
+    def sample(self, rng: np.random.Generator, size) -> np.ndarray:
+        """Zeros (no randomness is drawn)."""
         return np.zeros(size)
-    return rng.laplace(0.0, scale, size)
+
+
+def laplace_or_none(scale: Fraction) -> NoiseLaw:
+    """``Lap(scale)``, or :class:`NoNoise` for ``scale = 0``."""
+    return NoNoise() if scale == 0 else Laplace(scale)

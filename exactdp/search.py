@@ -12,9 +12,8 @@ Candidates, in this order (all from one ``numpy.random.Generator`` seeded with `
 2. then, alternately, a random neighbouring pair and a mutation of the best pair so far (one
    position changed, or the pair extended by one position): a stochastic local search.
 
-A family plugs in with two generic functions (``functools.singledispatch``):
+A family plugs in with a generic function (``functools.singledispatch``):
 
-* :func:`input_space` — how neighbouring inputs may differ (all queries by ≤ Δ, or one query);
 * :func:`worst_output` — the exact worst output of one pair: enumerated for ⊤/⊥ outputs
   (``max_privacy_loss``) and noisy-max indices; for released numbers (Sparse Vector variants
   that release values or gaps, the noisy maximum) a search over each value's kinks and grid
@@ -42,29 +41,19 @@ from scipy.optimize import minimize_scalar
 
 from .errors import InputError
 from .exact.continuous_events import event_privacy_loss
-from .exact.log_integrand import to_mpf
+from .precision import to_mpf
 from .exact.loss import PrivacyLoss, loss_from_probabilities, possible_outputs, privacy_loss
 from .exact.probability import probability
 from .exact.sums import noiseless_output
 from .formatting import format_value
+from .mechanisms.base import Mechanism, Neighbours
 from .mechanisms.description import Release, ThresholdMechanism
 from .mechanisms.histogram import HistogramMechanism
 from .mechanisms.noisy_max import NoisyMaxMechanism
 from .mechanisms.sums import NoisySum
+from .sampling.inputs import input_patterns
 from .sequences import Runs, format_number
 
-#: StatDP's Table 1 patterns as (name, D1, D2) builders on a length ``n``, values in units of Δ.
-STATDP_PATTERNS = (
-    ("one above", lambda n: [1] * n, lambda n: [2] + [1] * (n - 1)),
-    ("one below", lambda n: [1] * n, lambda n: [0] + [1] * (n - 1)),
-    ("one above rest below", lambda n: [1] * n, lambda n: [2] + [0] * (n - 1)),
-    ("one below rest above", lambda n: [1] * n, lambda n: [0] + [2] * (n - 1)),
-    ("half half", lambda n: [1] * n, lambda n: [0] * (n // 2) + [2] * (n - n // 2)),
-    ("all above", lambda n: [1] * n, lambda n: [2] * n),
-    ("all below", lambda n: [1] * n, lambda n: [0] * n),
-    ("x shape", lambda n: [1] * (n // 2) + [0] * (n - n // 2),
-     lambda n: [0] * (n // 2) + [1] * (n - n // 2)),
-)
 #: Values of a random query, in units of Δ from the origin.
 RANDOM_LEVELS = (-1, 0, 1, 2)
 
@@ -75,54 +64,41 @@ class InputSpace:
 
     Attributes
     ----------
-    sensitivity : Fraction
-        ``Δ``: a query moves by at most this much.
-    one_differ : bool
-        At most one query differs (histogram-style, CheckDP's ``ONE_DIFFER``); otherwise every
-        query may move (StatDP's "all differ").
-    monotone : bool
-        All moving queries move in the same direction.
+    mechanism : Mechanism
+        Its sensitivity and neighbour relation decide which pairs are neighbours.
     origin : Fraction
         Query values are ``origin + k·Δ`` (the threshold ``T`` of an SVT variant).
     """
 
-    sensitivity: Fraction
-    one_differ: bool
-    monotone: bool
+    mechanism: Mechanism
     origin: Fraction = Fraction(0)
 
+    @property
+    def sensitivity(self) -> Fraction:
+        """``Δ``: a query moves by at most this much."""
+        return self.mechanism.sensitivity
+
+    @property
+    def one_differ(self) -> bool:
+        """At most one query differs (CheckDP's ``ONE_DIFFER``)."""
+        return self.mechanism.neighbours is Neighbours.ONE_DIFFER
+
+    @property
+    def monotone(self) -> bool:
+        """All moving queries move in the same direction."""
+        return self.mechanism.neighbours is Neighbours.MONOTONE
+
     def allows(self, d1: tuple, d2: tuple) -> bool:
-        """Whether ``d1`` and ``d2`` are neighbours in this space."""
-        moves = [b - a for a, b in zip(d1, d2) if a != b]
-        return (len(d1) == len(d2) and all(abs(m) <= self.sensitivity for m in moves)
-                and (not self.one_differ or len(moves) <= 1)
-                and (not self.monotone or len({m > 0 for m in moves}) <= 1))
+        """Whether ``d1`` and ``d2`` are neighbours (the mechanism's own check)."""
+        return self.mechanism.neighbour_violation(Runs.from_items(d1), Runs.from_items(d2)) is None
 
 
-@functools.singledispatch
-def input_space(mech) -> InputSpace:
-    """The neighbouring relation of ``mech`` (a generic function: families register theirs)."""
-    raise InputError(f"exactdp search does not know the inputs of {type(mech).__name__}")
-
-
-@input_space.register
-def _(mech: ThresholdMechanism) -> InputSpace:
-    return InputSpace(mech.sensitivity, False, mech.monotone, mech.threshold)
-
-
-@input_space.register
-def _(mech: NoisySum) -> InputSpace:
-    return InputSpace(mech.sensitivity, True, False)
-
-
-@input_space.register
-def _(mech: NoisyMaxMechanism) -> InputSpace:
-    return InputSpace(mech.sensitivity, False, mech.monotone)
-
-
-@input_space.register
-def _(mech: HistogramMechanism) -> InputSpace:
-    return InputSpace(mech.sensitivity, True, False)
+def input_space(mech: Mechanism) -> InputSpace:
+    """The neighbouring inputs of ``mech``, around its threshold for an SVT variant."""
+    if not isinstance(mech, Mechanism):
+        raise InputError(f"exactdp search needs a mechanism description, got "
+                         f"{type(mech).__name__}")
+    return InputSpace(mech, mech.threshold if isinstance(mech, ThresholdMechanism) else Fraction(0))
 
 
 @dataclass(frozen=True)
@@ -297,7 +273,7 @@ def _(mech: NoisyMaxMechanism, d1: Runs, d2: Runs, dps: int) -> Witness:
     of them the Laplace density ratio is exactly ``e^{Σ_j (d2_j − d1_j)/b}`` (``nε/2`` when every
     query moves by Δ: spec §4 item 10)."""
     if mech.releases_value:
-        grid = value_grid(set(d1.expand()) | set(d2.expand()), mech.scale)
+        grid = value_grid(set(d1.expand()) | set(d2.expand()), mech.noise.scale)
         return maximise_over_values(
             lambda values: _pair_witness(mech, d1, d2, Runs.from_items(values), dps), [grid],
             True)[1]
@@ -433,9 +409,8 @@ class SearchResult:
 
 def _pattern_pairs(space: InputSpace, max_length: int):
     for n in range(1, max_length + 1):
-        for _, first, second in STATDP_PATTERNS:
-            yield ([space.origin + v * space.sensitivity for v in first(n)],
-                   [space.origin + v * space.sensitivity for v in second(n)])
+        for d1, d2 in input_patterns(space.mechanism, n, space.origin):
+            yield list(d1), list(d2)
 
 
 def _random_move(space: InputSpace, rng: np.random.Generator) -> Fraction:

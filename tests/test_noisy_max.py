@@ -87,8 +87,21 @@ def test_bad_outputs():
     mech = exactdp.mechanism("noisy_max_laplace")
     with pytest.raises(InputError, match="an index from 0 to 2, got '3'"):
         exactdp.probability(mech, [0, 1, 2], "3")
-    with pytest.raises(MethodUnavailableError):
-        exactdp.probability(mech, [0, 1, 2], "1", method="closed")
+    with pytest.raises(MethodUnavailableError, match="no closed form for integrals of Gumbel"):
+        exactdp.probability(exactdp.mechanism("noisy_max_gumbel"), [0, 1, 2], "1",
+                            method="closed")
+
+
+@pytest.mark.parametrize("name", ["noisy_max_laplace", "noisy_max_exponential"])
+def test_index_closed_form_agrees_with_quadrature(name):
+    # both laws are piecewise exponential, so Pr[argmax = i] has a closed form; the two methods
+    # are independent and must agree within the sum of their error bounds
+    mech = exactdp.mechanism(name, eps=0.7)
+    queries = "0.3,-1.2,0.3,2.5,0"
+    for index in range(5):
+        closed = exactdp.probability(mech, queries, str(index), dps=30, method="closed")
+        quad = exactdp.probability(mech, queries, str(index), dps=30, method="quad")
+        assert abs(closed.value - quad.value) <= closed.error + quad.error
 
 
 def test_one_entry_sequences_are_accepted_as_the_output():

@@ -31,7 +31,7 @@ import mpmath
 from mpmath import mpf
 
 from ..exact import privacy_loss
-from ..exact.log_integrand import to_mpf
+from ..precision import to_mpf
 from ..formatting import format_value
 from ..mechanisms import mechanism
 from ..search import search, worst_output

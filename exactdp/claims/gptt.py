@@ -16,9 +16,8 @@ import mpmath
 from mpmath import mpf
 
 from ..exact import PrivacyLoss
-from ..exact.log_integrand import to_mpf
 from ..formatting import format_value
-from ..noise import laplace_logcdf, laplace_logsf
+from ..noise import Kind, NoiseLaw
 from . import symbolic
 from .families import DPS, Family, loss_point, tolerance
 from .figure_spec import FUNCTION, Curve, FigureSpec, Panel, horizontal
@@ -151,7 +150,7 @@ class ArgumentStep:
     log_bound: mpf
 
 
-def log_copy_ratio(copy, z: mpf, b_nu: mpf) -> mpf:
+def log_copy_ratio(copy, z: mpf, query_noise: NoiseLaw) -> mpf:
     """``ln κ(z)``: the log ratio of one copy's factors on D and D' at threshold noise z.
 
     ``copy`` lists ``(q_D, q_D', is_top)``; ⊥ contributes ``F_{b_ν}(z − q)``, ⊤ ``S_{b_ν}(z − q)``
@@ -159,8 +158,8 @@ def log_copy_ratio(copy, z: mpf, b_nu: mpf) -> mpf:
     """
     total = mpf(0)
     for q_d, q_d2, is_top in copy:
-        log_factor = laplace_logsf if is_top else laplace_logcdf
-        total += log_factor(z - q_d, b_nu) - log_factor(z - q_d2, b_nu)
+        kind = Kind.SF if is_top else Kind.CDF
+        total += query_noise.log(kind, z - q_d) - query_noise.log(kind, z - q_d2)
     return total
 
 
@@ -175,10 +174,10 @@ def argument_step(family: Family, copy, size: int, loss: PrivacyLoss) -> Argumen
     ``ln ratio ≥ ln(κ(t)^t/2)``; the flaw is only the conclusion that this grows with t.
     """
     mech = family.build()
-    b_rho, b_nu = to_mpf(mech.threshold_scale), to_mpf(mech.query_scale)
     with mpmath.workdps(DPS + 10):
-        delta = b_rho * (mpmath.ln2 - loss.p2.log_value)
-        log_kappa = min(log_copy_ratio(copy, -delta, b_nu), log_copy_ratio(copy, delta, b_nu))
+        delta = mech.threshold_noise.b * (mpmath.ln2 - loss.p2.log_value)
+        noise = mech.query_noise
+        log_kappa = min(log_copy_ratio(copy, -delta, noise), log_copy_ratio(copy, delta, noise))
         return ArgumentStep(loss.p2.value, delta, log_kappa, size * log_kappa - mpmath.ln2)
 
 

@@ -1,36 +1,51 @@
-"""Exact integration of the piecewise-exponential Laplace-threshold integrand (spec §2).
+"""Exact integration of an integral of the integral form whose laws are piecewise exponential
+(Laplace, exponential).
 
-Between consecutive kinks every factor is either a pure exponential (``F_b(x) = ½e^{x/b}`` for
-``x < 0``, ``S_b(x) = ½e^{−x/b}`` for ``x ≥ 0``, a gap density ``p_b(x) = e^{∓x/b}/(2b)``) or
-``1 − ½e^{∓x/b}``.  With ``w = e^{z/b_ν}`` the
-integrand on a piece is ``e^{c₀ + c₁z} · P(w)`` where ``P`` is the Laurent polynomial
+Between consecutive kinks every factor is either a pure exponential ``e^{c + λx}`` or
+``1 − e^{c + λx}`` (``NoiseLaw.exponential_piece``; e.g. ``F_b(x) = ½e^{x/b}`` for ``x < 0``,
+``1 − ½e^{−x/b}`` for ``x ≥ 0``).  When every ``1 − …`` factor has a rate ``±1/b`` with one
+common ``b``, put ``w = e^{z/b}``: on a piece the integrand is ``e^{c₀ + c₁z} · P(w)`` with ``P``
+the Laurent polynomial
 
-    Π_j (1 − ½e^{s_j/b_ν} w^{−1})^{m_j} · Π_k (1 − ½e^{−s_k/b_ν} w)^{n_k},
+    Π_j (1 − α_j w^{−1})^{m_j} · Π_k (1 − β_k w)^{n_k},
 
 so it integrates term by term: ``∫_a^b e^{λz} dz = e^{λa}·expm1(λ(b − a))/λ``.
 
 The expansion alternates in sign and cancels badly (about ``m·log10(1.5)`` digits for a power m),
 so the work is done at a precision raised by the measured loss: after a first pass the sum of the
 terms' magnitudes ``M`` is compared with the result ``R``; ``log10(M/R)`` digits were lost, and the
-pass is repeated with that many more.  The reported error is ``M · (number of terms) · 10^{−wp}``.
+pass is repeated with that many more.
+
+Error bound.  Each term is a product of a binomial coefficient, powers of ``α``, ``β``, an
+exponential of an accumulated exponent and an integral of an exponential.  With ``u`` the unit
+roundoff, the relative error of a term is at most ``u`` times a few units per operation, plus the
+amplified error of every exponent: ``e^{x(1+δ)}`` has relative error ``|x|δ``.  The bound used is
+``M · u · 4(A + D·(L + 3) + R + 10)`` with ``A`` the sum of the absolute values of the constant
+exponents, ``D`` the degree of ``P``, ``L`` the largest ``|log α_j|``, ``|log β_k|`` and ``R`` the
+largest ``|λ|·|end|`` of the integrated exponentials.
 """
 
 from __future__ import annotations
-
 
 import mpmath
 from mpmath import mpf
 
 from ..errors import MethodUnavailableError, PrecisionError
-from .integrand import FactorKind, ThresholdIntegral
-from .log_integrand import to_mpf
+from ..noise import Kind
+from ..precision import to_mpf, unit_roundoff
+from .integral_form import Integral
 
 #: Largest number of coefficient multiplications a closed form may need before it is refused.
 MAX_CLOSED_FORM_OPERATIONS = 1_000_000
 
 
-def _piece_regimes(integral: ThresholdIntegral):
-    """Split (lower, upper) at the kinks; yield (a, b, midpoint) with ±inf for open ends."""
+def has_closed_form(integral: Integral) -> bool:
+    """Whether every law of the integral is piecewise exponential."""
+    return integral.hub.closed_form and all(f.law.closed_form for f in integral.factors)
+
+
+def _pieces(integral: Integral):
+    """Split (lower, upper) at the kinks; yield (a, b, midpoint) with ``None`` for open ends."""
     edges = [integral.lower] + list(integral.kinks) + [integral.upper]
     for a, b in zip(edges, edges[1:]):
         if a is None and b is None:
@@ -44,20 +59,23 @@ def _piece_regimes(integral: ThresholdIntegral):
         yield a, b, middle
 
 
-def operation_count(integral: ThresholdIntegral) -> int:
-    """Coefficient multiplications the expansion needs (worst piece, summed over pieces)."""
+def operation_count(integral: Integral) -> int:
+    """Coefficient multiplications the expansion needs (summed over pieces)."""
     total = 0
-    for _, _, middle in _piece_regimes(integral):
-        down = sum(f.power for f in integral.factors
-                   if f.kind is FactorKind.BELOW and middle > f.shift)
-        up = sum(f.power for f in integral.factors
-                 if f.kind is FactorKind.ABOVE and middle < f.shift)
+    for _, _, middle in _pieces(integral):
+        degrees = [0, 0]
+        for factor in integral.factors:
+            piece = factor.law.exponential_piece(factor.kind, to_mpf(middle - factor.shift))
+            if piece.one_minus and piece.rate:
+                degrees[piece.rate > 0] += factor.power
+        down, up = degrees
         total += 2 * (down + 1) * (up + 1) + down * down + up * up
     return total
 
 
-def _binomial_expansion(alpha: mpf, power: int) -> list[mpf]:
-    """Coefficients of ``(1 − alpha·x)^power`` in increasing powers of x."""
+def _binomial_expansion(log_alpha: mpf, power: int) -> list[mpf]:
+    """Coefficients of ``(1 − e^{log_alpha}·x)^power`` in increasing powers of x."""
+    alpha = mpmath.exp(log_alpha)
     coefficients, term = [], mpf(1)
     for k in range(power + 1):
         coefficients.append(term)
@@ -74,50 +92,6 @@ def _multiply(p: list[mpf], q: list[mpf]) -> list[mpf]:
     return result
 
 
-def _piece(integral: ThresholdIntegral, a, b, middle):
-    """(sum of terms, sum of |terms|, term count) of the integral over one piece, in the log-scale
-    ``exp(c₀)`` factored out: returns (c₀, total, magnitude, count)."""
-    b_rho, b_nu = to_mpf(integral.threshold_scale), to_mpf(integral.query_scale)
-    half = mpf(1) / 2
-    # p_{b_ρ}(z) = e^{∓z/b_ρ}/(2b_ρ)
-    c0 = -mpmath.log(2 * b_rho)
-    c1 = (-1 if middle > 0 else 1) / b_rho
-    down, up = [mpf(1)], [mpf(1)]  # polynomials in w^{-1} and in w
-    for factor in integral.factors:
-        s = to_mpf(factor.shift)
-        power = factor.power
-        if factor.kind is FactorKind.GAP:  # p(z − s) = e^{∓(z−s)/b}/(2b)
-            sign = -1 if middle > factor.shift else 1
-            c0 += power * (-sign * s / b_nu - mpmath.log(2 * b_nu))
-            c1 += sign * power / b_nu
-        elif factor.kind is FactorKind.BELOW:  # F(z − s)
-            if middle < factor.shift:  # ½e^{(z−s)/b}
-                c0 += power * (-s / b_nu - mpmath.ln2)
-                c1 += power / b_nu
-            else:  # 1 − ½e^{s/b}·w^{-1}
-                down = _multiply(down, _binomial_expansion(half * mpmath.exp(s / b_nu), power))
-        else:  # S(z − s) = F(s − z)
-            if middle > factor.shift:  # ½e^{(s−z)/b}
-                c0 += power * (s / b_nu - mpmath.ln2)
-                c1 -= power / b_nu
-            else:  # 1 − ½e^{−s/b}·w
-                up = _multiply(up, _binomial_expansion(half * mpmath.exp(-s / b_nu), power))
-    lo = -mpmath.inf if a is None else to_mpf(a)
-    hi = mpmath.inf if b is None else to_mpf(b)
-    # Laurent coefficients of P(w): index j is the exponent j − (len(down) − 1).  The factors
-    # alternate in sign, so the absolute values multiply to the magnitudes of the expansion.
-    coefficients = _multiply(down[::-1], up)
-    magnitudes = _multiply([abs(c) for c in down[::-1]], [abs(c) for c in up])
-    offset = len(down) - 1
-    total, magnitude = mpf(0), mpf(0)
-    for j, (coefficient, size) in enumerate(zip(coefficients, magnitudes)):
-        rate = c1 + (j - offset) / b_nu if j != offset else c1  # b_ν = 0 leaves only j = offset
-        exp_integral = _exp_integral(rate, lo, hi)
-        total += coefficient * exp_integral
-        magnitude += size * abs(exp_integral)
-    return c0, total, magnitude, len(down) * len(up)
-
-
 def _exp_integral(rate: mpf, lo: mpf, hi: mpf) -> mpf:
     """``∫_lo^hi e^{rate·z} dz`` (finite by construction: the integrand decays at infinite ends)."""
     if rate == 0:
@@ -129,32 +103,92 @@ def _exp_integral(rate: mpf, lo: mpf, hi: mpf) -> mpf:
     return mpmath.exp(rate * lo) * mpmath.expm1(rate * (hi - lo)) / rate
 
 
-def _evaluate(integral: ThresholdIntegral, working: int):
+def _piece(integral: Integral, a, b, middle):
+    """``(c₀, total, magnitude, error factor)`` of the integral over one piece, ``e^{c₀}``
+    factored out; ``error factor`` is the multiple of ``M·u`` bounding the rounding error."""
+    hub = integral.hub.exponential_piece(Kind.PDF, to_mpf(middle))
+    c0, c1 = hub.log_coefficient, hub.rate
+    size_c0 = abs(hub.log_coefficient)
+    down, up = [mpf(1)], [mpf(1)]  # polynomials in w^{-1} and in w
+    inverse_b, largest_log = None, mpf(0)
+    for factor in integral.factors:
+        s = to_mpf(factor.shift)
+        piece = factor.law.exponential_piece(factor.kind, to_mpf(middle - factor.shift))
+        # g(z − s) = [1 −] e^{c + λ(z − s)}: the constant part is c − λs
+        constant = piece.log_coefficient - piece.rate * s
+        if not piece.one_minus:
+            c0 += factor.power * constant
+            c1 += factor.power * piece.rate
+            size_c0 += factor.power * (abs(piece.log_coefficient) + abs(piece.rate * s))
+            continue
+        if piece.rate == 0:  # a constant 1 − e^{c}
+            c0 += factor.power * mpmath.log(-mpmath.expm1(piece.log_coefficient))
+            continue
+        rate = abs(piece.rate)
+        if inverse_b is None:
+            inverse_b = rate
+        elif rate != inverse_b:
+            raise MethodUnavailableError("closed form needs one common scale in the 1 − e^{…} "
+                                         "factors; use method='quad'")
+        largest_log = max(largest_log, abs(constant))
+        expansion = _binomial_expansion(constant, factor.power)
+        if piece.rate < 0:
+            down = _multiply(down, expansion)
+        else:
+            up = _multiply(up, expansion)
+    lo = -mpmath.inf if a is None else to_mpf(a)
+    hi = mpmath.inf if b is None else to_mpf(b)
+    # Laurent coefficients of P(w): index j is the exponent j − (len(down) − 1).  The factors
+    # alternate in sign, so the absolute values multiply to the magnitudes of the expansion.
+    coefficients = _multiply(down[::-1], up)
+    magnitudes = _multiply([abs(c) for c in down[::-1]], [abs(c) for c in up])
+    offset = len(down) - 1
+    total, magnitude, largest_end = mpf(0), mpf(0), mpf(0)
+    for j, (coefficient, size) in enumerate(zip(coefficients, magnitudes)):
+        rate = c1 + (j - offset) * inverse_b if j != offset else c1
+        exp_integral = _exp_integral(rate, lo, hi)
+        total += coefficient * exp_integral
+        magnitude += size * abs(exp_integral)
+        largest_end = max(largest_end, *(abs(rate * end) for end in (lo, hi)
+                                         if mpmath.isfinite(end)))
+    degree = len(down) + len(up) - 2
+    error_factor = 4 * (size_c0 + degree * (largest_log + 3) + largest_end + 10)
+    return c0, total, magnitude, error_factor
+
+
+def _evaluate(integral: Integral, working: int):
     with mpmath.workdps(working):
-        pieces = [_piece(integral, a, b, m) for a, b, m in _piece_regimes(integral)]
+        pieces = [_piece(integral, a, b, m) for a, b, m in _pieces(integral)]
         log_scale = max(c0 for c0, _, _, _ in pieces)
-        total = mpmath.fsum(mpmath.exp(c0 - log_scale) * t for c0, t, _, _ in pieces)
-        magnitude = mpmath.fsum(mpmath.exp(c0 - log_scale) * m for c0, _, m, _ in pieces)
-        count = sum(n for _, _, _, n in pieces)
-        error = magnitude * (count + 1) * mpf(10) ** (-working)
+        scaled = [(mpmath.exp(c0 - log_scale), t, m, e) for c0, t, m, e in pieces]
+        total = mpmath.fsum(w * t for w, t, _, _ in scaled)
+        magnitude = mpmath.fsum(w * m for w, _, m, _ in scaled)
+        error = mpmath.fsum(w * m * e for w, _, m, e in scaled) * unit_roundoff()
         return +log_scale, total, magnitude, error
 
 
-def integrate_closed_form(integral: ThresholdIntegral, dps: int):
+def integrate_closed_form(integral: Integral, dps: int):
     """Evaluate the integral exactly by expansion, at a precision raised to absorb cancellation.
 
     Returns
     -------
     (log_scale, scaled, error) : tuple of mpf
-        ``I = exp(log_scale) · scaled``, ``error`` an absolute rounding-error bound on ``scaled``.
+        ``I = exp(log_scale) · scaled``, ``error`` a bound on the absolute rounding error of
+        ``scaled`` (module docstring).
 
     Raises
     ------
     MethodUnavailableError
-        If the expansion would need more than :data:`MAX_CLOSED_FORM_OPERATIONS` multiplications.
+        If a law is not piecewise exponential, or the expansion would need more than
+        :data:`MAX_CLOSED_FORM_OPERATIONS` multiplications.
     PrecisionError
         If the cancellation could not be absorbed.
     """
+    if not has_closed_form(integral):
+        laws = ", ".join(sorted({str(f.law.symbol) for f in integral.factors}
+                                | {integral.hub.symbol}))
+        raise MethodUnavailableError(f"no closed form for integrals of {laws} noise; "
+                                     f"use method='quad'")
     operations = operation_count(integral)
     if operations > MAX_CLOSED_FORM_OPERATIONS:
         raise MethodUnavailableError(
@@ -166,7 +200,7 @@ def integrate_closed_form(integral: ThresholdIntegral, dps: int):
         if total > 0 and error <= abs(total) * mpf(10) ** (-(dps + 5)):
             return log_scale, total, error
         if total > 0 and error < abs(total):  # the loss is measured: add that many digits
-            working = dps + 20 + int(mpmath.log10(magnitude / total)) + 1
+            working = dps + 20 + int(mpmath.log10(error / (total * mpf(10) ** (-working)))) + 1
         else:  # every digit was lost: the loss is at least the working precision
             working *= 2
     raise PrecisionError(f"closed form could not absorb the cancellation at {working} digits")

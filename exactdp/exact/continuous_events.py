@@ -37,9 +37,9 @@ from mpmath import mpf
 from ..errors import InputError, MethodUnavailableError, PrecisionError
 from ..mechanisms.sums import NoisySum
 from ..sequences import as_queries, format_number, to_fraction
-from .log_integrand import to_mpf
+from ..precision import to_mpf
 from .loss import PrivacyLoss, loss_from_probabilities, neighbouring_pair
-from .probability import Probability, check_dps
+from ..precision import Probability, check_dps
 from .sums import noiseless_output
 
 

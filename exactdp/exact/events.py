@@ -38,25 +38,19 @@ from ..errors import InputError, MethodUnavailableError, PrecisionError
 from ..mechanisms.description import Release, ThresholdMechanism
 from ..mechanisms.histogram import HistogramMechanism
 from ..mechanisms.noisy_max import NoisyMaxMechanism
-from ..noise import laplace_logcdf, laplace_logpdf, laplace_logsf
 from ..sampling.events import (Additive, Coordinate, Equals, Event, Index, Interval, IsBottom,
                                LastEntry, OutputIs, View)
 from ..sampling.sampler import ABSENT, Samples
 from ..sequences import as_queries
-from .histogram import bin_interval_probability, laplace_interval
-from .log_concave import working_precision
-from .log_integrand import to_mpf
+from ..precision import Probability, check_dps, require_digits, to_mpf, unit_roundoff, working_dps
 from .loss import MAX_ENUMERATED_QUERIES, possible_outputs
-from .noisy_max import log_max_cdf
-from .probability import Probability, check_dps, probability
+from .probability import probability
 
 
 def _result(value: mpf, error: mpf, method: str, dps: int) -> Probability:
     if value <= 0:
-        return Probability(mpf(0), mpf("-inf"), mpf(0), "exact zero", False, dps)
-    if error > value * mpf(10) ** (-dps):
-        raise PrecisionError(f"event probability: could not reach {dps} significant digits "
-                             f"(estimated relative error {mpmath.nstr(error / value, 3)})")
+        return Probability.exact_zero(False, dps)
+    require_digits(error / value, dps, "event probability")
     return Probability(+value, mpmath.log(value), +error, method, False, dps)
 
 
@@ -118,7 +112,7 @@ class _Programme:
         self.mech, self.statistics, self.last = mech, statistics, last
         self.answers = [to_mpf(q) for q in queries]
         self.threshold = to_mpf(mech.threshold)
-        self.b_nu = to_mpf(mech.query_scale)
+        self.noise = mech.query_noise
         self.memo: dict = {}
 
     def kinks(self) -> list[mpf]:
@@ -132,23 +126,18 @@ class _Programme:
     def _top(self, q: mpf, z: mpf) -> tuple[mpf, mpf]:
         """(Pr[⊤ | z], Pr[⊤ and the entry satisfies the last-entry interval | z])."""
         x = self.threshold + z - q
-        top = (mpf(1) if x <= 0 else mpf(0)) if self.b_nu == 0 else \
-            mpmath.exp(laplace_logsf(x, self.b_nu))
+        top = mpmath.exp(self.noise.logsf(x))
         if not isinstance(self.last, Interval):
             return top, top
         low, high = mpf(self.last.low), mpf(self.last.high)
         if self.mech.release is Release.NOISY_VALUE:  # v = q + ν ≥ T + z
-            return top, laplace_interval(max(low, self.threshold + z) - q, high - q, self.b_nu)
-        if self.mech.release is Release.FRESH_VALUE:  # a fresh value q + Lap(release_scale)
-            return top, top * laplace_interval(low - q, high - q,
-                                               to_mpf(self.mech.release_scale))
+            return top, self.noise.interval(max(low, self.threshold + z) - q, high - q)
+        if self.mech.release is Release.FRESH_VALUE:  # a fresh value q + fresh noise
+            return top, top * self.mech.release_noise.interval(low - q, high - q)
         raise MethodUnavailableError(f"no exact engine for last-entry events of {self.mech.name}")
 
     def _bottom(self, q: mpf, z: mpf) -> mpf:
-        x = self.threshold + z - q
-        if self.b_nu == 0:
-            return mpf(1) if x > 0 else mpf(0)
-        return mpmath.exp(laplace_logcdf(x, self.b_nu))
+        return mpmath.exp(self.noise.logcdf(self.threshold + z - q))
 
     def _flag(self, bottom: bool, inside: bool):
         if self.last is None:
@@ -228,12 +217,12 @@ def _(mech: ThresholdMechanism, queries, view: View, event: Event, dps: int = 15
     if mech.redraw_threshold:
         return _enumerated(mech, queries, view, event, dps)
     statistics, targets, last = _split_event(view, event)
-    with mpmath.workdps(working_precision(dps)):
+    with mpmath.workdps(working_dps(dps)):
         programme = _programme(mech, tuple(queries), statistics, last, mpmath.mp.prec)
-        b_rho = to_mpf(mech.threshold_scale)
+        hub = mech.threshold_noise
 
         def integrand(z):
-            return mpmath.exp(laplace_logpdf(z, b_rho)) * programme.distribution(z)[targets, True]
+            return mpmath.exp(hub.logpdf(z)) * programme.distribution(z)[targets, True]
 
         value, error = _integrate_pieces(integrand, programme.kinks())
         return _result(value, error, "generating polynomial, quad+gauss-legendre", dps)
@@ -257,23 +246,40 @@ def _(mech: NoisyMaxMechanism, queries, view: View, event: Event, dps: int = 15)
     component, condition = _single_condition(event, view, (Index, Coordinate))
     if isinstance(component, Index):
         return probability(mech, queries, str(condition.value), dps)
-    answers = [to_mpf(q) for q in as_queries(queries).expand()]
-    with mpmath.workdps(working_precision(dps)):
-        value = (mpmath.exp(log_max_cdf(mech, answers, mpf(condition.high)))
-                 - mpmath.exp(log_max_cdf(mech, answers, mpf(condition.low))))
-        return _result(value, abs(value) * mpf(10) ** (-(dps + 5)), "closed", dps)
+    answers = as_queries(queries)
+    with mpmath.workdps(working_dps(dps, len(answers))):
+        # Pr[a < max < b] = Π_j F(b − q_j) − Π_j F(a − q_j)
+        logs = [mpmath.fsum(count * mech.noise.logcdf(mpf(end) - to_mpf(q))
+                            for q, count in answers) if mpmath.isfinite(end) else
+                (mpf(0) if end > 0 else mpf("-inf"))
+                for end in (condition.high, condition.low)]
+        value = mpmath.exp(logs[0]) - mpmath.exp(logs[1])
+        # each log sums n rounded logs of size |log F| + |x/b| + 1: an absolute error in the log
+        # is a relative error of its exponential
+        sizes = [mpmath.fsum(count * (abs(mech.noise.logcdf(mpf(end) - to_mpf(q)))
+                                      + abs((mpf(end) - to_mpf(q)) / mech.noise.b) + 1)
+                             for q, count in answers) if mpmath.isfinite(end) else mpf(0)
+                 for end in (condition.high, condition.low)]
+        error = 4 * unit_roundoff() * sum(mpmath.exp(log) * size for log, size in zip(logs, sizes)
+                                          if log != mpf("-inf"))
+        return _result(value, error, "closed", dps)
 
 
 @event_probability.register
 def _(mech: HistogramMechanism, queries, view: View, event: Event, dps: int = 15):
     dps = check_dps(dps)
-    with mpmath.workdps(working_precision(dps)):
-        value = mpf(1)
+    answers = as_queries(queries).expand()
+    with mpmath.workdps(working_dps(dps)):
+        value, relative = mpf(1), mpf(0)
         for name, condition in event.conditions:
             component = view.component(name)
             if not isinstance(component, Coordinate) or not isinstance(condition, Interval):
                 raise InputError(f"no exact engine for the event condition {name}{condition}")
-            value *= bin_interval_probability(mech, queries, component.position or 0,
-                                              mpf(condition.low), mpf(condition.high))
-        return _result(value, value * mpf(10) ** (-(dps + 5)), "closed", dps)
-
+            q = to_mpf(answers[component.position or 0])
+            low, high = mpf(condition.low) - q, mpf(condition.high) - q
+            value *= mech.noise.interval(low, high)
+            # an interval probability is a difference taken without cancellation (NoiseLaw.interval):
+            # its relative error is a few roundings of exponentials of arguments up to |x|/b
+            ends = [abs(x) for x in (low, high) if mpmath.isfinite(x)]
+            relative += 8 * (max(ends, default=mpf(0)) / mech.noise.b + 2) * unit_roundoff()
+        return _result(value, value * relative, "closed", dps)

@@ -1,14 +1,14 @@
-"""From (mechanism, queries, output) to the master integral of spec §2.
+"""From (Sparse Vector mechanism, queries, output) to the integral form.
 
-``Pr[M(D) = a] = C · Π_k I_k`` where each ``I_k`` is a Laplace-threshold integral::
+``Pr[M(D) = a] = C · Π_k I_k`` where each ``I_k`` is an integral over the threshold noise::
 
     I = ∫_{lower}^{upper} p_{b_ρ}(z) · Π_j F_{b_ν}(z − s_j)^{m_j} · Π_k S_{b_ν}(z − s_k)^{n_k} dz
 
-with ``s = q_i − T`` (Lyu et al. Eq. 5: answer ⊤ iff ``q_i + ν_i ≥ T + ρ``, so
+with ``s = q_i − T`` (Lyu, Su & Li, PVLDB 2017, Eq. 5: answer ⊤ iff ``q_i + ν_i ≥ T + ρ``, so
 ``Pr[⊥ | ρ = z] = F(T + z − q_i)`` and ``Pr[⊤ | ρ = z] = S(T + z − q_i)``).  Identical factors are
 grouped into powers, so the cost depends on the number of distinct factors, never on n.
 
-Variations (spec §2):
+Variations (docs/mathematics.md):
 
 * no query noise (``b_ν = 0``): ``F_0``/``S_0`` are indicators, i.e. the bounds ``z > s`` (⊥) and
   ``z ≤ s`` (⊤);
@@ -24,121 +24,13 @@ Variations (spec §2):
 
 from __future__ import annotations
 
-import enum
 from collections import Counter
-from dataclasses import dataclass
-from fractions import Fraction
 
 from ..errors import InputError
 from ..mechanisms.description import Release, ThresholdMechanism
+from ..noise import Kind
 from ..sequences import Runs, as_output, as_queries, format_number, zip_runs
-
-
-class FactorKind(enum.Enum):
-    """How one query contributes to the integrand, as a function of ``x = z − shift``."""
-
-    #: ⊥: ``F_{b_ν}(x)``
-    BELOW = "cdf"
-    #: ⊤: ``S_{b_ν}(x)``
-    ABOVE = "sf"
-    #: ⊤ with the gap g released: the density ``p_{b_ν}(x)`` with ``shift = q − T − g``
-    GAP = "pdf"
-
-
-@dataclass(frozen=True)
-class CdfFactor:
-    """``F_{b_ν}(z − shift)^power`` (⊥), ``S_{b_ν}(z − shift)^power`` (⊤) or
-    ``p_{b_ν}(z − shift)^power`` (released gap)."""
-
-    shift: Fraction
-    kind: FactorKind
-    power: int
-
-
-@dataclass(frozen=True)
-class ThresholdIntegral:
-    """``∫_{lower}^{upper} p_{b_ρ}(z) Π factors dz``; ``None`` bounds are infinite."""
-
-    threshold_scale: Fraction
-    query_scale: Fraction
-    factors: tuple[CdfFactor, ...]
-    lower: Fraction | None = None
-    upper: Fraction | None = None
-
-    @property
-    def is_empty(self) -> bool:
-        """True when the constraint interval is empty: the integral is an exact zero."""
-        return self.lower is not None and self.upper is not None and self.lower >= self.upper
-
-    @property
-    def kinks(self) -> tuple[Fraction, ...]:
-        """Points strictly inside (lower, upper) where the integrand is not smooth."""
-        points = {Fraction(0)} | {factor.shift for factor in self.factors}
-        return tuple(sorted(p for p in points
-                            if (self.lower is None or p > self.lower)
-                            and (self.upper is None or p < self.upper)))
-
-    @property
-    def total_power(self) -> int:
-        """Σ powers: how many query factors the integrand multiplies."""
-        return sum(factor.power for factor in self.factors)
-
-
-@dataclass(frozen=True)
-class DensityConstant:
-    """``p_scale(x)^power``: a Laplace density factor that does not depend on ρ."""
-
-    x: Fraction
-    scale: Fraction
-    power: int
-
-
-@dataclass(frozen=True)
-class OutputIntegral:
-    """``Pr[M(D) = a] = Π densities · Π_k I_k^{m_k}`` (a density when ``is_density``)."""
-
-    integrals: tuple[tuple[ThresholdIntegral, int], ...]
-    densities: tuple[DensityConstant, ...]
-    is_density: bool
-
-    @property
-    def is_zero(self) -> bool:
-        """True when some integral has an empty domain: the output is impossible."""
-        return any(integral.is_empty for integral, _ in self.integrals)
-
-
-class _Segment:
-    """Accumulates the factors and bounds of one threshold draw."""
-
-    def __init__(self, mech: ThresholdMechanism):
-        self.mech = mech
-        self.powers: Counter = Counter()
-        self.lower: Fraction | None = None
-        self.upper: Fraction | None = None
-
-    def add(self, shift: Fraction, kind: FactorKind, count: int) -> None:
-        if self.mech.query_scale == 0:  # F_0(z−s) = 1[z > s], S_0(z−s) = 1[z ≤ s]
-            if kind is FactorKind.ABOVE:
-                self.bound_above(shift)
-            else:
-                self.bound_below(shift)
-        else:
-            self.powers[shift, kind] += count
-
-    def bound_below(self, bound: Fraction) -> None:
-        self.lower = bound if self.lower is None else max(self.lower, bound)
-
-    def bound_above(self, bound: Fraction) -> None:
-        self.upper = bound if self.upper is None else min(self.upper, bound)
-
-    def make_impossible(self) -> None:
-        self.lower, self.upper = Fraction(0), Fraction(0)
-
-    def close(self) -> ThresholdIntegral:
-        factors = tuple(CdfFactor(shift, kind, power) for (shift, kind), power
-                        in sorted(self.powers.items(), key=lambda item: (item[0][0], item[0][1].value)))
-        return ThresholdIntegral(self.mech.threshold_scale, self.mech.query_scale, factors,
-                                 self.lower, self.upper)
+from .integral_form import IntegralBuilder, IntegralForm, make_term
 
 
 def check_output_shape(mech: ThresholdMechanism, n_queries: int, output: Runs) -> None:
@@ -165,8 +57,8 @@ def check_output_shape(mech: ThresholdMechanism, n_queries: int, output: Runs) -
                          f"{n_queries} but does not end with the c-th ⊤")
 
 
-def build_output_integral(mech: ThresholdMechanism, queries, output) -> OutputIntegral:
-    """Write ``Pr[mech(queries) = output]`` as an :class:`OutputIntegral` (spec §2).
+def build_output_integral(mech: ThresholdMechanism, queries, output) -> IntegralForm:
+    """Write ``Pr[mech(queries) = output]`` in the integral form (one term).
 
     Parameters
     ----------
@@ -178,39 +70,36 @@ def build_output_integral(mech: ThresholdMechanism, queries, output) -> OutputIn
     """
     queries, output = as_queries(queries), as_output(output)
     check_output_shape(mech, len(queries), output)
+    hub, query_noise = mech.threshold_noise, mech.query_noise
     threshold = mech.threshold
-    segments: Counter = Counter()
-    densities: Counter = Counter()
-    segment = _Segment(mech)
+    integrals: Counter = Counter()
+    constants: Counter = Counter()
+    segment = IntegralBuilder(hub)
     for (q, token), count in zip_runs(queries.prefix(len(output)), output):
         shift = q - threshold
         if token is False:
-            segment.add(shift, FactorKind.BELOW, count)
+            segment.add(query_noise, Kind.CDF, shift, count)
             continue
         if mech.release is Release.GAP:
             if token < 0:  # q + ν ≥ T + ρ: the released gap is never negative
                 segment.make_impossible()
-            segment.add(shift - token, FactorKind.GAP, count)
+            segment.add(query_noise, Kind.PDF, shift - token, count)
         elif mech.release is Release.NOISY_VALUE:
             # ⊤ iff v = q + ν ≥ T + z; ν has density p_{b_ν}(v − q).
-            densities[DensityConstant(token - q, mech.query_scale, 1)] += count
+            constants[query_noise, Kind.PDF, token - q] += count
             segment.bound_above(token - threshold)
         else:
             if mech.release is Release.FRESH_VALUE:
-                densities[DensityConstant(token - q, mech.release_scale, 1)] += count
-            segment.add(shift, FactorKind.ABOVE, count if not mech.redraw_threshold else 1)
+                constants[mech.release_noise, Kind.PDF, token - q] += count
+            segment.add(query_noise, Kind.SF, shift, count if not mech.redraw_threshold else 1)
         if mech.redraw_threshold:
             # Each ⊤ ends a threshold draw; the remaining count−1 ⊤'s each form a one-factor segment.
-            segments[segment.close()] += 1
+            integrals[segment.build()] += 1
             if count > 1:
-                single = _Segment(mech)
-                single.add(shift, FactorKind.ABOVE, 1)
-                segments[single.close()] += count - 1
-            segment = _Segment(mech)
-    if not mech.redraw_threshold or segment.powers or segment.lower is not None or not segments:
-        segments[segment.close()] += 1
-    return OutputIntegral(
-        integrals=tuple(segments.items()),
-        densities=tuple(DensityConstant(d.x, d.scale, power) for d, power in densities.items()),
-        is_density=mech.releases_numbers,
-    )
+                single = IntegralBuilder(hub)
+                single.add(query_noise, Kind.SF, shift, 1)
+                integrals[single.build()] += count - 1
+            segment = IntegralBuilder(hub)
+    if not mech.redraw_threshold or not segment.is_trivial or not integrals:
+        integrals[segment.build()] += 1
+    return IntegralForm((make_term(constants, integrals),), is_density=mech.releases_numbers)

@@ -1,10 +1,10 @@
-"""The logarithm of a Laplace-threshold integrand and its derivative, at mpmath precision.
+"""The logarithm of an integrand of the integral form, its derivative and its magnitude, at
+mpmath precision.
 
-For ``I = ∫ p_{b_ρ}(z) Π F_{b_ν}(z − s_j)^{m_j} Π S_{b_ν}(z − s_k)^{n_k} dz`` this module evaluates
-``g(z) = log p_{b_ρ}(z) + Σ m_j log F(z − s_j) + Σ n_k log S(z − s_k)`` (plus ``log p_{b_ν}(z − s)``
-for released gaps) and ``g'(z)``.  Every term is
-concave (the Laplace law is log-concave), so ``g`` is concave on the constraint interval: it has a
-single peak and ``g'`` is non-increasing.  The quadrature (``quadrature.py``) relies on this.
+For ``I = ∫ p_hub(z) Π_j g_j(z − s_j)^{m_j} dz`` (``integral_form.py``) this module evaluates
+``g(z) = log p_hub(z) + Σ_j m_j log g_j(z − s_j)`` and ``g'(z)``.  The laws' densities, CDFs and
+survival functions are log-concave, so ``g`` is concave on the domain: it has a single peak and
+``g'`` is non-increasing.  The quadrature (``quadrature.py``) relies on this.
 """
 
 from __future__ import annotations
@@ -12,45 +12,44 @@ from __future__ import annotations
 import mpmath
 from mpmath import mpf
 
-from ..noise import (laplace_dlogcdf, laplace_dlogpdf, laplace_dlogsf, laplace_logcdf,
-                     laplace_logpdf, laplace_logsf)
-from .integrand import FactorKind, ThresholdIntegral
-
-#: log of each factor kind, and its derivative, as functions of (z − shift, b_ν).
-LOG_FACTOR = {FactorKind.BELOW: laplace_logcdf, FactorKind.ABOVE: laplace_logsf,
-              FactorKind.GAP: laplace_logpdf}
-DLOG_FACTOR = {FactorKind.BELOW: laplace_dlogcdf, FactorKind.ABOVE: laplace_dlogsf,
-               FactorKind.GAP: laplace_dlogpdf}
-
-
-def to_mpf(value) -> mpf:
-    """An exact rational (``Fraction``) as an mpf at the current working precision."""
-    return mpf(value.numerator) / value.denominator
+from ..precision import to_mpf
+from .integral_form import Integral
 
 
 class LogIntegrand:
-    """``g`` and ``g'`` of a :class:`ThresholdIntegral`; build it inside the working precision."""
+    """``g`` and ``g'`` of an :class:`~exactdp.exact.integral_form.Integral`; build it inside
+    the working precision."""
 
-    def __init__(self, integral: ThresholdIntegral):
+    def __init__(self, integral: Integral):
         self.integral = integral
-        self.b_rho = to_mpf(integral.threshold_scale)
-        self.b_nu = to_mpf(integral.query_scale)
-        self.terms = [(to_mpf(f.shift), f.kind, f.power) for f in integral.factors]
+        hub = integral.hub
+        self._hub = (hub.logpdf, hub.dlogpdf)
+        self.terms = [(factor.law.functions(factor.kind), to_mpf(factor.shift), factor.power)
+                      for factor in integral.factors]
         self.lower = -mpmath.inf if integral.lower is None else to_mpf(integral.lower)
         self.upper = mpmath.inf if integral.upper is None else to_mpf(integral.upper)
         self.kinks = [to_mpf(k) for k in integral.kinks]
         #: length scale for the peak and level searches of the quadrature
-        self.scale = max(self.b_rho, self.b_nu, mpf(1))
+        self.scale = to_mpf(integral.scale)
 
     def __call__(self, z: mpf) -> mpf:
-        total = laplace_logpdf(z, self.b_rho)
-        for shift, kind, power in self.terms:
-            total += power * LOG_FACTOR[kind](z - shift, self.b_nu)
+        total = self._hub[0](z)
+        for (log, _), shift, power in self.terms:
+            total += power * log(z - shift)
         return total
 
     def slope(self, z: mpf) -> mpf:
         """``g'(z)`` (the right derivative at a kink)."""
-        total = laplace_dlogpdf(z, self.b_rho)
-        for shift, kind, power in self.terms:
-            total += power * DLOG_FACTOR[kind](z - shift, self.b_nu)
+        total = self._hub[1](z)
+        for (_, dlog), shift, power in self.terms:
+            total += power * dlog(z - shift)
         return total
+
+    def magnitude(self, z: mpf) -> mpf:
+        """``|log p_hub(z)| + Σ_j m_j |log g_j(z − s_j)|``: the size of the rounded terms ``g``
+        sums, which bounds its rounding error in units of the working precision."""
+        total = abs(self._hub[0](z))
+        for (log, _), shift, power in self.terms:
+            total += power * abs(log(z - shift))
+        return total
+

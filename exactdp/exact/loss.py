@@ -14,9 +14,10 @@ from mpmath import mpf
 
 from ..errors import InputError, PrecisionError
 from ..mechanisms.description import ThresholdMechanism
-from ..sequences import Runs, as_queries, format_number, zip_runs
+from ..sequences import Runs, as_queries
 from .integrand import check_output_shape
-from .probability import Probability, probability
+from ..precision import Probability
+from .probability import probability
 
 #: ``max_privacy_loss`` enumerates every output, so it is limited to this many queries.
 MAX_ENUMERATED_QUERIES = 12
@@ -42,38 +43,14 @@ class PrivacyLoss:
     error: mpf
 
 
-def check_neighbours(mech, d1: Runs, d2: Runs) -> None:
-    """Raise :class:`InputError` unless ``d1`` and ``d2`` are neighbours for ``mech``: every query
-    moves by at most the sensitivity, only one query moves if ``mech.one_differ``, and all move in
-    the same direction if ``mech.monotone``."""
-    directions = set()
-    moved = 0
-    position = 0
-    for (a, b), count in zip_runs(d1, d2):
-        if abs(a - b) > mech.sensitivity:
-            raise InputError(
-                f"d1 and d2 are not neighbours: query {position + 1} differs by "
-                f"{format_number(abs(a - b))} > sensitivity {format_number(mech.sensitivity)} "
-                f"({format_number(a)} vs {format_number(b)}); allow any pair "
-                f"(allow_any_pair=True, --any-pair) to compare them anyway")
-        if a != b:
-            directions.add(a > b)
-            moved += count
-        position += count
-    if mech.one_differ and moved > 1:
-        raise InputError(f"d1 and d2 are not neighbours for {mech.name}: {moved} queries differ, "
-                         f"but neighbours differ in one query only")
-    if mech.monotone and len(directions) > 1:
-        raise InputError("d1 and d2 are not neighbours for a monotone mechanism: queries move in "
-                         "both directions")
-
-
 def neighbouring_pair(mech, d1, d2, allow_any_pair: bool) -> tuple[Runs, Runs]:
+    """``d1``, ``d2`` as :class:`Runs`, after the mechanism's neighbour check (only the equal
+    length is checked with ``allow_any_pair``)."""
     d1, d2 = as_queries(d1), as_queries(d2)
     if len(d1) != len(d2):
         raise InputError(f"d1 and d2 must have the same length, got {len(d1)} and {len(d2)}")
     if not allow_any_pair:
-        check_neighbours(mech, d1, d2)
+        mech.check_neighbours(d1, d2)
     return d1, d2
 
 

@@ -1,103 +1,55 @@
-"""Exact output probabilities (or densities) with an error estimate: ``exactdp.probability``.
+"""Exact output probabilities (or densities) with an error bound: ``exactdp.probability``.
 
-``Pr[M(D) = a] = Π_d p_d · Π_k I_k^{m_k}`` (``integrand.py``).  Each distinct integral is evaluated
-by one or two methods:
+Every family writes ``Pr[M(D) = a]`` in the integral form (``integral_form.py``): a sum of terms,
+each a product of constant factors and of one-dimensional integrals.  Each distinct integral is
+evaluated by one or two methods:
 
 * ``"closed"`` — exact expansion at a precision raised to absorb cancellation (``closed_form.py``);
 * ``"quad"`` — peak-aware tanh-sinh quadrature (``quadrature.py``);
-* ``"auto"`` (default) — two independent methods whose agreement is the error estimate: the
+* ``"auto"`` (default) — two independent methods whose agreement joins the error bound: the
   closed form and the quadrature when the expansion is small, otherwise tanh-sinh and
-  Gauss–Legendre quadrature on the same peak-aware breakpoints.  An integral without query factors
-  (no query noise) has a one-term closed form without cancellation and needs no second method.
+  Gauss–Legendre quadrature on the same peak-aware breakpoints.  An integral without factors has
+  a one-term closed form without cancellation and needs no second method.
 
-The relative errors of the factors add up (to first order) to the relative error of the product.
-A result whose relative error exceeds ``10^{−dps}`` raises :class:`~exactdp.errors.PrecisionError`.
+The relative errors of the factors add up (to first order) to the relative error of a term; the
+terms are non-negative, so the relative error of their sum is at most the largest one.  A result
+whose relative error exceeds ``10^{−dps}`` raises :class:`~exactdp.errors.PrecisionError`
+(``exactdp.precision``).
 """
 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from fractions import Fraction
 
 import mpmath
 from mpmath import mpf
 
-from ..errors import InputError, PrecisionError
+from ..errors import InputError
 from ..mechanisms.description import ThresholdMechanism
-from ..noise import laplace_logpdf
-from .closed_form import integrate_closed_form, operation_count
-from .integrand import OutputIntegral, ThresholdIntegral, build_output_integral
-from .log_integrand import to_mpf
+from ..precision import (Probability, check_dps, check_method, to_mpf, unit_roundoff,
+                         working_dps)
+from .closed_form import has_closed_form, integrate_closed_form, operation_count
+from .integral_form import Integral, IntegralForm, Term
+from .integrand import build_output_integral
 from .quadrature import integrate
 
-METHODS = ("auto", "quad", "closed")
 #: ``auto`` uses the closed form as its second method up to this many multiplications.
 AUTO_CLOSED_FORM_OPERATIONS = 20_000
-#: Largest number of significant digits a caller may ask for.
-MAX_DPS = 1000
 
 
-@dataclass(frozen=True)
-class Probability:
-    """The exact probability (or density) of one output.
-
-    Attributes
-    ----------
-    value : mpf
-        The probability, or the density for mechanisms that release numbers; an exact ``0`` for an
-        impossible output.
-    log_value : mpf
-        ``log(value)``; ``-inf`` for an exact zero.  Use it for values below ~1e-308 in floats.
-    error : mpf
-        Estimated absolute error of ``value`` (0 for an exact zero).
-    method : str
-        How it was obtained: ``"closed"``, ``"quad"``, ``"closed+quad"``, ``"quad+gauss-legendre"``,
-        or ``"exact zero"``; several integrals give a ``+``-joined set.
-    is_density : bool
-        True when ``value`` is a density (the output contains released numbers).
-    dps : int
-        The number of significant digits requested.
-    """
-
-    value: mpf
-    log_value: mpf
-    error: mpf
-    method: str
-    is_density: bool
-    dps: int
-
-    @property
-    def is_zero(self) -> bool:
-        """True for an impossible output (an exact zero, never an underflow)."""
-        return self.value == 0
-
-    @property
-    def relative_error(self) -> mpf:
-        """``error / value`` (0 for an exact zero)."""
-        return mpf(0) if self.is_zero else self.error / self.value
-
-
-def check_dps(dps: int) -> int:
-    if isinstance(dps, bool) or not isinstance(dps, int) or not 1 <= dps <= MAX_DPS:
-        raise InputError(f"dps must be an integer from 1 to {MAX_DPS}, got dps={dps!r}")
-    return dps
-
-
-def check_method(method: str) -> str:
-    if method not in METHODS:
-        raise InputError(f"method must be one of {', '.join(METHODS)}, got method={method!r}")
-    return method
-
-
-def evaluate_integral(integral: ThresholdIntegral, dps: int, method: str):
-    """``(log I, relative error, method name)`` of one non-empty integral."""
-    with mpmath.workdps(dps + 20):
+def evaluate_integral(integral: Integral, dps: int, method: str):
+    """``(log I, relative error bound, method name)`` of one non-empty integral."""
+    with mpmath.workdps(working_dps(dps, integral.magnitude)):
         def log_and_rel(log_scale, scaled, error):
-            return log_scale + mpmath.log(scaled), error / scaled
+            log_value = log_scale + mpmath.log(scaled)
+            # the log and the sum are rounded: an absolute error of log I is a relative one of I
+            return log_value, error / scaled + 4 * (abs(log_value) + 1) * unit_roundoff()
 
-        closed_second = (method == "auto"
+        closed = has_closed_form(integral)
+        closed_second = (method == "auto" and closed
                          and operation_count(integral) <= AUTO_CLOSED_FORM_OPERATIONS)
-        if method == "closed" or (method == "auto" and not integral.factors):
+        if method == "closed" or (method == "auto" and closed and not integral.factors):
             log_value, rel = log_and_rel(*integrate_closed_form(integral, dps))
             return log_value, rel, "closed"
         rules = ("tanh-sinh",) if method == "quad" or closed_second else ("tanh-sinh",
@@ -117,33 +69,63 @@ def evaluate_integral(integral: ThresholdIntegral, dps: int, method: str):
         return other if closed_second else log_value, max(rel, other_rel, disagreement), name
 
 
-def evaluate_output_integral(output_integral: OutputIntegral, dps: int = 30,
-                             method: str = "auto") -> Probability:
-    """Evaluate a built :class:`OutputIntegral` (see :func:`probability`)."""
+def _magnitude(form: IntegralForm) -> Fraction:
+    """How large the logs the terms sum can get: the powers, times the distance of each
+    constant's point from the centre of its law in units of its scale."""
+    size = Fraction(1)
+    for term in form.terms:
+        size += sum(c.power * (1 + abs(c.point) / c.law.scale) for c in term.constants)
+        size += sum(m * integral.magnitude for integral, m in term.integrals)
+    return size
+
+
+def _log_term(term: Term, dps: int, method: str, methods: list):
+    """``(log term, relative error bound)``; ``(-inf, 0)`` for a term that vanishes."""
+    log_value, relative, size = mpmath.log(term.multiplicity), mpf(0), mpf(0)
+    for constant in term.constants:
+        log_factor = constant.law.log(constant.kind, to_mpf(constant.point))
+        if log_factor == mpf("-inf"):
+            return log_factor, mpf(0)
+        log_value += constant.power * log_factor
+        # the point is rounded (relative u) and the log evaluated: |x/b| + |log g| + 1 units
+        size += constant.power * (abs(log_factor) + abs(to_mpf(constant.point) / constant.law.b)
+                                  + 1)
+    for integral, multiplicity in term.integrals:
+        log_i, rel_i, name = evaluate_integral(integral, dps, method)
+        log_value += multiplicity * log_i
+        relative += multiplicity * rel_i
+        size += multiplicity * abs(log_i)
+        methods.append(name)
+    # the logs and their sum are rounded at the working precision; the final exp inherits that
+    return log_value, relative + 4 * (size + abs(log_value) + 1) * unit_roundoff()
+
+
+def evaluate(form: IntegralForm, dps: int = 30, method: str = "auto",
+             what: str = "probability") -> Probability:
+    """Evaluate an :class:`~exactdp.exact.integral_form.IntegralForm` (see :func:`probability`).
+
+    Notes
+    -----
+    ``log Σ_t e^{ℓ_t} = ℓ* + log Σ_t e^{ℓ_t − ℓ*}`` with ``ℓ*`` the largest term: no underflow,
+    and every term is non-negative, so the relative error of the sum is at most the largest
+    relative error of a term (plus the rounding of the sum).
+    """
     dps, method = check_dps(dps), check_method(method)
-    is_density = output_integral.is_density
-    if output_integral.is_zero:
-        return Probability(mpf(0), mpf("-inf"), mpf(0), "exact zero", is_density, dps)
-    with mpmath.workdps(dps + 20):
-        log_value = mpf(0)
-        relative = mpf(0)
-        methods = []
-        for density in output_integral.densities:
-            log_value += density.power * laplace_logpdf(to_mpf(density.x), to_mpf(density.scale))
-        for integral, multiplicity in output_integral.integrals:
-            log_i, rel_i, name = evaluate_integral(integral, dps, method)
-            log_value += multiplicity * log_i
-            relative += multiplicity * rel_i
-            methods.append(name)
-        # the logs, sums and the final exp are rounded at dps + 20 digits
-        relative += mpf(10) ** (-(dps + 18))
-        if relative > mpf(10) ** (-dps):
-            raise PrecisionError(
-                f"could not reach {dps} significant digits (estimated relative error "
-                f"{mpmath.nstr(relative, 3)}); try method='auto' or fewer digits")
-        value = mpmath.exp(log_value)
-        return Probability(+value, +log_value, value * relative, "+".join(dict.fromkeys(methods)),
-                           is_density, dps)
+    live = [term for term in form.terms if not term.is_zero]
+    if not live:
+        return Probability.exact_zero(form.is_density, dps)
+    with mpmath.workdps(working_dps(dps, _magnitude(form))):
+        methods: list = []
+        logs = [_log_term(term, dps, method, methods) for term in live]
+        logs = [(log, rel) for log, rel in logs if log != mpf("-inf")]
+        if not logs:
+            return Probability.exact_zero(form.is_density, dps)
+        top = max(log for log, _ in logs)
+        total = mpmath.fsum(mpmath.exp(log - top) for log, _ in logs)
+        relative = max(rel for _, rel in logs) + 4 * len(logs) * unit_roundoff()
+        name = "+".join(dict.fromkeys(methods)) or "closed"
+        return Probability.from_log(top + mpmath.log(total), relative, name, form.is_density,
+                                    dps, what, method)
 
 
 @functools.singledispatch
@@ -172,7 +154,8 @@ def probability(mech, queries, output, dps: int = 30, method: str = "auto") -> P
     -----
     A generic function (``functools.singledispatch``) on the mechanism's description type: a new
     family of mechanisms registers its own exact engine with ``@probability.register``.
-    For the Sparse Vector family (``ThresholdMechanism``) it is Lyu, Su & Li (PVLDB 2017) Eq. 5, generalised in spec §2::
+    For the Sparse Vector family (``ThresholdMechanism``) it is Lyu, Su & Li (PVLDB 2017) Eq. 5,
+    generalised in ``exactdp.exact.integral_form`` and docs/mathematics.md::
 
         Pr[M(D) = a] = ∫ p_{b_ρ}(z) Π_{a_i=⊥} F_{b_ν}(T + z − q_i) Π_{a_i=⊤} S_{b_ν}(T + z − q_i) dz
 
@@ -193,4 +176,4 @@ def probability(mech, queries, output, dps: int = 30, method: str = "auto") -> P
 
 @probability.register
 def _(mech: ThresholdMechanism, queries, output, dps: int = 30, method: str = "auto"):
-    return evaluate_output_integral(build_output_integral(mech, queries, output), dps, method)
+    return evaluate(build_output_integral(mech, queries, output), dps, method)

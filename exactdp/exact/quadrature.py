@@ -1,9 +1,9 @@
-"""Peak-aware tanh-sinh (or Gauss–Legendre) quadrature of a Laplace-threshold integral.
+"""Peak-aware tanh-sinh (or Gauss–Legendre) quadrature of an integral of the integral form.
 
 Plain tanh-sinh on the pieces between kinks silently loses digits when large powers concentrate
-the mass in a narrow peak far from the kinks (spec §2: ``mpmath.quad`` at 30 digits is wrong in the
-7th digit for the t = 100 GPTT case).  Here the log integrand ``g`` is concave (``log_integrand``),
-so:
+the mass in a narrow peak far from the kinks (``mpmath.quad`` at 30 digits is wrong in the 7th
+digit for Chen & Machanavajjhala's GPTT family at t = 100; see docs/engine.md).  Here the log
+integrand ``g`` is concave (``log_integrand``), so:
 
 1. the peak ``z*`` is found by bisection on the sign of the non-increasing ``g'``;
 2. on each side, bisection finds the points where ``g`` has dropped by 1, 4, 16, … and finally by
@@ -16,12 +16,11 @@ The value is returned scaled, ``I = e^{g(z*)} · scaled``, so results far below 
 
 from __future__ import annotations
 
-import math
-
 import mpmath
 from mpmath import mpf
 
-from .integrand import ThresholdIntegral
+from ..precision import unit_roundoff, working_dps
+from .integral_form import Integral
 from .log_integrand import LogIntegrand
 
 #: Drops of ``g`` below its peak at which breakpoints are placed (before the final cut-off).
@@ -30,12 +29,10 @@ LEVELS = (1, 4, 16, 64, 256, 1024)
 _BISECTION_TOLERANCE = mpf("1e-9")
 
 
-def working_digits(integral: ThresholdIntegral, dps: int) -> int:
+def working_digits(integral: Integral, dps: int) -> int:
     """Digits needed to evaluate ``g`` so that ``e^g`` keeps ``dps`` digits: the log integrand
-    grows like the total power, so its absolute error does too.  Rounded up to a multiple of 10 so
-    that mpmath's cache of quadrature nodes (per precision) is reused across integrals."""
-    digits = dps + 15 + int(math.log10(integral.total_power + 1)) + 1
-    return -(-digits // 10) * 10
+    grows like the total power, so its absolute error does too."""
+    return working_dps(dps, integral.magnitude)
 
 
 def _bisect(predicate, inside: mpf, outside: mpf, tolerance: mpf) -> mpf:
@@ -122,7 +119,7 @@ def breakpoints(g: LogIntegrand, peak: mpf, peak_value: mpf, cutoff_drop: mpf):
     return sorted(points), tail
 
 
-def integrate_log_concave(g, rules=("tanh-sinh",), terms: int = 1):
+def integrate_log_concave(g, rules=("tanh-sinh",)):
     """``∫ e^{g}`` for any concave ``g``, at the current working precision, by each rule.
 
     Parameters
@@ -131,40 +128,45 @@ def integrate_log_concave(g, rules=("tanh-sinh",), terms: int = 1):
         Callable ``g(z)`` with ``g.slope(z)`` (right derivative), bounds ``g.lower``,
         ``g.upper`` (``±inf`` allowed), ``g.kinks`` (points inside where ``g`` is not smooth) and
         a length scale ``g.scale`` (the step of the peak and level searches).
-        :class:`~exactdp.exact.log_integrand.LogIntegrand` is one.
+        a length scale ``g.scale`` and ``g.magnitude(z)``, the sum of the absolute values of
+        the rounded terms ``g`` adds up (its rounding error is at most that many units of the
+        working precision).  :class:`~exactdp.exact.log_integrand.LogIntegrand` is one.
     rules : sequence of {"tanh-sinh", "gauss-legendre"}
         mpmath's quadrature rules, each applied on the same breakpoints.
-    terms : int
-        How many rounded terms ``g`` sums (its rounding error grows with them).
 
     Returns
     -------
     (log_scale, results)
         ``∫ e^{g} = exp(log_scale) · scaled`` for each ``(scaled, error)`` of ``results`` (one per
         rule); ``error`` is mpmath's estimate summed over the sub-intervals, the rigorous tail
-        bound, and the rounding of ``g`` at the working precision.
+        bound, and the rounding of ``g`` at the working precision (the magnitude of its terms
+        times the unit roundoff).
     """
     peak = find_peak(g)
     peak_value = g(peak)
     cutoff_drop = (mpmath.mp.dps + 5) * mpmath.ln10
     points, tail = breakpoints(g, peak, peak_value, cutoff_drop)
+    # g sums rounded terms: e^g inherits their absolute error as a relative one, which mpmath's
+    # convergence estimate cannot see.  |log F| and |log S| are convex, so the magnitude of the
+    # terms is largest at the outer breakpoints (or the peak, for density terms); a bound where
+    # g → −inf is skipped, as e^g·|g| → 0 there.  Each term is rounded a few times.
+    magnitude = max(m for m in (g.magnitude(x) for x in (points[0], peak, points[-1]))
+                    if mpmath.isfinite(m))
+    rounding_relative = 8 * (magnitude + 10) * unit_roundoff()
     results = []
     for rule in rules:
         value, error = mpmath.quad(lambda z: mpmath.exp(g(z) - peak_value), points,
                                    method=rule, error=True)
-        # g sums `terms` terms, each rounded at the working precision: e^g inherits their absolute
-        # error as a relative one, which mpmath's convergence estimate cannot see.
-        rounding = value * (terms + 10) * mpf(10) ** (-mpmath.mp.dps)
-        results.append((+value, error + tail + rounding))
+        results.append((+value, error + tail + value * rounding_relative))
     return +peak_value, results
 
 
-def integrate(integral: ThresholdIntegral, dps: int, rules=("tanh-sinh",)):
-    """Evaluate a Laplace-threshold integral by peak-aware quadrature.
+def integrate(integral: Integral, dps: int, rules=("tanh-sinh",)):
+    """Evaluate an integral of the integral form by peak-aware quadrature.
 
     Parameters
     ----------
-    integral : ThresholdIntegral
+    integral : Integral
         Must not be empty (``integral.is_empty`` is handled by the caller).
     dps : int
         Requested significant digits; the work is done with more (:func:`working_digits`).
@@ -177,4 +179,4 @@ def integrate(integral: ThresholdIntegral, dps: int, rules=("tanh-sinh",)):
         ``(scaled, error)`` in ``results``.
     """
     with mpmath.workdps(working_digits(integral, dps)):
-        return integrate_log_concave(LogIntegrand(integral), rules, integral.total_power)
+        return integrate_log_concave(LogIntegrand(integral), rules)

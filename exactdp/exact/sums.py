@@ -22,10 +22,11 @@ from mpmath import mpf
 
 from ..errors import InputError
 from ..mechanisms.sums import NoisySum
-from ..noise import laplace_logpdf
+from ..noise import Laplace
 from ..sequences import Runs, as_output, as_queries
-from .log_integrand import to_mpf
-from .probability import Probability, check_dps, check_method, probability
+from ..precision import to_mpf
+from ..precision import Probability, check_dps, check_method, unit_roundoff, working_dps
+from .probability import probability
 
 
 def prefix_sums(queries: Runs) -> list[Fraction]:
@@ -81,13 +82,15 @@ def _(mech: NoisySum, queries, output, dps: int = 30, method: str = "auto") -> P
     pairs = residuals(mech, queries, output)
     is_density = any(scale > 0 for _, scale in pairs)
     if any(scale == 0 and r != 0 for r, scale in pairs):
-        return Probability(mpf(0), mpf("-inf"), mpf(0), "exact zero", is_density, dps)
-    with mpmath.workdps(dps + 20):
-        log_value = mpf(0)
+        return Probability.exact_zero(is_density, dps)
+    with mpmath.workdps(working_dps(dps, len(pairs))):
+        log_value, size = mpf(0), mpf(0)
         for r, scale in pairs:
             if scale > 0:
-                log_value += laplace_logpdf(to_mpf(r), to_mpf(scale))
-        value = mpmath.exp(log_value)
-        # each term is rounded at dps + 20 digits: relative error ≤ (1 + |log f|)·10^{−dps−19}
-        error = value * (1 + abs(log_value)) * mpf(10) ** (-dps - 19)
-        return Probability(+value, +log_value, +error, "closed", is_density, dps)
+                term = Laplace(scale).logpdf(to_mpf(r))
+                log_value += term
+                size += abs(term) + 1
+        # each log is rounded, and its argument too: the sum's absolute error (a relative error
+        # of the density) is a few units of roundoff times the terms' sizes
+        return Probability.from_log(log_value, 4 * (size + 1) * unit_roundoff(), "closed",
+                                    is_density, dps, f"{mech.name}: density", method)

@@ -1,8 +1,13 @@
-"""Declarative mechanism descriptions and the catalogue registry (spec §3)."""
+"""Declarative mechanism descriptions and the catalogue registry.
+
+Every description is a :class:`~exactdp.mechanisms.base.Mechanism`; each family module declares
+its description type and registers its catalogue entries on import.
+"""
 
 from . import checkdp, gptt, histogram, noisy_max, statdp, sums, svt  # noqa: F401  (registers them)
+from .base import Mechanism, Neighbours, OutputKind
 from .catalogue import CatalogueEntry, Param, catalogue, entry, mechanism
 from .description import Release, ThresholdMechanism
 
-__all__ = ["CatalogueEntry", "Param", "Release", "ThresholdMechanism", "catalogue", "entry",
-           "mechanism"]
+__all__ = ["CatalogueEntry", "Mechanism", "Neighbours", "OutputKind", "Param", "Release",
+           "ThresholdMechanism", "catalogue", "entry", "mechanism"]

@@ -16,11 +16,11 @@ mechanism of this family is (spec §1–2, Lyu et al. Alg. 1–7)::
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Mapping
 
-from ..sequences import format_number
+from ..noise import Laplace, NoiseLaw, laplace_or_none
+from .base import Mechanism, OutputKind
 
 
 class Release(enum.Enum):
@@ -36,22 +36,18 @@ class Release(enum.Enum):
     GAP = "gap"
 
 
-@dataclass(frozen=True)
-class ThresholdMechanism:
+@dataclass(frozen=True, kw_only=True)
+class ThresholdMechanism(Mechanism):
     """A fully parametrised mechanism of the Sparse Vector family.
 
     Attributes
     ----------
-    name : str
-        Catalogue name (``svt1``, ``gptt``, ``statdp.iSVT3``, ...).
     threshold_scale : Fraction
         Scale ``b_ρ > 0`` of the Laplace threshold noise.
     query_scale : Fraction
         Scale ``b_ν ≥ 0`` of the Laplace noise added to each query (0: no noise).
     threshold : Fraction
         The public threshold ``T``.
-    sensitivity : Fraction
-        ``Δ``: neighbouring inputs differ by at most this much in each query.
     cutoff : int or None
         The run stops right after the ``cutoff``-th ⊤; ``None`` means never.
     release : Release
@@ -60,30 +56,22 @@ class ThresholdMechanism:
         Scale of the fresh noise when ``release`` is ``Release.FRESH_VALUE``.
     redraw_threshold : bool
         Whether ρ is drawn afresh after each ⊤ (Lyu Alg. 2).
-    monotone : bool
-        Whether neighbouring inputs must move every query in the same direction (Lyu §4.3).
-    one_differ : bool
-        Whether neighbouring inputs differ in one query only (histogram-style); otherwise every
-        query may move by up to the sensitivity (StatDP's "all differ").
-    claimed_eps : Fraction or None
-        The privacy budget the source claims (``None`` if the source claims none).
-    params : Mapping
-        The user-facing parameters the description was built from (for display).
+    statdp_view : str or None
+        The post-processing StatDP's benchmark applies to this variant's output before testing
+        (``"false_count"``, ``"hamming_half"``, ``"false_count_last"``; see
+        ``exactdp.sampling.events``), or ``None`` for the generic view.
+    name, sensitivity, neighbours, claimed_eps, params
+        See :class:`~exactdp.mechanisms.base.Mechanism`.
     """
 
-    name: str
     threshold_scale: Fraction
     query_scale: Fraction
     threshold: Fraction = Fraction(0)
-    sensitivity: Fraction = Fraction(1)
     cutoff: int | None = None
     release: Release = Release.FLAG
     release_scale: Fraction | None = None
     redraw_threshold: bool = False
-    monotone: bool = False
-    one_differ: bool = False
-    claimed_eps: Fraction | None = None
-    params: Mapping = field(default_factory=dict, compare=False)
+    statdp_view: str | None = None
 
     def __post_init__(self):
         if self.threshold_scale <= 0 or self.query_scale < 0:
@@ -97,11 +85,21 @@ class ThresholdMechanism:
             raise ValueError(f"{self.name}: a redrawn threshold is only declared with ⊤ outputs")
 
     @property
-    def releases_numbers(self) -> bool:
-        """True when a ⊤ position outputs a number (a density) rather than the flag ⊤."""
-        return self.release is not Release.FLAG
+    def output_kind(self) -> OutputKind:
+        """⊤/⊥ flags, or ⊥ and released numbers."""
+        return OutputKind.FLAGS if self.release is Release.FLAG else OutputKind.FLAGS_AND_NUMBERS
 
-    def __str__(self) -> str:
-        shown = ", ".join(f"{key}={format_number(value) if isinstance(value, Fraction) else value}"
-                          for key, value in self.params.items())
-        return f"{self.name}({shown})"
+    @property
+    def threshold_noise(self) -> NoiseLaw:
+        """``Lap(b_ρ)``."""
+        return Laplace(self.threshold_scale)
+
+    @property
+    def query_noise(self) -> NoiseLaw:
+        """``Lap(b_ν)``, or no noise when ``b_ν = 0``."""
+        return laplace_or_none(self.query_scale)
+
+    @property
+    def release_noise(self) -> NoiseLaw | None:
+        """The fresh noise of a ``FRESH_VALUE`` release, ``Lap(release_scale)``."""
+        return Laplace(self.release_scale) if self.release_scale else None

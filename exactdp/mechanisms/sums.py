@@ -25,17 +25,15 @@ Neighbouring inputs differ in at most one query, by at most Δ (CheckDP's ``ONE_
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Mapping
 
 from ..errors import InputError
 from ..sequences import format_number
+from .base import Mechanism, Neighbours, OutputKind
 from .catalogue import CatalogueEntry, Param, register
 from .checkdp import CHECKDP
 from .svt import EPS, SENSITIVITY
-
-
 
 
 class Layout(enum.Enum):
@@ -57,14 +55,12 @@ class SumTerm:
     scale: Fraction
 
 
-@dataclass(frozen=True)
-class NoisySum:
+@dataclass(frozen=True, kw_only=True)
+class NoisySum(Mechanism):
     """A fully parametrised mechanism of the noisy-sum family.
 
     Attributes
     ----------
-    name : str
-        Catalogue name.
     layout : Layout
         ``TOTAL`` (one noisy total) or ``BLOCKS`` (SmartSum's running block sums).
     noise_scale : Fraction
@@ -75,38 +71,22 @@ class NoisySum:
         ``M``: a block ends at positions ``i`` with ``(i + 1) mod M = 0`` (``BLOCKS`` only).
     horizon : int or None
         ``T``: only positions ``i ≤ T`` are released (``None``: every position).
-    sensitivity : Fraction
-        ``Δ``: neighbouring inputs differ in one query by at most this much.
-    claimed_eps : Fraction
-        The privacy budget the source claims.
-    params : Mapping
-        The user-facing parameters (for display).
+    name, sensitivity, neighbours, claimed_eps, params
+        See :class:`~exactdp.mechanisms.base.Mechanism`; neighbours differ in one query
+        (CheckDP's ``ONE_DIFFER``).
     """
 
-    name: str
     layout: Layout
     noise_scale: Fraction
     block_end_scale: Fraction = Fraction(0)
     block_size: int = 1
     horizon: int | None = None
-    sensitivity: Fraction = Fraction(1)
-    claimed_eps: Fraction | None = None
-    params: Mapping = field(default_factory=dict, compare=False)
+    neighbours: Neighbours = Neighbours.ONE_DIFFER
 
     @property
-    def monotone(self) -> bool:
-        """Always ``False``: neighbouring inputs may move the differing query either way."""
-        return False
-
-    @property
-    def one_differ(self) -> bool:
-        """Always ``True``: neighbours differ in one query (CheckDP's ``ONE_DIFFER``)."""
-        return True
-
-    @property
-    def releases_numbers(self) -> bool:
-        """Always ``True``: every output entry is a number (its probability is a density)."""
-        return True
+    def output_kind(self) -> OutputKind:
+        """A vector of numbers."""
+        return OutputKind.NUMBERS
 
     def output_length(self, n: int) -> int:
         """How many numbers the mechanism outputs on ``n`` queries."""
@@ -133,11 +113,6 @@ class NoisySum:
             else:
                 terms.append(SumTerm(i > 0, i, i + 1, self.noise_scale))
         return tuple(terms)
-
-    def __str__(self) -> str:
-        shown = ", ".join(f"{key}={format_number(value) if isinstance(value, Fraction) else value}"
-                          for key, value in self.params.items())
-        return f"{self.name}({shown})"
 
 
 def _horizon(value) -> int | None:

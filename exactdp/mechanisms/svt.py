@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from .base import Neighbours
 from .catalogue import CatalogueEntry, Param, register
 from .description import Release, ThresholdMechanism
 
@@ -19,7 +20,7 @@ THRESHOLD = Param("T", "real", Fraction(0), "public threshold T")
 SENSITIVITY = Param("sensitivity", "budget", Fraction(1), "query sensitivity Δ")
 
 
-def declare(name, source, summary, cutoff, fields, true_privacy="ε"):
+def declare(name, source, summary, cutoff, fields, true_privacy="ε", statdp_view=None):
     """Register a single-budget SVT-family mechanism with parameters ε, the cutoff (if any), T, Δ.
 
     Parameters
@@ -29,13 +30,16 @@ def declare(name, source, summary, cutoff, fields, true_privacy="ε"):
     fields : callable
         ``fields(eps, sensitivity, cutoff)`` → the remaining :class:`ThresholdMechanism` fields
         (noise scales, cutoff, release, threshold rule).
+    statdp_view : str or None
+        StatDP's post-processing of the output, for StatDP's own benchmark entries (see
+        :class:`~exactdp.mechanisms.description.ThresholdMechanism`).
     """
     params = (EPS, cutoff, THRESHOLD, SENSITIVITY) if cutoff else (EPS, THRESHOLD, SENSITIVITY)
 
     def make(p):
         return ThresholdMechanism(
             name=name, threshold=p["T"], sensitivity=p["sensitivity"], claimed_eps=p["eps"],
-            params=dict(p), **fields(p["eps"], p["sensitivity"], p[cutoff.name] if cutoff else None))
+            params=dict(p), statdp_view=statdp_view, **fields(p["eps"], p["sensitivity"], p[cutoff.name] if cutoff else None))
 
     return register(CatalogueEntry(name, source, summary, params, make, "ε", true_privacy))
 
@@ -96,7 +100,7 @@ def _build_svt7(p):
         threshold=p["T"], sensitivity=delta, cutoff=c,
         release=Release.FRESH_VALUE if numeric else Release.FLAG,
         release_scale=c * delta / p["eps3"] if numeric else None,
-        monotone=p["monotone"], claimed_eps=p["eps1"] + p["eps2"] + p["eps3"], params=dict(p))
+        neighbours=Neighbours.MONOTONE if p["monotone"] else Neighbours.ALL_DIFFER, claimed_eps=p["eps1"] + p["eps2"] + p["eps3"], params=dict(p))
 
 
 register(CatalogueEntry(

@@ -11,8 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..mechanisms.histogram import HistogramMechanism
-from ..mechanisms.noisy_max import NoiseKind, NoisyMaxMechanism
-from ..noise import laplace_noise
+from ..mechanisms.noisy_max import NoisyMaxMechanism
 from .sampler import query_array, sample
 
 
@@ -32,11 +31,7 @@ class Draws:
 @sample.register
 def _(mech: NoisyMaxMechanism, queries, runs: int, rng: np.random.Generator) -> Draws:
     q = query_array(queries)
-    scale = float(mech.scale)
-    if mech.noise is NoiseKind.LAPLACE:
-        noisy = q + laplace_noise(rng, scale, (runs, q.size))
-    else:
-        noisy = q + rng.exponential(scale, (runs, q.size))
+    noisy = q + mech.noise.sample(rng, (runs, q.size))
     return Draws(noisy.max(axis=1) if mech.releases_value else noisy.argmax(axis=1))
 
 
@@ -44,5 +39,5 @@ def _(mech: NoisyMaxMechanism, queries, runs: int, rng: np.random.Generator) -> 
 def _(mech: HistogramMechanism, queries, runs: int, rng: np.random.Generator) -> Draws:
     q = query_array(queries)
     if mech.first_bin_only:
-        return Draws(q[0] + laplace_noise(rng, float(mech.scale), runs))
-    return Draws(q + laplace_noise(rng, float(mech.scale), (runs, q.size)))
+        return Draws(q[0] + mech.noise.sample(rng, runs))
+    return Draws(q + mech.noise.sample(rng, (runs, q.size)))

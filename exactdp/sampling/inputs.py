@@ -12,46 +12,54 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..exact.loss import neighbouring_pair
+from ..sequences import Runs
 
 #: StatDP's default input lengths.
 LENGTHS = (5, 10)
+#: Ding et al. (CCS 2018), Table 1, as ``(name, D1, D2)`` builders on a length ``n``, values in
+#: units of Δ.
+STATDP_PATTERNS = (
+    ("one above", lambda n: [1] * n, lambda n: [2] + [1] * (n - 1)),
+    ("one below", lambda n: [1] * n, lambda n: [0] + [1] * (n - 1)),
+    ("one above rest below", lambda n: [1] * n, lambda n: [2] + [0] * (n - 1)),
+    ("one below rest above", lambda n: [1] * n, lambda n: [0] + [2] * (n - 1)),
+    ("half half", lambda n: [1] * n, lambda n: [0] * (n // 2) + [2] * (n - n // 2)),
+    ("all above", lambda n: [1] * n, lambda n: [2] * n),
+    ("all below", lambda n: [1] * n, lambda n: [0] * n),
+    ("x shape", lambda n: [1] * (n // 2) + [0] * (n - n // 2),
+     lambda n: [0] * (n // 2) + [1] * (n - n // 2)),
+)
 
 
-def input_patterns(one_differ: bool, length: int, sensitivity: Fraction = Fraction(1)):
-    """The (D1, D2) pairs of Table 1 for inputs of ``length`` queries, as tuples of Fractions;
-    only the "one above/below" pairs when neighbours differ in one query (``one_differ``).
+def input_patterns(mech, length: int, origin: Fraction = Fraction(0)):
+    """The (D1, D2) pairs of Table 1 on ``length`` queries with values ``origin + k·Δ``, as
+    tuples of Fractions, keeping those that are neighbours for ``mech`` (only "one above" and
+    "one below" when neighbours differ in one query).
 
     Examples
     --------
-    >>> [tuple(map(int, d2)) for _, d2 in input_patterns(True, 3)]
+    >>> import exactdp
+    >>> [tuple(map(int, d2)) for _, d2 in input_patterns(exactdp.mechanism("histogram"), 3)]
     [(2, 1, 1), (0, 1, 1)]
-    >>> len(input_patterns(False, 5))
+    >>> len(input_patterns(exactdp.mechanism("svt1"), 5))
     8
     """
-    half, rest = length // 2, length - length // 2
-    ones = [1] * length
-    pairs = [(ones, [2] + [1] * (length - 1)),           # one above
-             (ones, [0] + [1] * (length - 1))]           # one below
-    if not one_differ:
-        pairs += [(ones, [2] + [0] * (length - 1)),      # one above rest below
-                  (ones, [0] + [2] * (length - 1)),      # one below rest above
-                  (ones, [0] * half + [2] * rest),       # half half
-                  (ones, [2] * length),                  # all above
-                  (ones, [0] * length),                  # all below
-                  ([1] * half + [0] * rest, [0] * half + [1] * rest)]  # X shape
-    return [(tuple(sensitivity * v for v in d1), tuple(sensitivity * v for v in d2))
-            for d1, d2 in pairs]
+    pairs = []
+    for _, first, second in STATDP_PATTERNS:
+        d1 = tuple(origin + mech.sensitivity * v for v in first(length))
+        d2 = tuple(origin + mech.sensitivity * v for v in second(length))
+        if mech.neighbour_violation(Runs.from_items(d1), Runs.from_items(d2)) is None:
+            pairs.append((d1, d2))
+    return pairs
 
 
 def check_pair(mech, d1, d2) -> tuple[tuple, tuple]:
-    """``(d1, d2)`` as tuples if they are neighbours for ``mech`` (every query moves by at most Δ,
-    in one direction for a monotone mechanism, and only one query for "one differ"), else an
+    """``(d1, d2)`` as tuples if they are neighbours for ``mech``, else an
     :class:`~exactdp.errors.InputError` naming the broken condition."""
     d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair=False)
     return tuple(d1.expand()), tuple(d2.expand())
 
 
 def candidate_inputs(mech, lengths=LENGTHS):
-    """Every pattern pair for every length, for ``mech``'s neighbour notion and sensitivity."""
-    return [pair for length in lengths
-            for pair in input_patterns(mech.one_differ, length, mech.sensitivity)]
+    """Every pattern pair for every length, for ``mech``'s neighbour relation and sensitivity."""
+    return [pair for length in lengths for pair in input_patterns(mech, length)]

@@ -54,12 +54,6 @@ def sample(mech, queries, runs: int, rng: np.random.Generator) -> Samples:
     raise TypeError(f"no sampler for mechanisms of type {type(mech).__name__}")
 
 
-def laplace_around(rng: np.random.Generator, centre: float, scale: float, size: int):
-    """``centre + Lap(scale)`` draws (the shift inside numpy's draw saves a pass; scale 0: no
-    noise)."""
-    return rng.laplace(centre, scale, size) if scale else np.full(size, centre)
-
-
 @sample.register
 def _(mech: ThresholdMechanism, queries, runs: int, rng: np.random.Generator) -> Samples:
     # Active set: only the runs still going are drawn at each position (on StatDP's SVT test
@@ -68,14 +62,15 @@ def _(mech: ThresholdMechanism, queries, runs: int, rng: np.random.Generator) ->
     q = query_array(queries)
     answers = np.full((q.size, runs), ABSENT, dtype=np.int8)
     values = np.full((q.size, runs), np.nan) if mech.releases_numbers else None
-    threshold, threshold_scale = float(mech.threshold), float(mech.threshold_scale)
+    threshold = float(mech.threshold)
+    threshold_noise, query_noise = mech.threshold_noise, mech.query_noise
     active = np.arange(runs)
-    noisy_threshold = laplace_around(rng, threshold, threshold_scale, runs)
+    noisy_threshold = threshold + threshold_noise.sample(rng, runs)
     tops = np.zeros(runs, dtype=np.int64)
     for i, answer in enumerate(q):
         if active.size == 0:
             break
-        noisy = laplace_around(rng, answer, float(mech.query_scale), active.size)
+        noisy = answer + query_noise.sample(rng, active.size)
         above = noisy >= noisy_threshold
         answers[i][active] = above
         if mech.release is Release.NOISY_VALUE:
@@ -83,11 +78,9 @@ def _(mech: ThresholdMechanism, queries, runs: int, rng: np.random.Generator) ->
         elif mech.release is Release.GAP:
             values[i][active[above]] = (noisy - noisy_threshold)[above]
         elif mech.release is Release.FRESH_VALUE:
-            values[i][active[above]] = laplace_around(rng, answer, float(mech.release_scale),
-                                                      int(above.sum()))
+            values[i][active[above]] = answer + mech.release_noise.sample(rng, int(above.sum()))
         if mech.redraw_threshold:
-            noisy_threshold[above] = laplace_around(rng, threshold, threshold_scale,
-                                                    int(above.sum()))
+            noisy_threshold[above] = threshold + threshold_noise.sample(rng, int(above.sum()))
         if mech.cutoff is not None:
             tops += above
             going = np.flatnonzero(tops < mech.cutoff)

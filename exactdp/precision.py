@@ -1,0 +1,155 @@
+"""The one precision policy of exactdp: working precision, exact rationals as mpf, the exact
+zero, and the single check that a result reaches the digits asked for.
+
+Every exact computation follows the same rules:
+
+* the caller asks for ``dps`` significant digits (1 to :data:`MAX_DPS`);
+* the work is done at :func:`working_dps` digits: ``dps`` plus :data:`GUARD_DIGITS`, plus the
+  digits an intermediate quantity of size ``10^k`` costs in absolute accuracy, rounded up to a
+  multiple of 10 so that mpmath's quadrature nodes, cached per precision, are shared;
+* inputs are exact rationals (``Fraction``), converted with :func:`to_mpf` at the working
+  precision;
+* an impossible output is an exact zero (:meth:`Probability.exact_zero`), never an underflow;
+* a value whose computed relative error bound exceeds ``10^-dps`` is never returned:
+  :func:`require_digits` raises :class:`~exactdp.errors.PrecisionError` with a message that says
+  what to change.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath
+from mpmath import mpf
+
+from .errors import InputError, PrecisionError
+
+#: Digits carried beyond the requested ones.
+GUARD_DIGITS = 15
+#: Largest number of significant digits a caller may ask for.
+MAX_DPS = 1000
+#: The evaluation methods of :func:`exactdp.probability`.
+METHODS = ("auto", "quad", "closed")
+
+
+def check_dps(dps: object) -> int:
+    """``dps`` if it is an integer from 1 to :data:`MAX_DPS`, else an :class:`InputError`."""
+    if isinstance(dps, bool) or not isinstance(dps, int) or not 1 <= dps <= MAX_DPS:
+        raise InputError(f"dps must be an integer from 1 to {MAX_DPS}, got dps={dps!r}")
+    return dps
+
+
+def check_method(method: object) -> str:
+    """``method`` if it is one of :data:`METHODS`, else an :class:`InputError`."""
+    if method not in METHODS:
+        raise InputError(f"method must be one of {', '.join(METHODS)}, got method={method!r}")
+    return method
+
+
+def working_dps(dps: int, magnitude=1) -> int:
+    """Digits to work with for ``dps`` correct ones when intermediate quantities reach
+    ``magnitude`` (a log integrand that sums a power of ``10^6`` terms, or the log of a density
+    at ``10^6`` scales from its centre, loses 6 digits of absolute accuracy):
+    ``dps + GUARD_DIGITS`` plus the number of digits of ``magnitude``, rounded up to a multiple
+    of 10.
+
+    Examples
+    --------
+    >>> working_dps(30), working_dps(30, 10**6)
+    (50, 60)
+    >>> working_dps(30, Fraction(10**40, 3))    # exact rationals of any size are accepted
+    90
+    """
+    extra = len(str(int(magnitude))) if magnitude >= 1 else 0
+    return -(-(dps + GUARD_DIGITS + extra) // 10) * 10
+
+
+def to_mpf(value) -> mpf:
+    """An exact rational (``Fraction`` or ``int``) as an mpf, rounded once at the current
+    working precision."""
+    return _to_mpf(Fraction(value), mpmath.mp.prec)
+
+
+@functools.lru_cache(maxsize=4096)
+def _to_mpf(value: Fraction, prec: int) -> mpf:
+    with mpmath.workprec(prec):
+        return mpf(value.numerator) / value.denominator
+
+
+def unit_roundoff() -> mpf:
+    """``2^{1−prec}``: a bound on the relative rounding error of one mpmath operation."""
+    return mpf(2) ** (1 - mpmath.mp.prec)
+
+
+def advice(method: str) -> str:
+    """What to change when ``method`` cannot reach the digits asked for (never the method
+    already in use)."""
+    if method == "auto":
+        return "ask for fewer digits (dps)"
+    other = "auto" if method == "closed" else "closed"
+    return f"ask for fewer digits (dps) or try method='{other}'"
+
+
+def require_digits(relative: mpf, dps: int, what: str, method: str = "auto") -> None:
+    """Raise :class:`PrecisionError` unless the relative error bound ``relative`` is at most
+    ``10^-dps``; the message names ``what`` was computed and what to change."""
+    if not relative <= mpf(10) ** (-dps):
+        raise PrecisionError(
+            f"{what}: could not reach {dps} significant digits (relative error bound "
+            f"{mpmath.nstr(relative, 3)}); {advice(method)}")
+
+
+@dataclass(frozen=True)
+class Probability:
+    """The exact probability (or density) of an output or event, with its error bound.
+
+    Attributes
+    ----------
+    value : mpf
+        The probability, or the density for outputs that contain released numbers; an exact
+        ``0`` for an impossible output.
+    log_value : mpf
+        ``log(value)``; ``-inf`` for an exact zero.  Use it for values below ~1e-308.
+    error : mpf
+        Bound on the absolute error of ``value`` (0 for an exact zero).
+    method : str
+        How it was obtained: ``"closed"``, ``"quad"``, ``"closed+quad"``,
+        ``"quad+gauss-legendre"`` or ``"exact zero"``; several integrals give a ``+``-joined set.
+    is_density : bool
+        True when ``value`` is a density.
+    dps : int
+        The number of significant digits requested.
+    """
+
+    value: mpf
+    log_value: mpf
+    error: mpf
+    method: str
+    is_density: bool
+    dps: int
+
+    @classmethod
+    def exact_zero(cls, is_density: bool, dps: int) -> "Probability":
+        """An impossible output: value 0, log −∞, no error."""
+        return cls(mpf(0), mpf("-inf"), mpf(0), "exact zero", is_density, dps)
+
+    @classmethod
+    def from_log(cls, log_value: mpf, relative: mpf, method: str, is_density: bool, dps: int,
+                 what: str = "probability", requested: str = "auto") -> "Probability":
+        """The result ``e^{log_value}`` with relative error bound ``relative``, after
+        :func:`require_digits` (``requested`` is the method the caller asked for)."""
+        require_digits(relative, dps, what, requested)
+        value = mpmath.exp(log_value)
+        return cls(+value, +log_value, +(value * relative), method, is_density, dps)
+
+    @property
+    def is_zero(self) -> bool:
+        """True for an impossible output (an exact zero, never an underflow)."""
+        return self.value == 0
+
+    @property
+    def relative_error(self) -> mpf:
+        """``error / value`` (0 for an exact zero)."""
+        return mpf(0) if self.is_zero else self.error / self.value
