@@ -36,8 +36,8 @@ from .figure_spec import EXACT, STATEMENT, Curve, FigureSpec, Panel, horizontal
 from .patterns import fmt
 from .registry import Claim, ClaimResult, register_claim, verdict
 
-SOURCE = ("Ding, Wang, Wang, Zhang & Kifer (StatDP), ACM CCS 2018 (arXiv:1805.10277), §5: "
-          "Figures 3–4 and the noisy max experiments")
+SOURCE = ("Ding et al., CCS 2018 (StatDP, arXiv:1805.10277), §5: Figures 3–4 and the noisy max "
+          "experiments")
 #: The claimed budgets of the paper's figures.
 EPS0 = (0.2, 0.7, 1.5)
 #: Test budgets: 0.1 to 2.1 by 0.2, and the claimed ones.
