@@ -1,4 +1,5 @@
-"""Benchmark: the Chen–Machanavajjhala GPTT family at 30 digits (spec §4.2, ε1 = ε2 = 0.5).
+"""Benchmark: the GPTT family of Chen & Machanavajjhala (arXiv:1508.07306, proof of Thm 4.7) at
+30 digits, ε1 = ε2 = 0.5 (the claim ``gptt-copies`` of docs/mathematics.md §9).
 
 For t = 10, 10³, 10⁶ (queries (0^t, 1^t), output (⊥^t, ⊤^t)) it prints
 

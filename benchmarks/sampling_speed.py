@@ -1,5 +1,5 @@
 """Benchmark: runs per second of the tester on StatDP's SVT test (10 queries, N = 1, ε = 0.7,
-T = 0.5; seed 001, Alg. 11), against
+T = 0.5; Ding et al., CCS 2018, Alg. 11), against
 
 * a per-run Python loop like StatDP's (``algorithms.SVT``: one ``prng.laplace`` per query, the
   number of ⊥ returned per run, then counted), and

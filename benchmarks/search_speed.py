@@ -1,4 +1,4 @@
-"""Benchmark: time for ``exactdp search`` to reach its first violating witness (issue 5 item 5).
+"""Benchmark: time for ``exactdp search`` to reach its first violating witness.
 
 For every incorrect mechanism of the catalogue (Sparse Vector variants with ⊤/⊥ or released
 values, noisy sums, noisy max returning the value, the Lap(ε) histogram — at ε = 0.5, since at

@@ -5,8 +5,8 @@
   seeded repetitions (seeds 0, 1, …): the fraction with p < 0.05 must be at most the nominal 5%.
   ``statdp.histogram`` is the sharp case: its events ``v < a`` (a below both inputs) have exact
   loss ε0 exactly, on the border of H0.
-* **Power** — incorrect mechanisms at their claimed ε0 = 0.7 (true privacy in spec §3): the
-  fraction of ``--power-reps`` repetitions with p < 0.05.
+* **Power** — incorrect mechanisms at their claimed ε0 = 0.7 (true privacy: docs/mathematics.md
+  §4.3–§6): the fraction of ``--power-reps`` repetitions with p < 0.05.
 
 For each mechanism it prints the rate, the number of repetitions, and the range of the exact loss
 ε_E of the selected events.  Not a test: it takes a few minutes.

@@ -1,10 +1,14 @@
-"""The published claims of spec §4, computed exactly, judged, drawn: ``exactdp reproduce``.
+"""The published claims, computed exactly, judged, drawn: ``exactdp reproduce``.
+
+Each claim, its source and the closed form it is compared to are described in
+``docs/mathematics.md`` §9; the sources are listed in ``docs/bibliography.md``.
 
 Importing a claim module registers its claims (:func:`register_claim`); the order of the imports
 is the order of the catalogue.
 """
 
-# The import order is the catalogue's order: spec §4 items 1–8, then 9 (StatDP) and 10 (CheckDP).
+# The import order is the catalogue's order: Chen & Machanavajjhala's and Lyu et al.'s claims,
+# then StatDP's figures and CheckDP's incorrect variants.
 from . import gptt, lyu, statdp_figures, checkdp  # noqa: F401,I001  (importing registers them)
 from .registry import CONFIRMED, REFUTED, Claim, ClaimResult, claim_ids, get_claim, register_claim
 

@@ -1,4 +1,4 @@
-"""CheckDP's incorrect variants (Wang et al., CCS 2020, appendix D; spec §4 item 10): ``checkdp-bad``.
+"""CheckDP's incorrect variants [1]_ (appendix D; ``docs/mathematics.md`` §9): ``checkdp-bad``.
 
 1. The noisy sums, as families of size ``t`` (ε = 1, CheckDP's counterexample at ``t = 4``):
 
@@ -10,7 +10,7 @@
 
 2. Sparse Vector and noisy max with released values, as families of size ``t``:
 
-   * BadGapSVT (N = 1), ``D = (0^t, 0)``, ``D′ = (1^t, 0)``, ``a = (⊥^t, 0)`` (spec §4 item 10):
+   * BadGapSVT (N = 1), ``D = (0^t, 0)``, ``D′ = (1^t, 0)``, ``a = (⊥^t, 0)``:
      ln ratio ``tε/(4N)`` exactly — the released value 0 bounds the threshold noise by
      ``z ≤ 0``, where every ⊥ factor is ``½e^{(z − q_i)/b_ν}``, so the ratio of the integrals is
      ``e^{t/b_ν}`` with ``b_ν = 4N/ε``; its twin GapSVT releases the gap 0 and stays within ε;
@@ -21,6 +21,15 @@
 3. ``exactdp search`` (seed 0, inputs of length ≤ 5) on each bad variant — BadSVT1–3 (= ``svt5``,
    ``svt6``, ``svt4``), BadPartialSum, BadSmartSum, BadGapSVT, BadNoisyMax — with its witness's
    exact ln ratio, and the correct twin's worst output on the same inputs.
+
+References
+----------
+.. [1] Y. Wang, Z. Ding, D. Kifer and D. Zhang, "CheckDP: An Automated and Integrated Approach
+   for Proving Differential Privacy or Finding Precise Counterexamples", ACM CCS 2020,
+   doi:10.1145/3372297.3417282, arXiv:2008.07485: appendix D (BadGapSVT, Figure 15;
+   PartialSum, §D.3; SmartSum, §D.4).
+.. [2] T.-H. H. Chan, E. Shi and D. Song, "Private and Continual Release of Statistics", ACM
+   TISSEC 14(3), 2011, doi:10.1145/2043621.2043626: the counter behind SmartSum.
 """
 
 from __future__ import annotations
@@ -41,7 +50,7 @@ from .figure_spec import EXACT, STATEMENT, Curve, FigureSpec, Panel, horizontal
 from .patterns import LOSS_AXIS, evaluate, fmt, loss_curve
 from .registry import Claim, ClaimResult, register_claim, verdict
 
-CHECKDP = "Wang, Ding, Kifer & Zhang (CheckDP), CCS 2020"
+CHECKDP = "Wang, Ding, Kifer & Zhang (CheckDP), ACM CCS 2020 (arXiv:2008.07485)"
 EPS = 1
 SIZES = (1, 2, 4, 10, 100, 1000)
 
@@ -120,8 +129,10 @@ def _sum_panel(curves) -> Panel:
 def _value_panel(curves) -> Panel:
     xs = tuple(float(t) for t in SIZES)
     curves = (*curves,
-              Curve("tε/(4N) (spec §4 item 10)", xs, tuple(t * EPS / 4 for t in xs), STATEMENT, 0),
-              Curve("tε/2 (spec §4 item 10)", xs, tuple(t * EPS / 2 for t in xs), STATEMENT, 2),
+              Curve("tε/(4N) (BadGapSVT, closed form)", xs, tuple(t * EPS / 4 for t in xs),
+                    STATEMENT, 0),
+              Curve("tε/2 (BadNoisyMax, closed form)", xs, tuple(t * EPS / 2 for t in xs),
+                    STATEMENT, 2),
               horizontal(f"claimed ε = {EPS}", EPS, SIZES, -1))
     return Panel("released values: exact ln ratio against the family size",
                  "t (queries that move)", LOSS_AXIS, curves, xscale="log", yscale="symlog",
@@ -193,7 +204,7 @@ def evaluate_checkdp(progress: Callable[[], None]) -> ClaimResult:
 
 
 register_claim(Claim(
-    "checkdp-bad", f"{CHECKDP}, appendix D (spec §4 item 10)",
+    "checkdp-bad", f"{CHECKDP}, appendix D",
     "BadPartialSum is 2ε-DP, not ε-DP; BadSmartSum has an output with probability 1 vs 0; "
     "BadGapSVT's and BadNoisyMax's ln ratios grow like tε/4 and tε/2; BadSVT1–3 violate ε-DP; "
     "the correct twins satisfy their claims",

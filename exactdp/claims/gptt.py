@@ -1,10 +1,18 @@
-"""Chen & Machanavajjhala's claims about GPTT (spec §4 items 1–3).
+"""Chen & Machanavajjhala's claims about GPTT [1]_ (``docs/mathematics.md`` §9).
 
 * ``gptt-inf``: with ε2 = ∞ the output (⊥, ⊤) on D = (0, 1) is impossible on D' = (1, 0).
 * ``gptt-copies``: with t copies the exact ratio grows without bound (Thm 4.7), so the prior-work
   claim that GPTT is 2ε1-DP (their §3.1) fails from a small t on.
-* ``chenm-proof-flaw``: their proof of Thm 4.7 lets α, δ and κ depend on t (Lyu et al.,
+* ``chenm-proof-flaw``: their proof of Thm 4.7 lets α, δ and κ depend on t (Lyu et al. [2]_,
   Appendix 9.3); applied to Alg. 1 the same argument would contradict Lemma 1.
+
+References
+----------
+.. [1] Y. Chen and A. Machanavajjhala, "On the Privacy Properties of Variants on the Sparse
+   Vector Technique", arXiv:1508.07306, 2015: Alg. 2 (GPTT), §3.1 (the prior-work claim
+   2ε1), Thm 4.7 and its proof.
+.. [2] M. Lyu, D. Su and N. Li, "Understanding the Sparse Vector Technique for Differential
+   Privacy", PVLDB 10(6):637–648, 2017, arXiv:1603.01699: Lemma 1, Appendix 9.3.
 """
 
 from __future__ import annotations
@@ -24,7 +32,7 @@ from .figure_spec import FUNCTION, Curve, FigureSpec, Panel, horizontal
 from .patterns import LOSS_AXIS, evaluate, first_above, fmt, loss_curve, structural_zero
 from .registry import Claim, ClaimResult, register_claim, verdict
 
-CHEN_M = "Chen & Machanavajjhala 2015"
+CHEN_M = "Chen & Machanavajjhala 2015 (arXiv:1508.07306)"
 COPIES_AXIS = r"copies $t$  ($D=(0^t,1^t)$, $D'=(1^t,0^t)$, $a=(\bot^t,\top^t)$)"
 
 
@@ -154,7 +162,7 @@ def log_copy_ratio(copy, z: mpf, query_noise: NoiseLaw) -> mpf:
     """``ln κ(z)``: the log ratio of one copy's factors on D and D' at threshold noise z.
 
     ``copy`` lists ``(q_D, q_D', is_top)``; ⊥ contributes ``F_{b_ν}(z − q)``, ⊤ ``S_{b_ν}(z − q)``
-    (spec §2 with T = 0).
+    (the master integral with T = 0, ``docs/mathematics.md`` §4.1).
     """
     total = mpf(0)
     for q_d, q_d2, is_top in copy:
@@ -164,7 +172,7 @@ def log_copy_ratio(copy, z: mpf, query_noise: NoiseLaw) -> mpf:
 
 
 def argument_step(family: Family, copy, size: int, loss: PrivacyLoss) -> ArgumentStep:
-    """α(t), δ(t), κ(t) and the bound κ(t)^t/2 of Chen & Machanavajjhala's proof 4.8.
+    """α(t), δ(t), κ(t) and the bound κ(t)^t/2 of Chen & Machanavajjhala's proof of Thm 4.7.
 
     Notes
     -----
@@ -254,8 +262,8 @@ def evaluate_proof_flaw(progress: Callable[[], None]) -> ClaimResult:
 
 
 register_claim(Claim(
-    "chenm-proof-flaw", "Lyu, Su & Li, PVLDB 2017, Appendix 9.3 (on Chen & Machanavajjhala's "
-    "proof 4.8)",
+    "chenm-proof-flaw", "Lyu, Su & Li, PVLDB 10(6) 2017 (arXiv:1603.01699), Appendix 9.3 (on "
+    "Chen & Machanavajjhala's proof of Thm 4.7)",
     "Chen & M.'s argument (ratio > κ(t)^t/2 with α, δ, κ depending on t) proves nothing: applied "
     "to Alg. 1 (q = 0^t vs 1^t, a = ⊥^t) its bound stays bounded, while Lemma 1 caps the ratio "
     "at e^(ε/2)",

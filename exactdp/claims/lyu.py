@@ -1,13 +1,19 @@
-"""Lyu, Su & Li (PVLDB 2017) claims about the SVT variants (spec §4 items 4–8).
+"""Lyu, Su & Li's claims about the Sparse Vector variants [1]_ (``docs/mathematics.md`` §9).
 
 * ``svt5-simple``: Alg. 5's output (⊥, ⊤) on (0, 1) is impossible on (1, 0) (§3.2, Thm 3.5).
 * ``svt3-appendix``: Alg. 3's ratio is exactly e^{mε/2} (Appendix 9.1).
 * ``svt6-appendix``: Alg. 6's ratio is at least e^{mε/2} (Appendix 9.2).
-* ``svt4-tight``: Alg. 4's ln ratio tends to (1+6c)ε/4 (§3.2; spec §3).
+* ``svt4-tight``: Alg. 4's ln ratio tends to (1+6c)ε/4 (§3.2).
 * ``svt1-tight``: Alg. 1's all-⊥ outputs stay below ε/2 (Lemma 1), mixed outputs below ε
   (Thm 3.3), and both bounds are approached.
 
-All with ε = 1, sensitivity 1 and threshold 0 (spec §4).
+All with ε = 1, sensitivity 1 and threshold 0.
+
+References
+----------
+.. [1] M. Lyu, D. Su and N. Li, "Understanding the Sparse Vector Technique for Differential
+   Privacy", PVLDB 10(6):637–648, 2017, arXiv:1603.01699: Algorithms 1, 3–6, Lemma 1,
+   Thm 3.3, §3.2 (Thm 3.5), Appendix 9.1 (Thm 9.11) and 9.2 (Thm 9.13).
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from .patterns import (LOSS_AXIS, approach_limit, closed_form_match, evaluate, f
                        loss_curve, structural_zero)
 from .registry import Claim, ClaimResult, register_claim, verdict
 
-LYU = "Lyu, Su & Li, PVLDB 2017"
+LYU = "Lyu, Su & Li, PVLDB 10(6) 2017 (arXiv:1603.01699)"
 #: The claimed budget of every family below.
 EPS = 1
 M_AXIS = "m (number of ⊥ answers)"

@@ -10,7 +10,7 @@ Examples
 >>> claim_ids()[:2]
 ('gptt-inf', 'gptt-copies')
 >>> get_claim("svt4-tight").source
-'Lyu, Su & Li, PVLDB 2017, §3.2 (Alg. 4 is (1+6c)ε/4-DP, tight)'
+'Lyu, Su & Li, PVLDB 10(6) 2017 (arXiv:1603.01699), §3.2 (Alg. 4 is (1+6c)ε/4-DP, tight)'
 """
 
 from __future__ import annotations

@@ -1,20 +1,28 @@
-"""Claim ``statdp-figures``: StatDP's p-value curves (Ding et al., CCS 2018, Figures 3–5; spec §4
-item 9), recomputed with the tester and annotated with the exact loss of each selected event.
+"""Claim ``statdp-figures``: StatDP's p-value curves [1]_ (§5: Figure 3, histogram; Figure 4,
+Sparse Vector; the noisy max experiments), recomputed with the tester and annotated with the exact
+loss of each selected event (``docs/mathematics.md`` §9).
 
 For every benchmark mechanism and claimed ε0 ∈ {0.2, 0.7, 1.5} (N = 1; T = 0.5 for SVT, 1 for
 iSVT*), ``exactdp.sampling.tester.detect`` gives the p-value at each test ε and the exact loss
 ε_E of the event it selected.  The paper reads its figures as: *at test ε = ε0 the tester finds a
-violation exactly for the mechanisms whose true privacy exceeds ε0* (true privacy from spec §3 and
-seed 000: histogram ε0, Lap(ε) histogram 1/ε0, SVT ε0, iSVT3 (1+6N)ε0/4 = 7ε0/4, noisy max index
-ε0, noisy max value with n = 10 queries nε0/2, the other iSVTs and the exponential noisy max value
-not private).  It is judged on the exact numbers: the event selected at ε0 must have exact loss
-ε_E > ε0 exactly for those mechanisms.  The sampled verdicts (p < 0.05) are reported beside it; with
-the smaller run counts they can miss a violation that exceeds ε0 by little.  The run counts are smaller than StatDP's
-(``SELECT_RUNS``, ``TEST_RUNS``) to keep ``exactdp reproduce`` to a few minutes.
+violation exactly for the mechanisms whose true privacy exceeds ε0* (true privacy from the
+catalogue, ``docs/mathematics.md`` §4.3–§6, and StatDP §5: histogram ε0, Lap(ε) histogram 1/ε0,
+SVT ε0, iSVT3 (1+6N)ε0/4 = 7ε0/4, noisy max index ε0, noisy max value with n = 10 queries nε0/2,
+the other iSVTs and the exponential noisy max value not private).  It is judged on the exact
+numbers: the event selected at ε0 must have exact loss ε_E > ε0 exactly for those mechanisms.  The
+sampled verdicts (p < 0.05) are reported beside it; with the smaller run counts they can miss a
+violation that exceeds ε0 by little.  The run counts are smaller than StatDP's (``SELECT_RUNS``,
+``TEST_RUNS``) to keep ``exactdp reproduce`` to a few minutes.
 
 Points: one per (mechanism, ε0, test ε) — ``size`` is 100 × test ε, ``log_ratio`` the exact ε_E,
 ``p1``/``p2`` the exact event probabilities — and one per curve (series ending "first p ≥ 0.05")
 at the first test ε where the p-value reaches 0.05, next to its exact ε_E.
+
+References
+----------
+.. [1] Z. Ding, Y. Wang, G. Wang, D. Zhang and D. Kifer, "Detecting Violations of Differential
+   Privacy", ACM CCS 2018, doi:10.1145/3243734.3243818, arXiv:1805.10277: §5, Algorithms 9–15,
+   Figures 3–4.
 """
 
 from __future__ import annotations
@@ -28,7 +36,8 @@ from .figure_spec import EXACT, STATEMENT, Curve, FigureSpec, Panel, horizontal
 from .patterns import fmt
 from .registry import Claim, ClaimResult, register_claim, verdict
 
-SOURCE = "Ding et al., CCS 2018, Figures 3–5 (StatDP's benchmarks)"
+SOURCE = ("Ding et al., CCS 2018 (StatDP, arXiv:1805.10277), §5: Figures 3–4 and the noisy max "
+          "experiments")
 #: The claimed budgets of the paper's figures.
 EPS0 = (0.2, 0.7, 1.5)
 #: Test budgets: 0.1 to 2.1 by 0.2, and the claimed ones.
@@ -47,10 +56,10 @@ MECHANISMS = (
     ("SVT, iSVT1, iSVT2 (Fig. 4)", "statdp.iSVT2", {"T": 1}, lambda e: math.inf),
     ("iSVT3, iSVT4 (Fig. 4)", "statdp.iSVT3", {"N": 1, "T": 1}, lambda e: 7 * e / 4),
     ("iSVT3, iSVT4 (Fig. 4)", "statdp.iSVT4", {"N": 1, "T": 1}, lambda e: math.inf),
-    ("Noisy max (Fig. 5)", "statdp.noisy_max_v1a", {}, lambda e: e),
-    ("Noisy max (Fig. 5)", "statdp.noisy_max_v1b", {}, lambda e: 5 * e),
-    ("Noisy max (Fig. 5)", "statdp.noisy_max_v2a", {}, lambda e: e),
-    ("Noisy max (Fig. 5)", "statdp.noisy_max_v2b", {}, lambda e: math.inf),
+    ("Noisy max", "statdp.noisy_max_v1a", {}, lambda e: e),
+    ("Noisy max", "statdp.noisy_max_v1b", {}, lambda e: 5 * e),
+    ("Noisy max", "statdp.noisy_max_v2a", {}, lambda e: e),
+    ("Noisy max", "statdp.noisy_max_v2b", {}, lambda e: math.inf),
 )
 
 

@@ -1,7 +1,8 @@
 """Closed forms behind the claims, derived with sympy as expressions in ε (and m or c).
 
-Every function derives its result from the Laplace densities of spec §1 (it does not type in the
-paper's answer), so the tests can compare the derivation with the paper and with the exact engine.
+Every function derives its result from the Laplace densities (``docs/mathematics.md`` §2; it does
+not type in the paper's answer), so the tests can compare the derivation with the paper and with
+the exact engine.
 
 Notation: ``b_ρ`` threshold-noise scale, ``b_ν`` query-noise scale, ``T = 0``, sensitivity 1;
 ⊥ at query q means ``q + ν < z`` (probability ``F_{b_ν}(z − q)``), ⊤ means ``q + ν ≥ z``
@@ -12,6 +13,13 @@ Examples
 >>> from exactdp.claims import symbolic
 >>> symbolic.shift_limit(4 / symbolic.EPS, 4 / (3 * symbolic.EPS), symbolic.C)
 epsilon*(6*c + 1)/4
+
+References
+----------
+.. [1] M. Lyu, D. Su and N. Li, "Understanding the Sparse Vector Technique for Differential
+   Privacy", PVLDB 10(6):637–648, 2017, arXiv:1603.01699: §3.2, Appendix 9.1–9.2.
+.. [2] Y. Chen and A. Machanavajjhala, "On the Privacy Properties of Variants on the Sparse
+   Vector Technique", arXiv:1508.07306, 2015: the proof of Thm 4.7.
 """
 
 from __future__ import annotations
