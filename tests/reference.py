@@ -2,7 +2,8 @@
 
 Nothing here calls exactdp's engine: the integrands are written out from the Laplace law and the
 master integral of Lyu, Su & Li, "Understanding the Sparse Vector Technique for Differential
-Privacy", PVLDB 10(6), 2017 (arXiv:1603.01699), Eq. 5, and integrated by brute force — Gauss–Legendre on a fine uniform subdivision of
+Privacy", PVLDB 10(6), 2017 (arXiv:1603.01699), Eq. 5, and integrated by brute force —
+Gauss–Legendre on a fine uniform subdivision of
 a window around the peak, the peak located with scipy in double precision.  Slow but simple.
 """
 
@@ -77,7 +78,8 @@ def svt4_first_tight_log_ratio(dps=50):
     """ln(P1/P2) for Alg. 4 of Lyu, Su & Li (PVLDB 2017, arXiv:1603.01699) with ε = 1, c = 1,
     Δ = 1, T = 0 (ρ ~ Lap(4), ν ~ Lap(4/3)), q(D) = (0, 1), q(D') = (1, 0), output (⊥, ⊤).
 
-    ``P1 = ∫ p_4(z) F_{4/3}(z) S_{4/3}(z − 1) dz`` and ``P2 = ∫ p_4(z) F_{4/3}(z − 1) S_{4/3}(z) dz``
+    ``P1 = ∫ p_4(z) F_{4/3}(z) S_{4/3}(z − 1) dz`` and ``P2 = ∫ p_4(z) F_{4/3}(z − 1) S_{4/3}(z)
+    dz``
     integrated by hand on (−∞, 0), (0, 1), (1, ∞), where every factor is ``a + b·e^{λz}``
     (``sympy.integrate`` of the expanded pieces gives the same)::
 

@@ -29,7 +29,8 @@ def test_gptt_inf_is_an_exact_zero_against_the_closed_form(eps1):
                                                (1.0, 1.0, 2)])
 def test_gptt_copies_first_t_above_two_eps1(eps1, eps2, first):
     # Independent: the GPTT family integral (Chen & Machanavajjhala, 2015, arXiv:1508.07306,
-    # Thm 4.7 and its proof) by mpmath.quad at 50 digits.  It decides which t is the first with ln ratio > 2ε1.
+    # Thm 4.7 and its proof) by mpmath.quad at 50 digits.  It decides which t is the first with ln
+    # ratio > 2ε1.
     points = series("gptt-copies", f"ε1 = {eps1}, ε2 = {eps2}")
     for t in range(1, first + 1):
         d = (((0, t),), ((1, t),))        # ⊥ at the t zeros, ⊤ at the t ones

@@ -34,7 +34,7 @@ def test_svt5_simple_example(eps):
 @pytest.mark.parametrize("label, q_last, shift", [("last query fixed", 0, 0),
                                                   ("last query moving", 1, 1)])
 def test_svt3_appendix_closed_form(label, q_last, shift):
-    # Lyu et al. Appendix 9.1 (spec §4 item 5): each side's density is
+    # Lyu, Su & Li, PVLDB 2017 (arXiv:1603.01699), Appendix 9.1 (Thm 9.11): each side's density is
     # 2^{−m−1} e^{−mq/b} / (1 + m b_ρ/b) · p_b(0 − q_L) with b = b_ρ = 2 (ε = 1, c = 1), so the
     # ln ratio is mε/2 (fixed last query) or (m−1)ε/2 (moving: q_L = 1 on D, 0 on D').
     points = series("svt3-appendix", label)
@@ -53,7 +53,7 @@ def test_svt3_appendix_closed_form(label, q_last, shift):
 
 
 def test_svt3_released_value_constraint_by_integration():
-    # The same density by quadrature of spec §2's integrand: z ≤ 0 because 0 was released.
+    # The same density by quadrature of Lyu et al.'s Eq. 5 integrand: z ≤ 0 because 0 was released.
     points = series("svt3-appendix", "last query fixed")
     for m in (1, 2, 5):
         with mpmath.workdps(50):
@@ -76,8 +76,9 @@ def test_svt6_appendix_lower_bound_and_values():
 
 @pytest.mark.parametrize("c", [1, 2, 3])
 def test_svt4_tight_values_and_limit(c):
-    # Alg. 4: ρ ~ Lap(4/ε), ν ~ Lap(4/(3ε)) (spec §3); independent quadrature for small k, and the
-    # limit (1+6c)ε/4 (spec §3, Lyu et al. §3.2) approached from below.
+    # Alg. 4 of Lyu, Su & Li, PVLDB 2017 (arXiv:1603.01699): ρ ~ Lap(4/ε), ν ~ Lap(4/(3ε));
+    # independent quadrature for small k, and the limit (1+6c)ε/4 (their §3.2) approached from
+    # below.
     points = series("svt4-tight", f"c = {c}")
     for k in (1, 2, 5, 10):
         expected = log_ratio(4, scale(0.75), (((0, k),), ((1, c),)), (((1, k),), ((0, c),)))
@@ -102,7 +103,8 @@ def test_svt4_first_value_against_the_closed_form():
 
 @pytest.mark.parametrize("label, tops, limit", [("all ⊥", 0, mpf(1) / 2), ("mixed", 1, mpf(1))])
 def test_svt1_tight(label, tops, limit):
-    # Alg. 1 with c = 1: ρ ~ Lap(2), ν ~ Lap(4) (spec §3).  Lemma 1: all-⊥ ln ratio < ε/2;
+    # Alg. 1 with c = 1: ρ ~ Lap(2/ε), ν ~ Lap(4c/ε) = Lap(2), Lap(4).  Lemma 1: all-⊥ ln ratio <
+    # ε/2;
     # Thm 3.3: mixed outputs ≤ ε; both approached (Lyu et al. §3.1).  Small t by quadrature.
     points = series("svt1-tight", label)
     for t in (1, 2, 5, 10):

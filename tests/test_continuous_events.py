@@ -34,7 +34,8 @@ def test_parse_event(text, expected):
 
 @pytest.mark.parametrize("text, value, problem", [
     ("", "''", "non-empty"), ("x0<1", "x0<1", "must look like"),
-    ("out0 in [0 2)", "out0 in [0 2)", "must look like"), ("out0 << 1", "out0 << 1", "must look like"),
+    ("out0 in [0 2)", "out0 in [0 2)", "must look like"),
+    ("out0 << 1", "out0 << 1", "must look like"),
     ("out0<abc", "abc", "must be a number"),
 ])
 def test_parse_errors_name_the_problem_and_the_value(text, value, problem):

@@ -50,7 +50,8 @@ def test_pvalue_statdp_average_is_seeded(capsys):
 
 def test_isvt3_verdicts_with_exact_event_eps(capsys):
     # iSVT3 at ε0 = 0.7 with small run counts (true privacy (1+6N)ε0/4 = 1.225: StatDP's iSVT3 is
-    # Alg. 4 of Lyu, Su & Li, PVLDB 2017, arXiv:1603.01699, which is (1+6c)ε/4-DP, §3.2).  Where the test ε is well below the selected event's exact
+    # Alg. 4 of Lyu, Su & Li, PVLDB 2017, arXiv:1603.01699, which is (1+6c)ε/4-DP, §3.2).  Where the
+    # test ε is well below the selected event's exact
     # loss the test rejects; well above it, it does not.
     code, out, _ = run(capsys, "test", "statdp.iSVT3", "--param", "eps=0.7", "--param", "N=1",
                        "--param", "T=1", "--test-eps", "0.3,2", "--runs", "40000",
