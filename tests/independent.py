@@ -1,7 +1,8 @@
 """Reference values for the claim tests, computed without exactdp's engine.
 
-Every output probability is the master integral of spec §2 (Lyu et al. Eq. 5) on an explicit
-integrand built from the Laplace law written out in ``tests/reference.py`` (spec §1), integrated by
+Every output probability is the master integral of Lyu, Su & Li, PVLDB 2017 (arXiv:1603.01699), Eq.
+5, on an explicit
+integrand built from the Laplace law written out in ``tests/reference.py``, integrated by
 ``mpmath.quad`` (tanh-sinh) at 50 digits, split at the kinks and at a fixed, generous set of
 breakpoints.
 """
@@ -28,7 +29,8 @@ def output_probability(b_rho, b_nu, bottoms=(), tops=(), upper=None):
     """``∫_{−∞}^{upper} p_{b_ρ}(z) Π F_{b_ν}(z − q)^k Π S_{b_ν}(z − q)^k dz`` at 50 digits.
 
     ``bottoms`` and ``tops`` list ``(q, k)``: a query value answered ⊥ (resp. ⊤) k times.  Above
-    ``upper`` (a released value's constraint, spec §2) the integrand is 0, and ``upper`` is a
+    ``upper`` (the constraint z ≤ v − T of a released value v) the integrand is 0, and ``upper`` is
+    a
     breakpoint.
     """
     with mpmath.workdps(DPS):

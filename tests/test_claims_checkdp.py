@@ -1,4 +1,6 @@
-"""``checkdp-bad`` (spec §4 item 10) against values worked out by hand from CheckDP's code."""
+"""``checkdp-bad`` (the bad variants of Wang, Ding, Kifer & Zhang, CCS 2020 (arXiv:2008.07485),
+appendix D) against values worked out by
+hand from CheckDP's code."""
 
 import mpmath
 
@@ -25,7 +27,7 @@ def test_noisy_sum_families():
 
 def test_released_value_families():
     # BadGapSVT (N = 1, b_ν = 4/ε), a = (⊥^t, 0): with z ≤ 0 every ⊥ factor is ½e^{(z − q)/b_ν},
-    # so p1/p2 = e^{t/b_ν} = e^{tε/4} (spec §4 item 10).  BadNoisyMax (b = 2/ε), a = −1 below
+    # so p1/p2 = e^{t/b_ν} = e^{tε/4} (worked out here).  BadNoisyMax (b = 2/ε), a = −1 below
     # every answer: f(v) = t·2^{−t}·b^{−1}·e^{Σ(v − q_j)/b}, so p1/p2 = e^{t/b} = e^{tε/2}.
     for label, per_query in (("BadGapSVT", mpmath.mpf(1) / 4), ("BadNoisyMax", mpmath.mpf(1) / 2)):
         for size, point in series("checkdp-bad", label).items():

@@ -28,8 +28,9 @@ def test_gptt_inf_is_an_exact_zero_against_the_closed_form(eps1):
 @pytest.mark.parametrize("eps1, eps2, first", [(0.5, 0.5, 2), (0.25, 0.75, 1), (0.75, 0.25, 4),
                                                (1.0, 1.0, 2)])
 def test_gptt_copies_first_t_above_two_eps1(eps1, eps2, first):
-    # Independent: the GPTT family integral (Chen & M. proof 4.8, spec §4 item 2) by mpmath.quad
-    # at 50 digits.  It decides which t is the first with ln ratio > 2ε1.
+    # Independent: the GPTT family integral (Chen & Machanavajjhala, 2015, arXiv:1508.07306,
+    # Thm 4.7 and its proof) by mpmath.quad at 50 digits.  It decides which t is the first with ln
+    # ratio > 2ε1.
     points = series("gptt-copies", f"ε1 = {eps1}, ε2 = {eps2}")
     for t in range(1, first + 1):
         d = (((0, t),), ((1, t),))        # ⊥ at the t zeros, ⊤ at the t ones
@@ -40,25 +41,32 @@ def test_gptt_copies_first_t_above_two_eps1(eps1, eps2, first):
     assert f"({eps1}, {eps2}) from t = {first}," in result("gptt-copies").detail
 
 
-def test_gptt_copies_large_t_against_brute_force_integration():
-    # tests/reference.py: Gauss–Legendre on a fine window around the peak, located with scipy.
-    points = series("gptt-copies", "ε1 = 0.5, ε2 = 0.5")
+def test_gptt_copies_large_t_against_independent_references():
+    # ln P1 by tests/reference.py (Gauss–Legendre on a fine window around the peak, located with
+    # scipy; its own error estimate is returned), ln P2 by the closed form below.
+    point = series("gptt-copies", "ε1 = 0.5, ε2 = 0.5")[1000]
     t = 1000
-    with mpmath.workdps(50):
-        expected = (gptt_family_probability(t, 0.5, 0.5)
-                    - mpmath.log(_mirror_probability(t, mpf("0.5"), mpf("0.5"))))
-    assert close(points[t]["log_ratio"], expected, 20)
+    with mpmath.workdps(60):
+        log_p1, log_p1_error = gptt_family_probability(t, 0.5, 0.5, with_error=True)
+        expected = log_p1 - mpmath.log(_mirror_probability(t, mpf(2)))
+        # Tolerance: the claim's reported error of its ln ratio, the rounding of its 30
+        # printed significant digits (value ≈ 897: 5·10^-28), the reference quadrature's error
+        # estimate, and 10^-50 for the closed form at 60 digits.
+        bound = (mpf(point["log_ratio_error"]) + 5 * mpf(10) ** -28 + log_p1_error
+                 + mpf(10) ** -50)
+        assert abs(mpf(point["log_ratio"]) - expected) <= bound
 
 
-def _mirror_probability(t, eps1, eps2):
-    """Pr[GPTT(1^t, 0^t) = (⊥^t, ⊤^t)] = ∫ p(z) (F(z−1) S(z))^t dz: F(z−1)S(z) is flat on
-    [0, 1] and falls off like e^{−t(z/b)²} outside, so Gauss–Legendre on pieces of width 0.02
-    over [−3, 4] (the kinks 0 and 1 are edges) plus the two tails is enough at t = 1000."""
-    b_rho, b_nu = 1 / eps1, 1 / eps2
-    edges = [-mpmath.inf] + [mpf(k) / 50 for k in range(-150, 201)] + [mpmath.inf]
-    return mpmath.quad(lambda z: mpmath.exp(-abs(z) / b_rho) / (2 * b_rho)
-                       * (lap_cdf(z - 1, b_nu) * lap_sf(z, b_nu)) ** t, edges,
-                       method="gauss-legendre")
+def _mirror_probability(t, b):
+    """Pr[GPTT(1^t, 0^t) = (⊥^t, ⊤^t)] = ∫ p_b(z) (F_b(z − 1) S_b(z))^t dz when ε1 = ε2 (both
+    scales b), in closed form.  With a = e^{−1/b}: on [0, 1] the factor F_b(z − 1)S_b(z) is the
+    constant a/4, giving (a/4)^t·½(1 − a); on z < 0 (u = e^{z/b}) and on z > 1
+    (w = e^{−(z−1)/b}) the integral becomes (a/2)^t·½·∫_0^1 u^t(1 − u/2)^t du, times a for
+    z > 1, and ∫_0^1 u^t(1 − u/2)^t du = 2^{t+1}·B_{1/2}(t+1, t+1) = 2^t·(t!)²/(2t+1)! by the
+    symmetry of the beta integrand about 1/2."""
+    a = mpmath.exp(-1 / b)
+    beta = mpf(2) ** t * mpmath.factorial(t) ** 2 / mpmath.factorial(2 * t + 1)
+    return (a / 2) ** t * (beta / 2 * (1 + a) + mpf(2) ** -t * (1 - a) / 2)
 
 
 def test_gptt_copies_growth_rate():

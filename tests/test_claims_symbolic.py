@@ -25,7 +25,8 @@ def test_no_noise_probability_is_lyu_simple_example():
 
 
 def test_svt3_density_is_the_spec_closed_form():
-    # spec §4 item 5 (Lyu et al. Appendix 9.1, Eq. 13): 2^{−m−1} e^{−mq/b} / (1 + m b_ρ/b) per
+    # Lyu, Su & Li, PVLDB 2017 (arXiv:1603.01699), Appendix 9.1, Eq. 13: 2^{−m−1} e^{−mq/b} / (1 + m
+    # b_ρ/b) per
     # side, times the density p_b(0 − q_L) of the released value.
     q, q_last, b_rho, b = symbolic.Q, symbolic.Q_LAST, symbolic.B_RHO, symbolic.B_NU
     expected = (2 ** (-M - 1) * sp.exp(-M * q / b) / (1 + M * b_rho / b)
@@ -34,7 +35,8 @@ def test_svt3_density_is_the_spec_closed_form():
 
 
 def test_svt3_log_ratios_are_lyu_appendix_9_1():
-    # Lyu et al. Appendix 9.1: ratio e^{mε/2}; spec §4 item 5: e^{(m−1)ε/2} when the last query
+    # Lyu et al. Appendix 9.1: ratio e^{mε/2}; e^{(m−1)ε/2} (derived here from Eq. 13) when the last
+    # query
     # moves from 1 (on D) to 0 (on D').
     assert same(symbolic.svt3_log_ratio(0, 0), M * EPS / 2)
     assert same(symbolic.svt3_log_ratio(1, 0), (M - 1) * EPS / 2)
@@ -61,7 +63,7 @@ def test_pair_ratio_pieces_match_the_written_out_ratio(eps):
 
 
 def test_shift_limits_are_the_papers_bounds():
-    # spec §3 (Lyu et al. §3.2): Alg. 4 is exactly (1+6c)ε/4-DP.
+    # Lyu, Su & Li, PVLDB 2017 (arXiv:1603.01699), §3.2: Alg. 4 is exactly (1+6c)ε/4-DP.
     assert same(symbolic.shift_limit(4 / EPS, 4 / (3 * EPS), C), (1 + 6 * C) * EPS / 4)
     # Lyu et al. Lemma 1: all-⊥ outputs of Alg. 1 (b_ρ = 2/ε, b_ν = 4c/ε) are bounded by ε/2.
     assert same(symbolic.shift_limit(2 / EPS, 4 * C / EPS, 0), EPS / 2)

@@ -22,7 +22,8 @@ def test_prob_json(capsys):
     assert code == 0 and err == ""
     record = json.loads(out)
     assert set(record) == {"probability", "log_probability", "error", "method"}
-    # Lyu §3.2: ½(1 − e^{−1/2})
+    # Lyu, Su & Li, PVLDB 2017 (arXiv:1603.01699), §3.2: Pr[Alg. 5(0, 1) = (⊥, ⊤)] = ½(1 − e^{−ε/2})
+    # to the printed 30 digits (rounding ≤ 5e-31) plus the engine's bound 10^-30 (relative).
     with mpmath.workdps(40):
         assert abs(mpmath.mpf(record["probability"]) - (1 - mpmath.exp(-0.5)) / 2) < 1e-29
 
@@ -31,7 +32,15 @@ def test_loss_json_with_exact_zero(capsys):
     code, out, _ = run(capsys, "loss", "gptt", "--param", "eps2=inf", "--d1", "0,1", "--d2", "1,0",
                        "--output", "F,T", "--json")
     assert code == 0
-    assert json.loads(out) == {"p1": json.loads(out)["p1"], "p2": "0", "log_ratio": "inf"}
+    record = json.loads(out)
+    assert record["p2"] == "0" and record["log_ratio"] == "inf"
+    # Chen & Machanavajjhala, "On the Privacy Properties of Variants on the Sparse Vector
+    # Technique", 2015 (arXiv:1508.07306), proof of Thm 4.7: with ε2 = ∞ (no query noise),
+    # Pr[GPTT(0, 1) = (⊥, ⊤)] = Pr[0 < ρ ≤ 1] = ½(1 − e^{−ε1}) for ρ ~ Lap(1/ε1); ε1 = 1/2 here.
+    # Tolerance: 30 printed significant digits of a value below 1 (rounding ≤ 5e-31) plus the
+    # engine's relative error bound 10^-30 at its default 30 digits.
+    with mpmath.workdps(40):
+        assert abs(mpmath.mpf(record["p1"]) - (1 - mpmath.exp(-0.5)) / 2) < 1e-29
 
 
 def test_headline_family_matches_the_api(capsys):

@@ -32,10 +32,18 @@ def test_parse_event(text, expected):
     assert str(parse_event(text)) == expected
 
 
-@pytest.mark.parametrize("text", ["", "x0<1", "out0 in [0 2)", "out0 << 1", "out0<abc"])
-def test_parse_errors_echo_the_text(text):
-    with pytest.raises(InputError):
+@pytest.mark.parametrize("text, value, problem", [
+    ("", "''", "non-empty"), ("x0<1", "x0<1", "must look like"),
+    ("out0 in [0 2)", "out0 in [0 2)", "must look like"),
+    ("out0 << 1", "out0 << 1", "must look like"),
+    ("out0<abc", "abc", "must be a number"),
+])
+def test_parse_errors_name_the_problem_and_the_value(text, value, problem):
+    # One line that says what is wrong and echoes the offending text.
+    with pytest.raises(InputError) as error:
         parse_event(text)
+    message = str(error.value)
+    assert "\n" not in message and problem in message and value in message
 
 
 def test_interval_membership_is_exact():

@@ -1,4 +1,5 @@
-"""Exact probabilities of post-processed events (spec §2 last bullet) against independent sums.
+"""Exact probabilities of post-processed events (StatDP's outputs: number of ⊥'s, Hamming distance,
+(⊥ count, last entry)) against independent sums.
 
 The reference for ⊤/⊥ mechanisms is the sum of ``exactdp.probability`` over every raw output
 vector (``possible_outputs``) whose statistic matches: the same integrals, but no generating

@@ -1,4 +1,5 @@
-"""The Laplace histogram and StatDP's Lap(ε) bug (seed 000, Algorithms 9–10)."""
+"""The Laplace histogram and StatDP's Lap(ε) bug (Ding, Wang, Wang, Zhang & Kifer, CCS 2018
+(arXiv:1805.10277), Algorithms 9–10)."""
 
 import math
 
@@ -24,7 +25,9 @@ def test_density_is_a_product_of_laplace_densities():
 
 @pytest.mark.parametrize("eps", [0.2, 0.7, 1.5])
 def test_lap_eps_bug_has_loss_one_over_eps(eps):
-    # Seed 000: "the incorrect variant satisfies 1/ε0-differential privacy".  The event
+    # Ding, Wang, Wang, Zhang & Kifer, CCS 2018 (arXiv:1805.10277), on Alg. 10 (Fig. 3): "the
+    # incorrect
+    # variant satisfies 1/ε0-differential privacy".  The event
     # (−inf, a) with a ≤ 1 has ln(F_ε(a − 1)/F_ε(a − 2)) = 1/ε exactly.
     mech = exactdp.mechanism("statdp.histogram_eps", eps=eps)
     view = view_of(mech, [1] * 5)

@@ -44,7 +44,8 @@ def test_log_ratio_is_the_difference_of_logs():
 
 
 def test_svt1_max_loss_stays_within_eps():
-    # Lyu et al. Thm 2 (spec §3): svt1 is ε-DP, so no output exceeds ε; the all-⊥ output is the
+    # Lyu, Su & Li, PVLDB 2017 (arXiv:1603.01699), Thm 2: svt1 is ε-DP, so no output exceeds ε; the
+    # all-⊥ output is the
     # worst for q = 0^n vs 1^n with c = 1 and stays below ε/2 (Lemma 1).
     mech = exactdp.mechanism("svt1", eps=1, c=1)
     result = exactdp.max_privacy_loss(mech, [0] * 6, [1] * 6)
@@ -56,7 +57,8 @@ def test_svt1_max_loss_stays_within_eps():
 
 
 def test_svt6_max_loss_exceeds_the_claim():
-    # Lyu et al. appendix 9.2 (spec §4 item 6): svt6 with (0^m,1^m) vs (1^m,0^m) has ratio ≥
+    # Lyu, Su & Li, PVLDB 2017 (arXiv:1603.01699), Appendix 9.2: svt6 with (0^m,1^m) vs (1^m,0^m)
+    # has ratio ≥
     # e^{mε/2} on (⊥^m,⊤^m); the maximum over outputs is therefore at least mε/2.
     mech = exactdp.mechanism("svt6", eps=1)
     result = exactdp.max_privacy_loss(mech, "0*3,1*3", "1*3,0*3")

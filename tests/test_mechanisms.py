@@ -1,4 +1,6 @@
-"""The catalogue: every mechanism of spec §3 with the noise scales of its table, and validation."""
+"""The catalogue: every mechanism with the noise scales of its source (Lyu, Su & Li, PVLDB 2017,
+arXiv:1603.01699, Algs. 1–7; Chen & Machanavajjhala 2015 (arXiv:1508.07306), Alg. 2; Ding, Wang,
+Wang, Zhang & Kifer, CCS 2018 (arXiv:1805.10277)), and validation."""
 
 from fractions import Fraction
 
@@ -8,7 +10,8 @@ import exactdp
 from exactdp.errors import InputError
 from exactdp.mechanisms import Release, catalogue
 
-# (name, params, threshold scale b_ρ, query scale b_ν, cutoff) — spec §3 table with Δ = 1.
+# (name, params, threshold scale b_ρ, query scale b_ν, cutoff) with Δ = 1, from the algorithms cited
+# above.
 SPEC_TABLE = [
     ("svt1", dict(eps=1, c=2), 2, 8, 2),
     ("svt2", dict(eps=1, c=2), 4, 8, 2),

@@ -57,7 +57,8 @@ def test_value_density_integrates_to_one(name, lower):
 
 
 def test_exponential_value_is_not_private():
-    # Spec §4 item 10 / StatDP v2b: with all queries one higher, a max below 2 is impossible.
+    # StatDP's noisy max v2b (Ding, Wang, Wang, Zhang & Kifer, CCS 2018 (arXiv:1805.10277);
+    # CheckDP's BadNoisyMax): with all queries one higher, a max below 2 is impossible.
     mech = exactdp.mechanism("statdp.noisy_max_v2b", eps=1)
     loss = [exactdp.probability(mech, d, "1.5") for d in ([1] * 3, [2] * 3)]
     assert loss[0].value > 0 and loss[1].is_zero

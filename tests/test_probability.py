@@ -8,7 +8,8 @@ import pytest
 import exactdp
 from exactdp.errors import InputError, PrecisionError
 
-from .reference import gptt_family_probability, integrate_explicit, lap_cdf, lap_pdf, lap_sf
+from .reference import (gptt_family_probability, integrate_explicit, lap_cdf, lap_pdf, lap_sf,
+                        svt4_first_tight_log_ratio)
 
 
 def close(a, b, digits):
@@ -19,7 +20,8 @@ def close(a, b, digits):
 
 @pytest.mark.parametrize("eps", ["0.5", "1", "2"])
 def test_svt5_simple_example(eps):
-    # Lyu et al. §3.2 (spec §4 item 4): Pr[svt5((0,1)) = (⊥,⊤)] = ½(1 − e^{−ε/2}); D' side is 0.
+    # Lyu, Su & Li, PVLDB 2017 (arXiv:1603.01699), §3.2 (Thm 3.5): Pr[svt5((0,1)) = (⊥,⊤)] = ½(1 −
+    # e^{−ε/2}); D' side is 0.
     mech = exactdp.mechanism("svt5", eps=eps)
     p = exactdp.probability(mech, [0, 1], "F,T")
     with mpmath.workdps(60):
@@ -31,7 +33,7 @@ def test_svt5_simple_example(eps):
 
 
 def test_gptt_without_query_noise():
-    # Chen & Machanavajjhala, proof of Thm 4.7 (spec §4 item 1): Pr_D = Pr[0 < ρ ≤ 1] with
+    # Chen & Machanavajjhala 2015 (arXiv:1508.07306), proof of Thm 4.7: Pr_D = Pr[0 < ρ ≤ 1] with
     # ρ ~ Lap(1/ε1) = ½(1 − e^{−ε1}); Pr_D' = 0 exactly, so the loss is +∞.
     mech = exactdp.mechanism("gptt", eps1=0.5, eps2="inf")
     loss = exactdp.privacy_loss(mech, [0, 1], [1, 0], "F,T")
@@ -45,7 +47,8 @@ def test_gptt_without_query_noise():
 
 @pytest.mark.parametrize("m", [1, 3, 10, 1000])
 def test_svt3_appendix_closed_form(m):
-    # Lyu et al. appendix 9.1 (spec §4 item 5): with c = 1, ε = 1 (b_ρ = b = 2), q = (q^m, 0) and
+    # Lyu, Su & Li, PVLDB 2017 (arXiv:1603.01699), Appendix 9.1: with c = 1, ε = 1 (b_ρ = b = 2), q
+    # = (q^m, 0) and
     # output (⊥^m, 0.0) the density is p_b(0)·2^{−m−1}e^{−mq/b}/(1 + m·b_ρ/b) (the appendix's
     # per-side factor times the density 1/(2b) of the released 0); the ratio is e^{mε/2}.
     mech = exactdp.mechanism("svt3", eps=1, c=1)
@@ -63,15 +66,22 @@ def test_svt3_appendix_closed_form(m):
 
 
 def test_svt4_tightness_first_value():
-    # Spec §4 item 7: svt4, c = 1, ε = 1, q(D) = (0, 1), q(D') = (1, 0), a = (⊥, ⊤):
-    # ln ratio = 1.0326 at k = 1 (four decimals as stated there).
+    # Lyu, Su & Li, PVLDB 2017 (arXiv:1603.01699), Alg. 4 with c = 1, ε = 1: q(D) = (0, 1),
+    # q(D') = (1, 0), a = (⊥, ⊤); reference: the hand-integrated closed form in tests/reference.py
+    # (ln ratio = 1.03256773569…, at 50 digits).  Tolerance: the engine's own error bounds —
+    # the relative errors of P1 and P2 bound the absolute error of ln(P1/P2) to first order — plus
+    # 10^-45 for the rounding of the 50-digit reference.
     loss = exactdp.privacy_loss(exactdp.mechanism("svt4", eps=1, c=1), [0, 1], [1, 0], "F,T")
-    assert abs(loss.log_ratio - mpmath.mpf("1.0326")) < 5e-5
+    with mpmath.workdps(50):
+        bound = loss.p1.relative_error + loss.p2.relative_error + mpmath.mpf(10) ** -45
+        assert abs(loss.log_ratio - svt4_first_tight_log_ratio()) <= bound
+        assert bound < mpmath.mpf(10) ** -29
 
 
 @pytest.mark.parametrize("t", [100, 10_000])
 def test_gptt_family_against_brute_force_integration(t):
-    # Reference: explicit integrand of spec §4 item 2 integrated by Gauss–Legendre on 120 uniform
+    # Reference: explicit integrand of Chen & Machanavajjhala 2015 (arXiv:1508.07306), Thm 4.7,
+    # integrated by Gauss–Legendre on 120 uniform
     # pieces at 50 digits (tests/reference.py), independent of the engine's peak finding.
     mech = exactdp.mechanism("gptt", eps1=0.5, eps2=0.5)
     p = exactdp.probability(mech, f"0*{t},1*{t}", f"F*{t},T*{t}")
@@ -81,7 +91,8 @@ def test_gptt_family_against_brute_force_integration(t):
 
 
 def test_plain_quadrature_fails_where_the_engine_does_not():
-    # Spec §2: plain mpmath.quad over the kinks at 30 digits loses digits on the t = 100 GPTT case;
+    # Plain mpmath.quad over the kinks at 30 digits loses digits on the t = 100 GPTT case (a narrow
+    # peak far from the kinks);
     # the engine agrees with the brute-force reference to 30 digits (test above).
     t = 100
     with mpmath.workdps(30):
@@ -96,7 +107,8 @@ def test_plain_quadrature_fails_where_the_engine_does_not():
 
 
 def test_threshold_redrawn_after_each_top():
-    # Lyu Alg. 2 (spec §2): a fresh ρ after each ⊤, so Pr[(⊥,⊤,⊤)] is the product of
+    # Lyu, Su & Li, PVLDB 2017 (arXiv:1603.01699), Alg. 2: a fresh ρ after each ⊤, so Pr[(⊥,⊤,⊤)] is
+    # the product of
     # ∫p_{b_ρ}(z)F(z−q1)S(z−q2)dz and ∫p_{b_ρ}(z)S(z−q3)dz, with b_ρ = 2cΔ/ε, b_ν = 4cΔ/ε.
     mech = exactdp.mechanism("svt2", eps=1, c=2)
     q = [0.5, -1.0, 1.5]  # exact in binary, so the reference sees the same numbers
@@ -112,7 +124,8 @@ def test_threshold_redrawn_after_each_top():
 
 
 def test_fresh_value_release_density():
-    # Lyu Alg. 7 with ε3 > 0 (spec §2): the ⊤ factor S(z − q) times p_{b3}(v − q), b3 = cΔ/ε3.
+    # Lyu, Su & Li, PVLDB 2017 (arXiv:1603.01699), Alg. 7 with ε3 > 0: the ⊤ factor S(z − q) times
+    # p_{b3}(v − q), b3 = cΔ/ε3.
     mech = exactdp.mechanism("svt7", eps1=0.5, eps2=0.5, eps3=1, c=1)
     q, v = 0.25, 1.5
     b_rho, b_nu, b3 = 2, 4, 1
@@ -173,7 +186,7 @@ def test_bad_method():
 
 
 def test_tiny_probabilities_do_not_underflow():
-    # t = 10^4 gives ~1e-4000 (spec §2): the value is an mpf, the log is finite.
+    # t = 10^4 gives ~1e-4000 (below the float range): the value is an mpf, the log is finite.
     t = 10_000
     p = exactdp.probability(exactdp.mechanism("gptt"), f"1*{t},0*{t}", f"F*{t},T*{t}")
     assert 0 < p.value < mpmath.mpf("1e-4000")
@@ -181,7 +194,8 @@ def test_tiny_probabilities_do_not_underflow():
 
 
 def test_gap_release_density():
-    # GapSVT (spec §2 "Gap release"): a released gap g at a ⊤ contributes p_{b_ν}(g + T + z − q);
+    # GapSVT (Wang, Ding, Kifer & Zhang, CCS 2020 (arXiv:2008.07485), appendix D): a released gap g
+    # at a ⊤ contributes p_{b_ν}(g + T + z − q);
     # here b_ρ = 2Δ/ε = 2, b_ν = 4NΔ/ε = 4 (CheckDP's GapSVT scales), output (⊥, g = 0.7).
     mech = exactdp.mechanism("gap_svt", eps=1, N=1)
     with mpmath.workdps(50):
@@ -196,7 +210,8 @@ def test_gap_release_density():
 
 @pytest.mark.parametrize("m, n_cutoff", [(1, 1), (5, 1), (8, 2)])
 def test_bad_gap_svt_ratio(m, n_cutoff):
-    # Spec §4 item 10 (CheckDP BadGapSVT): q(D) = (0^m, 0), q(D') = (1^m, 0), output (⊥^m, 0):
+    # BadGapSVT (Wang, Ding, Kifer & Zhang, CCS 2020 (arXiv:2008.07485), appendix D): q(D) = (0^m,
+    # 0), q(D') = (1^m, 0), output (⊥^m, 0):
     # the released value 0 forces z ≤ 0, where each ⊥ factor is ½e^{(z−q)/b_ν}, b_ν = 4NΔ/ε, so
     # the ratio is e^{m/b_ν} = e^{mε/(4N)} exactly.
     mech = exactdp.mechanism("bad_gap_svt", eps=1, N=n_cutoff)
@@ -206,7 +221,7 @@ def test_bad_gap_svt_ratio(m, n_cutoff):
 
 def test_quadrature_up_to_a_constraint_bound():
     # A released value v bounds the threshold noise: z ≤ v − T.  With no other factor the
-    # integral is the Laplace CDF F_{b_ρ}(v) = 1 − ½e^{−v/b_ρ} (spec §1), times p_{b_ν}(v − q).
+    # integral is the Laplace CDF F_{b_ρ}(v) = 1 − ½e^{−v/b_ρ} (Laplace law), times p_{b_ν}(v − q).
     mech = exactdp.mechanism("statdp.iSVT4", eps=2, N=1)  # b_ρ = 1, b_ν = 1
     p = exactdp.probability(mech, [0], ["1.1"], method="quad")
     with mpmath.workdps(50):

@@ -8,7 +8,8 @@ from exactdp.claims import Claim, claim_ids, get_claim, register_claim
 from exactdp.cli import build_parser, main
 from exactdp.errors import InputError
 
-#: spec §4 items 1–8, in order (a stable contract: ids name the figures and --only values).
+#: The claims on the Sparse Vector family, in order (a stable contract: ids name the figures and
+#: --only values).
 IDS = ("gptt-inf", "gptt-copies", "chenm-proof-flaw", "svt5-simple", "svt3-appendix",
        "svt6-appendix", "svt4-tight", "svt1-tight")
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -1,5 +1,5 @@
 """The vectorised sampler against the exact engine: both read the same description, so agreement
-tests the mathematics (design notes)."""
+tests the mathematics, not one implementation of it."""
 
 import numpy as np
 import pytest

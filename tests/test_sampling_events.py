@@ -1,4 +1,5 @@
-"""Views, search spaces and input patterns of the tester (seed 001 §4.3 and Table 1)."""
+"""Views, search spaces and input patterns of the tester (Ding, Wang, Wang, Zhang & Kifer, CCS 2018
+(arXiv:1805.10277), §4.3 and Table 1)."""
 
 from fractions import Fraction
 from itertools import zip_longest

@@ -1,4 +1,5 @@
-"""StatDP's p-value (seed 001 §4.2, spec §5) against independent computations."""
+"""StatDP's p-value (Ding, Wang, Wang, Zhang & Kifer, CCS 2018 (arXiv:1805.10277), §4.2) against
+independent computations."""
 
 import math
 

@@ -1,7 +1,9 @@
 """``exactdp search``: the exact worst case over StatDP's patterns, random pairs and a local search.
 
-Reference values: spec §3 (true privacy of each variant), spec §4 items 4, 7 and 10, CheckDP's
-appendix D (seed 003), and the closed forms derived in the tests below.
+Reference values: the true privacy of each variant (Lyu, Su & Li, PVLDB 2017 (arXiv:1603.01699), §3;
+Chen & Machanavajjhala 2015 (arXiv:1508.07306)), CheckDP's appendix D (Wang, Ding, Kifer & Zhang,
+CCS 2020 (arXiv:2008.07485)), and the closed forms derived in
+the tests below.
 """
 
 import json
@@ -20,7 +22,8 @@ from exactdp.sequences import as_output, as_queries
 
 
 def test_patterns_reproduce_statdp_table_1_at_length_5():
-    # seed 001, Table 1 (D1, D2 samples of length 5)
+    # Ding, Wang, Wang, Zhang & Kifer, CCS 2018 (arXiv:1805.10277), Table 1 (D1, D2 samples of
+    # length 5)
     table = {name: (first(5), second(5)) for name, first, second in STATDP_PATTERNS}
     assert table["one above"] == ([1] * 5, [2, 1, 1, 1, 1])
     assert table["one below rest above"] == ([1] * 5, [0, 2, 2, 2, 2])
@@ -38,7 +41,8 @@ def test_input_space_neighbours():
 
 
 def test_svt4_reaches_1_6_eps_within_length_8():
-    # spec §3: svt4 is (1+6c)ε/4 = 1.75ε-DP (tight) at c = 1; the search must find ≥ 1.6ε.
+    # Lyu, Su & Li, PVLDB 2017 (arXiv:1603.01699), §3.2: svt4 is (1+6c)ε/4 = 1.75ε-DP (tight)
+    # at c = 1; the search must find ≥ 1.6ε.
     result = search(exactdp.mechanism("svt4", eps=1), max_length=8, seed=0, max_evaluations=60,
                     budget=120)
     loss = result.witness.loss
@@ -53,8 +57,9 @@ def test_svt4_reaches_1_6_eps_within_length_8():
 
 def test_local_search_beats_the_patterns():
     # At length ≤ 4 StatDP's best pattern (x shape) gives ln ratio 1.436 for svt4 and Lyu's
-    # tightness family (0^3, 1) vs (1^3, 0) gives 1.603 (spec §4 item 7); the local search goes
-    # beyond both towards the supremum 7/4.
+    # tightness family (0^3, 1) vs (1^3, 0) gives 1.603 (the svt4-tight claim at k = 3, checked by
+    # independent quadrature in test_claims_lyu); the local search goes beyond both towards the
+    # supremum 7/4.
     pattern = exactdp.max_privacy_loss(exactdp.mechanism("svt4"), [1, 1, 0, 0], [0, 0, 1, 1])
     assert abs(abs(pattern.loss.log_ratio) - mpmath.mpf("1.43630463453007")) < 1e-12
     result = search(exactdp.mechanism("svt4"), max_length=4, seed=0, max_evaluations=150,
@@ -64,7 +69,8 @@ def test_local_search_beats_the_patterns():
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_svt1_never_exceeds_eps(seed):
-    # spec §3: svt1 is ε-DP (Lyu Thm 2), so no pair and no output may exceed ε.
+    # Lyu, Su & Li, PVLDB 2017 (arXiv:1603.01699), Thm 2: svt1 is ε-DP, so no pair and no output may
+    # exceed ε.
     result = search(exactdp.mechanism("svt1", eps=1), max_length=5, seed=seed,
                     max_evaluations=150, budget=120)
     assert result.verdict == "within claim"
@@ -101,7 +107,8 @@ def test_bad_partial_sum_is_two_eps():
 
 
 def test_svt5_structural_zero():
-    # spec §4 item 4 (Lyu §3.2): svt5 has an output with probability 0 on a neighbour.
+    # Lyu, Su & Li, PVLDB 2017 (arXiv:1603.01699), §3.2 (Thm 3.5): svt5 has an output with
+    # probability 0 on a neighbour.
     result = search(exactdp.mechanism("svt5"), max_length=3)
     assert result.witness.loss.log_ratio == mpmath.inf
     assert result.witness.loss.p2.is_zero
@@ -130,8 +137,10 @@ def _recheck(record, capsys) -> dict:
 ])
 def test_released_noisy_value_loss_grows_with_the_length(name, length, evaluations, per_query,
                                                          capsys):
-    # Spec §4 item 10: BadGapSVT's ln ratio grows like mε/(4N) (D = (0^m, 0), D' = (1^m, 0),
-    # a = (⊥^m, 0)); item 5: Alg. 3's like mε/2.  Independent computation: for an output
+    # BadGapSVT's ln ratio grows like mε/(4N) (D = (0^m, 0), D' = (1^m, 0), a = (⊥^m, 0); Wang,
+    # Ding, Kifer & Zhang, CCS 2020 (arXiv:2008.07485),
+    # appendix D); Alg. 3's like mε/2 (Lyu, Su & Li, PVLDB 2017 (arXiv:1603.01699), Appendix 9.1).
+    # Independent computation: for an output
     # (⊥^{n−1}, v) with v below every query, z ≤ v − T keeps every factor F(z − q_i) in its
     # exponential branch ½e^{(z − q_i)/b_ν}, and p_ν(v − q_n) = e^{(v − q_n)/b_ν}/(2b_ν); so when
     # all n queries move up by Δ = 1 the density ratio is e^{n/b_ν} exactly, m = n − 1 ⊥'s plus
@@ -139,7 +148,7 @@ def test_released_noisy_value_loss_grows_with_the_length(name, length, evaluatio
     result = search(exactdp.mechanism(name), max_length=length, seed=0,
                     max_evaluations=evaluations, budget=120)
     loss = result.witness.loss.log_ratio
-    assert loss >= (length - 1) * per_query  # spec's family with m = n − 1
+    assert loss >= (length - 1) * per_query  # the family above with m = n − 1
     assert abs(loss - length * per_query) < 1e-25
     assert result.verdict == ("violation" if loss > 1 else "within claim")
     assert abs(mpmath.mpf(_recheck(result.record(), capsys)["log_ratio"]) - loss) < 1e-25
@@ -158,7 +167,8 @@ def test_recheck_command_accepts_values_starting_with_a_minus(capsys):
 
 
 def test_bad_noisy_max_exceeds_eps(capsys):
-    # Spec §4 item 10: BadNoisyMax's loss reaches nε/2 on n all-differ queries.  Independent
+    # BadNoisyMax (Wang, Ding, Kifer & Zhang, CCS 2020 (arXiv:2008.07485)): its loss reaches nε/2 on
+    # n all-differ queries.  Independent
     # computation: below every answer the density of the maximum of q_j + Lap(b), b = 2Δ/ε, is
     # Σ_i p(v − q_i)Π_{j≠i}F(v − q_j) = n·2^{−n}·b^{−1}·e^{Σ_j (v − q_j)/b}, so moving all n
     # queries by Δ gives the ratio e^{nΔ/b} = e^{nε/2}: 3/2 at n = 3.
@@ -180,7 +190,9 @@ def test_bad_noisy_max_exceeds_eps(capsys):
 ])
 def test_correct_released_value_and_noisy_max_mechanisms_stay_within_eps(name, length,
                                                                          evaluations):
-    # Spec §3 / CheckDP appendix D / Dwork & Roth §3.3: all ε-DP, so no pair and no output
+    # Lyu, Su & Li, PVLDB 2017 (arXiv:1603.01699), Thm 2 / CheckDP appendix D / Dwork & Roth, "The
+    # Algorithmic Foundations of
+    # Differential Privacy", 2014, §3.3: all ε-DP, so no pair and no output
     # (or released value) may exceed ε.
     result = search(exactdp.mechanism(name, eps=1), max_length=length, seed=0,
                     max_evaluations=evaluations, budget=120)
@@ -193,7 +205,8 @@ def test_correct_released_value_and_noisy_max_mechanisms_stay_within_eps(name, l
 
 def test_histogram_losses_are_exact():
     # One bin moves by Δ: the density ratio p_b(0)/p_b(Δ) = e^{Δ/b}; b = Δ/ε gives ε exactly
-    # (Dwork & Roth §3.3), StatDP's b = ε gives Δ/ε = 2 at ε = 0.5 (spec §4 item 9: 1/ε0).
+    # (Dwork & Roth §3.3), StatDP's b = ε gives Δ/ε = 2 at ε = 0.5 (Ding, Wang, Wang, Zhang &
+    # Kifer, CCS 2018 (arXiv:1805.10277), Alg. 10: 1/ε0).
     assert abs(search(exactdp.mechanism("histogram", eps=Fraction(1, 2)), max_length=3,
                       max_evaluations=10).witness.loss.log_ratio - Fraction(1, 2)) < 1e-25
     wrong = search(exactdp.mechanism("histogram_eps", eps=Fraction(1, 2)), max_length=3,

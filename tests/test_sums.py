@@ -17,7 +17,7 @@ from exactdp.errors import InputError
 
 
 def lap(x, b):
-    """Laplace density written out (spec §1), independent of exactdp.noise, at 60 digits."""
+    """Laplace density e^{−|x|/b}/(2b) written out, independent of exactdp.noise, at 60 digits."""
     with mpmath.workdps(60):
         return mpmath.exp(-abs(mpmath.mpf(x)) / b) / (2 * b)
 
@@ -90,7 +90,8 @@ def test_bad_smart_sum_has_exact_zeros_and_infinite_loss():
         assert abs(hit.value - lap(0.25, 1) * lap(1, 1)) < mpmath.mpf(10) ** -30 and hit.is_density
     miss = exactdp.probability(mech, [0, 0, 0], "0.25,1e-300,1")
     assert miss.is_zero and miss.method == "exact zero"
-    # CheckDP's violation: the block end releases q0 + q1 exactly (spec §4 item 10).
+    # CheckDP's violation: the block end releases q0 + q1 exactly (Wang, Ding, Kifer & Zhang, CCS
+    # 2020 (arXiv:2008.07485), BadSmartSum).
     loss = exactdp.privacy_loss(mech, [0, 0, 0], [1, 0, 0], "0,0,0")
     assert loss.log_ratio == mpmath.inf and loss.p2.value == 0
 
