@@ -38,19 +38,25 @@ def check_output_shape(mech: ThresholdMechanism, n_queries: int, output: Runs) -
     ``n_queries`` queries (token types, cutoff, length)."""
     what = f"not an output {mech.name} can produce"
     tops = 0
+    position = 0
+    cutoff = mech.cutoff
     for token, count in output:
+        if cutoff is not None and tops == cutoff:
+            raise InputError(f"{what}: it stops after the c-th ⊤ (c={cutoff}), but the output "
+                             f"goes on after entry {position}")
         if token is True and mech.releases_numbers:
             raise InputError(f"{what}: it releases a number at each ⊤, got T")
         if token is not True and token is not False and not mech.releases_numbers:
             raise InputError(f"{what}: it outputs only T/F, got the number {format_number(token)}")
         if token is not False:
+            if cutoff is not None and tops + count > cutoff:
+                raise InputError(f"{what}: it stops after the c-th ⊤ (c={cutoff}), got "
+                                 f"{tops + count} or more ⊤ entries")
             tops += count
+        position += count
     length = len(output)
     if length > n_queries:
         raise InputError(f"{what}: output length {length} exceeds the number of queries {n_queries}")
-    cutoff = mech.cutoff
-    if cutoff is not None and tops > cutoff:
-        raise InputError(f"{what}: it stops after the c-th ⊤ (c={cutoff}), got {tops} ⊤ entries")
     ends_at_cutoff = cutoff is not None and tops == cutoff and output.runs[-1][0] is not False
     if length < n_queries and not ends_at_cutoff:
         raise InputError(f"{what}: output length {length} is shorter than the number of queries "
