@@ -23,6 +23,16 @@ from .errors import InputError
 
 #: Longest sequence :meth:`Runs.expand` will materialise as a Python list.
 MAX_EXPANDED_LENGTH = 10_000_000
+#: Longest query vector or output accepted (repeat counts included): far more than any input the
+#: engine's cost flat in repeats needs, and well inside a machine index (``sys.maxsize``).
+MAX_LENGTH = 10**15
+#: Largest magnitude of a number (query answer, parameter, released value, event bound).  Up to
+#: it the exact engine answers or reports the digits it cannot reach; far beyond it (``1e100``)
+#: its intermediate quantities underflow.
+MAX_MAGNITUDE = 10**15
+#: Largest decimal exponent written in a number (``1e-1000`` is accepted, ``1e-100000`` is not):
+#: the exact value of ``1e-N`` needs an N-digit denominator.
+MAX_EXPONENT = 1000
 
 
 @dataclass(frozen=True)
@@ -135,6 +145,24 @@ def to_fraction(value: object, what: str) -> Fraction:
     Floats are read as the decimal they print as (``0.1`` is one tenth); an mpmath ``mpf`` is
     taken at its exact binary value.
     """
+    number = _exact_number(value, what)
+    if abs(number) > MAX_MAGNITUDE:
+        raise _too_large(value, what)
+    return number
+
+
+def _too_large(value: object, what: str) -> InputError:
+    return InputError(f"{what} must have magnitude at most {MAX_MAGNITUDE:.0e} (the range of the "
+                      f"exact engine), got {_echo(value)}")
+
+
+def _echo(value: object) -> str:
+    """``repr(value)``, cut to 40 characters."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:37]}..."
+
+
+def _exact_number(value: object, what: str) -> Fraction:
     if isinstance(value, bool):
         raise InputError(f"{what} must be a number, got {value!r}")
     if isinstance(value, Fraction):
@@ -142,6 +170,8 @@ def to_fraction(value: object, what: str) -> Fraction:
     if isinstance(value, mpmath.mpf):  # exact: an mpf is man·2^exp
         if not mpmath.isfinite(value):
             raise InputError(f"{what} must be finite, got {value}")
+        if abs(value) > MAX_MAGNITUDE:  # before building a huge integer
+            raise _too_large(value, what)
         sign, man, exp, _ = value._mpf_
         man = -int(man) if sign else int(man)
         return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
@@ -154,15 +184,19 @@ def to_fraction(value: object, what: str) -> Fraction:
         return Fraction(repr(as_float))
     if isinstance(value, str):
         text = value.strip()
+        _, e, exponent = text.lower().partition("e")
+        if e and exponent.lstrip("+-").isdigit() and abs(int(exponent)) > MAX_EXPONENT:
+            raise InputError(f"{what} must have a decimal exponent of at most {MAX_EXPONENT} in "
+                             f"magnitude, got {_echo(value)}")
         try:
             return Fraction(text)
         except (ValueError, ZeroDivisionError):
             lowered = text.lower().lstrip("+-")
             if lowered in {"inf", "infinity", "nan"}:
                 raise InputError(f"{what} must be finite, got {value!r}") from None
-            raise InputError(f"{what} must be a number, got {value!r}") from None
+            raise InputError(f"{what} must be a number, got {_echo(value)}") from None
     if hasattr(value, "__float__"):  # numpy scalars
-        return to_fraction(float(value), what)
+        return _exact_number(float(value), what)
     raise InputError(f"{what} must be a number, got {value!r}")
 
 
@@ -200,10 +234,22 @@ def parse_output_token(token: object) -> object:
         if text in {"F", "⊥"}:
             return False
         try:
-            return to_fraction(text, "output entry")
+            _exact_number(text, "output entry")
         except InputError:
             raise InputError(f"unknown output token (expected T, F or a number), got {token!r}") from None
+        return to_fraction(text, "output entry")
     return to_fraction(token, "output entry")
+
+
+def _checked_length(runs: Runs, what: str) -> Runs:
+    """``runs`` if it has 1 to :data:`MAX_LENGTH` entries, else an :class:`InputError`."""
+    length = sum(count for _, count in runs.runs)  # len() fails beyond sys.maxsize
+    if length == 0:
+        raise InputError(f"{what} must not be empty")
+    if length > MAX_LENGTH:
+        raise InputError(f"{what} may have at most {MAX_LENGTH:,} entries (repeat counts "
+                         f"included), got {length:,}")
+    return runs
 
 
 def as_queries(obj: object) -> Runs:
@@ -218,9 +264,7 @@ def as_queries(obj: object) -> Runs:
         except TypeError:
             raise InputError(f"queries must be a sequence of numbers, got {obj!r}") from None
         runs = Runs.from_items(to_fraction(v, "query answer") for v in items)
-    if len(runs) == 0:
-        raise InputError("queries must not be empty")
-    return runs
+    return _checked_length(runs, "queries")
 
 
 def as_output(obj: object) -> Runs:
@@ -235,6 +279,4 @@ def as_output(obj: object) -> Runs:
         except TypeError:
             raise InputError(f"output must be a sequence of T/F/numbers, got {obj!r}") from None
         runs = Runs.from_items(parse_output_token(v) for v in items)
-    if len(runs) == 0:
-        raise InputError("output must not be empty")
-    return runs
+    return _checked_length(runs, "output")
