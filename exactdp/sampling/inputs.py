@@ -43,11 +43,12 @@ def input_patterns(one_differ: bool, length: int, sensitivity: Fraction = Fracti
             for d1, d2 in pairs]
 
 
-def check_pair(mech, d1, d2) -> tuple[tuple, tuple]:
+def check_pair(mech, d1, d2, allow_any_pair: bool = False) -> tuple[tuple, tuple]:
     """``(d1, d2)`` as tuples if they are neighbours for ``mech`` (every query moves by at most Δ,
     in one direction for a monotone mechanism, and only one query for "one differ"), else an
-    :class:`~exactdp.errors.InputError` naming the broken condition."""
-    d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair=False)
+    :class:`~exactdp.errors.InputError` naming the broken condition; with ``allow_any_pair``
+    only their lengths must agree."""
+    d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
     return tuple(d1.expand()), tuple(d2.expand())
 
 
