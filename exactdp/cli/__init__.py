@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import re
 import sys
+import traceback
 
 from ..errors import ExactDPError, InputError
 from .common import EPILOG
@@ -53,15 +55,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def _describe(exc: BaseException) -> str:
-    """``str(exc)``, or its type and where it was raised when the message is empty."""
+    """``str(exc)``; when that is empty, the exception's type and the innermost exactdp function
+    it passed through (else the innermost of all)."""
     if str(exc).strip():
         return str(exc)
-    frame = exc.__traceback__
-    while frame is not None and frame.tb_next is not None:
-        frame = frame.tb_next
-    where = "" if frame is None else \
-        f" in {frame.tb_frame.f_code.co_name} ({frame.tb_frame.f_code.co_filename.rsplit('/', 1)[-1]})"
-    return f"{type(exc).__name__}{where}"
+    frames = traceback.extract_tb(exc.__traceback__)
+    ours = [frame for frame in frames if f"{os.sep}exactdp{os.sep}" in frame.filename] or frames
+    where = "".join(f" in {frame.name} ({os.path.basename(frame.filename)}:{frame.lineno})"
+                    for frame in ours[-1:])
+    return f"{type(exc).__name__} without a message{where}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except (ExactDPError, ArithmeticError) as exc:
         print(f"exactdp: cannot answer: {_describe(exc)}", file=sys.stderr)
+        return 1
+    except MemoryError:
+        print("exactdp: cannot answer: out of memory", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("exactdp: interrupted", file=sys.stderr)

@@ -17,7 +17,7 @@ notation:
   x*k        k copies of x: --queries 0*1000,1*1000 is 1000 zeros then 1000 ones (at most
              {MAX_LENGTH:.0e} entries in all; numbers are exact decimals of magnitude at most
              {MAX_MAGNITUDE:.0e})
-  T, F       the answers ⊤ (above the threshold) and ⊥ (below) in an output, e.g. --output F*999,T
+  T, F       the answers ⊤ (above the threshold) and ⊥ (below) in an output: --output F*999,T
   -1,0       a value may start with a minus sign: --d1 -1,0 and --d1=-1,0 are the same
   log_ratio  the privacy loss ln(p1/p2) in nats (natural logarithm), p1 and p2 the probabilities
              (or densities) of the output or event on D1 and D2

@@ -27,7 +27,8 @@ def register(subparsers) -> None:
                      help=f"longest query vector tried (default 5; a Sparse Vector variant may "
                      f"have at most {worst_case.MAX_PATTERNS} ⊤/⊥ outputs on it, e.g. N ≤ 12 "
                      f"without cutoff); progress is reported on stderr")
-    sub.add_argument("--seed", type=int, default=0, help="seed of the candidates (default 0)")
+    sub.add_argument("--seed", type=int, default=0,
+                     help="seed of the candidates, a non-negative integer (default 0)")
     sub.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                      help="wall-clock limit (default: none, so the result depends on the seed only)")
     sub.add_argument("--evaluations", type=int, default=200, metavar="K",

@@ -50,7 +50,7 @@ TEST_RUNS = 500_000
 FILTER = 0.001
 #: Largest number of runs drawn at once.
 CHUNK_RUNS = 100_000
-#: Most runs per input accepted (200 times StatDP's default; about an hour per input pair).
+#: Most runs per input accepted (200 times StatDP's default ``TEST_RUNS``).
 MAX_RUNS = 100_000_000
 #: Most test budgets accepted in one call.
 MAX_TEST_EPS = 1000
@@ -301,7 +301,8 @@ def detect(mech, test_eps, d1=None, d2=None, runs: int = TEST_RUNS,
     jobs : int
         Worker processes (the result does not depend on it).
     progress : bool or None
-        Report progress on stderr (``None``: only on a terminal; :class:`~exactdp.progress.Progress`).
+        Report progress on stderr (``None``: only on a terminal), as
+        :class:`~exactdp.progress.Progress` does.
     allow_any_pair : bool
         Do not require ``d1`` and ``d2`` to be neighbours.
     """
