@@ -26,9 +26,9 @@ MAX_EXPANDED_LENGTH = 10_000_000
 #: Longest query vector or output accepted (repeat counts included): far more than any input the
 #: engine's cost flat in repeats needs, and well inside a machine index (``sys.maxsize``).
 MAX_LENGTH = 10**15
-#: Largest magnitude of a number (query answer, parameter, released value, event bound).  Up to
-#: it the exact engine answers or reports the digits it cannot reach; far beyond it (``1e100``)
-#: its intermediate quantities underflow.
+#: Largest magnitude of a number written as a string (query answer, parameter, released value,
+#: event bound).  Up to it the exact engine answers or reports the digits it cannot reach; far
+#: beyond it (a query of ``1e100``) its intermediate quantities underflow.
 MAX_MAGNITUDE = 10**15
 #: Largest decimal exponent written in a number (``1e-1000`` is accepted, ``1e-100000`` is not):
 #: the exact value of ``1e-N`` needs an N-digit denominator.
@@ -143,26 +143,10 @@ def to_fraction(value: object, what: str) -> Fraction:
     exactly.
 
     Floats are read as the decimal they print as (``0.1`` is one tenth); an mpmath ``mpf`` is
-    taken at its exact binary value.
+    taken at its exact binary value.  A decimal string (what a user types) must stay within
+    :data:`MAX_MAGNITUDE` and :data:`MAX_EXPONENT`; numbers computed by a program (such as the
+    nodes of a quadrature over a released value) are not limited.
     """
-    number = _exact_number(value, what)
-    if abs(number) > MAX_MAGNITUDE:
-        raise _too_large(value, what)
-    return number
-
-
-def _too_large(value: object, what: str) -> InputError:
-    return InputError(f"{what} must have magnitude at most {MAX_MAGNITUDE:.0e} (the range of the "
-                      f"exact engine), got {_echo(value)}")
-
-
-def _echo(value: object) -> str:
-    """``repr(value)``, cut to 40 characters."""
-    text = repr(value)
-    return text if len(text) <= 40 else f"{text[:37]}..."
-
-
-def _exact_number(value: object, what: str) -> Fraction:
     if isinstance(value, bool):
         raise InputError(f"{what} must be a number, got {value!r}")
     if isinstance(value, Fraction):
@@ -170,8 +154,6 @@ def _exact_number(value: object, what: str) -> Fraction:
     if isinstance(value, mpmath.mpf):  # exact: an mpf is man·2^exp
         if not mpmath.isfinite(value):
             raise InputError(f"{what} must be finite, got {value}")
-        if abs(value) > MAX_MAGNITUDE:  # before building a huge integer
-            raise _too_large(value, what)
         sign, man, exp, _ = value._mpf_
         man = -int(man) if sign else int(man)
         return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
@@ -183,21 +165,39 @@ def _exact_number(value: object, what: str) -> Fraction:
             raise InputError(f"{what} must be finite, got {value!r}")
         return Fraction(repr(as_float))
     if isinstance(value, str):
-        text = value.strip()
-        _, e, exponent = text.lower().partition("e")
-        if e and exponent.lstrip("+-").isdigit() and abs(int(exponent)) > MAX_EXPONENT:
-            raise InputError(f"{what} must have a decimal exponent of at most {MAX_EXPONENT} in "
-                             f"magnitude, got {_echo(value)}")
-        try:
-            return Fraction(text)
-        except (ValueError, ZeroDivisionError):
-            lowered = text.lower().lstrip("+-")
-            if lowered in {"inf", "infinity", "nan"}:
-                raise InputError(f"{what} must be finite, got {value!r}") from None
-            raise InputError(f"{what} must be a number, got {_echo(value)}") from None
+        return _parse_decimal(value, what)
     if hasattr(value, "__float__"):  # numpy scalars
-        return _exact_number(float(value), what)
+        return to_fraction(float(value), what)
     raise InputError(f"{what} must be a number, got {value!r}")
+
+
+class _OutOfRange(InputError):
+    """A number written out of the range :func:`to_fraction` accepts from a string."""
+
+
+def _echo(value: str) -> str:
+    """``repr(value)``, cut to 40 characters."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:37]}..."
+
+
+def _parse_decimal(value: str, what: str) -> Fraction:
+    text = value.strip()
+    _, e, exponent = text.lower().partition("e")
+    if e and exponent.lstrip("+-").isdigit() and abs(int(exponent)) > MAX_EXPONENT:
+        # checked first: Fraction("1e-99999999") would build a 10^8-digit integer
+        raise _OutOfRange(f"{what} must have a decimal exponent of at most {MAX_EXPONENT} in "
+                          f"magnitude, got {_echo(value)}")
+    try:
+        number = Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        if text.lower().lstrip("+-") in {"inf", "infinity", "nan"}:
+            raise InputError(f"{what} must be finite, got {value!r}") from None
+        raise InputError(f"{what} must be a number, got {_echo(value)}") from None
+    if abs(number) > MAX_MAGNITUDE:
+        raise _OutOfRange(f"{what} must have magnitude at most {MAX_MAGNITUDE:.0e} (the range "
+                          f"of the exact engine), got {_echo(value)}")
+    return number
 
 
 def _parse_token_list(text: str, what: str, parse_token) -> Runs:
@@ -234,10 +234,11 @@ def parse_output_token(token: object) -> object:
         if text in {"F", "⊥"}:
             return False
         try:
-            _exact_number(text, "output entry")
+            return to_fraction(text, "output entry")
+        except _OutOfRange:
+            raise
         except InputError:
             raise InputError(f"unknown output token (expected T, F or a number), got {token!r}") from None
-        return to_fraction(text, "output entry")
     return to_fraction(token, "output entry")
 
 
