@@ -29,6 +29,7 @@ seed gives the same witness on any machine.
 from __future__ import annotations
 
 import functools
+import math
 import shlex
 import time
 from dataclasses import dataclass, replace
@@ -42,7 +43,8 @@ from scipy.optimize import minimize_scalar
 from .errors import InputError
 from .exact.continuous_events import event_privacy_loss
 from .precision import to_mpf
-from .exact.loss import PrivacyLoss, loss_from_probabilities, possible_outputs, privacy_loss
+from .exact.loss import (MAX_ENUMERATED_QUERIES, PrivacyLoss, loss_from_probabilities,
+                         possible_outputs, privacy_loss)
 from .exact.probability import probability
 from .exact.sums import noiseless_output
 from .formatting import format_value
@@ -52,10 +54,15 @@ from .mechanisms.histogram import HistogramMechanism
 from .mechanisms.noisy_max import NoisyMaxMechanism
 from .mechanisms.sums import NoisySum
 from .sampling.inputs import input_patterns
+from .progress import Progress
+from .sampling.hypothesis import check_seed
 from .sequences import Runs, format_number
 
 #: Values of a random query, in units of Δ from the origin.
 RANDOM_LEVELS = (-1, 0, 1, 2)
+#: Most ⊤/⊥ patterns scored per pair: all outputs of 12 queries, as ``max_privacy_loss``
+#: enumerates (svt6 at ``max_length=10``, 1024 patterns, takes about 4 minutes).
+MAX_PATTERNS = 2**MAX_ENUMERATED_QUERIES
 
 
 @dataclass(frozen=True)
@@ -234,6 +241,22 @@ def _release_candidates(mech: ThresholdMechanism, d1: Runs, d2: Runs) -> list[Fr
                           lower=Fraction(0))
     scale = mech.release_scale if mech.release is Release.FRESH_VALUE else mech.query_scale
     return value_grid(levels, scale)
+
+
+def pattern_count(mech: ThresholdMechanism, n: int) -> int:
+    """How many ⊤/⊥ patterns ``mech`` can produce on ``n`` queries: ``Σ_{k ≤ min(c, n)} C(n, k)``
+    with cutoff ``c`` (fewer than ``c`` ⊤'s, or stopped at the ``c``-th ⊤ after ``m ≤ n``
+    queries: ``Σ_{m=c}^{n} C(m−1, c−1) = C(n, c)``), ``2^n`` without.
+
+    Examples
+    --------
+    >>> import exactdp
+    >>> m = exactdp.mechanism("svt1", c=2)
+    >>> pattern_count(m, 4) == sum(1 for _ in possible_outputs(m, 4))
+    True
+    """
+    cutoff = n if mech.cutoff is None else min(mech.cutoff, n)
+    return sum(math.comb(n, k) for k in range(cutoff + 1))
 
 
 @worst_output.register
@@ -443,9 +466,20 @@ def _mutate(pair, space: InputSpace, max_length: int, rng: np.random.Generator):
     return d1, d2
 
 
+def _check_patterns(mech, max_length: int) -> None:
+    """An :class:`InputError` when a Sparse Vector variant has more than :data:`MAX_PATTERNS`
+    ⊤/⊥ patterns on ``max_length`` queries, naming the longest length that is searched."""
+    if not isinstance(mech, ThresholdMechanism) or pattern_count(mech, max_length) <= MAX_PATTERNS:
+        return
+    longest = max(n for n in range(1, max_length) if pattern_count(mech, n) <= MAX_PATTERNS)
+    raise InputError(f"{mech.name} has {pattern_count(mech, max_length):,} ⊤/⊥ patterns on "
+                     f"max_length={max_length} queries, each scored for every pair; at most "
+                     f"{MAX_PATTERNS:,} are searched, so max_length may be at most {longest}")
+
+
 def search(mech, max_length: int = 5, seed: int = 0, budget: float | None = None,
            max_evaluations: int = 200, dps: int = 15,
-           stop_at_violation: bool = False) -> SearchResult:
+           stop_at_violation: bool = False, progress: bool | None = False) -> SearchResult:
     """Search neighbouring inputs for the largest exact privacy loss of ``mech``.
 
     Parameters
@@ -453,9 +487,10 @@ def search(mech, max_length: int = 5, seed: int = 0, budget: float | None = None
     mech
         A catalogue mechanism whose family registers :func:`input_space` and :func:`worst_output`.
     max_length : int
-        Longest query vector tried.
+        Longest query vector tried; for a Sparse Vector variant at most as long as gives
+        :data:`MAX_PATTERNS` ⊤/⊥ patterns (:func:`pattern_count`), each scored for every pair.
     seed : int
-        Seed of the only random generator (``numpy.random.default_rng``).
+        Seed of the only random generator (``numpy.random.default_rng``), a non-negative integer.
     budget : float, optional
         Wall-clock limit in seconds (default: none, so the result depends on the seed only).
     max_evaluations : int
@@ -464,6 +499,9 @@ def search(mech, max_length: int = 5, seed: int = 0, budget: float | None = None
         Digits of the exact computations.
     stop_at_violation : bool
         Stop at the first pair whose loss exceeds the claim (for timing).
+    progress : bool or None
+        Report the pairs scored on stderr (``None``: only on a terminal;
+        :class:`~exactdp.progress.Progress`).
 
     Returns
     -------
@@ -484,9 +522,10 @@ def search(mech, max_length: int = 5, seed: int = 0, budget: float | None = None
                          f"max_evaluations={max_evaluations!r}")
     if budget is not None and not budget > 0:
         raise InputError(f"budget must be a positive number of seconds, got budget={budget!r}")
+    rng = np.random.default_rng(check_seed(seed))
     space = input_space(mech)
+    _check_patterns(mech, max_length)
     claimed = mech.claimed_eps
-    rng = np.random.default_rng(seed)
     start = time.perf_counter()
     seen: set = set()
     best: Witness | None = None
@@ -494,32 +533,35 @@ def search(mech, max_length: int = 5, seed: int = 0, budget: float | None = None
     patterns = _pattern_pairs(space, max_length)
     stopped_by = "evaluations"
     attempts = 0
-    while len(seen) < max_evaluations:
-        if best is not None and budget is not None and time.perf_counter() - start > budget:
-            stopped_by = "time"
-            break
-        attempts += 1
-        pair = next(patterns, None)
-        if pair is None:
-            use_mutation = best is not None and attempts % 2 == 0
-            pair = (_mutate((best.d1.expand(), best.d2.expand()), space, max_length, rng)
-                    if use_mutation else _random_pair(space, max_length, rng))
-        key = (tuple(pair[0]), tuple(pair[1]))
-        if key in seen or (key[1], key[0]) in seen or key[0] == key[1] or not space.allows(*key):
-            if attempts > 50 * max_evaluations:
-                stopped_by = "exhausted"
+    with Progress(max_evaluations, "searching", "pair", progress) as bar:
+        while len(seen) < max_evaluations:
+            if best is not None and budget is not None and time.perf_counter() - start > budget:
+                stopped_by = "time"
                 break
-            continue
-        seen.add(key)
-        witness = worst_output(mech, Runs.from_items(key[0]), Runs.from_items(key[1]), dps)
-        if best is None or _score(witness) > _score(best):
-            best = witness
-        exceeds = claimed is not None and _score(witness) > to_mpf(claimed)
-        if exceeds and first_violation is None:
-            first_violation = len(seen)
-        if mpmath.isinf(_score(best)) or (exceeds and stop_at_violation):
-            stopped_by = "infinite loss" if mpmath.isinf(_score(best)) else "violation"
-            break
+            attempts += 1
+            pair = next(patterns, None)
+            if pair is None:
+                use_mutation = best is not None and attempts % 2 == 0
+                pair = (_mutate((best.d1.expand(), best.d2.expand()), space, max_length, rng)
+                        if use_mutation else _random_pair(space, max_length, rng))
+            key = (tuple(pair[0]), tuple(pair[1]))
+            if (key in seen or (key[1], key[0]) in seen or key[0] == key[1]
+                    or not space.allows(*key)):
+                if attempts > 50 * max_evaluations:
+                    stopped_by = "exhausted"
+                    break
+                continue
+            seen.add(key)
+            witness = worst_output(mech, Runs.from_items(key[0]), Runs.from_items(key[1]), dps)
+            if best is None or _score(witness) > _score(best):
+                best = witness
+            bar.update(note=f"largest |ln ratio| so far {format_value(_score(best), 6)}")
+            exceeds = claimed is not None and _score(witness) > to_mpf(claimed)
+            if exceeds and first_violation is None:
+                first_violation = len(seen)
+            if mpmath.isinf(_score(best)) or (exceeds and stop_at_violation):
+                stopped_by = "infinite loss" if mpmath.isinf(_score(best)) else "violation"
+                break
     d1, d2 = (best.d1, best.d2) if best.loss.log_ratio >= 0 else (best.d2, best.d1)
     event = worst_event(mech, d1, d2)
     best = Witness(d1, d2, best.output,

@@ -23,6 +23,16 @@ from .errors import InputError
 
 #: Longest sequence :meth:`Runs.expand` will materialise as a Python list.
 MAX_EXPANDED_LENGTH = 10_000_000
+#: Longest query vector or output accepted (repeat counts included): far more than any input the
+#: engine's cost flat in repeats needs, and well inside a machine index (``sys.maxsize``).
+MAX_LENGTH = 10**15
+#: Largest magnitude of a number written as a string (query answer, parameter, released value,
+#: event bound).  Up to it the exact engine answers or reports the digits it cannot reach; far
+#: beyond it (a query of ``1e100``) its intermediate quantities underflow.
+MAX_MAGNITUDE = 10**15
+#: Largest decimal exponent written in a number (``1e-1000`` is accepted, ``1e-100000`` is not):
+#: the exact value of ``1e-N`` needs an N-digit denominator.
+MAX_EXPONENT = 1000
 
 
 @dataclass(frozen=True)
@@ -133,7 +143,9 @@ def to_fraction(value: object, what: str) -> Fraction:
     exactly.
 
     Floats are read as the decimal they print as (``0.1`` is one tenth); an mpmath ``mpf`` is
-    taken at its exact binary value.
+    taken at its exact binary value.  A decimal string (what a user types) must stay within
+    :data:`MAX_MAGNITUDE` and :data:`MAX_EXPONENT`; numbers computed by a program (such as the
+    nodes of a quadrature over a released value) are not limited.
     """
     if isinstance(value, bool):
         raise InputError(f"{what} must be a number, got {value!r}")
@@ -153,17 +165,39 @@ def to_fraction(value: object, what: str) -> Fraction:
             raise InputError(f"{what} must be finite, got {value!r}")
         return Fraction(repr(as_float))
     if isinstance(value, str):
-        text = value.strip()
-        try:
-            return Fraction(text)
-        except (ValueError, ZeroDivisionError):
-            lowered = text.lower().lstrip("+-")
-            if lowered in {"inf", "infinity", "nan"}:
-                raise InputError(f"{what} must be finite, got {value!r}") from None
-            raise InputError(f"{what} must be a number, got {value!r}") from None
+        return _parse_decimal(value, what)
     if hasattr(value, "__float__"):  # numpy scalars
         return to_fraction(float(value), what)
     raise InputError(f"{what} must be a number, got {value!r}")
+
+
+class _OutOfRange(InputError):
+    """A number written out of the range :func:`to_fraction` accepts from a string."""
+
+
+def _echo(value: str) -> str:
+    """``repr(value)``, cut to 40 characters."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:37]}..."
+
+
+def _parse_decimal(value: str, what: str) -> Fraction:
+    text = value.strip()
+    _, e, exponent = text.lower().partition("e")
+    if e and exponent.lstrip("+-").isdigit() and abs(int(exponent)) > MAX_EXPONENT:
+        # checked first: Fraction("1e-99999999") would build a 10^8-digit integer
+        raise _OutOfRange(f"{what} must have a decimal exponent of at most {MAX_EXPONENT} in "
+                          f"magnitude, got {_echo(value)}")
+    try:
+        number = Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        if text.lower().lstrip("+-") in {"inf", "infinity", "nan"}:
+            raise InputError(f"{what} must be finite, got {value!r}") from None
+        raise InputError(f"{what} must be a number, got {_echo(value)}") from None
+    if abs(number) > MAX_MAGNITUDE:
+        raise _OutOfRange(f"{what} must have magnitude at most {MAX_MAGNITUDE:.0e} (the range "
+                          f"of the exact engine), got {_echo(value)}")
+    return number
 
 
 def _parse_token_list(text: str, what: str, parse_token) -> Runs:
@@ -201,9 +235,22 @@ def parse_output_token(token: object) -> object:
             return False
         try:
             return to_fraction(text, "output entry")
+        except _OutOfRange:
+            raise
         except InputError:
             raise InputError(f"unknown output token (expected T, F or a number), got {token!r}") from None
     return to_fraction(token, "output entry")
+
+
+def _checked_length(runs: Runs, what: str) -> Runs:
+    """``runs`` if it has 1 to :data:`MAX_LENGTH` entries, else an :class:`InputError`."""
+    length = sum(count for _, count in runs.runs)  # len() fails beyond sys.maxsize
+    if length == 0:
+        raise InputError(f"{what} must not be empty")
+    if length > MAX_LENGTH:
+        raise InputError(f"{what} may have at most {MAX_LENGTH:,} entries (repeat counts "
+                         f"included), got {length:,}")
+    return runs
 
 
 def as_queries(obj: object) -> Runs:
@@ -218,9 +265,7 @@ def as_queries(obj: object) -> Runs:
         except TypeError:
             raise InputError(f"queries must be a sequence of numbers, got {obj!r}") from None
         runs = Runs.from_items(to_fraction(v, "query answer") for v in items)
-    if len(runs) == 0:
-        raise InputError("queries must not be empty")
-    return runs
+    return _checked_length(runs, "queries")
 
 
 def as_output(obj: object) -> Runs:
@@ -235,6 +280,4 @@ def as_output(obj: object) -> Runs:
         except TypeError:
             raise InputError(f"output must be a sequence of T/F/numbers, got {obj!r}") from None
         runs = Runs.from_items(parse_output_token(v) for v in items)
-    if len(runs) == 0:
-        raise InputError("output must not be empty")
-    return runs
+    return _checked_length(runs, "output")

@@ -41,6 +41,7 @@ def test_loss_json_with_exact_zero(capsys):
     # engine's relative error bound 10^-30 at its default 30 digits.
     with mpmath.workdps(40):
         assert abs(mpmath.mpf(record["p1"]) - (1 - mpmath.exp(-0.5)) / 2) < 1e-29
+    assert record["error"] == "0" and "method" in record
 
 
 def test_headline_family_matches_the_api(capsys):

@@ -3,19 +3,25 @@
 ``claims.json`` is a list of objects ``{id, source, claim, family, verdict, detail, closed_forms,
 points}``; every point has ``size`` (int) and ``log_ratio`` (decimal string, ``"inf"`` allowed).
 ``claims.md`` is the same content as readable tables.
+
+The files are written into a temporary directory next to (or inside) ``DIR`` and moved into
+``DIR`` only once all of them exist, with SIGINT held back while they move: an interrupted or
+failed run leaves ``DIR`` as it was.
 """
 
 from __future__ import annotations
 
 import json
-import multiprocessing
-import sys
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import os
+import shutil
+import signal
+import tempfile
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from tqdm import tqdm
-
+from ..errors import InputError
+from ..progress import Progress
+from ..workers import parallel_map
 from .plots import draw
 from .registry import Claim, ClaimResult, claim_ids, get_claim
 
@@ -37,32 +43,66 @@ def _evaluate(claim_id: str) -> ClaimResult:
     return get_claim(claim_id).evaluate(lambda: None)
 
 
+def check_out(out: Path) -> None:
+    """An :class:`~exactdp.errors.InputError` if ``out`` is a file, lies under a file, or cannot
+    be written (``out`` itself if it exists, else its nearest existing ancestor)."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"the output directory must not be an existing file, got {out}")
+    base = out
+    while not base.exists():
+        base = base.parent
+    if not base.is_dir():
+        raise InputError(f"the output directory must not lie under the file {base}, got {out}")
+    if not os.access(base, os.W_OK | os.X_OK):
+        raise InputError(f"the output directory must be writable (no write permission on "
+                         f"{base}), got {out}")
+
+
 def run(claims: Sequence[Claim], out: Path, stream=None,
         jobs: int = 2) -> list[tuple[Claim, ClaimResult]]:
-    """Evaluate ``claims`` on ``jobs`` worker processes (costliest first), with a progress bar on
+    """Evaluate ``claims`` on ``jobs`` worker processes (costliest first), with progress on
     ``stream`` (default: standard error), and write every output file.  The results, and so the
     files, are in catalogue order whatever the order the claims finish in."""
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    finished: dict[str, ClaimResult] = {}
-    # "spawn": fresh workers that import exactdp themselves (forking a process that may hold
-    # threads is unsafe, and Python ≥ 3.12 warns about it).
-    context = multiprocessing.get_context("spawn")
-    with tqdm(total=len(claims), file=stream or sys.stderr, unit="claim", desc="reproducing") \
-            as bar, ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = {pool.submit(_evaluate, claim.id): claim
-                   for claim in sorted(claims, key=lambda claim: -claim.cost)}
-        for future in as_completed(futures):
-            claim = futures[future]
-            finished[claim.id] = future.result()
-            draw(finished[claim.id].figure, out / f"{claim.id}.png")
-            bar.set_postfix_str(f"{claim.id} done")
-            bar.update()
-    results = [(claim, finished[claim.id]) for claim in claims]
-    (out / "claims.json").write_text(json.dumps(to_json(results), indent=1, ensure_ascii=False)
-                                     + "\n", encoding="utf-8")
-    (out / "claims.md").write_text(to_markdown(results), encoding="utf-8")
+    check_out(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".reproduce-", dir=out if out.exists() else out.parent))
+    try:
+        finished: dict[str, ClaimResult] = {}
+        ordered = sorted(claims, key=lambda claim: -claim.cost)
+        with Progress(len(claims), "reproducing", "claim", stream=stream) as progress:
+            for claim, result in zip(ordered, parallel_map(_evaluate, [c.id for c in ordered],
+                                                           jobs)):
+                finished[claim.id] = result
+                draw(result.figure, staging / f"{claim.id}.png")
+                progress.update(note=f"{claim.id} done")
+        results = [(claim, finished[claim.id]) for claim in claims]
+        (staging / "claims.json").write_text(json.dumps(to_json(results), indent=1,
+                                                        ensure_ascii=False) + "\n",
+                                             encoding="utf-8")
+        (staging / "claims.md").write_text(to_markdown(results), encoding="utf-8")
+        _move_into(staging, out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return results
+
+
+def _move_into(staging: Path, out: Path) -> None:
+    """Move every file of ``staging`` into ``out`` (renames: same file system), with SIGINT
+    held back so that an interrupt cannot leave a mixture of old and new files."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        if not out.exists():
+            umask = os.umask(0)
+            os.umask(umask)
+            staging.chmod(0o777 & ~umask)  # as a directory made by mkdir (mkdtemp's is 0o700)
+            staging.rename(out)
+            return
+        for path in sorted(staging.iterdir()):
+            os.replace(path, out / path.name)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def to_json(results: Iterable[tuple[Claim, ClaimResult]]) -> list[dict]:

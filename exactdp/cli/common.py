@@ -9,6 +9,19 @@ import sys
 from ..errors import InputError
 from ..formatting import format_value
 from ..mechanisms import entry
+from ..sequences import MAX_LENGTH, MAX_MAGNITUDE
+
+#: The notation every subcommand's ``--help`` ends with.
+EPILOG = f"""\
+notation:
+  x*k        k copies of x: --queries 0*1000,1*1000 is 1000 zeros then 1000 ones (at most
+             {MAX_LENGTH:.0e} entries in all; numbers are exact decimals of magnitude at most
+             {MAX_MAGNITUDE:.0e})
+  T, F       the answers ⊤ (above the threshold) and ⊥ (below) in an output: --output F*999,T
+  -1,0       a value may start with a minus sign: --d1 -1,0 and --d1=-1,0 are the same
+  log_ratio  the privacy loss ln(p1/p2) in nats (natural logarithm), p1 and p2 the probabilities
+             (or densities) of the output or event on D1 and D2
+"""
 
 
 def add_mechanism_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,6 +37,12 @@ def add_precision_arguments(parser: argparse.ArgumentParser, method: bool = True
     if method:
         parser.add_argument("--method", choices=("auto", "quad", "closed"), default="auto",
                             help="evaluation method (default auto: two methods must agree)")
+
+
+def add_any_pair_argument(parser: argparse.ArgumentParser) -> None:
+    """``--any-pair``: the one neighbour option of every command that takes D1 and D2."""
+    parser.add_argument("--any-pair", action="store_true",
+                        help="do not require D1 and D2 to be neighbours")
 
 
 def add_json_argument(parser: argparse.ArgumentParser) -> None:

@@ -13,8 +13,8 @@ from ..exact.continuous_events import event_privacy_loss, event_probability
 from ..formatting import format_value
 from ..mechanisms import catalogue
 from ..sequences import format_number
-from .common import (add_json_argument, add_mechanism_arguments, add_precision_arguments,
-                     build_mechanism, emit, error_digits)
+from .common import (add_any_pair_argument, add_json_argument, add_mechanism_arguments,
+                     add_precision_arguments, build_mechanism, emit, error_digits)
 
 
 def _show(value) -> str:
@@ -65,10 +65,13 @@ def run_prob(args: argparse.Namespace) -> int:
 
 
 def _loss_record(loss, dps: int) -> dict[str, str]:
+    """``p1``, ``p2``, ``log_ratio``, its computed error bound ``error`` and the ``method``."""
     return {
         "p1": format_value(loss.p1.value, dps),
         "p2": format_value(loss.p2.value, dps),
         "log_ratio": format_value(loss.log_ratio, dps),
+        "error": error_digits(loss.error),
+        "method": loss.p1.method,
     }
 
 
@@ -83,11 +86,7 @@ def run_loss(args: argparse.Namespace) -> int:
         loss = privacy_loss(mech, args.d1, args.d2, args.output, dps=args.dps,
                             method=args.method, allow_any_pair=args.any_pair)
         what = "the output"
-    record = _loss_record(loss, args.dps)
-    if not args.json:
-        record["log_ratio_error"] = error_digits(loss.error)
-        record["method"] = loss.p1.method
-    emit(args, record, f"{mech}: privacy loss ln(p1/p2) of {what}")
+    emit(args, _loss_record(loss, args.dps), f"{mech}: privacy loss ln(p1/p2) of {what}")
     return 0
 
 
@@ -132,7 +131,6 @@ def register(subparsers) -> None:
         if name == "loss":
             _add_output_or_event(sub)
         add_precision_arguments(sub, method=name == "loss")
-        sub.add_argument("--any-pair", action="store_true",
-                         help="do not require D1 and D2 to be neighbours")
+        add_any_pair_argument(sub)
         add_json_argument(sub)
         sub.set_defaults(run=run_loss if name == "loss" else run_maxloss)

@@ -11,7 +11,8 @@ from .common import add_json_argument, add_mechanism_arguments, build_mechanism,
 def run_search(args: argparse.Namespace) -> int:
     mech = build_mechanism(args)
     result = worst_case.search(mech, max_length=args.max_length, seed=args.seed,
-                               budget=args.budget, max_evaluations=args.evaluations, dps=args.dps)
+                               budget=args.budget, max_evaluations=args.evaluations, dps=args.dps,
+                               progress=True)
     record = result.record(args.dps)
     emit(args, record if args.json else {key: str(value) for key, value in record.items()},
          f"{mech}: largest exact privacy loss found")
@@ -23,8 +24,11 @@ def register(subparsers) -> None:
     sub = subparsers.add_parser("search", help="exact worst-case search for a privacy violation")
     add_mechanism_arguments(sub)
     sub.add_argument("--max-length", type=int, default=5, metavar="N",
-                     help="longest query vector tried (default 5)")
-    sub.add_argument("--seed", type=int, default=0, help="seed of the candidates (default 0)")
+                     help=f"longest query vector tried (default 5; a Sparse Vector variant may "
+                     f"have at most {worst_case.MAX_PATTERNS} ⊤/⊥ outputs on it, e.g. N ≤ 12 "
+                     f"without cutoff); progress is reported on stderr")
+    sub.add_argument("--seed", type=int, default=0,
+                     help="seed of the candidates, a non-negative integer (default 0)")
     sub.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                      help="wall-clock limit (default: none, so the result depends on the seed only)")
     sub.add_argument("--evaluations", type=int, default=200, metavar="K",

@@ -8,11 +8,12 @@ import json
 import numpy as np
 
 from ..formatting import format_value
-from ..sampling.hypothesis import STATDP_SAMPLES, check_seed, p_value
-from ..sampling.tester import (SELECT_RUNS, TEST_RUNS, crosscheck, detect, json_number,
-                               parse_eps_list)
+from ..sampling.hypothesis import MAX_SAMPLES, STATDP_SAMPLES, check_seed, p_value
+from ..sampling.tester import (MAX_RUNS, MAX_TEST_EPS, SELECT_RUNS, TEST_RUNS, crosscheck,
+                               detect, json_number, parse_eps_list)
 from ..sequences import format_number
-from .common import add_json_argument, add_mechanism_arguments, build_mechanism, emit
+from .common import (add_any_pair_argument, add_json_argument, add_mechanism_arguments,
+                     build_mechanism, emit)
 
 #: ``exactdp test``'s default test budgets.
 DEFAULT_TEST_EPS = "0.2:2:0.2"
@@ -36,7 +37,7 @@ def run_crosscheck(args: argparse.Namespace) -> int:
     """``exactdp crosscheck``: sampled counts of one event against its exact probabilities."""
     mech = build_mechanism(args)
     check = crosscheck(mech, args.d1, args.d2, args.event, runs=args.runs, seed=args.seed,
-                       jobs=args.jobs, progress=None)
+                       jobs=args.jobs, progress=True, allow_any_pair=args.any_pair)
     emit(args, {
         "d1": _queries(check.d1), "d2": _queries(check.d2), "event": str(check.event),
         "p1": format_value(check.exact.p1.value, 12), "p2": format_value(check.exact.p2.value, 12),
@@ -52,7 +53,8 @@ def run_test(args: argparse.Namespace) -> int:
     """``exactdp test``: StatDP's detector, each verdict beside the event's exact loss."""
     mech = build_mechanism(args)
     results = detect(mech, parse_eps_list(args.test_eps), args.d1, args.d2, runs=args.runs,
-                     select_runs=args.select_runs, seed=args.seed, jobs=args.jobs, progress=None)
+                     select_runs=args.select_runs, seed=args.seed, jobs=args.jobs, progress=True,
+                     allow_any_pair=args.any_pair)
     records = [result.record() for result in results]
     if args.json:
         print(json.dumps(records))
@@ -72,7 +74,9 @@ def _add_tester_arguments(parser: argparse.ArgumentParser, runs: int) -> None:
     parser.add_argument("--d1", metavar="Q", help="query answers on D1 (default: StatDP's "
                         "input patterns, lengths 5 and 10)")
     parser.add_argument("--d2", metavar="Q", help="query answers on D2")
-    parser.add_argument("--runs", type=int, default=runs, help=f"runs per input (default {runs})")
+    add_any_pair_argument(parser)
+    parser.add_argument("--runs", type=int, default=runs, help=f"runs per input (default {runs}, "
+                        f"at most {MAX_RUNS:,}); progress is reported on stderr")
     parser.add_argument("--seed", type=int, default=0, help="seed of every draw (default 0)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     add_json_argument(parser)
@@ -85,8 +89,9 @@ def register(subparsers) -> None:
     pvalue.add_argument("--c2", type=int, required=True, help="count of the event on D2")
     pvalue.add_argument("--n", type=int, required=True, help="runs on each input")
     pvalue.add_argument("--eps", type=float, required=True, help="test ε")
-    pvalue.add_argument("--samples", type=int, help=f"average over K random thinning draws "
-                        f"(StatDP: K={STATDP_SAMPLES}) instead of the exact expectation")
+    pvalue.add_argument("--samples", type=int, metavar="K", help=f"average over K random "
+                        f"thinning draws (StatDP: K={STATDP_SAMPLES}; at most {MAX_SAMPLES:,}) "
+                        f"instead of the exact expectation")
     pvalue.add_argument("--seed", type=int, default=0, help="seed of the draws (default 0)")
     add_json_argument(pvalue)
     pvalue.set_defaults(run=run_pvalue)
@@ -101,8 +106,9 @@ def register(subparsers) -> None:
     test = subparsers.add_parser("test", help="StatDP's counterexample detector with exact ε_E")
     _add_tester_arguments(test, TEST_RUNS)
     test.add_argument("--test-eps", default=DEFAULT_TEST_EPS, metavar="LIST|a:b:step",
-                      help=f"test budgets (default {DEFAULT_TEST_EPS})")
+                      help=f"test budgets (default {DEFAULT_TEST_EPS}; at most {MAX_TEST_EPS})")
     test.add_argument("--select-runs", type=int, default=SELECT_RUNS,
-                      help=f"runs per input for the event selection (default {SELECT_RUNS})")
+                      help=f"runs per input for the event selection (default {SELECT_RUNS}, at "
+                      f"most {MAX_RUNS:,})")
     test.set_defaults(run=run_test)
 

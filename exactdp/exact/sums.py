@@ -83,7 +83,8 @@ def _(mech: NoisySum, queries, output, dps: int = 30, method: str = "auto") -> P
     is_density = any(scale > 0 for _, scale in pairs)
     if any(scale == 0 and r != 0 for r, scale in pairs):
         return Probability.exact_zero(is_density, dps)
-    with mpmath.workdps(working_dps(dps, len(pairs))):
+    magnitude = sum(1 + abs(r) / scale for r, scale in pairs if scale > 0)
+    with mpmath.workdps(working_dps(dps, magnitude + 1)):
         log_value, size = mpf(0), mpf(0)
         for r, scale in pairs:
             if scale > 0:

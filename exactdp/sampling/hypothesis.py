@@ -26,6 +26,8 @@ from ..errors import InputError
 TAIL_MASS = 1e-17
 #: StatDP's number of thinning draws (seed 001 §4.2; ``test_statistics`` in its code).
 STATDP_SAMPLES = 200
+#: Most thinning draws accepted (5000 times StatDP's; a few seconds).
+MAX_SAMPLES = 1_000_000
 
 
 def check_positive(name: str, value: object) -> int:
@@ -101,7 +103,7 @@ def p_value(c1: int, c2: int, n: int, eps: float, samples: int | None = None,
         The privacy budget tested (``ε ≥ 0``).
     samples : int, optional
         ``None`` (default): the exact expectation over the thinning.  ``K``: StatDP's estimate, the
-        average over ``K`` thinning draws from ``rng``.
+        average over ``K`` thinning draws from ``rng`` (at most :data:`MAX_SAMPLES`).
     rng : numpy.random.Generator, optional
         Required with ``samples``: the only source of randomness.
 
@@ -131,6 +133,8 @@ def p_value(c1: int, c2: int, n: int, eps: float, samples: int | None = None,
     keep = math.exp(-eps)
     if samples is not None:
         samples = check_positive("samples", samples)
+        if samples > MAX_SAMPLES:
+            raise InputError(f"samples may be at most {MAX_SAMPLES:,}, got samples={samples:,}")
         if rng is None:
             raise InputError("samples needs a seeded rng (numpy.random.Generator)")
         return float(np.mean(_fisher_tail(rng.binomial(c1, keep, samples), c2, n)))

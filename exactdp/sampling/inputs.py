@@ -53,10 +53,11 @@ def input_patterns(mech, length: int, origin: Fraction = Fraction(0)):
     return pairs
 
 
-def check_pair(mech, d1, d2) -> tuple[tuple, tuple]:
+def check_pair(mech, d1, d2, allow_any_pair: bool = False) -> tuple[tuple, tuple]:
     """``(d1, d2)`` as tuples if they are neighbours for ``mech``, else an
-    :class:`~exactdp.errors.InputError` naming the broken condition."""
-    d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair=False)
+    :class:`~exactdp.errors.InputError` naming the broken condition; with ``allow_any_pair``
+    only their lengths must agree."""
+    d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
     return tuple(d1.expand()), tuple(d2.expand())
 
 

@@ -28,17 +28,16 @@ from __future__ import annotations
 
 import functools
 import math
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
-from tqdm import tqdm
 
 from ..errors import InputError, MethodUnavailableError
 from ..exact.events import event_probability
+from ..progress import Progress
 from ..sequences import format_number
+from ..workers import parallel_map
 from .events import Event, View, count_events, parse_event, search_space, view_of
 from .hypothesis import check_counts, check_positive, check_seed, p_value
 from .inputs import candidate_inputs, check_pair
@@ -51,6 +50,10 @@ TEST_RUNS = 500_000
 FILTER = 0.001
 #: Largest number of runs drawn at once.
 CHUNK_RUNS = 100_000
+#: Most runs per input accepted (200 times StatDP's default ``TEST_RUNS``).
+MAX_RUNS = 100_000_000
+#: Most test budgets accepted in one call.
+MAX_TEST_EPS = 1000
 #: Runs per side of the pilot that places the grids of numeric events.
 PILOT_RUNS = 10_000
 #: Seed phases.
@@ -92,6 +95,7 @@ class _Runner:
     """Counts events over chunks, in worker processes when ``jobs > 1``, with a progress bar."""
 
     def __init__(self, mech, seed: int, jobs: int, progress: bool | None):
+        """``progress``: as :class:`~exactdp.progress.Progress`'s ``enabled``."""
         self.mech, self.seed, self.jobs, self.progress = mech, seed, jobs, progress
 
     def counts(self, phase: int, work: list[tuple[int, Candidate, tuple]], runs: int,
@@ -107,32 +111,29 @@ class _Runner:
                                          min(CHUNK_RUNS, runs - start), seed))
                     keys.append((pair, side))
         totals: dict = {}
-        disable = None if self.progress is None else not self.progress
-        with tqdm(total=len(chunks), desc=description, unit="chunk", disable=disable,
-                  leave=False) as bar:
-            for key, counted in zip(keys, self._map(chunks)):
+        counted_chunks = (map(_count_chunk, chunks) if self.jobs == 1 else
+                          parallel_map(_count_chunk, chunks, self.jobs))
+        with Progress(len(chunks), description, "chunk", self.progress) as progress:
+            for key, counted in zip(keys, counted_chunks):
                 totals[key] = totals.get(key, 0) + counted
-                bar.update()
+                progress.update()
         return {pair: (totals[pair, 0], totals[pair, 1]) for pair, _, _ in work}
 
-    def _map(self, chunks):
-        if self.jobs == 1:
-            return map(_count_chunk, chunks)
-        pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"))
-        return _closing_map(pool, chunks)
+
+def check_runs(name: str, value: object) -> int:
+    """``value`` if it is a positive integer of at most :data:`MAX_RUNS`."""
+    value = check_positive(name, value)
+    if value > MAX_RUNS:
+        raise InputError(f"{name} may be at most {MAX_RUNS:,} per input, got {name}={value:,}")
+    return value
 
 
-def _closing_map(pool: ProcessPoolExecutor, chunks):
-    with pool:
-        yield from pool.map(_count_chunk, chunks)
-
-
-def _pairs(mech, d1, d2) -> list[tuple[tuple, tuple]]:
+def _pairs(mech, d1, d2, allow_any_pair: bool) -> list[tuple[tuple, tuple]]:
     if (d1 is None) != (d2 is None):
         raise InputError("give both d1 and d2, or neither (then StatDP's input patterns are used)")
     if d1 is None:
         return candidate_inputs(mech)
-    return [check_pair(mech, d1, d2)]
+    return [check_pair(mech, d1, d2, allow_any_pair)]
 
 
 def _candidates(mech, pairs, runner: _Runner, event: str | None) -> list[Candidate]:
@@ -248,6 +249,12 @@ def json_number(value: float | None):
     return value
 
 
+def _check_budget_count(count: int, given: str) -> None:
+    if count > MAX_TEST_EPS:
+        raise InputError(f"test eps may hold at most {MAX_TEST_EPS} budgets, got {count:,} "
+                         f"budgets from {given}")
+
+
 def parse_eps_list(text: str) -> list[float]:
     """``"0.2,0.7"`` or ``"a:b:step"`` (``b`` included) as a list of test budgets.
 
@@ -262,12 +269,15 @@ def parse_eps_list(text: str) -> list[float]:
             if not step > 0 or stop < start:
                 raise ValueError
             count = int(math.floor((stop - start) / step + 1e-9)) + 1
-            values = [round(start + k * step, 12) for k in range(count)]
         else:
             values = [float(part) for part in text.split(",")]
-    except ValueError:
+            count = len(values)
+    except (ValueError, OverflowError):  # OverflowError: a range of infinitely many steps
         raise InputError(f"test eps must be a list like 0.2,0.7 or a range a:b:step with "
                          f"step > 0 and b ≥ a, got {text!r}") from None
+    _check_budget_count(count, text)
+    if ":" in text:
+        values = [round(start + k * step, 12) for k in range(count)]
     for value in values:
         check_counts(0, 0, 1, value)
     return values
@@ -275,7 +285,7 @@ def parse_eps_list(text: str) -> list[float]:
 
 def detect(mech, test_eps, d1=None, d2=None, runs: int = TEST_RUNS,
            select_runs: int = SELECT_RUNS, seed: int = 0, jobs: int = 1,
-           progress: bool | None = False) -> list[TestResult]:
+           progress: bool | None = False, allow_any_pair: bool = False) -> list[TestResult]:
     """StatDP's ``detect_counterexample``: one :class:`TestResult` per test ε.
 
     Parameters
@@ -285,18 +295,22 @@ def detect(mech, test_eps, d1=None, d2=None, runs: int = TEST_RUNS,
     d1, d2 : optional
         One input pair to use instead of StatDP's patterns.
     runs, select_runs : int
-        Runs per side for the test and for the selection.
+        Runs per side for the test and for the selection (at most :data:`MAX_RUNS`).
     seed : int
         Everything is reproducible from it.
     jobs : int
         Worker processes (the result does not depend on it).
     progress : bool or None
-        Show a tqdm progress bar on stderr (``None``: only on a terminal).
+        Report progress on stderr (``None``: only on a terminal), as
+        :class:`~exactdp.progress.Progress` does.
+    allow_any_pair : bool
+        Do not require ``d1`` and ``d2`` to be neighbours.
     """
-    runs, select_runs = check_positive("runs", runs), check_positive("select_runs", select_runs)
+    runs, select_runs = check_runs("runs", runs), check_runs("select_runs", select_runs)
     runner = _Runner(mech, check_seed(seed), check_positive("jobs", jobs), progress)
     test_eps = [check_counts(0, 0, 1, eps)[3] for eps in test_eps]
-    candidates = _candidates(mech, _pairs(mech, d1, d2), runner, None)
+    _check_budget_count(len(test_eps), "the list given")
+    candidates = _candidates(mech, _pairs(mech, d1, d2, allow_any_pair), runner, None)
     selection = runner.counts(SELECTION, [(k, c, c.events) for k, c in enumerate(candidates)],
                               select_runs, "selecting events")
     chosen = [_select(candidates, selection, select_runs, eps) for eps in test_eps]
@@ -363,15 +377,16 @@ def _binomial_interval(runs: int, p) -> tuple[int, int]:
 
 def crosscheck(mech, d1=None, d2=None, event: str | None = None, runs: int = SELECT_RUNS,
                seed: int = 0, jobs: int = 1, progress: bool | None = False,
-               dps: int = EXACT_DPS) -> CrossCheck:
+               dps: int = EXACT_DPS, allow_any_pair: bool = False) -> CrossCheck:
     """Count one event on fresh runs and compare with its exact probabilities.
 
     Without ``event``, (D1, D2, E) is selected as by :func:`detect` at the mechanism's claimed ε
-    (1 if it claims none), on ``runs`` selection runs, among ``d1, d2`` or StatDP's patterns.
+    (1 if it claims none), on ``runs`` selection runs, among ``d1, d2`` or StatDP's patterns
+    (which need not be neighbours with ``allow_any_pair``).
     """
-    runs = check_positive("runs", runs)
+    runs = check_runs("runs", runs)
     runner = _Runner(mech, check_seed(seed), check_positive("jobs", jobs), progress)
-    candidates = _candidates(mech, _pairs(mech, d1, d2), runner, event)
+    candidates = _candidates(mech, _pairs(mech, d1, d2, allow_any_pair), runner, event)
     if event is None:
         eps = float(mech.claimed_eps) if mech.claimed_eps is not None else 1.0
         selection = runner.counts(SELECTION, [(k, c, c.events) for k, c in enumerate(candidates)],

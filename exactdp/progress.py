@@ -1,0 +1,77 @@
+"""Progress of long commands on standard error, also when it is not a terminal.
+
+On a terminal a tqdm bar is redrawn in place.  Written to a pipe or a log file, a bar would be one
+ever-growing line of carriage returns, so :class:`Progress` prints plain lines instead: one when
+the work starts (with its size) and then one at most every :data:`LINE_INTERVAL` seconds, each with
+the work done, the time spent and an estimate of the time left.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from tqdm import tqdm
+
+#: Seconds between two progress lines when standard error is not a terminal.
+LINE_INTERVAL = 5.0
+
+
+def _duration(seconds: float) -> str:
+    minutes, seconds = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
+
+
+class Progress:
+    """``total`` steps of work called ``description``, counted in ``unit``.
+
+    Parameters
+    ----------
+    total : int
+    description, unit : str
+    enabled : bool or None
+        ``True``: always report; ``None``: only on a terminal; ``False``: never.
+    stream : file, optional
+        Where to write (default: standard error).
+    """
+
+    def __init__(self, total: int, description: str, unit: str, enabled: bool | None = True,
+                 stream=None):
+        self.stream = sys.stderr if stream is None else stream
+        terminal = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.enabled = terminal if enabled is None else enabled
+        self.total, self.description, self.unit, self.done = total, description, unit, 0
+        self.bar = tqdm(total=total, desc=description, unit=unit, file=self.stream,
+                        leave=False) if self.enabled and terminal else None
+        self.start = self.last = time.monotonic()
+        if self.enabled and self.bar is None:
+            self._line("")
+
+    def update(self, steps: int = 1, note: str = "") -> None:
+        """``steps`` more steps done; ``note`` (e.g. the best value so far) is shown with them."""
+        self.done += steps
+        if self.bar is not None:
+            self.bar.set_postfix_str(note, refresh=False)
+            self.bar.update(steps)
+        elif self.enabled and time.monotonic() - self.last >= LINE_INTERVAL:
+            self._line(note)
+
+    def _line(self, note: str) -> None:
+        now = time.monotonic()
+        elapsed, self.last = now - self.start, now
+        left = (f", about {_duration(elapsed / self.done * (self.total - self.done))} left"
+                if self.done else "")
+        note = f"; {note}" if note else ""
+        print(f"{self.description}: {self.done}/{self.total} {self.unit}s, "
+              f"{_duration(elapsed)} elapsed{left}{note}", file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+    def __enter__(self) -> "Progress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
