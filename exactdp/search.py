@@ -1,4 +1,4 @@
-"""The exact worst-case search: ``exactdp search`` (issue 5, spec §4 item 10).
+"""The exact worst-case search: ``exactdp search`` (docs/search.md).
 
 For a mechanism ``M`` with claimed budget ε the search looks for neighbouring inputs ``D1, D2``
 and an output ``a`` with ``ln(Pr[M(D1) = a] / Pr[M(D2) = a]) > ε`` (Dwork & Roth, Def. 2.4).
@@ -7,7 +7,7 @@ the stated error, and can be re-checked with ``exactdp loss``.
 
 Candidates, in this order (all from one ``numpy.random.Generator`` seeded with ``seed``):
 
-1. StatDP's input patterns (Ding et al. CCS 2018, Table 1, seed 001) for every length
+1. StatDP's input patterns (Ding et al. CCS 2018, Table 1) for every length
    ``1..max_length``, on the values ``origin + {0, 1, 2}·Δ``;
 2. then, alternately, a random neighbouring pair and a mutation of the best pair so far (one
    position changed, or the pair extended by one position): a stochastic local search.
@@ -55,7 +55,7 @@ from .mechanisms.noisy_max import NoisyMaxMechanism
 from .mechanisms.sums import NoisySum
 from .sampling.inputs import input_patterns
 from .progress import Progress
-from .sampling.hypothesis import check_seed
+from .checks import check_positive, check_seed
 from .sequences import Runs, format_number
 
 #: Values of a random query, in units of Δ from the origin.
@@ -187,7 +187,7 @@ def maximise_over_values(witness_at: Callable[[list], Witness | None],
 
     Notes
     -----
-    Given the pattern, ``ln f(v)`` is smooth except where a kink of the integrand (spec §2: the
+    Given the pattern, ``ln f(v)`` is smooth except where a kink of the integrand (docs/mathematics.md: the
     threshold, the query values) crosses the released value, so the maximum of ``|ln f1 − ln f2|``
     is at a kink, at a smooth interior extremum (found by the refinement), or approached at
     ``±∞``, where it is typically attained exactly once every factor is a pure exponential
@@ -232,7 +232,7 @@ def worst_output(mech, d1: Runs, d2: Runs, dps: int) -> Witness:
 
 def _release_candidates(mech: ThresholdMechanism, d1: Runs, d2: Runs) -> list[Fraction]:
     """:func:`value_grid` of a released number: kinks at ``T`` and the query values (a released
-    value ``v``: the bound ``z ≤ v − T`` meets the kinks ``0, s_j`` of spec §2, and ``p(v − q_i)``
+    value ``v``: the bound ``z ≤ v − T`` meets the kinks ``0, s_j`` of the integral form, and ``p(v − q_i)``
     has its own at ``v = q_i``); for a gap ``g ≥ 0`` the kink ``z = s_i − g`` of ``p_ν`` meets
     them at ``g = s_i − s_j`` and ``g = s_i``, differences of the same levels."""
     levels = {mech.threshold} | set(d1.expand()) | set(d2.expand())
@@ -294,7 +294,7 @@ def _(mech: NoisyMaxMechanism, d1: Runs, d2: Runs, dps: int) -> Witness:
     permutation that fixes both inputs, so their probabilities agree), by peak-aware quadrature.
     The largest value: :func:`maximise_over_values` with kinks at the query values — below all
     of them the Laplace density ratio is exactly ``e^{Σ_j (d2_j − d1_j)/b}`` (``nε/2`` when every
-    query moves by Δ: spec §4 item 10)."""
+    query moves by Δ: CheckDP's BadNoisyMax)."""
     if mech.releases_value:
         grid = value_grid(set(d1.expand()) | set(d2.expand()), mech.noise.scale)
         return maximise_over_values(
@@ -514,12 +514,8 @@ def search(mech, max_length: int = 5, seed: int = 0, budget: float | None = None
     >>> result.verdict, str(result.witness.loss.log_ratio)
     ('violation', '2.0')
     """
-    if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 1:
-        raise InputError(f"max_length must be a positive integer, got max_length={max_length!r}")
-    if (isinstance(max_evaluations, bool) or not isinstance(max_evaluations, int)
-            or max_evaluations < 1):
-        raise InputError(f"max_evaluations must be a positive integer, got "
-                         f"max_evaluations={max_evaluations!r}")
+    max_length = check_positive("max_length", max_length)
+    max_evaluations = check_positive("max_evaluations", max_evaluations)
     if budget is not None and not budget > 0:
         raise InputError(f"budget must be a positive number of seconds, got budget={budget!r}")
     rng = np.random.default_rng(check_seed(seed))

@@ -10,7 +10,7 @@ from fractions import Fraction
 from ..errors import InputError
 from ..exact import max_privacy_loss, privacy_loss, probability
 from ..exact.continuous_events import event_privacy_loss, event_probability
-from ..formatting import format_value
+from ..formatting import format_supported, format_value
 from ..mechanisms import catalogue
 from ..sequences import format_number
 from .common import (add_any_pair_argument, add_json_argument, add_mechanism_arguments,
@@ -69,7 +69,7 @@ def _loss_record(loss, dps: int) -> dict[str, str]:
     return {
         "p1": format_value(loss.p1.value, dps),
         "p2": format_value(loss.p2.value, dps),
-        "log_ratio": format_value(loss.log_ratio, dps),
+        "log_ratio": format_supported(loss.log_ratio, loss.error, dps),
         "error": error_digits(loss.error),
         "method": loss.p1.method,
     }

@@ -1,4 +1,4 @@
-"""``exactdp reproduce``: compute, judge and draw every published claim (spec §4)."""
+"""``exactdp reproduce``: compute, judge and draw every published claim (docs/mathematics.md)."""
 
 from __future__ import annotations
 
@@ -6,15 +6,14 @@ import argparse
 from pathlib import Path
 
 from ..claims import claim_ids
-from ..errors import InputError
+from ..checks import check_positive
 from ..claims.reproduce import DEFAULT_OUT, run, select
 
 
 def run_reproduce(args: argparse.Namespace) -> int:
     """Check every ``--only`` id, then compute, judge and write; one summary line per claim."""
     claims = select(args.only)
-    if args.jobs < 1:
-        raise InputError(f"--jobs must be a positive integer, got --jobs {args.jobs}")
+    check_positive("--jobs", args.jobs)
     for claim, result in run(claims, Path(args.out), jobs=args.jobs):
         print(f"{claim.id}: {result.verdict} — {result.detail}")
     print(f"wrote {len(claims)} figures, claims.json and claims.md to {args.out}")

@@ -8,7 +8,8 @@ import json
 import numpy as np
 
 from ..formatting import format_value
-from ..sampling.hypothesis import MAX_SAMPLES, STATDP_SAMPLES, check_seed, p_value
+from ..checks import check_seed
+from ..sampling.hypothesis import MAX_SAMPLES, STATDP_SAMPLES, p_value
 from ..sampling.tester import (MAX_RUNS, MAX_TEST_EPS, SELECT_RUNS, TEST_RUNS, crosscheck,
                                detect, json_number, parse_eps_list)
 from ..sequences import format_number

@@ -1,4 +1,4 @@
-"""Exact interpreter of the mechanism descriptions: the master integral of spec §2."""
+"""Exact interpreter of the mechanism descriptions: the integral form (docs/mathematics.md)."""
 
 # Importing the engines of the other families registers them with ``probability``.
 from . import continuous_events, events, histogram, noisy_max, sums  # noqa: F401

@@ -37,9 +37,13 @@ def check_output_shape(mech: ThresholdMechanism, n_queries: int, output: Runs) -
     """Raise :class:`InputError` unless ``output`` is a possible output shape of ``mech`` on
     ``n_queries`` queries (token types, cutoff, length)."""
     what = f"not an output {mech.name} can produce"
+    cutoff = mech.cutoff
+    total_tops = sum(count for token, count in output if token is not False)
+    if cutoff is not None and total_tops > cutoff:
+        raise InputError(f"{what}: it stops after the c-th ⊤ (c={cutoff}), got {total_tops} ⊤ "
+                         f"entries")
     tops = 0
     position = 0
-    cutoff = mech.cutoff
     for token, count in output:
         if cutoff is not None and tops == cutoff:
             raise InputError(f"{what}: it stops after the c-th ⊤ (c={cutoff}), but the output "
@@ -49,9 +53,6 @@ def check_output_shape(mech: ThresholdMechanism, n_queries: int, output: Runs) -
         if token is not True and token is not False and not mech.releases_numbers:
             raise InputError(f"{what}: it outputs only T/F, got the number {format_number(token)}")
         if token is not False:
-            if cutoff is not None and tops + count > cutoff:
-                raise InputError(f"{what}: it stops after the c-th ⊤ (c={cutoff}), got "
-                                 f"{tops + count} or more ⊤ entries")
             tops += count
         position += count
     length = len(output)

@@ -6,10 +6,10 @@ so the density of a point output is the product of the noise densities at the re
 
     f(o) = Π_{j: b_j > 0} p_{b_j}(r_j) · Π_{j: b_j = 0} 1[r_j = 0],  r_j = o_j − carry_j·o_{j−1} − s_j
 
-(change of variables, e.g. Casella & Berger Thm 4.6.15; ``p_b`` of spec §1).  The density is with
+(change of variables, e.g. Casella & Berger Thm 4.6.15; ``p_b`` the Laplace density of ``exactdp.noise``).  The density is with
 respect to Lebesgue measure on the noisy coordinates and counting measure on the exact ones, the
 same reference measure for every input, so the ratio of two such densities is the privacy loss
-(mixed discrete/continuous outputs, spec §2).  Residuals are exact rationals: a deterministic
+(mixed discrete/continuous outputs, docs/mathematics.md).  Residuals are exact rationals: a deterministic
 coordinate that misses gives an exact zero, never an underflow.
 """
 

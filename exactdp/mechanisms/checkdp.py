@@ -1,10 +1,10 @@
 """CheckDP's Sparse Vector variants with numeric outputs (Wang et al., CCS 2020, appendix D;
-spec §2–3), with CheckDP's parameter names (ε, N, T).
+arXiv:2008.07485), with CheckDP's parameter names (ε, N, T).
 
 * ``gap_svt`` (GapSVT): ρ ~ Lap(2Δ/ε), ν ~ Lap(4NΔ/ε), cutoff N; at ⊤ it releases the gap
   ``q_i + ν_i − (T + ρ) ≥ 0``.  ε-DP.
 * ``bad_gap_svt`` (BadGapSVT, CheckDP Fig. 15): the same noise, but it releases the noisy answer
-  ``q_i + ν_i`` instead of the gap (and ⊥ where CheckDP writes 0); spec §4 item 10 gives an
+  ``q_i + ν_i`` instead of the gap (and ⊥ where CheckDP writes 0); docs/mathematics.md gives an
   ln ratio growing like m·ε/(4N).
 * ``num_svt`` (NumSVT): ε split in thirds — ρ ~ Lap(3Δ/ε), ν ~ Lap(6NΔ/ε), and at ⊤ the fresh
   ``q_i + Lap(3NΔ/ε)`` — i.e. Lyu Alg. 7 with ε1 = ε2 = ε3 = ε/3 (ε-DP).

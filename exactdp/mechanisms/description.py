@@ -2,7 +2,7 @@
 
 A mechanism is written down once, as data, and read by two interpreters: the exact engine
 (``exactdp.exact``) and the vectorised sampler (``exactdp.sampling.sampler``).  The run of every
-mechanism of this family is (spec §1–2, Lyu et al. Alg. 1–7)::
+mechanism of this family is (Lyu, Su & Li, PVLDB 2017, arXiv:1603.01699, Alg. 1–7)::
 
     ρ ~ Lap(threshold_scale)
     for each query q_i:

@@ -1,7 +1,7 @@
 """Chen & Machanavajjhala (2015), Algorithm 2: the Generalized Private Threshold Testing (GPTT).
 
 Prior work claimed GPTT is 2ε1-DP; Chen & Machanavajjhala (Thm 4.7) show it is not private for any
-finite budget (spec §3–4).
+finite budget (arXiv:1508.07306).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""CheckDP's noisy-sum benchmarks (Wang et al., CCS 2020, appendix D.3–D.4; seed 003):
+"""CheckDP's noisy-sum benchmarks (Wang et al., CCS 2020, appendix D.3–D.4; arXiv:2008.07485):
 ``partial_sum``, ``bad_partial_sum``, ``smart_sum`` and ``bad_smart_sum``.
 
 Every mechanism of this family releases numbers that are linear in the queries and the noise.

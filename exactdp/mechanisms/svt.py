@@ -1,4 +1,4 @@
-"""Lyu, Su & Li (PVLDB 2017) Algorithms 1–7: the Sparse Vector variants (spec §3).
+"""Lyu, Su & Li (PVLDB 2017) Algorithms 1–7 (arXiv:1603.01699): the Sparse Vector variants.
 
 Each declaration only states the noise scales, cutoff, release and threshold rule of its
 algorithm; the exact engine and the sampler do the rest.

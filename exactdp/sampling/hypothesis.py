@@ -1,6 +1,6 @@
 """StatDP's hypothesis test: the p-value of ``H0: p1 ≤ e^ε p2`` from two event counts.
 
-Ding et al. (CCS 2018, seed 001 §4.2, Algorithm 2; spec §5): ``c1`` and ``c2`` are the numbers of
+Ding et al. (CCS 2018, arXiv:1805.10277, §4.2, Algorithm 2): ``c1`` and ``c2`` are the numbers of
 runs, out of ``n`` on each of D1 and D2, whose output falls in the event E.  Thinning ``c1`` to
 ``c̃1 ~ Binomial(c1, e^{−ε})`` gives, on the border ``p1 = e^ε p2``, a count with the same law as
 ``c2`` (their Lemma 4.1), so Fisher's exact test of "``c̃1`` and ``c2`` come from the same binomial"
@@ -20,28 +20,15 @@ import math
 import numpy as np
 from scipy import stats
 
+from ..checks import check_positive
 from ..errors import InputError
 
 #: Binomial mass dropped on each side of the exact sum (the p-value is off by at most twice this).
 TAIL_MASS = 1e-17
-#: StatDP's number of thinning draws (seed 001 §4.2; ``test_statistics`` in its code).
+#: StatDP's number of thinning draws (Ding et al. §4.2; ``test_statistics`` in its code).
 STATDP_SAMPLES = 200
 #: Most thinning draws accepted (5000 times StatDP's; a few seconds).
 MAX_SAMPLES = 1_000_000
-
-
-def check_positive(name: str, value: object) -> int:
-    """``value`` as an ``int`` if it is a positive integer, else an :class:`InputError` naming it."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InputError(f"{name} must be a positive integer, got {name}={value!r}")
-    return int(value)
-
-
-def check_seed(seed: object) -> int:
-    """``seed`` if it is a non-negative integer (what ``numpy.random.SeedSequence`` accepts)."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InputError(f"seed must be a non-negative integer, got seed={seed!r}")
-    return int(seed)
 
 
 def _check_count(name: str, value: object, n: int) -> int:
@@ -114,7 +101,7 @@ def p_value(c1: int, c2: int, n: int, eps: float, samples: int | None = None,
 
     Notes
     -----
-    Ding et al. (CCS 2018) Algorithm 2 and Lemma 4.1 (seed 001 §4.2)::
+    Ding et al. (CCS 2018) Algorithm 2 and Lemma 4.1 (§4.2)::
 
         p = E_{c̃1 ~ Binomial(c1, e^{−ε})} [ Hypergeom(2n, n, c̃1 + c2).sf(c̃1 − 1) ]
 

@@ -1,11 +1,11 @@
-"""StatDP's counterexample detector (Ding et al., CCS 2018, Algorithms 1 and 3; spec §5),
+"""StatDP's counterexample detector (Ding et al., CCS 2018, Algorithms 1 and 3; arXiv:1805.10277),
 vectorised, reproducible from one seed, and checked against the exact engine.
 
 For each test ε:
 
 1. **selection** — every candidate (D1, D2) of Table 1 (``inputs.py``) is run ``select_runs``
    times on each side; every event of the search space (``events.py``) is counted; events with
-   ``c1 + c2 < 0.001 · n · e^ε`` are skipped (seed 001, footnote 3); the (D1, D2, E) with the lowest
+   ``c1 + c2 < 0.001 · n · e^ε`` are skipped (Ding et al., footnote 3); the (D1, D2, E) with the lowest
    p-value is kept (orienting the counts so that ``c1 ≥ c2``, as StatDP's ``run_algorithm`` does);
 2. **test** — the kept (D1, D2, E) is counted on ``runs`` fresh runs per side and the p-value of
    ``H0: Pr[M(D1) ∈ E] ≤ e^ε Pr[M(D2) ∈ E]`` is reported (``hypothesis.p_value``);
@@ -39,14 +39,15 @@ from ..progress import Progress
 from ..sequences import format_number
 from ..workers import parallel_map
 from .events import Event, View, count_events, parse_event, search_space, view_of
-from .hypothesis import check_counts, check_positive, check_seed, p_value
+from ..checks import check_positive, check_seed
+from .hypothesis import check_counts, p_value
 from .inputs import candidate_inputs, check_pair
 from .sampler import sample
 
-#: StatDP's defaults (seed 001 §5; ``detect_counterexample``).
+#: StatDP's defaults (Ding et al. §5; ``detect_counterexample``).
 SELECT_RUNS = 100_000
 TEST_RUNS = 500_000
-#: Events with ``c1 + c2 < FILTER · n · e^ε`` are too noisy to select (seed 001, footnote 3).
+#: Events with ``c1 + c2 < FILTER · n · e^ε`` are too noisy to select (Ding et al., footnote 3).
 FILTER = 0.001
 #: Largest number of runs drawn at once.
 CHUNK_RUNS = 100_000
