@@ -115,3 +115,25 @@ def test_one_entry_sequences_are_accepted_as_the_output():
     assert len(values) == 1
     with pytest.raises(exactdp.InputError, match="one number, got 2 entries"):
         exactdp.probability(exactdp.mechanism("noisy_max_laplace"), [0, 1], [1, 0])
+
+
+def test_index_probability_against_brute_force_quadrature():
+    # Independent reference: Pr[argmax = 3] = ∫ p(x − q_3) Π_{j≠3} F(x − q_j) dx for Lap(2)
+    # (ε = 1, Δ = 1), integrated by plain mpmath.quad at 50 digits split at every answer (ten
+    # distinct answers, no large powers, so plain tanh-sinh is accurate here).  The engine before
+    # the integral-form rewrite was wrong here from the 17th digit.
+    queries = "-0.63,1.81,-0.33,2.61,2.27,-2.42,-2.18,-1.7,2.79,-0.38"
+    with mpmath.workdps(50):
+        answers = [mpmath.mpf(x) for x in queries.split(",")]
+        b = mpmath.mpf(2)
+
+        def cdf(x):
+            return mpmath.exp(x / b) / 2 if x < 0 else 1 - mpmath.exp(-x / b) / 2
+
+        def integrand(x):
+            density = mpmath.exp(-abs(x - answers[3]) / b) / (2 * b)
+            return density * mpmath.fprod(cdf(x - q) for j, q in enumerate(answers) if j != 3)
+
+        reference = mpmath.quad(integrand, [-mpmath.inf] + sorted(answers) + [mpmath.inf])
+    p = exactdp.probability(exactdp.mechanism("noisy_max_laplace", eps=1), queries, "3", dps=30)
+    assert abs(p.value - reference) <= p.error + mpmath.mpf(10) ** -45
