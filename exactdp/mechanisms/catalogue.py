@@ -72,10 +72,7 @@ def _to_flag(name: str, value: object) -> bool:
 def _to_count(name: str, value: object) -> int:
     if isinstance(value, bool):
         raise InputError(f"{name} must be a positive integer, got {name}={value!r}")
-    try:
-        number = Fraction(str(value).strip()) if isinstance(value, str) else to_fraction(value, name)
-    except (ValueError, ZeroDivisionError):
-        raise InputError(f"{name} must be a positive integer, got {name}={value!r}") from None
+    number = to_fraction(value, name)
     if number.denominator != 1 or number <= 0:
         raise InputError(f"{name} must be a positive integer, got {name}={value}")
     return int(number)
