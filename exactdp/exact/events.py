@@ -53,6 +53,12 @@ from .probability import probability
 from .sum_events import sum_event_probability
 
 
+def _ends(interval: Interval) -> tuple[mpf, mpf]:
+    """An interval's ends as mpf at the working precision (``±inf`` for infinite ends)."""
+    return (mpf("-inf") if interval.low is None else to_mpf(interval.low),
+            mpf("inf") if interval.high is None else to_mpf(interval.high))
+
+
 def _result(value: mpf, error: mpf, method: str, dps: int) -> Probability:
     if value <= 0:
         return Probability.exact_zero(False, dps)
@@ -137,11 +143,14 @@ class _Programme:
         self.memo: dict = {}
 
     def kinks(self) -> list[mpf]:
-        """Where the integrand is not smooth: ``0``, ``q_i − T`` and the interval ends ``− T``."""
+        """Where the integrand is not smooth: ``0``, ``q_i − T``, the interval ends ``a − T`` and,
+        for released gaps, ``q_i − T − max(a, 0)`` and ``q_i − T − b``."""
         points = {mpf(0)} | {q - self.threshold for q in self.answers}
         if isinstance(self.last, Interval):
-            points |= {to_mpf(x) - self.threshold for x in (self.last.low, self.last.high)
-                       if x is not None}
+            ends = [to_mpf(x) for x in (self.last.low, self.last.high) if x is not None]
+            points |= {x - self.threshold for x in ends}
+            if self.mech.release is Release.GAP:
+                points |= {q - self.threshold - max(x, 0) for q in self.answers for x in ends}
         return sorted(points)
 
     def _top(self, q: mpf, z: mpf) -> tuple[mpf, mpf]:
@@ -150,12 +159,13 @@ class _Programme:
         top = mpmath.exp(self.noise.logsf(x))
         if not isinstance(self.last, Interval):
             return top, top
-        low = mpf("-inf") if self.last.low is None else to_mpf(self.last.low)
-        high = mpf("inf") if self.last.high is None else to_mpf(self.last.high)
+        low, high = _ends(self.last)
         if self.mech.release is Release.NOISY_VALUE:  # v = q + ν ≥ T + z
             return top, self.noise.interval(max(low, self.threshold + z) - q, high - q)
         if self.mech.release is Release.FRESH_VALUE:  # a fresh value q + fresh noise
             return top, top * self.mech.release_noise.interval(low - q, high - q)
+        if self.mech.release is Release.GAP:  # g = q + ν − (T + z) ≥ 0
+            return top, self.noise.interval(max(low, 0) + x, high + x)
         raise MethodUnavailableError(f"no exact engine for last-entry events of {self.mech.name}")
 
     def _bottom(self, q: mpf, z: mpf) -> mpf:
@@ -264,8 +274,7 @@ def _(mech: NoisyMaxMechanism, queries, event: Event, dps: int):
     answers = as_queries(queries)
     with mpmath.workdps(working_dps(dps, len(answers))):
         # Pr[a < max < b] = Π_j F(b − q_j) − Π_j F(a − q_j)
-        ends = [mpf("inf") if condition.high is None else to_mpf(condition.high),
-                mpf("-inf") if condition.low is None else to_mpf(condition.low)]
+        ends = _ends(condition)[::-1]
         logs = [mpmath.fsum(count * mech.noise.logcdf(end - to_mpf(q))
                             for q, count in answers) if mpmath.isfinite(end) else
                 (mpf(0) if end > 0 else mpf("-inf"))
@@ -292,8 +301,7 @@ def _(mech: HistogramMechanism, queries, event: Event, dps: int):
             if not isinstance(component, Coordinate) or not isinstance(condition, Interval):
                 raise InputError(f"no exact engine for the event condition {name}{condition}")
             q = to_mpf(answers[component.position or 0])
-            low = mpf("-inf") if condition.low is None else to_mpf(condition.low) - q
-            high = mpf("inf") if condition.high is None else to_mpf(condition.high) - q
+            low, high = (end - q for end in _ends(condition))
             value *= mech.noise.interval(low, high)
             # an interval probability is a difference taken without cancellation (NoiseLaw.interval):
             # its relative error is a few roundings of exponentials of arguments up to |x|/b
