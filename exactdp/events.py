@@ -371,16 +371,16 @@ def _statdp_view(mech: ThresholdMechanism, n: int) -> View | None:
     return None
 
 
-def _numbers(count: int, legacy: str | None = None) -> tuple:
-    """Components ``out0…`` of a numeric output (each also named ``legacy`` + its number from 1,
-    or ``legacy`` alone for a single number)."""
+def _numbers(count: int | None, legacy: str | None = None) -> View:
+    """The view of a numeric output: ``out0…`` for ``count`` numbers (``None``: one number, not a
+    vector), each also named ``legacy`` + its number from 1 (``bin1``), or ``legacy`` alone for a
+    single number (``value``); the tester searches the legacy names."""
     if count is None:
         names = (("out0", Coordinate()),) + (((legacy, Coordinate()),) if legacy else ())
-        return View(names, (((legacy or "out0"),),))
+        return View(names, ((legacy or "out0",),))
     components = tuple((f"out{i}", Coordinate(i)) for i in range(count))
     aliases = tuple((f"{legacy}{i + 1}", Coordinate(i)) for i in range(count)) if legacy else ()
-    return View(components + aliases,
-                tuple((name,) for name, _ in (aliases or components)))
+    return View(components + aliases, tuple((name,) for name, _ in (aliases or components)))
 
 
 @functools.singledispatch
