@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import exactdp  # noqa: E402
 from exactdp.sampling import sample  # noqa: E402
-from exactdp.sampling.events import count_events, search_space, view_of  # noqa: E402
+from exactdp.events import count_events, search_space, view_of  # noqa: E402
 
 QUERIES = [1.0] * 10
 EPS, N, T = 0.7, 1, 0.5

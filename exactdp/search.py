@@ -41,7 +41,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 from .errors import InputError
-from .exact.continuous_events import event_privacy_loss
+from .exact.events import event_privacy_loss
 from .precision import to_mpf
 from .exact.loss import (MAX_ENUMERATED_QUERIES, PrivacyLoss, loss_from_probabilities,
                          possible_outputs, privacy_loss)

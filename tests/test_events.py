@@ -14,7 +14,7 @@ import pytest
 import exactdp
 from exactdp.exact.events import event_probability
 from exactdp.exact.loss import possible_outputs
-from exactdp.sampling.events import parse_event, view_of
+from exactdp.events import parse_event, view_of
 
 Q = [1, 0, 2, 1]
 
@@ -48,7 +48,7 @@ def test_generating_polynomial_matches_enumeration(name, params, component, stat
     view = view_of(mech, Q)
     total = mpmath.mpf(0)
     for value in range(len(Q) + 1):
-        p = event_probability(mech, Q, view, parse_event(f"{component}={value}", view), dps=12)
+        p = event_probability(mech, Q, parse_event(f"{component}={value}", view), dps=12)
         with mpmath.workdps(30):
             assert abs(p.value - enumerated(mech, Q, statistic, value)) <= 1e-13
             total += p.value
@@ -60,7 +60,7 @@ def test_hamming_to_noise_free_output_matches_enumeration():
     view = view_of(mech, Q)
     reference = [q >= 0 for q in Q]  # svt6: no cutoff, T = 0
     for value in (0, 2):
-        p = event_probability(mech, Q, view, parse_event(f"hamming={value}", view), dps=12)
+        p = event_probability(mech, Q, parse_event(f"hamming={value}", view), dps=12)
         expected = enumerated(mech, Q, lambda out: sum(a != b for a, b in zip(out, reference)),
                               value)
         assert abs(p.value - expected) <= 1e-13
@@ -69,7 +69,7 @@ def test_hamming_to_noise_free_output_matches_enumeration():
 def test_redrawn_threshold_is_enumerated_and_sums_to_one():
     mech = exactdp.mechanism("svt2", eps=1, c=2)
     view = view_of(mech, Q)
-    values = [event_probability(mech, Q, view, parse_event(f"false_count={k}", view)).value
+    values = [event_probability(mech, Q, parse_event(f"false_count={k}", view)).value
               for k in range(len(Q) + 1)]
     assert abs(mpmath.fsum(values) - 1) < 1e-12
     expected = enumerated(mech, Q, lambda out: out.count(False), 1)
@@ -81,18 +81,18 @@ def test_isvt4_last_entry_interval_matches_integrated_densities():
     # over v ∈ (0.5, 2): exactdp.probability's densities integrated by mpmath.quad.
     mech = exactdp.mechanism("statdp.iSVT4", eps=0.7, N=1, T=1)
     view = view_of(mech, Q)
-    p = event_probability(mech, Q, view, parse_event("false_count=1 & last in (0.5, 2)", view))
+    p = event_probability(mech, Q, parse_event("false_count=1 & last in (0.5, 2)", view))
     with mpmath.workdps(20):
         expected = mpmath.quad(
             lambda v: exactdp.probability(mech, Q, ["F", v], dps=15, method="closed").value,
             [0.5, 1, 2])
     assert abs(p.value - expected) < 1e-12
-    bottom = event_probability(mech, Q, view, parse_event("false_count=4 & last=F", view))
+    bottom = event_probability(mech, Q, parse_event("false_count=4 & last=F", view))
     assert abs(bottom.value - exactdp.probability(mech, Q, "F,F,F,F").value) < 1e-13
 
 
 def test_raw_output_event_is_the_output_probability():
     mech = exactdp.mechanism("svt1", eps=1, c=1)
     view = view_of(mech, Q)
-    p = event_probability(mech, Q, view, parse_event("output=F,T", view))
+    p = event_probability(mech, Q, parse_event("output=F,T", view))
     assert abs(p.value - exactdp.probability(mech, Q, "F,T").value) < 1e-15

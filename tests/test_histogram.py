@@ -11,7 +11,7 @@ from scipy.stats import binom
 import exactdp
 from exactdp.errors import InputError
 from exactdp.exact.events import event_probability
-from exactdp.sampling.events import parse_event, view_of
+from exactdp.events import parse_event, view_of
 
 
 def test_density_is_a_product_of_laplace_densities():
@@ -32,7 +32,7 @@ def test_lap_eps_bug_has_loss_one_over_eps(eps):
     mech = exactdp.mechanism("statdp.histogram_eps", eps=eps)
     view = view_of(mech, [1] * 5)
     event = parse_event("value in (-inf, 0.5)", view)
-    p1, p2 = (event_probability(mech, d, view, event) for d in ([1] * 5, [2] + [1] * 4))
+    p1, p2 = (event_probability(mech, d, event) for d in ([1] * 5, [2] + [1] * 4))
     with mpmath.workdps(30):
         assert abs(p1.log_value - p2.log_value - 1 / mpmath.mpf(eps)) < 1e-13
 
@@ -40,7 +40,7 @@ def test_lap_eps_bug_has_loss_one_over_eps(eps):
 def test_interval_event_on_a_bin():
     mech = exactdp.mechanism("histogram", eps=1)
     view = view_of(mech, [0, 0, 0])
-    p = event_probability(mech, [0, 3, 0], view, parse_event("bin2 in (2, 4)", view))
+    p = event_probability(mech, [0, 3, 0], parse_event("bin2 in (2, 4)", view))
     # F(1) − F(−1) for Lap(1): 1 − e^{−1}
     assert float(p.value) == pytest.approx(1 - math.exp(-1), rel=1e-14)
 

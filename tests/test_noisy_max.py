@@ -10,7 +10,7 @@ from scipy.stats import binom
 import exactdp
 from exactdp.errors import InputError, MethodUnavailableError
 from exactdp.exact.events import event_probability
-from exactdp.sampling.events import parse_event, view_of
+from exactdp.events import parse_event, view_of
 
 
 def two_query_laplace(d, b):
@@ -67,7 +67,7 @@ def test_exponential_value_is_not_private():
 def test_value_interval_event_matches_integrated_density():
     mech = exactdp.mechanism("noisy_max_laplace_value", eps=1)
     view = view_of(mech, [0, 1])
-    p = event_probability(mech, [0, 1], view, parse_event("value in (0.5, 2)", view))
+    p = event_probability(mech, [0, 1], parse_event("value in (0.5, 2)", view))
     with mpmath.workdps(25):
         expected = mpmath.quad(lambda v: exactdp.probability(mech, [0, 1], v).value, [0.5, 1, 2])
     assert abs(p.value - expected) < 1e-14

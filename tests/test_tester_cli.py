@@ -61,8 +61,10 @@ def test_isvt3_verdicts_with_exact_event_eps(capsys):
     for record in (low, high):
         assert set(record) == {"test_eps", "p_value", "d1", "d2", "event", "c1", "c2",
                                "exact_event_eps"}
-        assert 0 < record["exact_event_eps"] <= 1.225 + 1e-9
-    assert low["test_eps"] == 0.3 and low["p_value"] < 0.05 < low["exact_event_eps"]
+        # exact_event_eps is ln P[M(d1)∈E] − ln P[M(d2)∈E], whichever count is larger
+        assert 0 < abs(record["exact_event_eps"]) <= 1.225 + 1e-9
+        assert (record["exact_event_eps"] > 0) == (record["c1"] > record["c2"])
+    assert low["test_eps"] == 0.3 and low["p_value"] < 0.05 < abs(low["exact_event_eps"])
     assert high["p_value"] > 0.05
 
 

@@ -1,5 +1,5 @@
 """``exactdp list``, ``prob``, ``loss`` and ``maxloss``: the exact engine on the command line
-(an output, or with ``--event`` an interval/box event on numeric outputs)."""
+(an output, or with ``--event`` an event of ``exactdp.events``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from fractions import Fraction
 
 from ..errors import InputError
 from ..exact import max_privacy_loss, privacy_loss, probability
-from ..exact.continuous_events import event_privacy_loss, event_probability
+from ..exact.events import event_privacy_loss, event_probability
 from ..formatting import format_supported, format_value
 from ..mechanisms import catalogue
 from ..sequences import format_number
@@ -104,8 +104,10 @@ def run_maxloss(args: argparse.Namespace) -> int:
 def _add_output_or_event(parser: argparse.ArgumentParser) -> None:
     chosen = parser.add_mutually_exclusive_group(required=True)
     chosen.add_argument("--output", metavar="O", help="one output, e.g. F*1000,T*1000")
-    chosen.add_argument("--event", metavar="E", help="an interval/box event on numeric outputs, "
-                        "e.g. 'out0<3.5', 'out1 in [0,2)', clauses joined by 'and' or ';'")
+    chosen.add_argument("--event", metavar="E", help="an event instead of one output: clauses "
+                        "joined by 'and', e.g. 'out0<3.5', 'out1 in [0,2)' (outJ: the J-th "
+                        "number of a numeric output), 'false_count=3', 'hamming=2', 'index=0', "
+                        "'last in (-inf, 2.5)', 'last=F'; bounds are exact decimals")
 
 
 def register(subparsers) -> None:

@@ -60,7 +60,8 @@ def run_test(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(records))
         return 0
-    print(f"{mech}: StatDP test (p < 0.05 rejects ε-DP; exact ε_E is the event's true loss)")
+    print(f"{mech}: StatDP test (p < 0.05 rejects ε-DP; exact ε_E = ln P[M(d1)∈E] − "
+          f"ln P[M(d2)∈E], the event's true loss)")
     print(f"  {'test ε':>7}  {'p-value':>10}  {'exact ε_E':>9}  event  [d1 | d2]")
     for r in records:
         exact = r["exact_event_eps"]
@@ -101,10 +102,13 @@ def register(subparsers) -> None:
                                   "probabilities")
     _add_tester_arguments(check, SELECT_RUNS)
     check.add_argument("--event", metavar="E", help="e.g. 'false_count=3', 'hamming=2', "
-                       "'index=0', 'value in (-inf, 1.5)', 'output=F,T' (default: selected)")
+                       "'index=0', 'out0 in (-inf, 1.5)', 'output=F,T', clauses joined by 'and' "
+                       "(default: selected); exact_event_eps is ln P[M(d1)∈E] − ln P[M(d2)∈E] "
+                       "in nats")
     check.set_defaults(run=run_crosscheck)
 
-    test = subparsers.add_parser("test", help="StatDP's counterexample detector with exact ε_E")
+    test = subparsers.add_parser("test", help="StatDP's counterexample detector with exact ε_E "
+                                 "(exact_event_eps = ln P[M(d1)∈E] − ln P[M(d2)∈E] in nats)")
     _add_tester_arguments(test, TEST_RUNS)
     test.add_argument("--test-eps", default=DEFAULT_TEST_EPS, metavar="LIST|a:b:step",
                       help=f"test budgets (default {DEFAULT_TEST_EPS}; at most {MAX_TEST_EPS})")

@@ -1,7 +1,7 @@
 """Exact interpreter of the mechanism descriptions: the integral form (docs/mathematics.md)."""
 
 # Importing the engines of the other families registers them with ``probability``.
-from . import continuous_events, events, histogram, noisy_max, sums  # noqa: F401
+from . import events, histogram, noisy_max, sums  # noqa: F401
 from .loss import MaxPrivacyLoss, PrivacyLoss, max_privacy_loss, privacy_loss
 from .probability import Probability, probability
 

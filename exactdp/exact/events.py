@@ -1,5 +1,6 @@
-"""Exact probability of a tester event: ``Pr[M(D) ∈ E]`` for the events of
-``exactdp.sampling.events`` (``event_probability``, generic on the mechanism's description type).
+"""Exact probability of an event: ``Pr[M(D) ∈ E]`` for the events of ``exactdp.events``
+(:func:`event_probability`, generic on the mechanism's description type) and the event's
+privacy loss (:func:`event_privacy_loss`).
 
 Sparse Vector family (spec §2, last bullet).  Given the threshold noise ``ρ = z`` the answers are
 independent: ``⊤`` at position i with probability ``t_i(z) = S_{b_ν}(T + z − q_i)``, ``⊥`` with
@@ -14,15 +15,16 @@ dynamic programme over positions whose states are (⊤'s so far, last entry in E
 far) — never by listing the 2^n outputs.  The programme's result at a node ``z`` is memoised, so
 every value of a statistic on one input costs about one integral.  A released value
 ``v = q_i + ν_i`` in ``(a, b)`` at a ⊤ has probability ``Pr[max(a, T + z) < v < b]`` (Lyu Alg. 3 /
-StatDP iSVT4), a Laplace CDF difference.  The integrand is smooth between the kinks
-``z ∈ {0, q_i − T, a − T, b − T}``; each piece is integrated by tanh-sinh and by Gauss–Legendre,
-and their difference plus mpmath's estimate is the error.  A threshold redrawn after each ⊤ (Lyu Alg. 2) breaks the conditional
+StatDP iSVT4), a Laplace CDF difference.  The integral is evaluated peak-aware
+(``exactdp.exact.event_quadrature``): ``G_E`` is a sum of log-concave products, not log-concave
+itself, so the mass is located by a scan and bounded beyond the cut by ``G_E ≤ 1``.  A threshold redrawn after each ⊤ (Lyu Alg. 2) breaks the conditional
 independence: those events are summed over the enumerated outputs instead (at most
 ``MAX_ENUMERATED_QUERIES`` queries).
 
-Noisy max: an index is ``exactdp.probability``;
+Noisy max: an index is ``exactdp.probability``; the value ``v``:
 ``Pr[a < max < b] = Π_j F(b − q_j) − Π_j F(a − q_j)``.  Histogram: bins are independent,
-``Pr[a < v_i < b] = F(b − q_i) − F(a − q_i)``.
+``Pr[a < v_i < b] = F(b − q_i) − F(a − q_i)``.  Noisy sums: ``exactdp.exact.sum_events``.
+Continuous laws give open and closed ends the same probability.
 """
 
 from __future__ import annotations
@@ -34,17 +36,27 @@ import mpmath
 import numpy as np
 from mpmath import mpf
 
-from ..errors import InputError, MethodUnavailableError, PrecisionError
+from ..errors import InputError, MethodUnavailableError
+from ..events import (Additive, Coordinate, Equals, Event, Index, Interval, IsBottom, LastEntry,
+                      OutputIs, parse_event, view_of)
 from ..mechanisms.description import Release, ThresholdMechanism
 from ..mechanisms.histogram import HistogramMechanism
 from ..mechanisms.noisy_max import NoisyMaxMechanism
-from ..sampling.events import (Additive, Coordinate, Equals, Event, Index, Interval, IsBottom,
-                               LastEntry, OutputIs, View)
+from ..mechanisms.sums import NoisySum
+from ..precision import Probability, check_dps, require_digits, to_mpf, unit_roundoff, working_dps
 from ..sampling.sampler import ABSENT, Samples
 from ..sequences import as_queries
-from ..precision import Probability, check_dps, require_digits, to_mpf, unit_roundoff, working_dps
-from .loss import MAX_ENUMERATED_QUERIES, possible_outputs
+from .event_quadrature import integrate_hub
+from .loss import (MAX_ENUMERATED_QUERIES, PrivacyLoss, loss_from_probabilities,
+                   neighbouring_pair, possible_outputs)
 from .probability import probability
+from .sum_events import sum_event_probability
+
+
+def _ends(interval: Interval) -> tuple[mpf, mpf]:
+    """An interval's ends as mpf at the working precision (``±inf`` for infinite ends)."""
+    return (mpf("-inf") if interval.low is None else to_mpf(interval.low),
+            mpf("inf") if interval.high is None else to_mpf(interval.high))
 
 
 def _result(value: mpf, error: mpf, method: str, dps: int) -> Probability:
@@ -54,42 +66,57 @@ def _result(value: mpf, error: mpf, method: str, dps: int) -> Probability:
     return Probability(+value, mpmath.log(value), +error, method, False, dps)
 
 
-@functools.singledispatch
-def event_probability(mech, queries, view: View, event: Event, dps: int = 15) -> Probability:
-    """The exact ``Pr[M(queries) ∈ event]`` (with an error estimate).
+def event_probability(mech, queries, event, dps: int = 30) -> Probability:
+    """The exact ``Pr[M(queries) ∈ event]`` with a computed error bound.
 
     Parameters
     ----------
     mech : a mechanism description
     queries : str or sequence of numbers
-    view : View
-        The view the event's component names refer to (``exactdp.sampling.events.view_of``).
-    event : Event
+    event : str or Event
+        A string is read on the view of ``mech`` on ``queries`` (``exactdp.events``); an
+        :class:`~exactdp.events.Event` keeps the view it was read on (the tester reads events on
+        D1 and evaluates them on D1 and D2).
     dps : int
         Significant digits wanted (a :class:`~exactdp.errors.PrecisionError` otherwise).
 
     Examples
     --------
     >>> import exactdp
-    >>> from exactdp.sampling.events import view_of, parse_event
     >>> m = exactdp.mechanism("statdp.SVT", eps=1, N=1)
-    >>> view = view_of(m, [0, 0])
-    >>> total = sum(event_probability(m, [0, 0], view, parse_event(f"false_count={k}", view)).value
-    ...             for k in range(3))
-    >>> abs(total - 1) < 1e-12
+    >>> total = sum(event_probability(m, [0, 0], f"false_count={k}", 20).value for k in range(3))
+    >>> abs(total - 1) < 1e-19
     True
     """
+    if isinstance(event, str):
+        event = parse_event(event, view_of(mech, queries))
+    return _rule(mech, queries, event, check_dps(dps))
+
+
+def event_privacy_loss(mech, d1, d2, event, dps: int = 30,
+                       allow_any_pair: bool = False) -> PrivacyLoss:
+    """``ln Pr[M(d1) ∈ E] − ln Pr[M(d2) ∈ E]``, exact (±∞ for structural zeros); a string
+    ``event`` is read on the view of ``mech`` on ``d1``."""
+    d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
+    if isinstance(event, str):
+        event = parse_event(event, view_of(mech, d1))
+    return loss_from_probabilities(event_probability(mech, d1, event, dps),
+                                   event_probability(mech, d2, event, dps))
+
+
+@functools.singledispatch
+def _rule(mech, queries, event: Event, dps: int) -> Probability:
     raise MethodUnavailableError(f"no exact event probability for mechanisms of type "
                                  f"{type(mech).__name__}")
 
 
 # ----------------------------------------------------------------------------- Sparse Vector
 
-def _split_event(view: View, event: Event):
+def _split_event(event: Event):
     """(additive weights, targets, last-entry condition or None) of an event."""
     statistics, targets, last = [], [], None
     for name, condition in event.conditions:
-        component = view.component(name)
+        component = event.view.component(name)
         if isinstance(component, Additive) and isinstance(condition, Equals):
             statistics.append(component.weights)
             targets.append(condition.value)
@@ -116,11 +143,14 @@ class _Programme:
         self.memo: dict = {}
 
     def kinks(self) -> list[mpf]:
-        """Where the integrand is not smooth: ``0``, ``q_i − T`` and the interval ends ``− T``."""
+        """Where the integrand is not smooth: ``0``, ``q_i − T``, the interval ends ``a − T`` and,
+        for released gaps, ``q_i − T − max(a, 0)`` and ``q_i − T − b``."""
         points = {mpf(0)} | {q - self.threshold for q in self.answers}
         if isinstance(self.last, Interval):
-            points |= {mpf(x) - self.threshold for x in (self.last.low, self.last.high)
-                       if mpmath.isfinite(x)}
+            ends = [to_mpf(x) for x in (self.last.low, self.last.high) if x is not None]
+            points |= {x - self.threshold for x in ends}
+            if self.mech.release is Release.GAP:
+                points |= {q - self.threshold - max(x, 0) for q in self.answers for x in ends}
         return sorted(points)
 
     def _top(self, q: mpf, z: mpf) -> tuple[mpf, mpf]:
@@ -129,11 +159,13 @@ class _Programme:
         top = mpmath.exp(self.noise.logsf(x))
         if not isinstance(self.last, Interval):
             return top, top
-        low, high = mpf(self.last.low), mpf(self.last.high)
+        low, high = _ends(self.last)
         if self.mech.release is Release.NOISY_VALUE:  # v = q + ν ≥ T + z
             return top, self.noise.interval(max(low, self.threshold + z) - q, high - q)
         if self.mech.release is Release.FRESH_VALUE:  # a fresh value q + fresh noise
             return top, top * self.mech.release_noise.interval(low - q, high - q)
+        if self.mech.release is Release.GAP:  # g = q + ν − (T + z) ≥ 0
+            return top, self.noise.interval(max(low, 0) + x, high + x)
         raise MethodUnavailableError(f"no exact engine for last-entry events of {self.mech.name}")
 
     def _bottom(self, q: mpf, z: mpf) -> mpf:
@@ -182,16 +214,7 @@ def _programme(mech: ThresholdMechanism, queries: tuple, statistics: tuple, last
     return _Programme(mech, queries, statistics, last)
 
 
-def _integrate_pieces(function, kinks: list[mpf]):
-    """``∫_{-inf}^{inf} function`` split at ``kinks``: (tanh-sinh value, error estimate)."""
-    points = [mpf("-inf")] + kinks + [mpf("inf")]
-    value, error = mpmath.quad(function, points, error=True)
-    other = mpmath.quad(function, points, method="gauss-legendre")
-    return value, error + abs(other - value)
-
-
-def _enumerated(mech: ThresholdMechanism, queries: list, view: View, event: Event,
-                dps: int) -> Probability:
+def _enumerated(mech: ThresholdMechanism, queries: list, event: Event, dps: int) -> Probability:
     """Σ ``probability`` over every output in the event (threshold redrawn after each ⊤)."""
     n = len(queries)
     if n > MAX_ENUMERATED_QUERIES or mech.releases_numbers:
@@ -202,84 +225,98 @@ def _enumerated(mech: ThresholdMechanism, queries: list, view: View, event: Even
     for output in possible_outputs(mech, n):
         answers = np.full((1, n), ABSENT, dtype=np.int8)
         answers[0, :len(output)] = output
-        if event.mask(view, Samples(answers, None))[0]:
+        if event.mask(Samples(answers, None))[0]:
             p = probability(mech, queries, output, dps + 5, "closed")
             value, error = value + p.value, error + p.error
     return _result(value, error, "enumerated outputs, closed", dps)
 
 
-@event_probability.register
-def _(mech: ThresholdMechanism, queries, view: View, event: Event, dps: int = 15):
-    dps = check_dps(dps)
+@_rule.register
+def _(mech: ThresholdMechanism, queries, event: Event, dps: int):
     queries = as_queries(queries).expand()
     if len(event.conditions) == 1 and isinstance(event.conditions[0][1], OutputIs):
         return probability(mech, queries, list(event.conditions[0][1].tokens), dps)
     if mech.redraw_threshold:
-        return _enumerated(mech, queries, view, event, dps)
-    statistics, targets, last = _split_event(view, event)
-    with mpmath.workdps(working_dps(dps)):
+        return _enumerated(mech, queries, event, dps)
+    statistics, targets, last = _split_event(event)
+    with mpmath.workdps(working_dps(dps, len(queries))):
         programme = _programme(mech, tuple(queries), statistics, last, mpmath.mp.prec)
-        hub = mech.threshold_noise
-
-        def integrand(z):
-            return mpmath.exp(hub.logpdf(z)) * programme.distribution(z)[targets, True]
-
-        value, error = _integrate_pieces(integrand, programme.kinks())
-        return _result(value, error, "generating polynomial, quad+gauss-legendre", dps)
+        scales = [to_mpf(law.scale) for law in (mech.threshold_noise, mech.query_noise)
+                  if law.scale > 0]
+        log_value, value, error = integrate_hub(
+            mech.threshold_noise, lambda z: programme.distribution(z)[targets, True],
+            programme.kinks(), min(scales), len(queries))
+        if value == 0:
+            return Probability.exact_zero(False, dps)
+        require_digits(error / value, dps, "event probability")
+        return Probability(mpmath.exp(log_value) * value, log_value + mpmath.log(value),
+                           mpmath.exp(log_value) * error, "generating polynomial, peak-aware "
+                           "tanh-sinh+gauss-legendre", False, dps)
 
 
 # ----------------------------------------------------------------------------- noisy max, histogram
 
-def _single_condition(event: Event, view: View, kinds: tuple):
+def _single_condition(event: Event, kinds: tuple):
     if len(event.conditions) != 1:
         raise InputError(f"events of this output have one condition, got {event}")
     name, condition = event.conditions[0]
-    component = view.component(name)
+    component = event.view.component(name)
     if not isinstance(component, kinds):
         raise InputError(f"no exact engine for the event condition {name}{condition}")
     return component, condition
 
 
-@event_probability.register
-def _(mech: NoisyMaxMechanism, queries, view: View, event: Event, dps: int = 15):
-    dps = check_dps(dps)
-    component, condition = _single_condition(event, view, (Index, Coordinate))
+@_rule.register
+def _(mech: NoisyMaxMechanism, queries, event: Event, dps: int):
+    component, condition = _single_condition(event, (Index, Coordinate))
     if isinstance(component, Index):
         return probability(mech, queries, str(condition.value), dps)
     answers = as_queries(queries)
     with mpmath.workdps(working_dps(dps, len(answers))):
         # Pr[a < max < b] = Π_j F(b − q_j) − Π_j F(a − q_j)
-        logs = [mpmath.fsum(count * mech.noise.logcdf(mpf(end) - to_mpf(q))
+        ends = _ends(condition)[::-1]
+        logs = [mpmath.fsum(count * mech.noise.logcdf(end - to_mpf(q))
                             for q, count in answers) if mpmath.isfinite(end) else
                 (mpf(0) if end > 0 else mpf("-inf"))
-                for end in (condition.high, condition.low)]
+                for end in ends]
         value = mpmath.exp(logs[0]) - mpmath.exp(logs[1])
         # each log sums n rounded logs of size |log F| + |x/b| + 1: an absolute error in the log
         # is a relative error of its exponential
-        sizes = [mpmath.fsum(count * (abs(mech.noise.logcdf(mpf(end) - to_mpf(q)))
-                                      + abs((mpf(end) - to_mpf(q)) / mech.noise.b) + 1)
+        sizes = [mpmath.fsum(count * (abs(mech.noise.logcdf(end - to_mpf(q)))
+                                      + abs((end - to_mpf(q)) / to_mpf(mech.noise.scale)) + 1)
                              for q, count in answers) if mpmath.isfinite(end) else mpf(0)
-                 for end in (condition.high, condition.low)]
+                 for end in ends]
         error = 4 * unit_roundoff() * sum(mpmath.exp(log) * size for log, size in zip(logs, sizes)
                                           if log != mpf("-inf"))
         return _result(value, error, "closed", dps)
 
 
-@event_probability.register
-def _(mech: HistogramMechanism, queries, view: View, event: Event, dps: int = 15):
-    dps = check_dps(dps)
+@_rule.register
+def _(mech: HistogramMechanism, queries, event: Event, dps: int):
     answers = as_queries(queries).expand()
     with mpmath.workdps(working_dps(dps)):
         value, relative = mpf(1), mpf(0)
         for name, condition in event.conditions:
-            component = view.component(name)
+            component = event.view.component(name)
             if not isinstance(component, Coordinate) or not isinstance(condition, Interval):
                 raise InputError(f"no exact engine for the event condition {name}{condition}")
             q = to_mpf(answers[component.position or 0])
-            low, high = mpf(condition.low) - q, mpf(condition.high) - q
+            low, high = (end - q for end in _ends(condition))
             value *= mech.noise.interval(low, high)
             # an interval probability is a difference taken without cancellation (NoiseLaw.interval):
             # its relative error is a few roundings of exponentials of arguments up to |x|/b
             ends = [abs(x) for x in (low, high) if mpmath.isfinite(x)]
-            relative += 8 * (max(ends, default=mpf(0)) / mech.noise.b + 2) * unit_roundoff()
+            relative += 8 * (max(ends, default=mpf(0)) / to_mpf(mech.noise.scale) + 2) \
+                * unit_roundoff()
         return _result(value, value * relative, "closed", dps)
+
+
+@_rule.register
+def _(mech: NoisySum, queries, event: Event, dps: int):
+    constraints = {}
+    for name, condition in event.conditions:
+        component = event.view.component(name)
+        if not isinstance(component, Coordinate) or not isinstance(condition, Interval):
+            raise InputError(f"no exact engine for the event condition {name}{condition}")
+        constraints[component.position] = condition
+    return sum_event_probability(mech, queries, constraints, dps)

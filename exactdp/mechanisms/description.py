@@ -59,7 +59,7 @@ class ThresholdMechanism(Mechanism):
     statdp_view : str or None
         The post-processing StatDP's benchmark applies to this variant's output before testing
         (``"false_count"``, ``"hamming_half"``, ``"false_count_last"``; see
-        ``exactdp.sampling.events``), or ``None`` for the generic view.
+        ``exactdp.events``), or ``None`` for the generic view.
     name, sensitivity, neighbours, claimed_eps, params
         See :class:`~exactdp.mechanisms.base.Mechanism`.
     """

@@ -10,7 +10,9 @@ For each test ε:
 2. **test** — the kept (D1, D2, E) is counted on ``runs`` fresh runs per side and the p-value of
    ``H0: Pr[M(D1) ∈ E] ≤ e^ε Pr[M(D2) ∈ E]`` is reported (``hypothesis.p_value``);
 3. **exact** — ``Pr[M(D1) ∈ E]`` and ``Pr[M(D2) ∈ E]`` from ``exactdp.exact.events`` give the exact
-   event loss ``ε_E = ln(P1/P2)`` in the tested direction: the test should reject iff ε < ε_E.
+   event loss ``exact_event_eps = ln Pr[M(D1) ∈ E] − ln Pr[M(D2) ∈ E]`` (the same sign convention
+   in :func:`detect` and :func:`crosscheck`); the test, which examines the larger count against
+   the smaller, should reject iff ε < |exact_event_eps|.
 
 Departures from StatDP, none of which changes what is tested: the selection counts do not depend
 on ε, so one selection batch serves every test ε (StatDP draws one per ε); the test batch of an
@@ -37,9 +39,9 @@ from ..errors import InputError, MethodUnavailableError
 from ..exact.events import event_probability
 from ..progress import Progress
 from ..sequences import format_number
-from ..workers import parallel_map
-from .events import Event, View, count_events, parse_event, search_space, view_of
 from ..checks import check_positive, check_seed
+from ..events import Event, View, count_events, parse_event, search_space, view_of
+from ..workers import parallel_map
 from .hypothesis import check_counts, p_value
 from .inputs import candidate_inputs, check_pair
 from .sampler import sample
@@ -181,19 +183,15 @@ class ExactEvent:
     p1: object
     p2: object
 
-    def loss(self, c1: int, c2: int):
-        """``ln(P1/P2)`` if ``c1 ≥ c2``, else ``ln(P2/P1)`` (the direction the test examines);
-        ``None`` without exact values or when both are 0."""
-        if self.p1 is None:
+    def loss(self):
+        """``ln P1 − ln P2``; ``None`` without exact values or when both are 0."""
+        if self.p1 is None or (self.p1.is_zero and self.p2.is_zero):
             return None
-        big, small = (self.p1, self.p2) if c1 >= c2 else (self.p2, self.p1)
-        if big.is_zero and small.is_zero:
-            return None
-        if small.is_zero:
+        if self.p2.is_zero:
             return math.inf
-        if big.is_zero:
+        if self.p1.is_zero:
             return -math.inf
-        return float(big.log_value - small.log_value)
+        return float(self.p1.log_value - self.p2.log_value)
 
 
 @functools.lru_cache(maxsize=256)
@@ -201,7 +199,7 @@ def exact_event(mech, candidate: Candidate, event: Event, dps: int = EXACT_DPS) 
     """The exact probabilities of ``event`` on both inputs (``None`` if unsupported); cached, as
     repeated tests keep selecting the same few events."""
     try:
-        return ExactEvent(*(event_probability(mech, list(queries), candidate.view, event, dps)
+        return ExactEvent(*(event_probability(mech, list(queries), event, dps)
                             for queries in (candidate.d1, candidate.d2)))
     except MethodUnavailableError:
         return ExactEvent(None, None)
@@ -217,9 +215,11 @@ class TestResult:
     d1, d2 : tuple of Fraction
     event : Event
     c1, c2 : int
-        Test counts on D1 and D2 (the test examines the larger against the smaller).
+        Test counts on D1 and D2 (the p-value examines the larger against the smaller, as
+        StatDP's ``run_algorithm`` does).
     exact_event_eps : float or None
-        ``ln(P_larger/P_smaller)`` of the event, exactly (``None`` when not computable).
+        ``ln Pr[M(D1) ∈ E] − ln Pr[M(D2) ∈ E]``, exactly (``None`` when not computable); its
+        sign does not follow the counts.
     exact : ExactEvent
         The exact probabilities of the event on D1 and D2.
     """
@@ -333,7 +333,7 @@ def detect(mech, test_eps, d1=None, d2=None, runs: int = TEST_RUNS,
             exact[pair, index] = exact_event(mech, candidate, candidate.events[index])
         results.append(TestResult(eps, _oriented_p_value(c1, c2, runs, eps), candidate.d1,
                                   candidate.d2, candidate.events[index], c1, c2,
-                                  exact[pair, index].loss(c1, c2), exact[pair, index]))
+                                  exact[pair, index].loss(), exact[pair, index]))
     return results
 
 
@@ -347,7 +347,7 @@ class CrossCheck:
     event : Event
     exact : ExactEvent
     exact_event_eps : float or None
-        ``ln(P1/P2)``.
+        ``ln Pr[M(D1) ∈ E] − ln Pr[M(D2) ∈ E]``.
     runs, c1, c2 : int
     interval1, interval2 : (int, int)
         ``scipy.stats.binom.interval(CONFIDENCE, runs, P)`` of each count.
@@ -401,7 +401,7 @@ def crosscheck(mech, d1=None, d2=None, event: str | None = None, runs: int = SEL
     exact = exact_event(mech, candidate, chosen, dps)
     if exact.p1 is None:
         raise MethodUnavailableError(f"no exact engine for the event {chosen} of {mech.name}")
-    return CrossCheck(candidate.d1, candidate.d2, chosen, exact, exact.loss(1, 0), runs,
+    return CrossCheck(candidate.d1, candidate.d2, chosen, exact, exact.loss(), runs,
                       int(c1), int(c2), _binomial_interval(runs, exact.p1),
                       _binomial_interval(runs, exact.p2))
 
