@@ -2,7 +2,7 @@
 (:func:`event_probability`, generic on the mechanism's description type) and the event's
 privacy loss (:func:`event_privacy_loss`).
 
-Sparse Vector family (spec §2, last bullet).  Given the threshold noise ``ρ = z`` the answers are
+Sparse Vector family (docs/mathematics.md, §8).  Given the threshold noise ``ρ = z`` the answers are
 independent: ``⊤`` at position i with probability ``t_i(z) = S_{b_ν}(T + z − q_i)``, ``⊥`` with
 ``F_{b_ν}(T + z − q_i)``; the run stops after the c-th ⊤.  A post-processed event — additive
 statistics ``Σ_i w_i(a_i)`` equal to targets (number of ⊥, Hamming distance, length), optionally
