@@ -36,7 +36,7 @@ def test_points_and_first_rise_on_the_histogram():
         assert float(point["log_ratio"]) <= 0.7 + 1e-9  # the histogram is ε0-DP
     curves = figures._panel_curves([("histogram ε0=0.7", results)])
     assert [c.kind for c in curves] == ["exact", "statement", "statement"]
-    assert curves[1].x[0] == results[1].exact_event_eps
+    assert curves[1].x[0] == results[1].examined_event_eps
 
 
 def test_grid_is_the_papers():

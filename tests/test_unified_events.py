@@ -214,3 +214,19 @@ def test_test_runs_on_the_sums(capsys):
     assert code == 0
     (record,) = json.loads(out)
     assert record["event"].startswith("out") and record["exact_event_eps"] is not None
+
+
+def test_point_mass_query_noise_piece_between_scan_points():
+    # statdp.iSVT1 (no query noise, ρ ~ Lap(2Δ/ε) = Lap(10) at ε = 0.2, T = 1) on d = (2,0,0,0,0):
+    # the output is ⊤^5 for ρ ≤ −1 (Hamming distance 3 to ⊤⊤⊥⊥⊥), ⊤⊥⊥⊥⊥ for −1 < ρ ≤ 1
+    # (distance 1) and ⊥^5 for ρ > 1 (distance 2).  Closed forms: Pr[−1 < ρ ≤ 1] = 1 − e^{−1/10},
+    # Pr[ρ > 1] = Pr[ρ ≤ −1] = ½e^{−1/10}.  The piece (−1, 1] is narrower than the scan step, so a
+    # scan that skipped it reported an exact zero.
+    mech = exactdp.mechanism("statdp.iSVT1", eps=0.2, T=1)
+    with mpmath.workdps(40):
+        expected = {1: -mpmath.expm1(mpmath.mpf(-1) / 10), 2: mpmath.exp(mpmath.mpf(-1) / 10) / 2,
+                    3: mpmath.exp(mpmath.mpf(-1) / 10) / 2, 0: mpmath.mpf(0), 4: mpmath.mpf(0)}
+    for k, value in expected.items():
+        p = event_probability(mech, [2, 0, 0, 0, 0], f"hamming={k}", 25)
+        assert abs(p.value - value) <= p.error + mpmath.mpf(10) ** -35
+        assert p.is_zero == (value == 0)

@@ -70,7 +70,7 @@ def _number(value) -> str:
 def curve_points(label: str, results: list[TestResult]) -> list[dict]:
     """The JSON records of one curve, then its "first p ≥ 0.05" record (if it rises)."""
     points = [{"series": label, "size": round(100 * r.test_eps), "log_ratio":
-               _number(r.exact_event_eps), "p1": _number(r.exact.p1 and r.exact.p1.value),
+               _number(r.examined_event_eps), "p1": _number(r.exact.p1 and r.exact.p1.value),
                "p2": _number(r.exact.p2 and r.exact.p2.value), "p_value": f"{r.p_value:.3g}",
                "event": str(r.event)} for r in results]
     rise = first_rise(results)
@@ -92,9 +92,9 @@ def _panel_curves(entries) -> tuple:
         curves.append(Curve(label, tuple(r.test_eps for r in results),
                             tuple(r.p_value for r in results), EXACT, color))
         rise = first_rise(results)
-        if rise is not None and rise.exact_event_eps is not None \
-                and math.isfinite(rise.exact_event_eps):
-            x = rise.exact_event_eps
+        if rise is not None and rise.examined_event_eps is not None \
+                and math.isfinite(rise.examined_event_eps):
+            x = rise.examined_event_eps
             curves.append(Curve(f"ε_E = {x:.3f}", (x, x), (0.0, 1.0), STATEMENT, color))
     curves.append(horizontal(f"p = {LEVEL}", LEVEL, TEST_EPS, -1))
     return tuple(curves)
@@ -116,8 +116,8 @@ def evaluate_statdp(progress: Callable[[], None]) -> ClaimResult:
             violates = truth(eps0) > eps0
             violating += violates
             shown = f"{label} (p = {at_claim.p_value:.3g}, exact ε_E = " \
-                    f"{_number(at_claim.exact_event_eps)})"
-            if at_claim.exact_event_eps is None or (at_claim.exact_event_eps > eps0 + TOLERANCE) != violates:
+                    f"{_number(at_claim.examined_event_eps)})"
+            if at_claim.examined_event_eps is None or (at_claim.examined_event_eps > eps0 + TOLERANCE) != violates:
                 mismatches.append(shown)
             if (at_claim.p_value < LEVEL) != violates:
                 missed.append(shown)

@@ -6,7 +6,7 @@ several modes, so the bisections of ``exactdp.exact.quadrature`` (which need con
 apply.  Here, with ``h = log p_hub + log G``:
 
 1. the mass is located by scanning ``h`` on a grid of step at most half the smallest noise scale,
-   over ``[L, R]``, where the hub's own tails beyond ``L`` and ``R`` are below
+   joined with the midpoint of every piece between kinks, over ``[L, R]``, where the hub's own tails beyond ``L`` and ``R`` are below
    ``e^{h*}·s·10^{−(digits+5)}`` (``h*`` the largest value seen, ``s`` the step);
 2. the breakpoints are ``L``, ``R``, the kinks, the grid maximiser and, on each side of it, the
    first grid points where ``h`` has fallen by 1, 4, 16, … and ``D = (digits+5)·ln 10``;
@@ -64,7 +64,7 @@ def integrate_hub(hub, conditional, kinks: list, scale: mpf, terms: int = 1):
     step = scale / 2
     anchors = sorted(set(kinks) | {mpf(0)})
     low, high = anchors[0] - 4 * scale, anchors[-1] + 4 * scale
-    grid = _grid(low, high, step)
+    grid = _grid(low, high, step, anchors)
     peak_value = max(h(z) for z in grid)
     if peak_value == mpf("-inf"):
         return mpf(0), mpf(0), mpf(0)
@@ -79,7 +79,7 @@ def integrate_hub(hub, conditional, kinks: list, scale: mpf, terms: int = 1):
             high += width
             width *= 2
         step = max(scale / 2, (high - low) / MAX_SCAN)
-        grid = _grid(low, high, step)
+        grid = _grid(low, high, step, anchors)
         values = [h(z) for z in grid]
         best = max(range(len(grid)), key=lambda i: values[i])
         if values[best] <= peak_value + 1:
@@ -108,6 +108,13 @@ def integrate_hub(hub, conditional, kinks: list, scale: mpf, terms: int = 1):
     return +peak_value, +value, error + abs(other - value) + tails + rounding
 
 
-def _grid(low: mpf, high: mpf, step: mpf) -> list:
+def _grid(low: mpf, high: mpf, step: mpf, kinks: list) -> list:
+    """An even grid on ``[low, high]`` joined with the midpoint of every piece between
+    consecutive kinks (and a point beyond the outer ones): ``G`` is smooth and of one sign on a
+    piece — constant there when the query noise is a point mass — so a piece the grid misses
+    cannot hide mass, and an integrand that vanishes at every point scanned is an exact zero."""
     count = int(mpmath.ceil((high - low) / step))
-    return [low + k * (high - low) / count for k in range(count + 1)]
+    points = {low + k * (high - low) / count for k in range(count + 1)}
+    edges = [low] + [k for k in kinks if low < k < high] + [high]
+    points |= {(a + b) / 2 for a, b in zip(edges, edges[1:])}
+    return sorted(points)

@@ -234,6 +234,15 @@ class TestResult:
     exact_event_eps: float | None
     exact: ExactEvent
 
+    @property
+    def examined_event_eps(self) -> float | None:
+        """The exact loss in the direction the p-value examines: ``exact_event_eps`` when
+        ``c1 ≥ c2``, its negative otherwise (the test rejects ε-DP correctly iff this exceeds
+        ε).  ``None`` without an exact value."""
+        if self.exact_event_eps is None:
+            return None
+        return self.exact_event_eps if self.c1 >= self.c2 else -self.exact_event_eps
+
     def record(self) -> dict:
         """The JSON object of ``exactdp test``."""
         return {"test_eps": self.test_eps, "p_value": self.p_value,
