@@ -6,8 +6,9 @@ several modes, so the bisections of ``exactdp.exact.quadrature`` (which need con
 apply.  Here, with ``h = log p_hub + log G``:
 
 1. the mass is located by scanning ``h`` on a grid of step at most half the smallest noise scale,
-   joined with the midpoint of every piece between kinks, over ``[L, R]``, where the hub's own tails beyond ``L`` and ``R`` are below
-   ``e^{h*}·s·10^{−(digits+5)}`` (``h*`` the largest value seen, ``s`` the step);
+   joined with the midpoint of every piece between kinks, over ``[L, R]``, where the hub's own
+   tails beyond ``L`` and ``R`` are below ``e^{h*}·s·10^{−(digits+5)}`` (``h*`` the largest value
+   seen, ``s`` the step);
 2. the breakpoints are ``L``, ``R``, the kinks, the grid maximiser and, on each side of it, the
    first grid points where ``h`` has fallen by 1, 4, 16, … and ``D = (digits+5)·ln 10``;
 3. ``e^{h − h*}`` is integrated over the breakpoints by tanh-sinh and by Gauss–Legendre.

@@ -283,7 +283,7 @@ def _(mech: NoisyMaxMechanism, queries, event: Event, dps: int):
         # each log sums n rounded logs of size |log F| + |x/b| + 1: an absolute error in the log
         # is a relative error of its exponential
         sizes = [mpmath.fsum(count * (abs(mech.noise.logcdf(end - to_mpf(q)))
-                                      + abs((end - to_mpf(q)) / to_mpf(mech.noise.scale)) + 1)
+                                      + abs((end - to_mpf(q)) / mech.noise.b) + 1)
                              for q, count in answers) if mpmath.isfinite(end) else mpf(0)
                  for end in ends]
         error = 4 * unit_roundoff() * sum(mpmath.exp(log) * size for log, size in zip(logs, sizes)
@@ -306,7 +306,7 @@ def _(mech: HistogramMechanism, queries, event: Event, dps: int):
             # an interval probability is a difference taken without cancellation (NoiseLaw.interval):
             # its relative error is a few roundings of exponentials of arguments up to |x|/b
             ends = [abs(x) for x in (low, high) if mpmath.isfinite(x)]
-            relative += 8 * (max(ends, default=mpf(0)) / to_mpf(mech.noise.scale) + 2) \
+            relative += 8 * (max(ends, default=mpf(0)) / mech.noise.b + 2) \
                 * unit_roundoff()
         return _result(value, value * relative, "closed", dps)
 

@@ -94,6 +94,13 @@ class Integral:
         return max([self.hub.scale, Fraction(1)] + [f.law.scale for f in self.factors])
 
 
+def _canonical(powers: Counter) -> list:
+    """The ``((law, kind, point), power)`` items in a fixed order (point, kind, law), so that
+    equal integrals and terms compare and hash equal."""
+    return sorted(powers.items(),
+                  key=lambda item: (item[0][2], item[0][1].value, str(item[0][0])))
+
+
 class IntegralBuilder:
     """Collects the factors and bounds of one integral over the hub noise ``hub``."""
 
@@ -137,9 +144,8 @@ class IntegralBuilder:
 
     def build(self) -> Integral:
         """The integral, factors in a canonical order (so equal integrals compare equal)."""
-        factors = tuple(Factor(law, kind, shift, power) for (law, kind, shift), power
-                        in sorted(self.powers.items(),
-                                  key=lambda item: (item[0][2], item[0][1].value, str(item[0][0]))))
+        factors = tuple(Factor(law, kind, shift, power)
+                        for (law, kind, shift), power in _canonical(self.powers))
         return Integral(self.hub, factors, self.lower, self.upper)
 
 
@@ -170,9 +176,8 @@ class Term:
 
 def make_term(constants: Counter, integrals: Counter, multiplicity: int = 1) -> Term:
     """A :class:`Term` from counters of ``(law, kind, point)`` and of :class:`Integral`."""
-    grouped = tuple(Constant(law, kind, point, power) for (law, kind, point), power
-                    in sorted(constants.items(),
-                              key=lambda item: (item[0][2], item[0][1].value, str(item[0][0]))))
+    grouped = tuple(Constant(law, kind, point, power)
+                    for (law, kind, point), power in _canonical(constants))
     return Term(grouped, tuple(integrals.items()), multiplicity)
 
 
@@ -182,9 +187,3 @@ class IntegralForm:
 
     terms: tuple[Term, ...]
     is_density: bool
-
-    @property
-    def integrals(self) -> tuple[Integral, ...]:
-        """Every distinct integral of every term."""
-        return tuple(dict.fromkeys(i for term in self.terms for i, _ in term.integrals))
-

@@ -47,10 +47,7 @@ def neighbouring_pair(mech, d1, d2, allow_any_pair: bool) -> tuple[Runs, Runs]:
     """``d1``, ``d2`` as :class:`Runs`, after the mechanism's neighbour check (only the equal
     length is checked with ``allow_any_pair``)."""
     d1, d2 = as_queries(d1), as_queries(d2)
-    if len(d1) != len(d2):
-        raise InputError(f"d1 and d2 must have the same length, got {len(d1)} and {len(d2)}")
-    if not allow_any_pair:
-        mech.check_neighbours(d1, d2)
+    mech.check_neighbours(d1, d2, allow_any_pair)
     return d1, d2
 
 

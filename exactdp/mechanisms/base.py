@@ -90,7 +90,7 @@ class Mechanism:
         ``ONE_DIFFER`` only one answer moves, with ``MONOTONE`` all move the same way.
         """
         if len(d1) != len(d2):
-            return f"d1 and d2 must have the same length, got {len(d1)} and {len(d2)}"
+            return "d1 and d2 have different lengths"
         directions, moved, position = set(), 0, 0
         for (a, b), count in zip_runs(d1, d2):
             if abs(a - b) > self.sensitivity:
@@ -110,13 +110,14 @@ class Mechanism:
                     f"move in both directions")
         return None
 
-    def check_neighbours(self, d1: Runs, d2: Runs) -> None:
+    def check_neighbours(self, d1: Runs, d2: Runs, allow_any_pair: bool = False) -> None:
         """Raise :class:`InputError` unless ``d1`` and ``d2`` are neighbours (see
-        :meth:`neighbour_violation`); the message says how to compare any pair anyway."""
-        problem = self.neighbour_violation(d1, d2)
+        :meth:`neighbour_violation`); the message says how to compare any pair anyway.  With
+        ``allow_any_pair`` only the equal length is required (it cannot be waived)."""
+        if len(d1) != len(d2):
+            raise InputError(f"d1 and d2 must have the same length, got {len(d1)} and {len(d2)}")
+        problem = None if allow_any_pair else self.neighbour_violation(d1, d2)
         if problem is not None:
-            if problem.startswith("d1 and d2 must have the same length"):
-                raise InputError(problem)
             raise InputError(f"{problem}; allow any pair (allow_any_pair=True, --any-pair) to "
                              f"compare them anyway")
 

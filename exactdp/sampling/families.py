@@ -31,7 +31,7 @@ class Draws:
 @sample.register
 def _(mech: NoisyMaxMechanism, queries, runs: int, rng: np.random.Generator) -> Draws:
     q = query_array(queries)
-    noisy = q + mech.noise.sample(rng, (runs, q.size))
+    noisy = mech.noise.sample(rng, (runs, q.size), loc=q)
     return Draws(noisy.max(axis=1) if mech.releases_value else noisy.argmax(axis=1))
 
 
@@ -39,5 +39,5 @@ def _(mech: NoisyMaxMechanism, queries, runs: int, rng: np.random.Generator) -> 
 def _(mech: HistogramMechanism, queries, runs: int, rng: np.random.Generator) -> Draws:
     q = query_array(queries)
     if mech.first_bin_only:
-        return Draws(q[0] + mech.noise.sample(rng, runs))
-    return Draws(q + mech.noise.sample(rng, (runs, q.size)))
+        return Draws(mech.noise.sample(rng, runs, loc=q[0]))
+    return Draws(mech.noise.sample(rng, (runs, q.size), loc=q))

@@ -65,12 +65,12 @@ def _(mech: ThresholdMechanism, queries, runs: int, rng: np.random.Generator) ->
     threshold = float(mech.threshold)
     threshold_noise, query_noise = mech.threshold_noise, mech.query_noise
     active = np.arange(runs)
-    noisy_threshold = threshold + threshold_noise.sample(rng, runs)
+    noisy_threshold = threshold_noise.sample(rng, runs, loc=threshold)
     tops = np.zeros(runs, dtype=np.int64)
     for i, answer in enumerate(q):
         if active.size == 0:
             break
-        noisy = answer + query_noise.sample(rng, active.size)
+        noisy = query_noise.sample(rng, active.size, loc=answer)
         above = noisy >= noisy_threshold
         answers[i][active] = above
         if mech.release is Release.NOISY_VALUE:
@@ -78,9 +78,11 @@ def _(mech: ThresholdMechanism, queries, runs: int, rng: np.random.Generator) ->
         elif mech.release is Release.GAP:
             values[i][active[above]] = (noisy - noisy_threshold)[above]
         elif mech.release is Release.FRESH_VALUE:
-            values[i][active[above]] = answer + mech.release_noise.sample(rng, int(above.sum()))
+            values[i][active[above]] = mech.release_noise.sample(rng, int(above.sum()),
+                                                                 loc=answer)
         if mech.redraw_threshold:
-            noisy_threshold[above] = threshold + threshold_noise.sample(rng, int(above.sum()))
+            noisy_threshold[above] = threshold_noise.sample(rng, int(above.sum()),
+                                                            loc=threshold)
         if mech.cutoff is not None:
             tops += above
             going = np.flatnonzero(tops < mech.cutoff)
