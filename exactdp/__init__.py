@@ -14,11 +14,12 @@ from .exact import (MaxPrivacyLoss, PrivacyLoss, Probability, max_privacy_loss, 
                     probability)
 from .formatting import format_value
 from .mechanisms import ThresholdMechanism, catalogue, mechanism
+from .program import program
 from .sampling import sample
 
 __version__ = "0.1.0"
 
 __all__ = ["ExactDPError", "InputError", "MaxPrivacyLoss", "MethodUnavailableError",
            "PrecisionError", "PrivacyLoss", "Probability", "ThresholdMechanism", "catalogue",
-           "format_value", "max_privacy_loss", "mechanism", "privacy_loss", "probability",
+           "format_value", "max_privacy_loss", "mechanism", "privacy_loss", "probability", "program",
            "sample"]

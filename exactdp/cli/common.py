@@ -9,6 +9,7 @@ import sys
 from ..errors import InputError
 from ..formatting import format_value
 from ..mechanisms import entry
+from ..program import is_program_spec, load_program
 from ..sequences import MAX_LENGTH, MAX_MAGNITUDE
 
 #: The notation every subcommand's ``--help`` ends with.
@@ -26,7 +27,8 @@ notation:
 
 def add_mechanism_arguments(parser: argparse.ArgumentParser) -> None:
     """``MECH`` and repeated ``--param k=v``."""
-    parser.add_argument("mechanism", metavar="MECH", help="catalogue name (see `exactdp list`)")
+    parser.add_argument("mechanism", metavar="MECH", help="catalogue name (see `exactdp list`), or a function in StatDP's convention as "
+                        "FILE.py:FUNCTION or package.module:FUNCTION")
     parser.add_argument("--param", action="append", default=[], metavar="K=V",
                         help="mechanism parameter, e.g. eps=0.5, c=2, T=1, eps2=inf (repeatable)")
 
@@ -65,8 +67,12 @@ def parse_params(pairs: list[str]) -> dict[str, str]:
 
 
 def build_mechanism(args: argparse.Namespace):
-    """The mechanism named on the command line, with its ``--param`` values."""
-    return entry(args.mechanism).make(**parse_params(args.param))
+    """The mechanism named on the command line (a catalogue name, or a program as
+    ``FILE.py:FUNCTION`` / ``package.module:FUNCTION``), with its ``--param`` values."""
+    params = parse_params(args.param)
+    if is_program_spec(args.mechanism):
+        return load_program(args.mechanism, **params)
+    return entry(args.mechanism).make(**params)
 
 
 def error_digits(error) -> str:

@@ -1,0 +1,12 @@
+"""Mechanisms written as plain Python functions in StatDP's calling convention.
+
+``f(prng, queries, epsilon, **kwargs)``, whose only randomness is ``prng.laplace`` /
+``prng.exponential`` (Wang, Ding, Wang, Kifer & Zhang, "StatDP: Proving Differential Privacy
+Violations by Statistical Testing", CCS 2018, §5).  :func:`program` wraps such a function as a
+mechanism; :func:`load_program` finds one from the command line's ``FILE.py:FUNCTION`` or
+``package.module:FUNCTION``.
+"""
+
+from .model import Program, is_program_spec, load_program, program
+
+__all__ = ["Program", "is_program_spec", "load_program", "program"]
