@@ -8,5 +8,6 @@ mechanism; :func:`load_program` finds one from the command line's ``FILE.py:FUNC
 """
 
 from .model import Program, is_program_spec, load_program, program
+from . import exact  # registers the exact engine of programs  # noqa: E402,F401
 
 __all__ = ["Program", "is_program_spec", "load_program", "program"]

@@ -21,6 +21,7 @@ from typing import Callable
 from ..errors import InputError
 from ..sequences import to_fraction
 from ..mechanisms.base import Mechanism
+from .tracing import PATH_LIMIT
 
 #: ``path/to/file.py:function`` or ``package.module:function``.
 _SPEC = re.compile(r"^(?P<source>[^:]+\.py|[A-Za-z_][\w.]*):(?P<function>[A-Za-z_]\w*)$")
@@ -43,10 +44,13 @@ class Program(Mechanism):
     kwargs : tuple of (str, object)
         Its fixed keyword arguments (``epsilon`` among them), numbers as exact ``Fraction`` or
         ``int`` (``math.inf`` for an infinite budget); other Python objects are passed unchanged.
+    path_limit : int
+        Largest number of execution paths the exact interpreter explores on one input.
     """
 
     func: Callable = field(compare=False)
     kwargs: tuple = ()
+    path_limit: int = PATH_LIMIT
 
     @property
     def arguments(self) -> dict:

@@ -1,0 +1,369 @@
+"""Exact output probabilities of traced programs: every path in the one integral form.
+
+A path (``tracing.py``) is a set of intervals on linear forms of the noises plus a return value.
+For an output ``a``, the paths returning ``a`` are summed; released numbers ``v = e(η)`` (entries
+that are expressions) are first solved for one of their noises, which contributes the density of
+``a·η`` at ``v`` minus the rest (the Jacobian of the change of variables is inside the scaled law).
+What remains is a set of *relations* — intervals and densities — on the other noises.
+
+**The class decided.**  Two noises are *linked* when one relation contains both.  Each connected
+group of linked noises must be a *star*: one hub ``z`` linked to every other noise of the group,
+and each other noise in exactly one relation, with the hub (an interval bounded on one side, or a
+density).  Then, given ``z``, the other noises are independent and each contributes one factor
+``g(z − s)`` — a CDF, survival function or density of its law, scaled to slope 1 — and the group is
+the one-dimensional integral ``∫ p_hub(z) Π g_j(z − s_j) dz`` of ``exactdp.exact.integral_form``;
+relations of the hub alone bound ``z``.  A noise alone contributes a constant (``S(low)``,
+``F(high)``) or an integral without factors (an interval bounded on both sides).  SVT variants
+(hub: the threshold noise), noisy max (hub: the winner's noise), histograms (no links) fall in
+this class; anything else is refused, naming the noise and the line that drew it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, OrderedDict
+from fractions import Fraction
+
+from ..errors import InputError
+from ..exact.integral_form import IntegralBuilder, IntegralForm, make_term
+from ..exact.probability import evaluate, probability
+from ..noise import Kind, Laplace, NoiseLaw
+from ..sequences import Runs, as_output, as_queries
+from .model import Program
+from .tracing import PATH_LIMIT, Linear, Path, TracingError, linear_key, trace
+
+#: Traced inputs kept (program, arguments, queries → paths).
+_CACHE_SIZE = 16
+_cache: OrderedDict = OrderedDict()
+
+
+def traced_paths(mech: Program, queries) -> list[Path]:
+    """Every path of ``mech`` on ``queries`` (memoised for the last few inputs)."""
+    values = tuple(as_queries(queries).expand())
+    key = (id(mech.func), mech.kwargs, values)
+    if key in _cache:
+        _cache.move_to_end(key)
+        return _cache[key][1]
+    paths = trace(mech.func, values, mech.arguments, mech.path_limit)
+    _cache[key] = (mech.func, paths)  # the function is kept so that its id stays unique
+    while len(_cache) > _CACHE_SIZE:
+        _cache.popitem(last=False)
+    return paths
+
+
+# ----------------------------------------------------------------------------- relations
+
+def _name(index: int, path: Path) -> str:
+    return f"η{index + 1} ({path.noises[index].law}, drawn at {path.noises[index].line})"
+
+
+def scaled_law(law: NoiseLaw, factor: Fraction, what: str) -> NoiseLaw:
+    """The law of ``factor·η`` for ``η ~ law`` (a negative factor only for the symmetric
+    Laplace law)."""
+    if factor < 0 and not isinstance(law, Laplace):
+        raise TracingError(f"{what}: −η of a {law} noise has no law in exactdp (only the "
+                           f"Laplace law is symmetric)")
+    return law if factor == 1 else type(law)(law.scale * abs(factor))
+
+
+def _substitute(coeffs: dict, const: Fraction, solved: dict) -> tuple[dict, Fraction]:
+    """``Σ coeffs·η + const`` with every solved noise replaced by its expression."""
+    coeffs = dict(coeffs)
+    while True:
+        known = [k for k in coeffs if k in solved]
+        if not known:
+            return coeffs, const
+        for noise in known:
+            factor = coeffs.pop(noise)
+            inner, shift = solved[noise]
+            const += factor * shift
+            for other, value in inner.items():
+                total = coeffs.get(other, 0) + factor * value
+                if total:
+                    coeffs[other] = total
+                else:
+                    coeffs.pop(other, None)
+
+
+class _Relations:
+    """The intervals and densities of one path after the released values are solved."""
+
+    def __init__(self, path: Path, releases: list):
+        self.path = path
+        self.intervals: dict = {}          # key → (low, high) on Σ key·η
+        self.densities: list = []          # (law, coeffs, const): density at const + Σ coeffs·η
+        self.point_densities: list = []    # (law, point): a density at a fixed point
+        self.feasible = True
+        uses = Counter(k for key in path.intervals for k, _ in key)
+        for expression, _ in releases:
+            uses.update(expression.coeffs)
+        solved: dict = {}
+        pending = []
+        for expression, value in releases:
+            coeffs, const = _substitute(expression.coeffs, expression.const, solved)
+            if not coeffs:
+                raise TracingError(f"a released value ({expression}) is determined by the other "
+                                   f"released values: its probability is not a density")
+            noise = min(coeffs, key=lambda k: (uses[k], -k))
+            slope = coeffs.pop(noise)
+            law = scaled_law(path.noises[noise].law, slope, _name(noise, path))
+            pending.append((law, {k: -v for k, v in coeffs.items()}, value - const))
+            solved[noise] = ({k: -v / slope for k, v in coeffs.items()}, (value - const) / slope)
+        for key, (low, high) in path.intervals.items():
+            coeffs, const = _substitute(dict(key), Fraction(0), solved)
+            self._add_interval(coeffs, None if low is None else low - const,
+                               None if high is None else high - const)
+        for law, coeffs, const in pending:
+            coeffs, const = _substitute(coeffs, const, solved)
+            if len(coeffs) > 1:
+                names = " and ".join(_name(k, path) for k in sorted(coeffs))
+                raise TracingError(f"a released value depends on {names} beyond the noise it "
+                                   f"is solved for: not a one-dimensional integral")
+            if coeffs:
+                self.densities.append((law, coeffs, const))
+            else:
+                self.point_densities.append((law, const))
+
+    def _add_interval(self, coeffs: dict, low, high) -> None:
+        if not coeffs:
+            if (low is not None and not low < 0) or (high is not None and not 0 < high):
+                self.feasible = False
+            return
+        key, factor = linear_key(coeffs)
+        low, high = [None if b is None else b / factor for b in (low, high)]
+        if factor < 0:
+            low, high = high, low
+        old_low, old_high = self.intervals.get(key, (None, None))
+        low = old_low if low is None else low if old_low is None else max(low, old_low)
+        high = old_high if high is None else high if old_high is None else min(high, old_high)
+        if low is not None and high is not None and low >= high:
+            self.feasible = False
+        self.intervals[key] = (low, high)
+
+    def by_noise_set(self) -> dict:
+        """``frozenset of noises → [relations]``; a relation is ``("interval", key, low,
+        high)`` or ``("density", law, coeffs, const)``."""
+        groups: dict = {}
+        for key, (low, high) in self.intervals.items():
+            groups.setdefault(frozenset(k for k, _ in key), []).append(
+                ("interval", key, low, high))
+        for law, coeffs, const in self.densities:
+            groups.setdefault(frozenset(coeffs), []).append(("density", law, coeffs, const))
+        return groups
+
+
+# ----------------------------------------------------------------------------- path → term
+
+class _TermBuilder:
+    """Collects the constants, integrals and multiplicity of one path's term."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.constants: Counter = Counter()
+        self.integrals: Counter = Counter()
+        self.multiplicity = Fraction(1)
+
+    def law(self, noise: int) -> NoiseLaw:
+        return self.path.noises[noise].law
+
+    def lone_noise(self, noise: int, relations: list) -> None:
+        """A noise linked to no other: a constant, or an integral over it."""
+        intervals = [r for r in relations if r[0] == "interval"]
+        densities = [r for r in relations if r[0] == "density"]
+        law = self.law(noise)
+        if not densities and intervals:
+            _, _, low, high = intervals[0]
+            if high is None:
+                self.constants[law, Kind.SF, low] += 1
+                return
+            if low is None:
+                self.constants[law, Kind.CDF, high] += 1
+                return
+        self.integral(noise, relations, {})
+
+    def integral(self, hub: int, own: list, leaves: dict) -> None:
+        """``∫ p_hub(z) Π factors dz``: ``own`` relations of the hub alone, ``leaves`` maps
+        each other noise to its one relation with the hub."""
+        builder = IntegralBuilder(self.law(hub))
+        for relation in own:
+            if relation[0] == "interval":
+                _, _, low, high = relation
+                if low is not None:
+                    builder.bound_below(low)
+                if high is not None:
+                    builder.bound_above(high)
+            else:
+                self._density_factor(builder, hub, relation)
+        for leaf, relation in leaves.items():
+            if relation[0] == "density":
+                self._density_factor(builder, hub, relation)
+                continue
+            _, key, low, high = relation
+            coefficients = dict(key)
+            a, b = coefficients[leaf], coefficients[hub]
+            law = scaled_law(self.law(leaf), -a / b, _name(leaf, self.path))
+            # a·η + b·z > low  ⟺  u < z − low/b (b > 0) or u > z − low/b (b < 0), u = −(a/b)·η
+            if low is not None:
+                builder.add(law, Kind.CDF if b > 0 else Kind.SF, low / b)
+            if high is not None:
+                builder.add(law, Kind.SF if b > 0 else Kind.CDF, high / b)
+        self.integrals[builder.build()] += 1
+
+    def _density_factor(self, builder: IntegralBuilder, hub: int, relation) -> None:
+        """``p_law(const + β·z) = (1/|β|)·p_{law/β}(z + const/β)``."""
+        _, law, coeffs, const = relation
+        beta = coeffs[hub]
+        builder.add(scaled_law(law, 1 / beta, _name(hub, self.path)), Kind.PDF, -const / beta)
+        self.multiplicity /= abs(beta)
+
+
+def _components(noises: set, groups: dict) -> list[set]:
+    parent = {n: n for n in noises}
+
+    def find(n):
+        while parent[n] != n:
+            parent[n] = parent[parent[n]]
+            n = parent[n]
+        return n
+
+    for members in groups:
+        first, *rest = members
+        for other in rest:
+            parent[find(other)] = find(first)
+    components: dict = {}
+    for n in noises:
+        components.setdefault(find(n), set()).add(n)
+    return [components[root] for root in sorted(components)]
+
+
+def path_term(path: Path, releases: list):
+    """The path's probability (density with releases) as a :class:`Term`; ``None`` when its
+    constraints cannot hold.  Raises :class:`TracingError` outside the class decided (module
+    docstring)."""
+    relations = _Relations(path, releases)
+    if not relations.feasible:
+        return None
+    groups = relations.by_noise_set()
+    for members in groups:
+        if len(members) > 2:
+            first, *others = sorted(members)
+            raise TracingError(f"{_name(first, path)} is compared with "
+                               f"{' and '.join(f'η{k + 1}' for k in others)} in one "
+                               f"comparison: not a one-dimensional integral")
+    term = _TermBuilder(path)
+    for law, point in relations.point_densities:
+        term.constants[law, Kind.PDF, point] += 1
+    noises = set().union(*groups) if groups else set()
+    for component in _components(noises, groups):
+        if len(component) == 1:
+            (noise,) = component
+            term.lone_noise(noise, groups.get(frozenset(component), []))
+            continue
+        links = [members for members in groups if len(members) == 2 and members <= component]
+        hubs = set.intersection(*(set(m) for m in links))
+        count = Counter(k for members, rels in groups.items() if members <= component
+                        for k in members for _ in rels)
+        if len(hubs) > 1:  # one link: the hub is the noise the other has its only relation with
+            hubs = {min(hubs, key=lambda k: (count[k] == 1 and count[next(iter(hubs - {k}))] > 1,
+                                             k))}
+        if not hubs:
+            degree = Counter(k for members in links for k in members)
+            centre = max(component, key=lambda k: (degree[k], -k))
+            u, v = next(sorted(m) for m in links if centre not in m)
+            middle = v if degree[v] > 1 else u
+            partners = sorted({k for m in links if middle in m for k in m} - {middle})
+            raise TracingError(f"{_name(middle, path)} is compared with "
+                               f"{' and '.join(f'η{k + 1}' for k in partners[:2])}: "
+                               f"not a one-dimensional integral")
+        (hub,) = hubs
+        leaves = {}
+        for leaf in sorted(component - {hub}):
+            own = groups.get(frozenset({leaf}), [])
+            link = groups[frozenset({leaf, hub})]
+            if own or len(link) > 1 or (link[0][0] == "interval"
+                                         and None not in (link[0][2], link[0][3])):
+                raise TracingError(f"{_name(leaf, path)} is bounded on both sides (against "
+                                   f"η{hub + 1} and constants): not a product of one-sided "
+                                   f"factors")
+            leaves[leaf] = link[0]
+        term.integral(hub, groups.get(frozenset({hub}), []), leaves)
+    multiplicity = term.multiplicity
+    if multiplicity.denominator == 1:
+        multiplicity = int(multiplicity)
+    return make_term(term.constants, term.integrals, multiplicity)
+
+
+# ----------------------------------------------------------------------------- outputs
+
+def output_entries(output) -> list:
+    """An output as a list of entries (``T``/``F`` as booleans, numbers as ``Fraction``); a
+    scalar is one entry."""
+    if isinstance(output, (str, Runs, list, tuple)):
+        return as_output(output).expand()
+    return as_output([output]).expand()
+
+
+def _releases(entries: tuple, tokens: list):
+    """The release equations ``(expression, value)`` if ``entries`` can equal ``tokens``,
+    else ``None``."""
+    if len(entries) != len(tokens):
+        return None
+    releases = []
+    for entry, token in zip(entries, tokens):
+        if isinstance(entry, Linear):
+            if isinstance(token, bool):
+                return None
+            releases.append((entry, token))
+        elif isinstance(entry, bool) != isinstance(token, bool) or entry != token:
+            return None
+    return releases
+
+
+def sum_of_terms(terms) -> tuple:
+    """Identical terms merged (their multiplicities added)."""
+    total: Counter = Counter()
+    for term in terms:
+        if term is not None:
+            total[term.constants, term.integrals] += term.multiplicity
+    return tuple(make_term(Counter({(c.law, c.kind, c.point): c.power for c in constants}),
+                           Counter(dict(integrals)), multiplicity)
+                 for (constants, integrals), multiplicity in total.items())
+
+
+def output_form(mech: Program, queries, output) -> IntegralForm:
+    """``Pr[program(queries) = output]`` (a density when it releases numbers) in the integral
+    form: the sum of the terms of every path that returns ``output``."""
+    tokens = output_entries(output)
+    paths = traced_paths(mech, queries)
+    matches = [(path, _releases(path.result, tokens)) for path in paths]
+    matches = [(path, releases) for path, releases in matches if releases is not None]
+    shapes = {len(releases) for _, releases in matches}
+    if len(shapes) > 1:
+        raise InputError(f"{mech.name}: the output {','.join(map(str, tokens))} is returned "
+                         f"with released numbers on some paths and as fixed numbers on others "
+                         f"(an atom inside a density)")
+    if not matches and not any(len(p.result) == len(tokens) for p in paths):
+        lengths = sorted({len(p.result) for p in paths})
+        raise InputError(f"not an output {mech.name} can produce: it returns "
+                         f"{' or '.join(map(str, lengths))} entries, got {len(tokens)}")
+    is_density = bool(shapes) and shapes != {0}
+    return IntegralForm(sum_of_terms(path_term(path, releases) for path, releases in matches),
+                        is_density)
+
+
+def outputs_with_forms(mech: Program, queries) -> dict:
+    """Every output of the program on ``queries`` → its integral form (discrete outputs only:
+    an :class:`InputError` when a path releases numbers)."""
+    grouped: dict = {}
+    for path in traced_paths(mech, queries):
+        if any(isinstance(entry, Linear) for entry in path.result):
+            raise InputError(f"{mech.name} releases numbers: its outputs cannot be enumerated")
+        key = tuple((isinstance(entry, bool), entry) for entry in path.result)  # ⊥ is not 0
+        grouped.setdefault(key, []).append(path_term(path, []))
+    return {tuple(entry for _, entry in key): IntegralForm(sum_of_terms(terms), False)
+            for key, terms in grouped.items()}
+
+
+@probability.register
+def _(mech: Program, queries, output, dps: int = 30, method: str = "auto"):
+    form = output_form(mech, queries, output)
+    return evaluate(form, dps, method, f"{mech.name}: {'density' if form.is_density else 'probability'}")

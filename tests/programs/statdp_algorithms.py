@@ -1,0 +1,110 @@
+"""StatDP's benchmark algorithms written as plain functions in StatDP's calling convention
+``f(prng, queries, epsilon, **kwargs)`` (Ding, Wang, Wang, Zhang & Kifer, "Detecting Violations
+of Differential Privacy", CCS 2018, Algorithms 9–15 and the noisy max variants of §6), returning
+the raw output vector (StatDP's post-processing is left to the events).  The test suite traces
+them and compares with the catalogue's ``statdp.*`` mechanisms.
+"""
+
+import numpy as np
+
+
+def svt(prng, queries, epsilon, N, T):
+    """Sparse Vector with cutoff N: ⊤/⊥ per query, stop after the N-th ⊤."""
+    out = []
+    noisy_threshold = T + prng.laplace(scale=2.0 / epsilon)
+    count = 0
+    for query in queries:
+        if query + prng.laplace(scale=4.0 * N / epsilon) >= noisy_threshold:
+            out.append(True)
+            count += 1
+            if count >= N:
+                break
+        else:
+            out.append(False)
+    return out
+
+
+def isvt1(prng, queries, epsilon, N, T):
+    """No noise on the queries, no cutoff."""
+    noisy_threshold = T + prng.laplace(scale=2.0 / epsilon)
+    return [query >= noisy_threshold for query in queries]
+
+
+def isvt2(prng, queries, epsilon, N, T):
+    """Query noise that does not scale with N, no cutoff."""
+    noisy_threshold = T + prng.laplace(scale=2.0 / epsilon)
+    out = []
+    for query in queries:
+        out.append(bool(query + prng.laplace(scale=2.0 / epsilon) >= noisy_threshold))
+    return out
+
+
+def isvt3(prng, queries, epsilon, N, T):
+    """Budget split ε/4 : 3ε/4, query noise not scaled with N, cutoff N."""
+    noisy_threshold = T + prng.laplace(scale=4.0 / epsilon)
+    out, count = [], 0
+    for query in queries:
+        if query + prng.laplace(scale=4.0 / (3.0 * epsilon)) > noisy_threshold:
+            out.append(True)
+            count += 1
+            if count >= N:
+                break
+        else:
+            out.append(False)
+    return out
+
+
+def isvt4(prng, queries, epsilon, N, T):
+    """Releases the noisy query instead of ⊤, cutoff N."""
+    noisy_threshold = T + prng.laplace(scale=2.0 / epsilon)
+    out, count = [], 0
+    for query in queries:
+        noisy_query = query + prng.laplace(scale=2.0 * N / epsilon)
+        if noisy_query > noisy_threshold:
+            out.append(noisy_query)
+            count += 1
+            if count >= N:
+                break
+        else:
+            out.append(False)
+    return out
+
+
+def noisy_max_v1a(prng, queries, epsilon):
+    """Index of the largest answer plus Lap(2/ε)."""
+    noisy = np.asarray(queries, dtype=np.float64) + prng.laplace(scale=2.0 / epsilon,
+                                                                 size=len(queries))
+    return noisy.argmax()
+
+
+def noisy_max_v1b(prng, queries, epsilon):
+    """The largest noisy value itself (Laplace noise)."""
+    noisy = np.asarray(queries, dtype=np.float64) + prng.laplace(scale=2.0 / epsilon,
+                                                                 size=len(queries))
+    return noisy.max()
+
+
+def noisy_max_v2a(prng, queries, epsilon):
+    """Index of the largest answer plus Exp(2/ε)."""
+    return np.argmax(np.asarray(queries, dtype=np.float64)
+                     + prng.exponential(scale=2.0 / epsilon, size=len(queries)))
+
+
+def noisy_max_v2b(prng, queries, epsilon):
+    """The largest noisy value itself (exponential noise)."""
+    return np.max(np.asarray(queries, dtype=np.float64)
+                  + prng.exponential(scale=2.0 / epsilon, size=len(queries)))
+
+
+def histogram(prng, queries, epsilon):
+    """The first bin plus Lap(1/ε)."""
+    noisy = np.asarray(queries, dtype=np.float64) + prng.laplace(scale=1.0 / epsilon,
+                                                                 size=len(queries))
+    return noisy[0]
+
+
+def histogram_eps(prng, queries, epsilon):
+    """The first bin plus Lap(ε): the scale inverted."""
+    noisy = np.asarray(queries, dtype=np.float64) + prng.laplace(scale=epsilon,
+                                                                 size=len(queries))
+    return noisy[0]
