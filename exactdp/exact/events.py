@@ -43,13 +43,15 @@ from ..mechanisms.description import Release, ThresholdMechanism
 from ..mechanisms.histogram import HistogramMechanism
 from ..mechanisms.noisy_max import NoisyMaxMechanism
 from ..mechanisms.sums import NoisySum
+from ..program.exact import event_form
+from ..program.model import Program
 from ..precision import Probability, check_dps, require_digits, to_mpf, unit_roundoff, working_dps
 from ..sampling.sampler import ABSENT, Samples
 from ..sequences import as_queries
 from .event_quadrature import integrate_hub
 from .loss import (MAX_ENUMERATED_QUERIES, PrivacyLoss, loss_from_probabilities,
                    neighbouring_pair, possible_outputs)
-from .probability import probability
+from .probability import evaluate, probability
 from .sum_events import sum_event_probability
 
 
@@ -320,3 +322,8 @@ def _(mech: NoisySum, queries, event: Event, dps: int):
             raise InputError(f"no exact engine for the event condition {name}{condition}")
         constraints[component.position] = condition
     return sum_event_probability(mech, queries, constraints, dps)
+
+
+@_rule.register
+def _(mech: Program, queries, event: Event, dps: int):
+    return evaluate(event_form(mech, queries, event), dps, "auto", f"{mech.name}: event {event}")

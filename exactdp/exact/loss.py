@@ -7,6 +7,7 @@ any neighbouring pair (Dwork & Roth, Def. 2.4).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import mpmath
@@ -133,6 +134,7 @@ def possible_outputs(mech: ThresholdMechanism, n: int):
     yield from extend([], 0)
 
 
+@functools.singledispatch
 def max_privacy_loss(mech, d1, d2, dps: int = 30,
                      allow_any_pair: bool = False) -> MaxPrivacyLoss:
     """The exact maximum of ``|ln(Pr[M(d1) = a] / Pr[M(d2) = a])|`` over every output ``a``.
@@ -140,7 +142,8 @@ def max_privacy_loss(mech, d1, d2, dps: int = 30,
     Every output is enumerated (up to :data:`MAX_ENUMERATED_QUERIES` queries) with the closed
     form; the maximiser is then recomputed with ``method="auto"`` (two independent methods).  The
     probabilities of all outputs must sum to 1 on both sides to ``dps - 5`` digits, or
-    :class:`~exactdp.errors.PrecisionError` is raised.
+    :class:`~exactdp.errors.PrecisionError` is raised.  A generic function on the mechanism's
+    type: programs register their own enumeration (``exactdp.program.exact``).
     """
     d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
     n = len(d1)

@@ -23,10 +23,16 @@ from __future__ import annotations
 from collections import Counter, OrderedDict
 from fractions import Fraction
 
-from ..errors import InputError
+import mpmath
+from mpmath import mpf
+
+from ..errors import InputError, MethodUnavailableError, PrecisionError
 from ..exact.integral_form import IntegralBuilder, IntegralForm, make_term
+from ..exact.loss import (MaxPrivacyLoss, loss_from_probabilities, max_privacy_loss,
+                          neighbouring_pair, privacy_loss)
 from ..exact.probability import evaluate, probability
 from ..noise import Kind, Laplace, NoiseLaw
+from ..events import Interval
 from ..sequences import Runs, as_output, as_queries
 from .model import Program
 from .tracing import PATH_LIMIT, Linear, Path, TracingError, linear_key, trace
@@ -350,6 +356,58 @@ def output_form(mech: Program, queries, output) -> IntegralForm:
                         is_density)
 
 
+def _with_interval(path: Path, expression: Linear, low, high) -> Path | None:
+    """``path`` with the extra constraint ``low < expression < high`` (``None`` ends infinite);
+    ``None`` when it contradicts the path's intervals."""
+    key, factor = linear_key(expression.coeffs)
+    low, high = [None if b is None else (b - expression.const) / factor for b in (low, high)]
+    if factor < 0:
+        low, high = high, low
+    intervals = dict(path.intervals)
+    old_low, old_high = intervals.get(key, (None, None))
+    low = old_low if low is None else low if old_low is None else max(low, old_low)
+    high = old_high if high is None else high if old_high is None else min(high, old_high)
+    if low is not None and high is not None and low >= high:
+        return None
+    intervals[key] = (low, high)
+    return Path(path.noises, intervals, path.result)
+
+
+def _event_path(path: Path, event) -> Path | None:
+    """``path`` restricted to the event (``None`` if the path's outputs are outside it).
+
+    A condition on an entry that is a released number (an expression) becomes a constraint on
+    the noises: an interval of the event grammar (``outJ in (a, b)``, ``outJ < x``...); ⊥ or a
+    single value has probability 0 there.  Conditions on fixed entries are decided exactly."""
+    symbolic = [isinstance(entry, Linear) for entry in path.result]
+    if not any(symbolic):
+        return path if event.contains(str(Runs.from_items(path.result))) else None
+    for name, condition in event.conditions:
+        component = event.view.component(name)
+        position = getattr(component, "position", None) or 0
+        if position >= len(path.result) or not isinstance(path.result[position], Linear):
+            if not hasattr(component, "position") and any(symbolic):
+                raise MethodUnavailableError(f"the event component {name} is not one entry of "
+                                             f"the output, which contains released numbers")
+            if not condition.contains(component.value(list(path.result))):
+                return None
+            continue
+        if not isinstance(condition, Interval):
+            return None  # a released number is never ⊥ and takes one value with probability 0
+        path = _with_interval(path, path.result[position], condition.low, condition.high)
+        if path is None:
+            return None
+    return path
+
+
+def event_form(mech: Program, queries, event) -> IntegralForm:
+    """``Pr[program(queries) ∈ event]`` in the integral form: the sum over every path of the
+    probability of its constraints and the event's conditions on its entries."""
+    paths = (_event_path(path, event) for path in traced_paths(mech, queries))
+    return IntegralForm(sum_of_terms(path_term(path, []) for path in paths if path is not None),
+                        False)
+
+
 def outputs_with_forms(mech: Program, queries) -> dict:
     """Every output of the program on ``queries`` → its integral form (discrete outputs only:
     an :class:`InputError` when a path releases numbers)."""
@@ -367,3 +425,40 @@ def outputs_with_forms(mech: Program, queries) -> dict:
 def _(mech: Program, queries, output, dps: int = 30, method: str = "auto"):
     form = output_form(mech, queries, output)
     return evaluate(form, dps, method, f"{mech.name}: {'density' if form.is_density else 'probability'}")
+
+
+def _quick(form: IntegralForm, dps: int):
+    """The closed form when every law has one (as the catalogue's enumeration), else ``auto``."""
+    try:
+        return evaluate(form, dps, "closed")
+    except MethodUnavailableError:
+        return evaluate(form, dps, "auto")
+
+
+@max_privacy_loss.register
+def _(mech: Program, d1, d2, dps: int = 30, allow_any_pair: bool = False) -> MaxPrivacyLoss:
+    """Every return value of the program on ``d1`` or ``d2`` (from the traced paths); each output
+    probability is evaluated once per side, the maximiser again with two independent methods
+    (``method="auto"``); the probabilities must sum to 1 to ``dps − 5`` digits."""
+    d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
+    sides = (outputs_with_forms(mech, d1), outputs_with_forms(mech, d2))
+    outputs = list(dict.fromkeys(list(sides[0]) + list(sides[1])))
+    empty = IntegralForm((), False)
+    best, best_key, totals = None, None, [mpf(0), mpf(0)]
+    with mpmath.workdps(dps + 20):
+        for output in outputs:
+            p1, p2 = (_quick(side.get(output, empty), dps) for side in sides)
+            totals[0] += p1.value
+            totals[1] += p2.value
+            if p1.is_zero and p2.is_zero:
+                continue
+            key = abs(loss_from_probabilities(p1, p2).log_ratio)
+            if best is None or key > best_key:
+                best, best_key = output, key
+        for side, total in enumerate(totals, start=1):
+            if abs(total - 1) > mpf(10) ** (5 - dps):
+                raise PrecisionError(f"probabilities of all outputs of {mech.name} under d{side} "
+                                     f"sum to {mpmath.nstr(total, dps)}, not 1")
+    best = Runs.from_items(best)
+    return MaxPrivacyLoss(best, privacy_loss(mech, d1, d2, best, dps, allow_any_pair=True),
+                          len(outputs), totals[0], totals[1])
