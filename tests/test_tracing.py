@@ -1,0 +1,215 @@
+"""The exact interpreter of programs: StatDP's algorithms written as plain functions
+(tests/programs/statdp_algorithms.py) and traced agree with the catalogue's ``statdp.*``
+descriptions to 25 digits; out-of-class programs are refused in one line."""
+
+import dataclasses
+import itertools
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import mpmath
+import numpy as np
+import pytest
+
+import exactdp
+from exactdp.cli import main
+from exactdp.errors import InputError
+from exactdp.events import Coordinate, View, parse_event
+from exactdp.exact.events import event_probability
+from exactdp.program import load_program, program
+from exactdp.program.exact import traced_paths
+from exactdp.sampling.inputs import STATDP_PATTERNS
+
+PROGRAMS = Path(__file__).parent / "programs" / "statdp_algorithms.py"
+EPS = Fraction(7, 10)
+T = Fraction(1, 2)
+DIGITS = 25
+
+
+def _inputs(n: int) -> list[list[int]]:
+    """Every distinct query vector of StatDP's Table 1 patterns on ``n`` queries."""
+    vectors = {tuple(make(n)) for _, first, second in STATDP_PATTERNS for make in (first, second)}
+    return [list(v) for v in sorted(vectors)]
+
+
+def _agree(a, b) -> bool:
+    """Both exact zeros, or equal to :data:`DIGITS` significant digits."""
+    if a.is_zero or b.is_zero:
+        return a.is_zero and b.is_zero
+    with mpmath.workdps(50):
+        return abs(a.value - b.value) <= mpmath.mpf(10) ** -DIGITS * abs(b.value)
+
+
+def _flags(n, cutoff):
+    """Every ⊤/⊥ output on ``n`` queries (stopping after ``cutoff`` ⊤ when given)."""
+    outputs = []
+    for bits in itertools.product((False, True), repeat=n):
+        if cutoff is not None:
+            tops = [i for i, b in enumerate(bits) if b]
+            if len(tops) >= cutoff and tops[cutoff - 1] < n - 1:
+                if any(bits[tops[cutoff - 1] + 1:]):
+                    continue
+                bits = bits[:tops[cutoff - 1] + 1]
+        outputs.append(",".join("T" if b else "F" for b in bits))
+    return list(dict.fromkeys(outputs))
+
+
+# (function, catalogue name, its parameters, outputs on n queries).  Outputs with released
+# numbers take a few values around and inside the mass (a density has no finite list).
+SVT_PARAMS = dict(epsilon=EPS, N=1, T=T)
+CASES = [
+    ("svt", "statdp.SVT", SVT_PARAMS, lambda n: _flags(n, 1)),
+    ("isvt1", "statdp.iSVT1", SVT_PARAMS, lambda n: _flags(n, None)),
+    ("isvt2", "statdp.iSVT2", SVT_PARAMS, lambda n: _flags(n, None)),
+    ("isvt3", "statdp.iSVT3", SVT_PARAMS, lambda n: _flags(n, 1)),
+    ("isvt4", "statdp.iSVT4", SVT_PARAMS,
+     lambda n: ["F," * k + v for k in (0, n // 2, n - 1) for v in ("-1.25", "0.5", "3")]
+     + [",".join("F" * n)]),
+    ("noisy_max_v1a", "statdp.noisy_max_v1a", dict(epsilon=EPS), lambda n: list(map(str, range(n)))),
+    ("noisy_max_v2a", "statdp.noisy_max_v2a", dict(epsilon=EPS), lambda n: list(map(str, range(n)))),
+    ("noisy_max_v1b", "statdp.noisy_max_v1b", dict(epsilon=EPS), lambda n: ["-1", "1.5", "4"]),
+    ("noisy_max_v2b", "statdp.noisy_max_v2b", dict(epsilon=EPS), lambda n: ["0.5", "2.25", "4"]),
+    ("histogram", "statdp.histogram", dict(epsilon=EPS), lambda n: ["-1", "1", "2.5"]),
+    ("histogram_eps", "statdp.histogram_eps", dict(epsilon=EPS), lambda n: ["-1", "1", "2.5"]),
+]
+
+
+def _catalogue_params(params: dict) -> dict:
+    renamed = {"eps" if k == "epsilon" else k: v for k, v in params.items()}
+    return renamed
+
+
+@pytest.mark.parametrize("n", [5, 10])
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_traced_statdp_algorithms_equal_the_catalogue(case, n):
+    function, name, params, outputs = case
+    traced = load_program(f"{PROGRAMS}:{function}", **params)
+    declared = exactdp.mechanism(name, **_catalogue_params(params))
+    all_outputs = outputs(n)
+    if len(all_outputs) > 40:  # 2^10 outputs without cutoff: every 32nd, both ends included
+        all_outputs = all_outputs[::32] + all_outputs[-1:]
+    for queries in _inputs(n):
+        for output in all_outputs:
+            ours = exactdp.probability(traced, queries, output, dps=30, method="closed")
+            theirs = exactdp.probability(declared, queries, output, dps=30, method="closed")
+            assert _agree(ours, theirs), (queries, output, ours.value, theirs.value)
+
+
+@pytest.mark.parametrize("function", ["svt", "isvt2", "noisy_max_v2a"])
+def test_traced_outputs_sum_to_one(function):
+    """Every path is found: the probabilities of all return values add up to 1."""
+    params = dict(epsilon=EPS) if function.startswith("noisy") else SVT_PARAMS
+    traced = load_program(f"{PROGRAMS}:{function}", **params)
+    result = exactdp.max_privacy_loss(traced, [1, 1, 1, 1, 1], [0, 2, 2, 2, 2])
+    assert abs(result.total1 - 1) < mpmath.mpf(10) ** -25
+    assert abs(result.total2 - 1) < mpmath.mpf(10) ** -25
+
+
+def test_max_privacy_loss_equals_the_catalogue():
+    traced = load_program(f"{PROGRAMS}:svt", **SVT_PARAMS)
+    declared = exactdp.mechanism("statdp.SVT", eps=EPS, N=1, T=T)
+    d1, d2 = [1, 1, 1, 1, 1], [0, 2, 2, 2, 2]
+    ours = exactdp.max_privacy_loss(traced, d1, d2)
+    theirs = exactdp.max_privacy_loss(declared, d1, d2)
+    assert str(ours.output) == str(theirs.output)
+    assert ours.outputs == theirs.outputs
+    with mpmath.workdps(50):
+        assert abs(ours.loss.log_ratio - theirs.loss.log_ratio) < mpmath.mpf(10) ** -25
+
+
+def test_event_on_a_released_number_equals_the_catalogue():
+    traced = load_program(f"{PROGRAMS}:noisy_max_v1b", epsilon=EPS)
+    declared = exactdp.mechanism("statdp.noisy_max_v1b", eps=EPS)
+    view = View((("out0", Coordinate()),), (("out0",),))
+    queries = [1, 1, 0, 2, 1]
+    for text in ("out0 < 1.5", "out0 in (0.5, 2)", "out0 > 3"):
+        ours = event_probability(traced, queries, parse_event(text, view), 30)
+        theirs = event_probability(declared, queries, text.replace("out0", "value"), 30)
+        assert _agree(ours, theirs)
+
+
+def test_numbers_reach_the_program_exactly():
+    """``2.0 / epsilon`` keeps every digit: the density of Lap(2/ε) at 0 is ε/4 exactly
+    (the Laplace density 1/(2b) at 0, b = 2/ε)."""
+    def release(prng, queries, epsilon):
+        return prng.laplace(scale=2.0 / epsilon)
+
+    p = exactdp.probability(program(release, epsilon="0.7"), [0], "0", dps=40)
+    with mpmath.workdps(60):
+        assert abs(p.value - mpmath.mpf(7) / 40) < mpmath.mpf(10) ** -39
+
+
+def test_binary_floats_are_what_the_program_asked_for():
+    """``np.float64(0.1)`` is the binary number, not one tenth: the density of q + Lap(1) at
+    one tenth is e^{−|0.1 − fl(0.1)|}/2 ≠ 1/2."""
+    def forced(prng, queries, epsilon):
+        return np.asarray(queries, dtype=np.float64)[0] + prng.laplace(scale=1)
+
+    p = exactdp.probability(program(forced, epsilon=1), ["0.1"], "0.1", dps=40)
+    gap = abs(Fraction(1, 10) - Fraction(0.1))
+    with mpmath.workdps(60):
+        expected = mpmath.exp(-mpmath.mpf(gap.numerator) / gap.denominator) / 2
+        assert abs(p.value - expected) < mpmath.mpf(10) ** -39 and p.value != mpmath.mpf(1) / 2
+
+
+# ----------------------------------------------------------------------------- refusals
+
+def compared_with_two(prng, queries, epsilon):
+    a, b, c = (prng.laplace(scale=1.0 / epsilon) for _ in range(3))
+    return a > b, a > c, b > c
+
+
+def noise_in_while(prng, queries, epsilon):
+    count = 0
+    while count < prng.laplace(scale=1.0 / epsilon):
+        count += 1
+    return count
+
+
+def numpy_exp(prng, queries, epsilon):
+    return np.exp(prng.laplace(scale=1.0 / epsilon, size=len(queries))).argmax()
+
+
+def gaussian(prng, queries, epsilon):
+    return queries[0] + prng.normal(scale=1.0 / epsilon)
+
+
+def product(prng, queries, epsilon):
+    return prng.laplace(scale=1.0) * prng.laplace(scale=1.0) > 0
+
+
+@pytest.mark.parametrize("function, message", [
+    (compared_with_two, r"η\d \(Lap\(10/7\), drawn at test_tracing\.py:\d+: .*\) is compared "
+                        r"with η\d and η\d: not a one-dimensional integral"),
+    (noise_in_while, r"cannot trace a noise in a while condition \(at test_tracing\.py:\d+: "
+                     r"while count < prng\.laplace"),
+    (numpy_exp, r"cannot trace numpy\.exp on noises \(at test_tracing\.py:\d+: return np\.exp"),
+    (gaussian, r"cannot trace prng\.normal .* \(at test_tracing\.py:\d+: return queries\[0\] \+ "
+               r"prng\.normal"),
+    (product, r"cannot trace a product of two noises \(at test_tracing\.py:\d+"),
+])
+def test_out_of_class_programs_are_refused_in_one_line(function, message):
+    mech = program(function, epsilon=EPS)
+    with pytest.raises(InputError, match=message) as error:
+        exactdp.probability(mech, [0, 1], "T,T,F" if function is compared_with_two else "1")
+    assert "\n" not in str(error.value)
+
+
+def test_path_limit():
+    traced = dataclasses.replace(load_program(f"{PROGRAMS}:isvt2", **SVT_PARAMS), path_limit=100)
+    with pytest.raises(InputError, match=r"more than 100 execution paths on 10 queries"):
+        traced_paths(traced, [1] * 10)
+
+
+def test_cli_loss_of_a_program(capsys):
+    code = main(["loss", f"{PROGRAMS}:svt", "--param", "epsilon=1", "--param", "N=1",
+                 "--param", "T=0.5", "--d1", "1,1,1,1,1", "--d2", "0,2,2,2,2",
+                 "--output", "F,F,T", "--json"])
+    out = capsys.readouterr().out
+    assert code == 0
+    declared = exactdp.mechanism("statdp.SVT", eps=1, N=1, T="0.5")
+    expected = exactdp.privacy_loss(declared, [1] * 5, [0, 2, 2, 2, 2], "F,F,T")
+    with mpmath.workdps(50):
+        value = mpmath.mpf(json.loads(out)["log_ratio"])
+        assert abs(value - expected.log_ratio) < mpmath.mpf(10) ** -25
