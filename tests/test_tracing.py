@@ -22,6 +22,7 @@ from exactdp.program.exact import traced_paths
 from exactdp.sampling.inputs import STATDP_PATTERNS
 
 PROGRAMS = Path(__file__).parent / "programs" / "statdp_algorithms.py"
+CHECKDP = Path(__file__).parent / "programs" / "checkdp_algorithms.py"
 EPS = Fraction(7, 10)
 T = Fraction(1, 2)
 DIGITS = 25
@@ -94,6 +95,37 @@ def test_traced_statdp_algorithms_equal_the_catalogue(case, n):
             ours = exactdp.probability(traced, queries, output, dps=30, method="closed")
             theirs = exactdp.probability(declared, queries, output, dps=30, method="closed")
             assert _agree(ours, theirs), (queries, output, ours.value, theirs.value)
+
+
+@pytest.mark.parametrize("function, name, event", [
+    ("svt_false_count", "statdp.SVT", "false_count"),
+    ("isvt3_hamming", "statdp.iSVT3", "hamming"),
+])
+def test_statdp_post_processing_equals_the_catalogue_events(function, name, event):
+    """StatDP's own return values (a count of ⊥, a Hamming distance) traced: each value's
+    probability is the catalogue's event probability on its StatDP view."""
+    traced = load_program(f"{PROGRAMS}:{function}", **SVT_PARAMS)
+    declared = exactdp.mechanism(name, eps=EPS, N=1, T=T)
+    for queries in _inputs(5)[:3]:
+        for k in range(6):
+            ours = exactdp.probability(traced, queries, str(k), dps=30, method="closed")
+            theirs = event_probability(declared, queries, f"{event}={k}", 30)
+            assert _agree(ours, theirs), (queries, k)
+
+
+@pytest.mark.parametrize("function", ["gap_svt", "num_svt"])
+@pytest.mark.parametrize("cutoff", [1, 2])
+def test_checkdp_numeric_svt_equal_the_catalogue(function, cutoff):
+    """Released gaps and fresh values: densities agree with the catalogue's gap_svt, num_svt."""
+    traced = load_program(f"{CHECKDP}:{function}", epsilon=EPS, N=cutoff, T=T)
+    declared = exactdp.mechanism(function, eps=EPS, N=cutoff, T=T)
+    outputs = ["F,0.5", "F,F,F,F", "1.25"] if cutoff == 1 else \
+        ["F,1.5,F,0.25", "1,2", "F,F,F,F", "F,F,0.75,F"]
+    for queries in ([1, 0, 2, 1], [1, 1, 1, 1]):
+        for output in outputs:
+            ours = exactdp.probability(traced, queries, output, dps=30)
+            theirs = exactdp.probability(declared, queries, output, dps=30)
+            assert _agree(ours, theirs), (queries, output)
 
 
 @pytest.mark.parametrize("function", ["svt", "isvt2", "noisy_max_v2a"])

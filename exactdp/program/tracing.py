@@ -51,17 +51,47 @@ class TracingError(InputError):
     """A program uses an operation the exact interpreter does not model."""
 
 
+#: co_filename → whether it is the user's code (not exactdp's interpreter, not numpy).
+_USER_FILES: dict = {}
+#: (co_filename, line) → whether the line is a ``while`` statement.
+_WHILE_LINES: dict = {}
+
+
+def _program_location() -> tuple[str, int]:
+    """``(file, line)`` of the innermost frame of the user's program."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        user = _USER_FILES.get(name)
+        if user is None:
+            user = _USER_FILES[name] = not os.path.abspath(name).startswith((_HERE, _NUMPY))
+        if user:
+            return name, frame.f_lineno
+        frame = frame.f_back
+    return "unknown file", 0
+
+
+def describe_location(location: tuple[str, int]) -> str:
+    """``file:line: source`` of a program location."""
+    name, line = location
+    source = linecache.getline(name, line).strip()
+    return f"{os.path.basename(name)}:{line}: {source}"
+
+
 def _program_line() -> str:
     """``file:line: source`` of the innermost frame of the user's program (outside exactdp's
     interpreter and numpy)."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        name = os.path.abspath(frame.f_code.co_filename)
-        if not name.startswith(_HERE) and not name.startswith(_NUMPY):
-            source = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
-            return f"{os.path.basename(name)}:{frame.f_lineno}: {source}"
-        frame = frame.f_back
-    return "unknown line"
+    return describe_location(_program_location())
+
+
+def _in_while_condition() -> bool:
+    """Whether the program's current line is a ``while`` statement."""
+    location = _program_location()
+    answer = _WHILE_LINES.get(location)
+    if answer is None:
+        answer = _WHILE_LINES[location] = \
+            linecache.getline(*location).lstrip().startswith("while ")
+    return answer
 
 
 def unsupported(what: str) -> TracingError:
@@ -74,18 +104,25 @@ def unsupported(what: str) -> TracingError:
 def as_fraction(value) -> Fraction | None:
     """The exact value of a concrete number (``None`` if ``value`` is not one); floats at their
     exact binary value."""
-    if isinstance(value, Exact):
-        return value.value
-    if isinstance(value, (bool, np.bool_)):
-        return Fraction(int(value))
-    if isinstance(value, Fraction):
+    kind = type(value)
+    if kind is Fraction:
         return value
-    if isinstance(value, (numbers.Integral, np.integer)):
+    if kind is Exact:
+        return value.value
+    if kind is int:
+        return Fraction(value)
+    if kind is Linear:
+        return None
+    if isinstance(value, (bool, np.bool_)):
         return Fraction(int(value))
     if isinstance(value, (float, np.floating)):
         if not np.isfinite(value):
             raise unsupported(f"the non-finite number {value}")
         return Fraction(float(value))
+    if isinstance(value, (numbers.Integral, np.integer)):
+        return Fraction(int(value))
+    if isinstance(value, Fraction):
+        return value
     return None
 
 
@@ -418,10 +455,15 @@ _PLAIN_FUNCTIONS = {np.concatenate, np.append, np.stack, np.hstack, np.vstack, n
 
 @dataclass(frozen=True)
 class Noise:
-    """One draw: its law and the program line that drew it."""
+    """One draw: its law and the program location ``(file, line)`` that drew it."""
 
     law: NoiseLaw
-    line: str
+    location: tuple
+
+    @property
+    def line(self) -> str:
+        """``file:line: source`` of the draw."""
+        return describe_location(self.location)
 
 
 def _scale(value, law_name: str) -> Fraction:
@@ -455,7 +497,7 @@ class SymbolicPRNG:
     def _draw(self, law_name: str, make_law, loc, scale, size):
         scale = _scale(scale, law_name)
         count = _size(size)
-        line = _program_line()
+        line = _program_location()
 
         def one():
             if scale == 0:
@@ -584,8 +626,7 @@ class Run:
         """The truth of ``difference > 0`` (``positive``) or ``< 0`` in this run."""
         if difference.is_constant:
             return difference.const > 0 if positive else difference.const < 0
-        line = _program_line()
-        if line.split(": ", 1)[-1].startswith("while "):
+        if _in_while_condition():
             raise unsupported("a noise in a while condition")
         key, factor = linear_key(difference.coeffs)
         bound = -difference.const / factor

@@ -5,6 +5,8 @@ the raw output vector (StatDP's post-processing is left to the events).  The tes
 them and compares with the catalogue's ``statdp.*`` mechanisms.
 """
 
+import itertools
+
 import numpy as np
 
 
@@ -108,3 +110,21 @@ def histogram_eps(prng, queries, epsilon):
     noisy = np.asarray(queries, dtype=np.float64) + prng.laplace(scale=epsilon,
                                                                  size=len(queries))
     return noisy[0]
+
+
+# StatDP's benchmark applies a post-processing to the SVT outputs before testing: the number of
+# ⊥ (SVT), the Hamming distance to ⊤ on the first ⌊n/2⌋ queries and ⊥ on the rest (iSVT1–3).
+
+def _hamming_to_half(out, n):
+    reference = [i < n // 2 for i in range(n)]
+    return sum(a != b for a, b in itertools.zip_longest(reference, out))
+
+
+def svt_false_count(prng, queries, epsilon, N, T):
+    """SVT followed by StatDP's post-processing: the number of ⊥."""
+    return svt(prng, queries, epsilon, N, T).count(False)
+
+
+def isvt3_hamming(prng, queries, epsilon, N, T):
+    """iSVT3 followed by StatDP's post-processing: the Hamming distance to the half pattern."""
+    return _hamming_to_half(isvt3(prng, queries, epsilon, N, T), len(queries))
