@@ -31,8 +31,9 @@ ADULT_RESOURCE = "adult_capital_loss.csv"
 #: Largest domain a histogram may have (the exact computation is O(domain · log domain) per
 #: threshold value, the simulation O(repetitions · domain)).
 MAX_DOMAIN = 10**6
-#: Largest number of tuples (part totals stay exact binary floats in the simulation).
-MAX_COUNT = 2**53
+#: Largest number of tuples (2·|P|·count stays within int64 for every part P, and part totals
+#: stay exact binary floats in the simulation).
+MAX_COUNT = 2**40
 
 
 @dataclass(frozen=True)

@@ -25,12 +25,14 @@ import mpmath
 import numpy as np
 from mpmath import mpf
 
-from ..errors import InputError
+from ..errors import InputError, PrecisionError
 from ..precision import GUARD_DIGITS, check_dps, require_digits, to_mpf, unit_roundoff, \
     working_dps
 from .datasets import Histogram
 from .reconstruction import SMALL_COUNT, Budget, DistinctCounts, splits
 
+#: Give up widening the summation ranges beyond this many digits of left-out mass.
+MAX_DIGITS = 4000
 #: Threshold values examined per numpy block (bounds the memory of :func:`partition_runs`).
 BLOCK = 512
 
@@ -108,10 +110,9 @@ def _threshold_ends(distinct: DistinctCounts, budget: Budget, width: int):
     return 2 * (min(width, distinct.span + theta) + theta + 2) * budget.epsilon1
 
 
-def window_width(budget: Budget, digits: int) -> int:
-    """Thresholds within this distance of θ carry all but ``10^-digits`` of the mass:
-    ``Pr[|ρ| > w] = e^{−ε1 w}``."""
-    return int(mpmath.ceil(digits * mpmath.log(10) / to_mpf(budget.epsilon1))) + 1
+def window_width(epsilon, digits: int) -> int:
+    """``w`` with ``Pr[|η| > w] = e^{−εw} < 10^-digits`` for ``η ~ Lap(1/ε)``."""
+    return int(mpmath.ceil(digits * mpmath.log(10) / to_mpf(epsilon))) + 1
 
 
 @dataclass(frozen=True)
@@ -171,39 +172,53 @@ def exact_accuracy(histogram: Histogram, budget: Budget, dps: int = 30,
         * budget.epsilon2
     digits = dps + GUARD_DIGITS
     while True:
-        width = window_width(budget, digits)
+        width = window_width(budget.epsilon1, digits)
         threshold_ends = _threshold_ends(distinct, budget, width)
         with mpmath.workdps(working_dps(dps, max(count_ends, threshold_ends, 1))):
-            result = _sum_runs(distinct, budget, width, count_law, by_count, dps,
+            result = _sum_runs(distinct, budget, digits, by_count, dps,
                                interval_error(to_mpf(threshold_ends), to_mpf(budget.epsilon1))
                                + interval_error(to_mpf(count_ends), to_mpf(budget.epsilon2)))
         if result is not None:
             return result
-        if width > distinct.span + abs(budget.threshold):
-            raise AssertionError("the full threshold range leaves no mass outside")
+        if digits > MAX_DIGITS:
+            raise PrecisionError(f"exact reconstruction accuracy: the terms left out stay above "
+                                 f"10^-{dps} of the result; ask for fewer digits (dps)")
         digits *= 2
 
 
-def _sum_runs(distinct, budget, width, count_law, by_count, dps, term_error):
-    """One evaluation over a window; None when the left-out mass is too big for ``dps``."""
+def _sum_runs(distinct, budget, digits, by_count, dps, term_error):
+    """One evaluation with the threshold window and the count-noise reach of ``digits``; None
+    when what they leave out is too big for ``dps``."""
     values, cells = distinct.values, distinct.cells
-    small = values <= SMALL_COUNT
-    runs = partition_runs(distinct, budget, width)
+    count_law, small = budget.count_noise, values <= SMALL_COUNT
+    runs = partition_runs(distinct, budget, window_width(budget.epsilon1, digits))
+    # A guess is right only when |η| reaches the distance from S_P/|P| to the cell's count
+    # (less |P|/2); values beyond ``reach`` are left out, each with mass at most e^{−reach·ε2}/2.
+    reach = window_width(budget.epsilon2, digits)
     cache: dict[tuple[int, int], tuple] = {}
 
+    rate = to_mpf(budget.epsilon2)
+
     def part(first: int, stop: int):
-        """(Σ_u Pr[right], Σ over small u, per-value Pr[right]) for distinct values
+        """(Σ_u Pr[right], Σ over small u, {value index: Pr[right]}) for the distinct values
         ``first..stop−1`` forming one part."""
         key = (first, stop)
         if key not in cache:
-            size = int(cells[first:stop].sum())
-            total = int((cells[first:stop] * values[first:stop]).sum())
-            right = [count_law.interval(to_mpf(size * (2 * int(c) - 1) - 2 * total) / 2,
-                                        to_mpf(size * (2 * int(c) + 1) - 2 * total) / 2)
-                     for c in values[first:stop]]
-            weighted = [int(n) * p for n, p in zip(cells[first:stop], right)]
-            cache[key] = (mpmath.fsum(weighted),
-                          mpmath.fsum(w for w, s in zip(weighted, small[first:stop]) if s), right)
+            counts, multiplicity = values[first:stop], cells[first:stop]
+            size, total = int(multiplicity.sum()), int(multiplicity @ counts)
+            twice_low = 2 * size * counts - size - 2 * total     # 2·(|P|(c − ½) − S_P)
+            near = np.flatnonzero((twice_low <= 2 * reach) & (twice_low + 2 * size >= -2 * reach))
+            # An interval of width |P| on one side of 0 has mass ½e^{−dist/b}(1 − e^{−|P|/b}).
+            one_side = -mpmath.expm1(-size * rate) / 2
+            right = {}
+            for j in near.tolist():
+                low, high = int(twice_low[j]), int(twice_low[j]) + 2 * size
+                right[first + j] = (one_side * mpmath.exp(-low * rate / 2) if low >= 0 else
+                                    one_side * mpmath.exp(high * rate / 2) if high <= 0 else
+                                    count_law.interval(to_mpf(low) / 2, to_mpf(high) / 2))
+            weighted = [(int(cells[j]) * p, small[j]) for j, p in right.items()]
+            cache[key] = (mpmath.fsum(w for w, _ in weighted),
+                          mpmath.fsum(w for w, is_small in weighted if is_small), right)
         return cache[key]
 
     right_all, right_small = [], []
@@ -214,20 +229,22 @@ def _sum_runs(distinct, budget, width, count_law, by_count, dps, term_error):
         right_all.append(run.probability * mpmath.fsum(p[0] for p in parts))
         right_small.append(run.probability * mpmath.fsum(p[1] for p in parts))
         if by_count:
-            for a, p in zip(bounds[:-1], parts):
-                for offset, q in enumerate(p[2]):
-                    per_value[int(a) + offset] += run.probability * q
+            for p in parts:
+                for j, q in p[2].items():
+                    per_value[j] += run.probability * q
     # Every term is a product of two Laplace intervals (relative error term_error each) summed
     # in sums of at most |T| and len(runs) positive terms (relative error (count)·u each).
     relative = term_error + (2 * values.size + len(runs.runs) + 8) * unit_roundoff()
-    outside = runs.outside
+    # Left out, per cell: the threshold mass outside the window (at most 1 each) and the right
+    # guesses beyond reach (at most e^{−reach·ε2}/2 per cell and threshold run).
+    left_out = runs.outside + mpmath.exp(-reach * to_mpf(budget.epsilon2)) / 2
 
     def exact(total, weight) -> ExactValue | None:
-        """``total/weight`` plus half the left-out mass, with its error bound; None when the
-        left-out mass keeps it from ``dps`` digits."""
-        value = total / weight + outside / 2
-        error = value * relative + outside / 2
-        if outside and error > value * mpf(10) ** -dps:
+        """``total/weight`` plus half of what was left out, with its error bound; None when
+        what was left out keeps it from ``dps`` digits."""
+        value = total / weight + left_out / 2
+        error = value * relative + left_out / 2
+        if error > value * mpf(10) ** -dps:
             return None
         require_digits(error / value, dps, "exact reconstruction accuracy")
         return ExactValue(+value, +error)
@@ -275,7 +292,7 @@ def theorem_5_12_probability(histogram: Histogram, budget: Budget, last: int | N
     needed = min(last + 1, values.size - 1)
     digits = dps + GUARD_DIGITS
     while True:
-        width = window_width(budget, digits)
+        width = window_width(budget.epsilon1, digits)
         ends = _threshold_ends(distinct, budget, width)
         with mpmath.workdps(working_dps(dps, max(ends, 1))):
             runs = partition_runs(distinct, budget, width)
