@@ -9,18 +9,14 @@ import sys
 
 import mpmath
 
-from ..attacks import (DEFAULT_DELTA, Budget, Histogram, exact_accuracy, parse_dataset,
-                       simulate, theorem_5_12_probability)
+from ..attacks import DEFAULT_DELTA, parse_dataset
+from ..attacks.report import PAPER_ADULT, report
 from ..checks import check_positive, check_seed
 from ..errors import InputError
-from ..formatting import format_supported, format_value
-from ..sequences import format_number, to_fraction
-from .common import add_json_argument, error_digits
+from ..formatting import format_value
+from ..sequences import to_fraction
+from .common import add_json_argument
 
-#: Chen & Machanavajjhala, arXiv:1508.07306, Tables 1–3, the Adult row (means of 10 repetitions).
-PAPER_ADULT = {"domain": 4096, "scale": 17665, "k": 15, "small_cells": 4062,
-               "accuracy": {"1": "0.994", "0.5": "0.991", "0.1": "0.981"},
-               "accuracy_small": {"1": "0.999", "0.5": "0.997", "0.1": "0.992"}}
 #: Significant digits of the exact figures in the text tables (JSON carries all of them).
 TABLE_DIGITS = 8
 
@@ -34,43 +30,6 @@ def parse_budgets(text: str) -> list:
     if len(set(budgets)) != len(budgets):
         raise InputError(f"--eps lists a value twice, got {text!r}")
     return budgets
-
-
-def _exact(figure, dps: int) -> tuple[str, str]:
-    return format_supported(figure.value, figure.error, dps), error_digits(figure.error)
-
-
-def record(histogram: Histogram, epsilon, delta, repetitions: int, seed: int, dps: int) -> dict:
-    """The JSON object of one budget: Table 1's columns, exact and simulated accuracies
-    (Tables 2 and 3), and Theorem 5.12's exact probability against its bound 1 − δ."""
-    budget = Budget.algorithm_4(epsilon, delta)
-    exact = exact_accuracy(histogram, budget, dps)
-    simulated = simulate(histogram, budget, repetitions, seed)
-    theorem = Budget.algorithm_3(epsilon, delta)
-    last = histogram.support_k - 2 * theorem.threshold
-    probability = theorem_5_12_probability(histogram, theorem, dps=dps) if last >= 0 else None
-    out = {"dataset": histogram.name, "domain": histogram.domain, "scale": histogram.scale,
-           "k": histogram.support_k, "small_cells": histogram.small_cells(),
-           "eps": format_number(epsilon), "eps1": format_number(budget.epsilon1),
-           "eps2": format_number(budget.epsilon2), "delta": format_number(delta),
-           "threshold": budget.threshold}
-    out["exact_accuracy"], out["exact_accuracy_error"] = _exact(exact.accuracy, dps)
-    if exact.accuracy_small is None:
-        out["exact_accuracy_small"] = out["exact_accuracy_small_error"] = None
-    else:
-        out["exact_accuracy_small"], out["exact_accuracy_small_error"] = \
-            _exact(exact.accuracy_small, dps)
-    small = simulated.accuracy_small
-    out |= {"simulated_accuracy": float(simulated.accuracy.mean()),
-            "simulated_accuracy_small": None if exact.accuracy_small is None
-            else float(small.mean()),
-            "repetitions": simulated.repetitions, "seed": seed,
-            "theorem_5_12_alpha": theorem.threshold, "theorem_5_12_m": last if last >= 0 else None,
-            "theorem_5_12_probability": None, "theorem_5_12_error": None,
-            "theorem_5_12_bound": format_number(1 - delta)}
-    if probability is not None:
-        out["theorem_5_12_probability"], out["theorem_5_12_error"] = _exact(probability, dps)
-    return out
 
 
 def _row(label: str, cells: list[str], width: int = 14) -> str:
@@ -145,7 +104,7 @@ def run_reconstruct(args: argparse.Namespace) -> int:
         raise InputError(f"--delta must be strictly between 0 and 1, got {args.delta}")
     repetitions = check_positive("--repetitions", args.repetitions)
     seed = check_seed(args.seed)
-    records = [record(histogram, epsilon, delta, repetitions, seed, args.dps)
+    records = [report(histogram, epsilon, delta, repetitions, seed, args.dps)
                for epsilon in budgets]
     if args.json:
         json.dump(records, sys.stdout)
