@@ -47,8 +47,8 @@ def report(histogram: Histogram, epsilon, delta, repetitions: int, seed: int, dp
     probability = theorem_5_12_probability(histogram, theorem, dps=dps) if last >= 0 else None
     out = {"dataset": histogram.name, "domain": histogram.domain, "scale": histogram.scale,
            "k": histogram.support_k, "small_cells": histogram.small_cells(),
-           "eps": format_number(epsilon), "eps1": format_number(budget.epsilon1),
-           "eps2": format_number(budget.epsilon2), "delta": format_number(delta),
+           "eps": format_number(budget.epsilon), "eps1": format_number(budget.epsilon1),
+           "eps2": format_number(budget.epsilon2), "delta": format_number(budget.delta),
            "threshold": budget.threshold}
     out["exact_accuracy"], out["exact_accuracy_error"] = _exact(exact.accuracy, dps)
     if exact.accuracy_small is None:
@@ -66,7 +66,7 @@ def report(histogram: Histogram, epsilon, delta, repetitions: int, seed: int, dp
             "repetitions": simulated.repetitions, "seed": seed,
             "theorem_5_12_alpha": theorem.threshold, "theorem_5_12_m": last if last >= 0 else None,
             "theorem_5_12_probability": None, "theorem_5_12_error": None,
-            "theorem_5_12_bound": format_number(1 - delta)}
+            "theorem_5_12_bound": format_number(1 - budget.delta)}
     if probability is not None:
         out["theorem_5_12_probability"], out["theorem_5_12_error"] = _exact(probability, dps)
     return out
