@@ -12,7 +12,7 @@ Laplace interval.  So the expected fraction of cells guessed right is the finite
 over the runs of consecutive ``t`` that give the same partition: every ``t > span`` (and every
 ``t ≤ −span``) puts all cells in one part and forms one run; between them only ``t`` within a
 window around θ are enumerated, the window wide enough that the Laplace mass outside it is below
-``10^{-(dps + 15)}``.  That mass enters the error bound (the accuracy lies in [0, 1]), and the
+``10^{-(dps + 3)}``.  That mass enters the error bound (the accuracy lies in [0, 1]), and the
 window is widened until the bound meets the digits asked for.  The mathematics and the error
 bound are in ``docs/reconstruction.md``.
 """
@@ -26,11 +26,14 @@ import numpy as np
 from mpmath import mpf
 
 from ..errors import InputError, PrecisionError
-from ..precision import GUARD_DIGITS, check_dps, require_digits, to_mpf, unit_roundoff, \
+from ..precision import check_dps, require_digits, to_mpf, unit_roundoff, \
     working_dps
 from .datasets import Histogram
 from .reconstruction import SMALL_COUNT, Budget, DistinctCounts, splits
 
+#: What the summation ranges leave out starts at 10^-(dps + LEFT_OUT_GUARD) (absolute), so that
+#: with rounding it stays below 10^-dps of any result above 10^-2.
+LEFT_OUT_GUARD = 3
 #: Give up widening the summation ranges beyond this many digits of left-out mass.
 MAX_DIGITS = 4000
 #: Threshold values examined per numpy block (bounds the memory of :func:`partition_runs`).
@@ -103,11 +106,10 @@ def interval_error(ends_over_scale: mpf, width_over_scale: mpf) -> mpf:
     return (4 * ends_over_scale + 16) * unit_roundoff() / min(mpf(1), width_over_scale)
 
 
-def _threshold_ends(distinct: DistinctCounts, budget: Budget, width: int):
+def _threshold_ends(distinct: DistinctCounts, budget: Budget):
     """A bound on ``|lo| + |hi|`` (in units of the scale) of every threshold interval
-    ``(t − 1 − θ, t − θ]`` that :func:`partition_runs` evaluates."""
-    theta = abs(budget.threshold)
-    return 2 * (min(width, distinct.span + theta) + theta + 2) * budget.epsilon1
+    ``(t − 1 − θ, t − θ]`` that :func:`partition_runs` evaluates (``|t| ≤ span + 1``)."""
+    return 2 * (distinct.span + abs(budget.threshold) + 2) * budget.epsilon1
 
 
 def window_width(epsilon, digits: int) -> int:
@@ -170,10 +172,9 @@ def exact_accuracy(histogram: Histogram, budget: Budget, dps: int = 30,
     # The largest interval end in units of a scale bounds the rounding error of every term.
     count_ends = 2 * (histogram.domain * (int(values[-1]) + 1) + histogram.scale) \
         * budget.epsilon2
-    digits = dps + GUARD_DIGITS
+    digits = dps + LEFT_OUT_GUARD
     while True:
-        width = window_width(budget.epsilon1, digits)
-        threshold_ends = _threshold_ends(distinct, budget, width)
+        threshold_ends = _threshold_ends(distinct, budget)
         with mpmath.workdps(working_dps(dps, max(count_ends, threshold_ends, 1))):
             result = _sum_runs(distinct, budget, digits, by_count, dps,
                                interval_error(to_mpf(threshold_ends), to_mpf(budget.epsilon1))
@@ -290,12 +291,11 @@ def theorem_5_12_probability(histogram: Histogram, budget: Budget, last: int | N
     if not present:
         return ExactValue(mpf(0), mpf(0))     # some S_i (i ≤ m) is empty: P_i = S_i is impossible
     needed = min(last + 1, values.size - 1)
-    digits = dps + GUARD_DIGITS
+    digits = dps + LEFT_OUT_GUARD
     while True:
-        width = window_width(budget.epsilon1, digits)
-        ends = _threshold_ends(distinct, budget, width)
+        ends = _threshold_ends(distinct, budget)
         with mpmath.workdps(working_dps(dps, max(ends, 1))):
-            runs = partition_runs(distinct, budget, width)
+            runs = partition_runs(distinct, budget, window_width(budget.epsilon1, digits))
             held = [run.probability for run in runs.runs if bool(np.all(run.split[:needed]))]
             total = mpmath.fsum(held) + runs.outside / 2
             relative = (interval_error(to_mpf(ends), to_mpf(budget.epsilon1))
