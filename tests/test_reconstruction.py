@@ -279,3 +279,29 @@ def test_text_output_shows_the_papers_tables(capsys):
     for phrase in ("Table 1", "Table 2", "Table 3", "17665", "0.994", "0.999", "δ = 0.05",
                    "Theorem 5.12"):
         assert phrase in out
+
+
+# ------------------------------------------------------------------ the reproduce claim
+
+def test_chenm_reconstruction_claim(tmp_path):
+    from exactdp.claims import CONFIRMED, get_claim
+    from exactdp.claims.plots import draw
+    from exactdp.claims.reproduce import to_markdown
+
+    from .claims_cache import result
+
+    claim = result("chenm-reconstruction")
+    assert claim.verdict == CONFIRMED
+    adult_points = [p for p in claim.points if p["series"] == "Adult"]
+    assert [p["eps"] for p in adult_points] == ["1", "0.5", "0.1"]
+    # The paper's Table 2 and 3 rows for Adult, beside exactdp's numbers.
+    assert [p["paper_accuracy_small"] for p in adult_points] == ["0.999", "0.997", "0.992"]
+    exact = exact_accuracy(adult(), Budget.algorithm_4("0.1"), dps=20)
+    assert abs(float(adult_points[2]["exact_accuracy"]) - float(exact.accuracy.value)) < 1e-15
+    assert all(float(p["exact_accuracy_small"]) > 0.95 for p in adult_points)
+    markdown = to_markdown([(get_claim("chenm-reconstruction"), claim)])
+    assert "| series | eps | exact_accuracy |" in markdown
+    first, second = tmp_path / "a.png", tmp_path / "b.png"
+    draw(claim.figure, first)
+    draw(claim.figure, second)
+    assert first.read_bytes() == second.read_bytes()
