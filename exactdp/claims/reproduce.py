@@ -1,8 +1,9 @@
 """Run the claims and write ``DIR/<id>.png``, ``DIR/claims.json`` and ``DIR/claims.md``.
 
 ``claims.json`` is a list of objects ``{id, source, claim, family, verdict, detail, closed_forms,
-points}``; every point has ``size`` (int) and ``log_ratio`` (decimal string, ``"inf"`` allowed).
-``claims.md`` is the same content as readable tables.
+points}``; every point of a privacy-loss claim has ``size`` (int) and ``log_ratio`` (decimal
+string, ``"inf"`` allowed); the points of other claims (the reconstruction attack's accuracies)
+have their own fields, all of them strings.  ``claims.md`` is the same content as readable tables.
 
 The files are written into a temporary directory next to (or inside) ``DIR`` and moved into
 ``DIR`` only once all of them exist, with SIGINT held back while they move: an interrupted or
@@ -121,8 +122,21 @@ def _short(text: str) -> str:
     return f"{float(text):.{SUMMARY_DIGITS}g}"
 
 
+#: The columns of a privacy-loss claim's points in ``claims.md``.
+LOSS_COLUMNS = ("series", "size", "log_ratio", "p1", "p2")
+LOSS_HEADERS = ("series", "size", "ln ratio", "Pr[M(D)=a]", "Pr[M(D′)=a]")
+
+
+def is_loss(points: Sequence[dict]) -> bool:
+    """True when ``points`` are privacy losses (``size`` and ``log_ratio`` fields)."""
+    return all("log_ratio" in point for point in points)
+
+
 def summary(points: Sequence[dict]) -> str:
-    """First and last ln ratio of every series: ``label: t=1 → 0.7367, t=1e6 → 899661``."""
+    """First and last ln ratio of every series: ``label: t=1 → 0.7367, t=1e6 → 899661`` ("—" for
+    a claim whose points are not privacy losses; its deciding number says it all)."""
+    if not is_loss(points):
+        return "—"
     series: dict[str, list[dict]] = {}
     for point in points:
         series.setdefault(point["series"], []).append(point)
@@ -152,9 +166,10 @@ def to_markdown(results: Sequence[tuple[Claim, ClaimResult]]) -> str:
         lines += ["", f"## {claim.id}", "", f"*{claim.source}.*  {claim.statement}.", "",
                   f"Family: `{claim.family}`", "", f"**{result.verdict}**: {result.detail}.", ""]
         lines += [f"- {what}: ${expr}$" for what, expr in result.closed_forms]
+        columns = LOSS_COLUMNS if is_loss(result.points) else tuple(result.points[0])
+        headers = LOSS_HEADERS if is_loss(result.points) else columns
         lines += ["", f"![{claim.id}]({claim.id}.png)", "",
-                  "| series | size | ln ratio | Pr[M(D)=a] | Pr[M(D′)=a] |",
-                  "|---|---|---|---|---|"]
-        lines += [f"| {_cell(point['series'])} | {point['size']} | {point['log_ratio']} | "
-                  f"{point['p1']} | {point['p2']} |" for point in result.points]
+                  "| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+        lines += ["| " + " | ".join(_cell(str(point[key])) for key in columns) + " |"
+                  for point in result.points]
     return "\n".join(lines) + "\n"

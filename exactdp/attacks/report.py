@@ -1,0 +1,74 @@
+"""One budget's figures for Chen & Machanavajjhala's Tables 1–3 (arXiv:1508.07306, §5), shared by
+``exactdp reconstruct`` and ``exactdp reproduce``: exact and simulated accuracies, Table 1's
+columns and Theorem 5.12's exact probability against its bound ``1 − δ``."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..formatting import format_supported, format_value
+from ..sequences import format_number
+from .datasets import Histogram
+from .exact_accuracy import exact_accuracy, theorem_5_12_probability
+from .reconstruction import Budget, simulate
+
+#: Chen & Machanavajjhala, arXiv:1508.07306, Tables 1–3: the Adult row (accuracies are means of
+#: 10 repetitions).
+PAPER_ADULT = {"domain": 4096, "scale": 17665, "k": 15, "small_cells": 4062,
+               "accuracy": {"1": "0.994", "0.5": "0.991", "0.1": "0.981"},
+               "accuracy_small": {"1": "0.999", "0.5": "0.997", "0.1": "0.992"}}
+#: Normal quantile of the simulated means' 95% intervals.
+Z95 = 1.959963984540054
+
+
+def _exact(figure, dps: int) -> tuple[str, str]:
+    """The value to the digits its error supports, and the error to 3 digits."""
+    return format_supported(figure.value, figure.error, dps), format_value(figure.error, 3)
+
+
+def half_width(sample: np.ndarray) -> float | None:
+    """Half the width of the normal 95% interval of the mean of ``sample`` (None for one
+    value)."""
+    if sample.size < 2:
+        return None
+    return Z95 * float(np.std(sample, ddof=1)) / math.sqrt(sample.size)
+
+
+def report(histogram: Histogram, epsilon, delta, repetitions: int, seed: int, dps: int) -> dict:
+    """The JSON object of one budget: Table 1's columns, exact and simulated accuracies
+    (Tables 2 and 3), and Theorem 5.12's exact probability against its bound 1 − δ."""
+    budget = Budget.algorithm_4(epsilon, delta)
+    exact = exact_accuracy(histogram, budget, dps)
+    simulated = simulate(histogram, budget, repetitions, seed)
+    theorem = Budget.algorithm_3(epsilon, delta)
+    last = histogram.support_k - 2 * theorem.threshold
+    probability = theorem_5_12_probability(histogram, theorem, dps=dps) if last >= 0 else None
+    out = {"dataset": histogram.name, "domain": histogram.domain, "scale": histogram.scale,
+           "k": histogram.support_k, "small_cells": histogram.small_cells(),
+           "eps": format_number(budget.epsilon), "eps1": format_number(budget.epsilon1),
+           "eps2": format_number(budget.epsilon2), "delta": format_number(budget.delta),
+           "threshold": budget.threshold}
+    out["exact_accuracy"], out["exact_accuracy_error"] = _exact(exact.accuracy, dps)
+    if exact.accuracy_small is None:
+        out["exact_accuracy_small"] = out["exact_accuracy_small_error"] = None
+    else:
+        out["exact_accuracy_small"], out["exact_accuracy_small_error"] = \
+            _exact(exact.accuracy_small, dps)
+    small = simulated.accuracy_small
+    out |= {"simulated_accuracy": float(simulated.accuracy.mean()),
+            "simulated_accuracy_halfwidth": half_width(simulated.accuracy),
+            "simulated_accuracy_small": None if exact.accuracy_small is None
+            else float(small.mean()),
+            "simulated_accuracy_small_halfwidth": None if exact.accuracy_small is None
+            else half_width(small),
+            "repetitions": simulated.repetitions, "seed": seed,
+            "theorem_5_12_alpha": theorem.threshold, "theorem_5_12_m": last if last >= 0 else None,
+            "theorem_5_12_probability": None, "theorem_5_12_error": None,
+            "theorem_5_12_bound": format_number(1 - budget.delta)}
+    if probability is not None:
+        out["theorem_5_12_probability"], out["theorem_5_12_error"] = _exact(probability, dps)
+    return out
+
+
