@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -66,7 +67,9 @@ class Category(Index):
     def value(self, output) -> int | None:
         """The entry of one output as an integer (``None`` when absent or not an integer)."""
         entry = _entry(output, self.position)
-        return int(entry) if isinstance(entry, (bool, int)) else None
+        whole = isinstance(entry, (bool, int)) or (isinstance(entry, Fraction)
+                                                  and entry.denominator == 1)
+        return int(entry) if whole else None
 
     def column(self, samples: ProgramSamples) -> np.ndarray:
         """The entry of every run (−1 when absent or not an integer)."""
