@@ -13,6 +13,7 @@ from exactdp.errors import InputError
 from exactdp.events import Equals, Interval, IsBottom, parse_event, search_space, view_of
 from exactdp.program import load_program, program
 from exactdp.program.outputs import Category, Number, NumberOrBottom, program_view
+from exactdp.program.sampling import INTEGER
 from exactdp.sampling.tester import detect
 
 #: StatDP's algorithms as its users write them (Ding, Wang, Wang, Zhang & Kifer, CCS 2018,
@@ -209,3 +210,29 @@ def test_exact_loss_beside_the_verdict_or_why_not(algorithms, capsys):
     out = capsys.readouterr().out
     assert code == 0 and "exact loss: not available: " in out
     assert math.isfinite(result.p_value)
+
+
+def test_scalar_outputs_are_recorded_as_the_function_returns_them(algorithms):
+    # one conversion for scalar outputs: the values and kinds of the per-run path
+    mech = algorithms("SVT", epsilon=1, N=1, T=1)
+    drawn = _pilot(mech, [1] * 6, runs=500, seed=5)
+    rng = np.random.default_rng(5)
+    expected = [mech.func(rng, [1.0] * 6, epsilon=1.0, N=1, T=1) for _ in range(500)]
+    assert drawn.values[:, 0].tolist() == expected and (drawn.kinds == INTEGER).all()
+
+
+def test_exact_event_loss_of_a_program_equals_the_catalogues():
+    # needs the exact interpreter of programs (exactdp.program.exact)
+    pytest.importorskip("exactdp.program.exact")
+    from exactdp.exact.events import event_privacy_loss
+
+    source = textwrap.dedent(ALGORITHMS)
+    namespace: dict = {}
+    exec(compile(source, "statdp_algorithms", "exec"), namespace)
+    mech = program(namespace["SVT"], epsilon="0.7", N=1, T=1)
+    result, = detect(mech, [0.3], d1=[1] * 5, d2=[2, 2, 0, 0, 0], runs=5000, select_runs=2000)
+    (_, condition), = result.event.conditions
+    # StatDP's SVT returns the number of ⊥: the catalogue's event false_count = k
+    expected = event_privacy_loss(exactdp.mechanism("statdp.SVT", eps="0.7", N=1, T=1), [1] * 5,
+                                  [2, 2, 0, 0, 0], f"false_count={condition.value}", dps=12)
+    assert result.exact_event_eps == pytest.approx(float(expected.log_ratio), rel=1e-9)

@@ -70,7 +70,7 @@ def entries(output) -> list:
         if output.ndim > 1:
             raise InputError(f"a program must return a scalar, a tuple, a list or a 1-D array, "
                              f"got an array of shape {output.shape}")
-        return output.tolist()
+        return output.tolist() if output.ndim else [output.item()]
     if isinstance(output, (tuple, list)):
         return list(output)
     return [output]
@@ -108,19 +108,38 @@ def user_error(exc: BaseException, func, what: str) -> InputError:
     return InputError(f"{what} raised {type(exc).__name__}: {exc}{where}")
 
 
+#: numpy dtype kinds of scalar outputs recorded at once (:func:`_scalars`).
+_SCALAR_KINDS = {"b": BOOLEAN, "i": INTEGER, "u": INTEGER, "f": NUMBER}
+
+
+def _scalars(outputs: list) -> ProgramSamples | None:
+    """The outputs as one column when every one is a boolean, integer or float scalar of one
+    numpy kind (one conversion instead of one per run); ``None`` otherwise."""
+    if not outputs or isinstance(outputs[0], (tuple, list, np.ndarray)):
+        return None
+    try:
+        column = np.array(outputs)
+    except (ValueError, OverflowError):
+        return None
+    kind = _SCALAR_KINDS.get(column.dtype.kind)
+    if column.ndim != 1 or kind is None:
+        return None
+    return ProgramSamples(column.astype(float)[:, None],
+                          np.full((len(outputs), 1), kind, dtype=np.int8))
+
+
 @sample.register
 def _(mech: Program, queries, runs: int, rng: np.random.Generator) -> ProgramSamples:
     answers = [float(q) for q in query_array(queries)]
     kwargs = float_arguments(mech)
-    rows = []
     try:
-        for _ in range(runs):
-            rows.append([_encode(entry) for entry in entries(mech.func(rng, list(answers),
-                                                                       **kwargs))])
-    except InputError:
-        raise
+        outputs = [mech.func(rng, list(answers), **kwargs) for _ in range(runs)]
     except Exception as exc:  # the user's code: reported in one line, never a traceback
         raise user_error(exc, mech.func, f"{mech.name} on {answers}") from None
+    scalars = _scalars(outputs)
+    if scalars is not None:
+        return scalars
+    rows = [[_encode(entry) for entry in entries(output)] for output in outputs]
     width = max((len(row) for row in rows), default=0)
     values = np.full((runs, width), np.nan)
     kinds = np.full((runs, width), ABSENT, dtype=np.int8)
