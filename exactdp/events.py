@@ -489,8 +489,9 @@ def count_events(view: View, events: list[Event], samples) -> np.ndarray:
     def count(event):
         (name, condition), *rest = event.conditions
         if not rest and isinstance(condition, Equals):
-            if name not in tallies:
-                tallies[name] = np.bincount(column(name))
+            if name not in tallies:  # −1: a program's entry that is absent or not an integer
+                values = column(name)
+                tallies[name] = np.bincount(values[values >= 0])
             return int(tallies[name][condition.value]) if condition.value < tallies[name].size \
                 else 0
         return np.count_nonzero(functools.reduce(

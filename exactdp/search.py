@@ -44,7 +44,7 @@ from .errors import InputError
 from .exact.events import event_privacy_loss
 from .precision import to_mpf
 from .exact.loss import (MAX_ENUMERATED_QUERIES, PrivacyLoss, loss_from_probabilities,
-                         possible_outputs, privacy_loss)
+                         max_privacy_loss, possible_outputs, privacy_loss)
 from .exact.probability import probability
 from .exact.sums import noiseless_output
 from .formatting import format_value
@@ -53,6 +53,7 @@ from .mechanisms.description import Release, ThresholdMechanism
 from .mechanisms.histogram import HistogramMechanism
 from .mechanisms.noisy_max import NoisyMaxMechanism
 from .mechanisms.sums import NoisySum
+from .program.model import Program
 from .sampling.inputs import input_patterns
 from .progress import Progress
 from .checks import check_positive, check_seed
@@ -327,6 +328,14 @@ def _(mech: NoisySum, d1: Runs, d2: Runs, dps: int) -> Witness:
     """
     output = Runs.from_items(noiseless_output(mech, d1))
     return Witness(d1, d2, output, privacy_loss(mech, d1, d2, output, dps, allow_any_pair=True))
+
+
+@worst_output.register
+def _(mech: Program, d1: Runs, d2: Runs, dps: int) -> Witness:
+    """Every return value of the program on ``d1`` and ``d2``, from its traced paths
+    (``max_privacy_loss``; a program that releases numbers is refused there in one line)."""
+    result = max_privacy_loss(mech, d1, d2, dps, allow_any_pair=True)
+    return Witness(d1, d2, result.output, result.loss)
 
 
 @functools.singledispatch

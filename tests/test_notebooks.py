@@ -17,8 +17,9 @@ def _jupyter_paths(monkeypatch):
     monkeypatch.setenv("JUPYTER_PLATFORM_DIRS", "1")
 
 
-def test_both_notebooks_exist():
-    assert [path.name for path in NOTEBOOKS] == ["chen_machanavajjhala.ipynb", "lyu_svt.ipynb"]
+def test_the_notebooks_exist():
+    assert [path.name for path in NOTEBOOKS] == ["chen_machanavajjhala.ipynb", "lyu_svt.ipynb",
+                                                 "your_own_svt.ipynb"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)

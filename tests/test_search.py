@@ -16,7 +16,7 @@ import pytest
 import exactdp
 from exactdp.cli import main
 from exactdp.errors import InputError
-from exactdp.sampling.inputs import STATDP_PATTERNS
+from exactdp.sampling.inputs import HALF_HALF_VERSIONS, STATDP_PATTERNS
 from exactdp.search import SearchResult, Witness, input_space, search
 from exactdp.sequences import as_output, as_queries
 
@@ -27,7 +27,10 @@ def test_patterns_reproduce_statdp_table_1_at_length_5():
     table = {name: (first(5), second(5)) for name, first, second in STATDP_PATTERNS}
     assert table["one above"] == ([1] * 5, [2, 1, 1, 1, 1])
     assert table["one below rest above"] == ([1] * 5, [0, 2, 2, 2, 2])
-    assert table["half half"] == ([1] * 5, [0, 0, 2, 2, 2])
+    # "half half" follows StatDP's code (generate_databases: 2^⌊n/2⌋ 0^⌈n/2⌉); the table
+    # prints [0, 0, 0, 2, 2]
+    assert table["half half"] == ([1] * 5, [2, 2, 0, 0, 0])
+    assert HALF_HALF_VERSIONS["paper table"](5) == [0, 0, 0, 2, 2]
     assert table["x shape"] == ([1, 1, 0, 0, 0], [0, 0, 1, 1, 1])
 
 

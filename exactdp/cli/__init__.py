@@ -25,7 +25,7 @@ from .common import EPILOG
 COMMANDS = {"list": "exact_commands", "prob": "exact_commands", "loss": "exact_commands",
             "maxloss": "exact_commands", "reproduce": "reproduce_command",
             "pvalue": "tester_commands", "crosscheck": "tester_commands",
-            "test": "tester_commands", "search": "search_command",
+            "test": "tester_commands", "search": "search_command", "sweep": "sweep_command",
             "reconstruct": "reconstruct_command"}
 
 

@@ -69,10 +69,14 @@ def parse_params(pairs: list[str]) -> dict[str, str]:
 def build_mechanism(args: argparse.Namespace):
     """The mechanism named on the command line (a catalogue name, or a program as
     ``FILE.py:FUNCTION`` / ``package.module:FUNCTION``), with its ``--param`` values."""
-    params = parse_params(args.param)
-    if is_program_spec(args.mechanism):
-        return load_program(args.mechanism, **params)
-    return entry(args.mechanism).make(**params)
+    return make_mechanism(args.mechanism, parse_params(args.param))
+
+
+def make_mechanism(name: str, params: dict[str, str]):
+    """The catalogue mechanism or program ``name`` with the parameters ``params``."""
+    if is_program_spec(name):
+        return load_program(name, **params)
+    return entry(name).make(**params)
 
 
 def error_digits(error) -> str:

@@ -10,8 +10,10 @@ import numpy as np
 from ..formatting import format_value
 from ..checks import check_seed
 from ..sampling.hypothesis import MAX_SAMPLES, STATDP_SAMPLES, p_value
-from ..sampling.tester import (MAX_RUNS, MAX_TEST_EPS, SELECT_RUNS, TEST_RUNS, crosscheck,
-                               detect, json_number, parse_eps_list)
+from ..sampling.inputs import LENGTHS
+from ..sampling.tester import (MAX_RUNS, MAX_TEST_EPS, NEIGHBOUR_NOTIONS, SELECT_RUNS, TEST_RUNS,
+                               check_event_log, check_lengths, crosscheck, detect, json_number,
+                               parse_eps_list, write_event_log)
 from ..sequences import format_number
 from .common import (add_any_pair_argument, add_json_argument, add_mechanism_arguments,
                      build_mechanism, emit)
@@ -38,7 +40,8 @@ def run_crosscheck(args: argparse.Namespace) -> int:
     """``exactdp crosscheck``: sampled counts of one event against its exact probabilities."""
     mech = build_mechanism(args)
     check = crosscheck(mech, args.d1, args.d2, args.event, runs=args.runs, seed=args.seed,
-                       jobs=args.jobs, progress=True, allow_any_pair=args.any_pair)
+                       jobs=args.jobs, progress=True, allow_any_pair=args.any_pair,
+                       lengths=check_lengths(args.lengths), neighbours=args.neighbours)
     emit(args, {
         "d1": _queries(check.d1), "d2": _queries(check.d2), "event": str(check.event),
         "p1": format_value(check.exact.p1.value, 12), "p2": format_value(check.exact.p2.value, 12),
@@ -53,9 +56,14 @@ def run_crosscheck(args: argparse.Namespace) -> int:
 def run_test(args: argparse.Namespace) -> int:
     """``exactdp test``: StatDP's detector, each verdict beside the event's exact loss."""
     mech = build_mechanism(args)
+    log_path = None if args.log_events is None else check_event_log(args.log_events)
+    event_log = [] if log_path is not None else None
     results = detect(mech, parse_eps_list(args.test_eps), args.d1, args.d2, runs=args.runs,
                      select_runs=args.select_runs, seed=args.seed, jobs=args.jobs, progress=True,
-                     allow_any_pair=args.any_pair)
+                     allow_any_pair=args.any_pair, lengths=check_lengths(args.lengths),
+                     neighbours=args.neighbours, reselect=args.reselect, event_log=event_log)
+    if log_path is not None:
+        write_event_log(log_path, event_log)
     records = [result.record() for result in results]
     if args.json:
         print(json.dumps(records))
@@ -68,6 +76,11 @@ def run_test(args: argparse.Namespace) -> int:
         shown = "n/a" if exact is None else exact if isinstance(exact, str) else f"{exact:.4f}"
         print(f"  {r['test_eps']:>7g}  {r['p_value']:>10.3g}  {shown:>9}  {r['event']}  "
               f"[{r['d1']} | {r['d2']}]")
+    for reason in dict.fromkeys(r["exact_unavailable"] for r in records
+                                if "exact_unavailable" in r):
+        print(f"  exact loss: not available: {reason}")
+    if log_path is not None:
+        print(f"  counts and p-values of {len(event_log):,} candidate events: {log_path}")
     return 0
 
 
@@ -77,6 +90,12 @@ def _add_tester_arguments(parser: argparse.ArgumentParser, runs: int) -> None:
                         "input patterns, lengths 5 and 10)")
     parser.add_argument("--d2", metavar="Q", help="query answers on D2")
     add_any_pair_argument(parser)
+    parser.add_argument("--lengths", default=",".join(map(str, LENGTHS)), metavar="N,N",
+                        help="lengths of StatDP's input patterns (default "
+                        f"{','.join(map(str, LENGTHS))})")
+    parser.add_argument("--neighbours", choices=NEIGHBOUR_NOTIONS, default="all",
+                        help="StatDP's neighbour notion: every query may move by the "
+                        "sensitivity (all, default) or one query only (one)")
     parser.add_argument("--runs", type=int, default=runs, help=f"runs per input (default {runs}, "
                         f"at most {MAX_RUNS:,}); progress is reported on stderr")
     parser.add_argument("--seed", type=int, default=0, help="seed of every draw (default 0)")
@@ -115,5 +134,9 @@ def register(subparsers) -> None:
     test.add_argument("--select-runs", type=int, default=SELECT_RUNS,
                       help=f"runs per input for the event selection (default {SELECT_RUNS}, at "
                       f"most {MAX_RUNS:,})")
+    test.add_argument("--reselect", action="store_true", help="a fresh selection batch for "
+                      "every test ε, as StatDP's paper (default: one batch serves every ε)")
+    test.add_argument("--log-events", metavar="FILE", help="write the selection counts and "
+                      "p-value of every candidate event (FILE.json or FILE.csv)")
     test.set_defaults(run=run_test)
 

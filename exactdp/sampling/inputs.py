@@ -2,7 +2,8 @@
 
 D1 is all ones; D2 moves one query up or down ("one above", "one below") — the only patterns for
 histogram-style mechanisms where neighbours differ in one query — or every query ("one above rest
-below", "one below rest above", "half half", "all above", "all below"), plus the "X shape" pair
+below", "one below rest above", "half half" — ``2^⌊n/2⌋ 0^⌈n/2⌉`` as in StatDP's code, see
+:data:`HALF_HALF_VERSIONS` —, "all above", "all below"), plus the "X shape" pair
 (``1^⌊n/2⌋ 0^⌈n/2⌉`` vs ``0^⌊n/2⌋ 1^⌈n/2⌉``).  Lengths 5 and 10 (StatDP's ``num_input``).  Every
 entry is multiplied by the mechanism's sensitivity Δ, so neighbours differ by at most Δ.
 """
@@ -16,6 +17,15 @@ from ..sequences import Runs
 
 #: StatDP's default input lengths.
 LENGTHS = (5, 10)
+#: D2 of the "half half" pattern in its three published versions (D1 is all ones): StatDP's code
+#: (``generate_databases``: ``2^⌊n/2⌋ 0^⌈n/2⌉``, the default, so that results compare with
+#: StatDP's), the paper's Table 1 (``[0, 0, 0, 2, 2]`` for n = 5: ``0^⌈n/2⌉ 2^⌊n/2⌋``) and the
+#: version exactdp used before following StatDP's code (``0^⌊n/2⌋ 2^⌈n/2⌉``).
+HALF_HALF_VERSIONS = {
+    "statdp code": lambda n: [2] * (n // 2) + [0] * (n - n // 2),
+    "paper table": lambda n: [0] * (n - n // 2) + [2] * (n // 2),
+    "exactdp before": lambda n: [0] * (n // 2) + [2] * (n - n // 2),
+}
 #: Ding et al. (CCS 2018), Table 1, as ``(name, D1, D2)`` builders on a length ``n``, values in
 #: units of Δ.
 STATDP_PATTERNS = (
@@ -23,7 +33,7 @@ STATDP_PATTERNS = (
     ("one below", lambda n: [1] * n, lambda n: [0] + [1] * (n - 1)),
     ("one above rest below", lambda n: [1] * n, lambda n: [2] + [0] * (n - 1)),
     ("one below rest above", lambda n: [1] * n, lambda n: [0] + [2] * (n - 1)),
-    ("half half", lambda n: [1] * n, lambda n: [0] * (n // 2) + [2] * (n - n // 2)),
+    ("half half", lambda n: [1] * n, HALF_HALF_VERSIONS["statdp code"]),
     ("all above", lambda n: [1] * n, lambda n: [2] * n),
     ("all below", lambda n: [1] * n, lambda n: [0] * n),
     ("x shape", lambda n: [1] * (n // 2) + [0] * (n - n // 2),

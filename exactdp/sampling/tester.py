@@ -15,9 +15,14 @@ For each test ε:
    the smaller, should reject iff ε < |exact_event_eps|.
 
 Departures from StatDP, none of which changes what is tested: the selection counts do not depend
-on ε, so one selection batch serves every test ε (StatDP draws one per ε); the test batch of an
-input pair is shared by every event selected on it; and the p-value is the exact expectation over
-the thinning (no Monte-Carlo noise).
+on ε, so one selection batch serves every test ε (StatDP draws one per ε, and so does
+``reselect=True``); the test batch of an input pair is shared by every event selected on it; and
+the p-value is the exact expectation over the thinning (no Monte-Carlo noise).
+
+Programs (``exactdp.program``) are run by their own function (``exactdp.program.sampling``); their
+events follow the return type, read from the pilot runs (``exactdp.program.outputs``).  When the
+exact interpreter cannot handle a program or event, the verdict is still given and
+:attr:`ExactEvent.unavailable` says why there is no exact loss beside it.
 
 Reproducibility: the runs of (phase, pair, side, chunk) use the seed
 ``SeedSequence(seed, spawn_key=(phase, pair, side, chunk))`` — the child seed
@@ -28,9 +33,13 @@ memory.
 
 from __future__ import annotations
 
+import csv
+import dataclasses
 import functools
+import json
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from scipy import stats
@@ -41,9 +50,12 @@ from ..progress import Progress
 from ..sequences import format_number
 from ..checks import check_positive, check_seed
 from ..events import Event, View, count_events, parse_event, search_space, view_of
+from ..mechanisms.base import Neighbours
+from ..program.model import Program
+from ..program.outputs import program_view
 from ..workers import parallel_map
 from .hypothesis import check_counts, p_value
-from .inputs import candidate_inputs, check_pair
+from .inputs import LENGTHS, candidate_inputs, check_pair
 from .sampler import sample
 
 #: StatDP's defaults (Ding et al. §5; ``detect_counterexample``).
@@ -59,8 +71,13 @@ MAX_RUNS = 100_000_000
 MAX_TEST_EPS = 1000
 #: Runs per side of the pilot that places the grids of numeric events.
 PILOT_RUNS = 10_000
-#: Seed phases.
-SELECTION, TEST, PILOT = 0, 1, 2
+#: Seed phases; with ``reselect`` the selection for the k-th test ε is phase
+#: ``FIRST_RESELECTION + k``.
+SELECTION, TEST, PILOT, FIRST_RESELECTION = 0, 1, 2, 100
+#: Longest input accepted in ``lengths``.
+MAX_INPUT_LENGTH = 1000
+#: The neighbour notions of ``neighbours`` (StatDP's ``ALL_DIFFER`` and ``ONE_DIFFER``).
+NEIGHBOUR_NOTIONS = ("all", "one")
 #: Confidence of the binomial intervals of :func:`crosscheck`.
 CONFIDENCE = 0.999
 #: Significant digits of the exact event probabilities.
@@ -131,25 +148,55 @@ def check_runs(name: str, value: object) -> int:
     return value
 
 
-def _pairs(mech, d1, d2, allow_any_pair: bool) -> list[tuple[tuple, tuple]]:
+def _pairs(mech, d1, d2, allow_any_pair: bool, lengths=LENGTHS) -> list[tuple[tuple, tuple]]:
     if (d1 is None) != (d2 is None):
         raise InputError("give both d1 and d2, or neither (then StatDP's input patterns are used)")
     if d1 is None:
-        return candidate_inputs(mech)
+        return candidate_inputs(mech, check_lengths(lengths))
     return [check_pair(mech, d1, d2, allow_any_pair)]
+
+
+def check_lengths(lengths) -> tuple[int, ...]:
+    """``lengths`` (a sequence, or text such as ``"5,10"``) as distinct positive integers of at
+    most :data:`MAX_INPUT_LENGTH`."""
+    if isinstance(lengths, str):
+        try:
+            lengths = [int(part) for part in lengths.split(",")]
+        except ValueError:
+            raise InputError(f"lengths must be a list of whole numbers like 5,10, got "
+                             f"{lengths!r}") from None
+    checked = tuple(dict.fromkeys(check_positive("input length", n) for n in lengths))
+    if not checked or max(checked) > MAX_INPUT_LENGTH:
+        raise InputError(f"lengths must be 1 to {MAX_INPUT_LENGTH} queries, got {list(lengths)}")
+    return checked
+
+
+def with_neighbours(mech, notion: str):
+    """``mech`` under StatDP's neighbour notion: ``"all"`` (every query may move; the
+    mechanism's own relation, which may be narrower, still applies) or ``"one"`` (one query
+    moves: only the "one above"/"one below" patterns, and ``d1``, ``d2`` must differ in one
+    query)."""
+    if notion not in NEIGHBOUR_NOTIONS:
+        raise InputError(f"neighbours must be 'all' or 'one', got {notion!r}")
+    if notion == "one" and mech.neighbours is not Neighbours.ONE_DIFFER:
+        return dataclasses.replace(mech, neighbours=Neighbours.ONE_DIFFER)
+    return mech
 
 
 def _candidates(mech, pairs, runner: _Runner, event: str | None) -> list[Candidate]:
     """Views and search spaces (or the one given event) of every pair."""
     candidates = []
     for index, (d1, d2) in enumerate(pairs):
-        view = view_of(mech, list(d1))
-        if event is not None:
-            events = (parse_event(event, view),)
-        else:
+        pilots = None
+        if event is None or isinstance(mech, Program):
             pilots = [sample(mech, list(queries), PILOT_RUNS, np.random.default_rng(
                 np.random.SeedSequence(runner.seed, spawn_key=(PILOT, index, side))))
                 for side, queries in enumerate((d1, d2))]
+        # a program's events follow its return type, read from the pilot runs
+        view = program_view(pilots) if isinstance(mech, Program) else view_of(mech, list(d1))
+        if event is not None:
+            events = (parse_event(event, view),)
+        else:
             events = tuple(search_space(view, pilots))
         candidates.append(Candidate(d1, d2, view, events))
     return candidates
@@ -159,29 +206,79 @@ def _oriented_p_value(c1: int, c2: int, runs: int, eps: float) -> float:
     return p_value(max(c1, c2), min(c1, c2), runs, eps)
 
 
-def _select(candidates, counts, runs: int, eps: float) -> tuple[int, int]:
-    """(pair, event) with the lowest p-value among those passing the filter (the first of all
-    candidates when none passes, as StatDP's ``argmin`` over ``inf``)."""
-    best, best_p = (0, 0), math.inf
+def _scores(candidates, counts, runs: int, eps: float) -> list[tuple]:
+    """``(pair, event index, c1, c2, p-value)`` of every candidate event; the p-value is
+    ``None`` for an event the filter skips."""
+    scores = []
     threshold = FILTER * runs * math.exp(eps)
     for pair, candidate in enumerate(candidates):
         c1s, c2s = counts[pair]
         for index in range(len(candidate.events)):
             c1, c2 = int(c1s[index]), int(c2s[index])
-            if c1 + c2 < threshold:
-                continue
-            p = _oriented_p_value(c1, c2, runs, eps)
-            if p < best_p:
-                best, best_p = (pair, index), p
+            p = None if c1 + c2 < threshold else _oriented_p_value(c1, c2, runs, eps)
+            scores.append((pair, index, c1, c2, p))
+    return scores
+
+
+def _select(scores: list[tuple]) -> tuple[int, int]:
+    """(pair, event) with the lowest p-value among those passing the filter (the first of all
+    candidates when none passes, as StatDP's ``argmin`` over ``inf``)."""
+    best, best_p = (0, 0), math.inf
+    for pair, index, _, _, p in scores:
+        if p is not None and p < best_p:
+            best, best_p = (pair, index), p
     return best
+
+
+def _log_rows(candidates, scores, eps: float, chosen: tuple[int, int]) -> list[dict]:
+    """The rows of the event log (:func:`write_event_log`) for one test ε."""
+    return [{"test_eps": eps,
+             "d1": ",".join(format_number(v) for v in candidates[pair].d1),
+             "d2": ",".join(format_number(v) for v in candidates[pair].d2),
+             "event": str(candidates[pair].events[index]), "c1": c1, "c2": c2,
+             "p_value": p, "selected": (pair, index) == chosen}
+            for pair, index, c1, c2, p in scores]
+
+
+#: Columns of the event log, in order.
+EVENT_LOG_FIELDS = ("test_eps", "d1", "d2", "event", "c1", "c2", "p_value", "selected")
+
+
+def check_event_log(path) -> Path:
+    """``path`` as a :class:`~pathlib.Path` if it ends in ``.json`` or ``.csv`` and its folder
+    exists."""
+    path = Path(path)
+    if path.suffix.lower() not in {".json", ".csv"}:
+        raise InputError(f"the event log must be a .json or .csv file, got {str(path)!r}")
+    if not path.parent.is_dir():
+        raise InputError(f"the folder of the event log does not exist: {str(path.parent)!r}")
+    return path
+
+
+def write_event_log(path, rows: list[dict]) -> None:
+    """Write the selection's counts and p-values: a JSON list of objects, or CSV with the
+    header :data:`EVENT_LOG_FIELDS`, by the file's suffix (an empty p-value / ``null``: the
+    event was skipped by the filter ``c1 + c2 < 0.001 · n · e^ε``)."""
+    path = check_event_log(path)
+    with open(path, "w", newline="") as stream:
+        if path.suffix.lower() == ".json":
+            json.dump(rows, stream, indent=1)
+            stream.write("\n")
+        else:
+            writer = csv.DictWriter(stream, EVENT_LOG_FIELDS)
+            writer.writeheader()
+            writer.writerows({**row, "p_value": "" if row["p_value"] is None else
+                              repr(row["p_value"])} for row in rows)
 
 
 @dataclass(frozen=True)
 class ExactEvent:
-    """``Pr[M(D1) ∈ E]``, ``Pr[M(D2) ∈ E]`` (``None`` when the engine cannot compute them)."""
+    """``Pr[M(D1) ∈ E]``, ``Pr[M(D2) ∈ E]`` (``None`` when the engine cannot compute them, and
+    ``unavailable`` says why)."""
 
     p1: object
     p2: object
+    unavailable: str | None = None
 
     def loss(self):
         """``ln P1 − ln P2``; ``None`` without exact values or when both are 0."""
@@ -201,8 +298,9 @@ def exact_event(mech, candidate: Candidate, event: Event, dps: int = EXACT_DPS) 
     try:
         return ExactEvent(*(event_probability(mech, list(queries), event, dps)
                             for queries in (candidate.d1, candidate.d2)))
-    except MethodUnavailableError:
-        return ExactEvent(None, None)
+    except (MethodUnavailableError, InputError) as exc:
+        # e.g. a program outside the class the exact interpreter decides
+        return ExactEvent(None, None, str(exc))
 
 
 @dataclass(frozen=True)
@@ -249,7 +347,9 @@ class TestResult:
                 "d1": ",".join(format_number(v) for v in self.d1),
                 "d2": ",".join(format_number(v) for v in self.d2),
                 "event": str(self.event), "c1": self.c1, "c2": self.c2,
-                "exact_event_eps": json_number(self.exact_event_eps)}
+                "exact_event_eps": json_number(self.exact_event_eps),
+                **({"exact_unavailable": self.exact.unavailable} if self.exact.unavailable
+                   else {})}
 
 
 def json_number(value: float | None):
@@ -295,7 +395,9 @@ def parse_eps_list(text: str) -> list[float]:
 
 def detect(mech, test_eps, d1=None, d2=None, runs: int = TEST_RUNS,
            select_runs: int = SELECT_RUNS, seed: int = 0, jobs: int = 1,
-           progress: bool | None = False, allow_any_pair: bool = False) -> list[TestResult]:
+           progress: bool | None = False, allow_any_pair: bool = False,
+           lengths=LENGTHS, neighbours: str = "all", reselect: bool = False,
+           event_log: list | None = None) -> list[TestResult]:
     """StatDP's ``detect_counterexample``: one :class:`TestResult` per test ε.
 
     Parameters
@@ -315,15 +417,34 @@ def detect(mech, test_eps, d1=None, d2=None, runs: int = TEST_RUNS,
         :class:`~exactdp.progress.Progress` does.
     allow_any_pair : bool
         Do not require ``d1`` and ``d2`` to be neighbours.
+    lengths : sequence of int
+        Lengths of StatDP's input patterns (default 5 and 10).
+    neighbours : {"all", "one"}
+        StatDP's neighbour notion (:func:`with_neighbours`).
+    reselect : bool
+        Draw a fresh selection batch for every test ε, as the paper does (default: one batch
+        serves every ε; its counts do not depend on ε).
+    event_log : list, optional
+        Receives one dict per (test ε, pair, candidate event) with the selection counts and
+        p-value (:func:`write_event_log` writes it to a file).
     """
     runs, select_runs = check_runs("runs", runs), check_runs("select_runs", select_runs)
+    mech = with_neighbours(mech, neighbours)
     runner = _Runner(mech, check_seed(seed), check_positive("jobs", jobs), progress)
     test_eps = [check_counts(0, 0, 1, eps)[3] for eps in test_eps]
     _check_budget_count(len(test_eps), "the list given")
-    candidates = _candidates(mech, _pairs(mech, d1, d2, allow_any_pair), runner, None)
-    selection = runner.counts(SELECTION, [(k, c, c.events) for k, c in enumerate(candidates)],
-                              select_runs, "selecting events")
-    chosen = [_select(candidates, selection, select_runs, eps) for eps in test_eps]
+    candidates = _candidates(mech, _pairs(mech, d1, d2, allow_any_pair, lengths), runner, None)
+    work = [(k, c, c.events) for k, c in enumerate(candidates)]
+    chosen = []
+    for k, eps in enumerate(test_eps):
+        if k == 0 or reselect:
+            selection = runner.counts(FIRST_RESELECTION + k if reselect else SELECTION, work,
+                                      select_runs, f"selecting events (test ε = {eps:g})"
+                                      if reselect else "selecting events")
+        scores = _scores(candidates, selection, select_runs, eps)
+        chosen.append(_select(scores))
+        if event_log is not None:
+            event_log.extend(_log_rows(candidates, scores, eps, chosen[-1]))
     per_pair: dict = {}
     for pair, index in chosen:
         per_pair.setdefault(pair, [])
@@ -387,21 +508,24 @@ def _binomial_interval(runs: int, p) -> tuple[int, int]:
 
 def crosscheck(mech, d1=None, d2=None, event: str | None = None, runs: int = SELECT_RUNS,
                seed: int = 0, jobs: int = 1, progress: bool | None = False,
-               dps: int = EXACT_DPS, allow_any_pair: bool = False) -> CrossCheck:
+               dps: int = EXACT_DPS, allow_any_pair: bool = False, lengths=LENGTHS,
+               neighbours: str = "all") -> CrossCheck:
     """Count one event on fresh runs and compare with its exact probabilities.
 
     Without ``event``, (D1, D2, E) is selected as by :func:`detect` at the mechanism's claimed ε
     (1 if it claims none), on ``runs`` selection runs, among ``d1, d2`` or StatDP's patterns
-    (which need not be neighbours with ``allow_any_pair``).
+    (which need not be neighbours with ``allow_any_pair``); ``lengths`` and ``neighbours`` as
+    for :func:`detect`.
     """
     runs = check_runs("runs", runs)
+    mech = with_neighbours(mech, neighbours)
     runner = _Runner(mech, check_seed(seed), check_positive("jobs", jobs), progress)
-    candidates = _candidates(mech, _pairs(mech, d1, d2, allow_any_pair), runner, event)
+    candidates = _candidates(mech, _pairs(mech, d1, d2, allow_any_pair, lengths), runner, event)
     if event is None:
         eps = float(mech.claimed_eps) if mech.claimed_eps is not None else 1.0
         selection = runner.counts(SELECTION, [(k, c, c.events) for k, c in enumerate(candidates)],
                                   runs, "selecting an event")
-        pair, index = _select(candidates, selection, runs, eps)
+        pair, index = _select(_scores(candidates, selection, runs, eps))
     else:
         pair, index = 0, 0
     candidate = candidates[pair]
@@ -409,7 +533,8 @@ def crosscheck(mech, d1=None, d2=None, event: str | None = None, runs: int = SEL
     (c1,), (c2,) = runner.counts(TEST, [(pair, candidate, (chosen,))], runs, "sampling")[pair]
     exact = exact_event(mech, candidate, chosen, dps)
     if exact.p1 is None:
-        raise MethodUnavailableError(f"no exact engine for the event {chosen} of {mech.name}")
+        raise MethodUnavailableError(f"no exact probability of the event {chosen} of "
+                                     f"{mech.name}: {exact.unavailable}")
     return CrossCheck(candidate.d1, candidate.d2, chosen, exact, exact.loss(), runs,
                       int(c1), int(c2), _binomial_interval(runs, exact.p1),
                       _binomial_interval(runs, exact.p2))
