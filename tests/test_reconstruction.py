@@ -51,10 +51,10 @@ def threshold_cases(counts, theta, scale):
     return cases
 
 
-def brute_force_accuracy(counts, eps):
-    """Algorithm 4's expected accuracy with ε1 = ε2 = ε/2, δ = 0.05, by quadrature."""
+def brute_force_accuracy(counts, eps, delta="0.05"):
+    """Algorithm 4's expected accuracy with ε1 = ε2 = ε/2, by quadrature."""
     eps1 = eps2 = mpmath.mpf(eps) / 2
-    theta = int(mpmath.ceil(mpmath.log(20) / eps1))
+    theta = int(mpmath.ceil(mpmath.log(1 / mpmath.mpf(delta)) / eps1))
     total = mpmath.mpf(0)
     for noisy, mass in threshold_cases(counts, theta, 1 / eps1):
         right = mpmath.mpf(0)
@@ -109,11 +109,13 @@ def test_lemma_5_10_ordering_holds_for_every_threshold():
 
 # ------------------------------------------------------------------ exact expected accuracy
 
-@pytest.mark.parametrize("eps", ["1", "0.3"])
-def test_exact_accuracy_equals_brute_force_on_a_tiny_domain(eps):
-    exact = exact_accuracy(Histogram("tiny", np.array(TINY)), Budget.algorithm_4(eps), dps=25)
+@pytest.mark.parametrize("eps, delta", [("1", "0.05"), ("0.3", "0.05"), ("4", "0.3"),
+                                        ("1", "1e-100")])   # θ = 461: all mass beyond the span
+def test_exact_accuracy_equals_brute_force_on_a_tiny_domain(eps, delta):
+    exact = exact_accuracy(Histogram("tiny", np.array(TINY)), Budget.algorithm_4(eps, delta),
+                           dps=25)
     with mpmath.workdps(40):
-        reference = brute_force_accuracy(list(TINY), mpmath.mpf(eps))
+        reference = brute_force_accuracy(list(TINY), mpmath.mpf(eps), delta)
     assert abs(exact.accuracy.value - reference) < mpmath.mpf(10) ** -24
     assert exact.accuracy.error < mpmath.mpf(10) ** -25 * exact.accuracy.value
 

@@ -26,8 +26,7 @@ import numpy as np
 from mpmath import mpf
 
 from ..errors import InputError, PrecisionError
-from ..precision import check_dps, require_digits, to_mpf, unit_roundoff, \
-    working_dps
+from ..precision import check_dps, require_digits, to_mpf, unit_roundoff, working_dps
 from .datasets import Histogram
 from .reconstruction import SMALL_COUNT, Budget, DistinctCounts, splits
 
@@ -75,24 +74,23 @@ def partition_runs(distinct: DistinctCounts, budget: Budget, width: int) -> Runs
                             mpmath.inf if last is None else to_mpf(last - theta))
 
     runs = [Run(None, -span, one_part, mass(None, -span))]
-    outside = mpf(0)
-    if low > -span + 1:
-        outside += mass(-span + 1, low - 1)
-    if low <= high:
-        current_first, current = low, None
-        for start in range(low, high + 1, BLOCK):
-            block = splits(distinct.values, np.arange(start, min(start + BLOCK, high + 1)))
-            changes = np.flatnonzero(np.any(block[1:] != block[:-1], axis=1)) + 1
-            if current is not None and np.any(block[0] != current):
-                runs.append(Run(current_first, start - 1, current,
-                                mass(current_first, start - 1)))
-                current_first = start
-            for change in changes.tolist():
-                runs.append(Run(current_first, start + change - 1, block[change - 1],
-                                mass(current_first, start + change - 1)))
-                current_first = start + change
-            current = block[-1]
-        runs.append(Run(current_first, high, current, mass(current_first, high)))
+    if low > high:                                  # θ lies farther than ``width`` from ±span
+        return Runs(runs + [Run(span + 1, None, one_part, mass(span + 1, None))],
+                    mass(-span + 1, span))
+    outside = mass(-span + 1, low - 1) if low > -span + 1 else mpf(0)
+    current_first, current = low, None
+    for start in range(low, high + 1, BLOCK):
+        block = splits(distinct.values, np.arange(start, min(start + BLOCK, high + 1)))
+        changes = np.flatnonzero(np.any(block[1:] != block[:-1], axis=1)) + 1
+        if current is not None and np.any(block[0] != current):
+            runs.append(Run(current_first, start - 1, current, mass(current_first, start - 1)))
+            current_first = start
+        for change in changes.tolist():
+            runs.append(Run(current_first, start + change - 1, block[change - 1],
+                            mass(current_first, start + change - 1)))
+            current_first = start + change
+        current = block[-1]
+    runs.append(Run(current_first, high, current, mass(current_first, high)))
     if high < span:
         outside += mass(high + 1, span)
     runs.append(Run(span + 1, None, one_part, mass(span + 1, None)))

@@ -37,8 +37,9 @@ def half_width(sample: np.ndarray) -> float | None:
 
 
 def report(histogram: Histogram, epsilon, delta, repetitions: int, seed: int, dps: int) -> dict:
-    """The JSON object of one budget: Table 1's columns, exact and simulated accuracies
-    (Tables 2 and 3), and Theorem 5.12's exact probability against its bound 1 − δ."""
+    """The JSON object of one budget: Table 1's columns (``k`` is None when no cell is empty),
+    exact and simulated accuracies (Tables 2 and 3), and Theorem 5.12's exact probability
+    against its bound 1 − δ (None when its hypothesis ``k > 2α`` fails)."""
     budget = Budget.algorithm_4(epsilon, delta)
     exact = exact_accuracy(histogram, budget, dps)
     simulated = simulate(histogram, budget, repetitions, seed)
@@ -46,7 +47,8 @@ def report(histogram: Histogram, epsilon, delta, repetitions: int, seed: int, dp
     last = histogram.support_k - 2 * theorem.threshold
     probability = theorem_5_12_probability(histogram, theorem, dps=dps) if last >= 0 else None
     out = {"dataset": histogram.name, "domain": histogram.domain, "scale": histogram.scale,
-           "k": histogram.support_k, "small_cells": histogram.small_cells(),
+           "k": histogram.support_k if histogram.support_k >= 0 else None,  # no empty cell
+           "small_cells": histogram.small_cells(),
            "eps": format_number(budget.epsilon), "eps1": format_number(budget.epsilon1),
            "eps2": format_number(budget.epsilon2), "delta": format_number(budget.delta),
            "threshold": budget.threshold}

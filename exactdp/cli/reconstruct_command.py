@@ -47,7 +47,8 @@ def print_tables(records: list[dict], adult: bool) -> None:
     print("Table 1: the data set")
     print(_row("", ["Domain", "Scale", "k"], 10))
     print(_row(f"{first['dataset']} (exactdp)",
-               [str(first["domain"]), str(first["scale"]), str(first["k"])], 10))
+               [str(first["domain"]), str(first["scale"]),
+                "—" if first["k"] is None else str(first["k"])], 10))
     if adult:
         print(_row("Adult (paper)", [str(PAPER_ADULT[key]) for key in ("domain", "scale", "k")],
                    10))
@@ -76,8 +77,9 @@ def print_tables(records: list[dict], adult: bool) -> None:
           "Pr[P_i = S_i for all i ≤ m] ≥ 1 − δ when k > 2α")
     for r in records:
         if r["theorem_5_12_m"] is None:
-            print(f"  ε = {r['eps']}: hypothesis fails (k = {r['k']} ≤ 2α = "
-                  f"{2 * r['theorem_5_12_alpha']})")
+            why = "no cell is empty" if r["k"] is None else f"k = {r['k']} ≤ 2α = " \
+                f"{2 * r['theorem_5_12_alpha']}"
+            print(f"  ε = {r['eps']}: hypothesis fails ({why})")
         else:
             verdict = "holds" if float(r["theorem_5_12_probability"]) >= float(
                 r["theorem_5_12_bound"]) else "FAILS"
