@@ -49,3 +49,34 @@ def test_same_seed_same_draws():
     a = exactdp.sample(mech, QUERIES, 500, np.random.default_rng(7)).answers
     b = exactdp.sample(mech, QUERIES, 500, np.random.default_rng(7)).answers
     assert (a == b).all()
+
+
+@pytest.mark.parametrize("name,params,queries", [
+    ("statdp.SVT", {"N": 1}, [1.0] * 10),
+    ("statdp.iSVT4", {"N": 2}, [1.0] * 5 + [0.0] * 5),
+    ("svt2", {"c": 2}, QUERIES),
+    ("svt3", {"c": 1}, QUERIES),
+    ("svt1", {}, QUERIES),
+])
+def test_streamed_columns_equal_the_columns_of_the_samples(name, params, queries):
+    """The tester's accumulated statistics against the same statistics computed from the full
+    answer matrix of the same seed (the two consume the random stream identically)."""
+    from exactdp.events import view_of
+    from exactdp.sampling.streaming import sample_columns
+    mech = exactdp.mechanism(name, **params)
+    view = view_of(mech, queries)
+    components = [c for _, c in view.components if type(c).__name__ in ("Additive", "LastEntry")]
+    columns = sample_columns(mech, queries, 3000, np.random.default_rng(5), components)
+    samples = exactdp.sample(mech, queries, 3000, np.random.default_rng(5))
+    for component in components:
+        np.testing.assert_array_equal(columns.column(component), component.column(samples))
+
+
+def test_noisy_max_blocks_draw_the_numbers_of_one_whole_draw():
+    """Drawing the runs in blocks (bounded memory) gives the numbers of one (runs, n) draw."""
+    from exactdp.sampling import families
+    mech = exactdp.mechanism("noisy_max_laplace")
+    queries = np.linspace(0.0, 2.0, 3 * families.BLOCK_DRAWS // 1000 + 7)
+    whole = mech.noise.sample(np.random.default_rng(2), (1000, queries.size), loc=queries)
+    drawn = exactdp.sample(mech, list(queries), 1000, np.random.default_rng(2)).values
+    np.testing.assert_array_equal(drawn, whole.argmax(axis=1))

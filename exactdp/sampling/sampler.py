@@ -1,15 +1,22 @@
 """Vectorised sampling of Sparse-Vector-family mechanisms from their declarative description.
 
-Many runs are drawn at once: the loop goes over query positions (a handful), never over runs.
-Per run the state is the current noisy threshold and the number of ⊤'s so far; runs that reach
-the cutoff leave the active set and are not drawn again.  Randomness comes only from the ``numpy.random.Generator``
-passed in, so a seeded generator reproduces every draw.
+Many runs are drawn at once: the loop goes over query positions, never over runs.  Per run the
+state is the current noisy threshold and the number of ⊤'s so far; runs that reach the cutoff
+leave the active set and are never drawn again, so the work follows the draws, not the number of
+queries: once every run has stopped the remaining positions cost nothing.  Randomness comes only
+from the ``numpy.random.Generator`` passed in, so a seeded generator reproduces every draw.
+
+Two consumers share one walk over the positions (:func:`walk`): :func:`sample` stores every
+answer (a ``runs × n`` matrix, for callers that want the outputs themselves), and the tester's
+:func:`exactdp.sampling.streaming.sample_columns` accumulates only the statistics it counts, in
+memory independent of ``n``.  Both consume the random stream identically.
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Iterator
 
 import numpy as np
 
@@ -36,6 +43,28 @@ class Samples:
     values: np.ndarray | None
 
 
+@dataclass(frozen=True)
+class Step:
+    """The draws of one query position.
+
+    Attributes
+    ----------
+    position : int
+    active : numpy.ndarray of int
+        The runs still going at this position (ascending); the others are absent here.
+    above : numpy.ndarray of bool
+        ⊤ for each active run.
+    released : numpy.ndarray of float or None
+        For a mechanism that releases numbers, the number released by each active run (NaN where
+        it answered ⊥).
+    """
+
+    position: int
+    active: np.ndarray
+    above: np.ndarray
+    released: np.ndarray | None
+
+
 @functools.singledispatch
 def sample(mech, queries, runs: int, rng: np.random.Generator) -> Samples:
     """Draw ``runs`` independent outputs of ``mech`` on ``queries``.
@@ -54,39 +83,54 @@ def sample(mech, queries, runs: int, rng: np.random.Generator) -> Samples:
     raise TypeError(f"no sampler for mechanisms of type {type(mech).__name__}")
 
 
-@sample.register
-def _(mech: ThresholdMechanism, queries, runs: int, rng: np.random.Generator) -> Samples:
-    # Active set: only the runs still going are drawn at each position (on StatDP's SVT test
-    # with N = 1 most runs stop within two queries).  Rows are positions while drawing, so each
-    # scatter writes one contiguous row; entries of stopped runs stay ABSENT.
-    q = query_array(queries)
-    answers = np.full((q.size, runs), ABSENT, dtype=np.int8)
-    values = np.full((q.size, runs), np.nan) if mech.releases_numbers else None
+def walk(mech: ThresholdMechanism, queries: np.ndarray, runs: int,
+         rng: np.random.Generator) -> Iterator[Step]:
+    """The :class:`Step` of every position some run reaches, in order.
+
+    The draws, in this order: the noisy threshold of every run; then at each position the query
+    noise of the active runs, the release noise of those above (``FRESH_VALUE``) and their new
+    threshold (``redraw_threshold``).  The walk ends when every run has stopped.
+    """
     threshold = float(mech.threshold)
     threshold_noise, query_noise = mech.threshold_noise, mech.query_noise
     active = np.arange(runs)
     noisy_threshold = threshold_noise.sample(rng, runs, loc=threshold)
     tops = np.zeros(runs, dtype=np.int64)
-    for i, answer in enumerate(q):
+    for i, answer in enumerate(queries):
         if active.size == 0:
-            break
+            return
         noisy = query_noise.sample(rng, active.size, loc=answer)
         above = noisy >= noisy_threshold
-        answers[i][active] = above
+        released = None
         if mech.release is Release.NOISY_VALUE:
-            values[i][active[above]] = noisy[above]
+            released = np.where(above, noisy, np.nan)
         elif mech.release is Release.GAP:
-            values[i][active[above]] = (noisy - noisy_threshold)[above]
+            released = np.where(above, noisy - noisy_threshold, np.nan)
         elif mech.release is Release.FRESH_VALUE:
-            values[i][active[above]] = mech.release_noise.sample(rng, int(above.sum()),
-                                                                 loc=answer)
+            released = np.full(active.size, np.nan)
+            released[above] = mech.release_noise.sample(rng, int(above.sum()), loc=answer)
         if mech.redraw_threshold:
             noisy_threshold[above] = threshold_noise.sample(rng, int(above.sum()),
                                                             loc=threshold)
+        yield Step(i, active, above, released)
         if mech.cutoff is not None:
             tops += above
             going = np.flatnonzero(tops < mech.cutoff)
-            active, noisy_threshold, tops = active[going], noisy_threshold[going], tops[going]
+            if going.size < active.size:
+                active, noisy_threshold, tops = active[going], noisy_threshold[going], tops[going]
+
+
+@sample.register
+def _(mech: ThresholdMechanism, queries, runs: int, rng: np.random.Generator) -> Samples:
+    # Rows are positions while drawing, so each scatter writes one contiguous row; entries of
+    # stopped runs stay ABSENT.
+    q = query_array(queries)
+    answers = np.full((q.size, runs), ABSENT, dtype=np.int8)
+    values = np.full((q.size, runs), np.nan) if mech.releases_numbers else None
+    for step in walk(mech, q, runs, rng):
+        answers[step.position][step.active] = step.above
+        if values is not None:
+            values[step.position][step.active] = step.released
     return Samples(np.ascontiguousarray(answers.T),
                    None if values is None else np.ascontiguousarray(values.T))
 

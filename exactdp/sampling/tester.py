@@ -45,6 +45,7 @@ from ..workers import parallel_map
 from .hypothesis import check_counts, p_value
 from .inputs import candidate_inputs, check_pair
 from .sampler import sample
+from .streaming import sample_columns
 
 #: StatDP's defaults (Ding et al. §5; ``detect_counterexample``).
 SELECT_RUNS = 100_000
@@ -90,8 +91,11 @@ class _Chunk:
 
 
 def _count_chunk(chunk: _Chunk) -> np.ndarray:
-    samples = sample(chunk.mech, list(chunk.queries), chunk.runs, np.random.default_rng(chunk.seed))
-    return count_events(chunk.view, list(chunk.events), samples)
+    components = [chunk.view.component(name) for event in chunk.events
+                  for name, _ in event.conditions]
+    columns = sample_columns(chunk.mech, list(chunk.queries), chunk.runs,
+                             np.random.default_rng(chunk.seed), components)
+    return count_events(chunk.view, list(chunk.events), columns)
 
 
 class _Runner:
