@@ -3,7 +3,7 @@
 The tester counts events on a few *components* of each output (``exactdp.events``): additive
 statistics ``Σ_i w_i(a_i)`` of the ⊤/⊥/absent answers (counts, Hamming distances) and the last
 entry.  For the Sparse Vector family these are accumulated position by position over the runs
-still going (:func:`exactdp.sampling.sampler.walk`): a run that stopped costs nothing more, and the
+still going (the blocks of :func:`exactdp.sampling.sampler.walk`): a run that stopped costs nothing more, and the
 memory is a few numbers per run, whatever the number of queries.  With absent entries weighted
 ``w_i(absent)``, the statistic of a run is
 
@@ -50,11 +50,11 @@ def sample_columns(mech, queries, runs: int, rng: np.random.Generator,
     """
     from ..events import Additive, LastEntry  # here: exactdp.events imports this module
 
-    components = list(dict.fromkeys(components))
+    components = list({id(c): c for c in components}.values())  # one hash per component
     if isinstance(mech, ThresholdMechanism) and all(
             isinstance(c, (Additive, LastEntry)) for c in components):
         return _streamed(mech, query_array(queries), runs, rng, components, Additive)
-    samples = sample(mech, queries, runs, rng)
+    samples = sample(mech, [float(q) for q in queries], runs, rng)
     return Columns({c: c.column(samples) for c in components})
 
 
@@ -68,17 +68,20 @@ def _streamed(mech: ThresholdMechanism, q: np.ndarray, runs: int, rng: np.random
                          weights[:, 0] - weights[:, 2], weights[:, 1] - weights[:, 2]))
         else:
             lasts.append((component, np.full(runs, np.nan)))
-    for step in walk(mech, q, runs, rng):
-        whole = step.active.size == runs
-        i = step.position
+    for block in walk(mech, q, runs, rng):
+        whole = block.active.size == runs
+        rows = slice(block.start, block.stop)
         for _, column, top, bottom in sums:
-            if top[i] == 0 and bottom[i] == 0:
+            if not (top[rows].any() or bottom[rows].any()):
                 continue
-            increment = np.where(step.above, top[i], bottom[i])
+            if block.stop - block.start == 1:
+                increment = np.where(block.above[0], top[block.start], bottom[block.start])
+            else:
+                increment = np.where(block.above, top[rows, None], bottom[rows, None]).sum(axis=0)
             if whole:
                 column += increment
             else:
-                column[step.active] += increment
-        for _, column in lasts:
-            column[step.active] = step.released
+                column[block.active] += increment
+        for _, column in lasts:  # the last row present is the last entry so far
+            column[block.active] = block.released[-1]
     return Columns({component: column for component, column, *_ in sums + lasts})

@@ -93,8 +93,9 @@ class _Chunk:
 def _count_chunk(chunk: _Chunk) -> np.ndarray:
     components = [chunk.view.component(name) for event in chunk.events
                   for name, _ in event.conditions]
-    columns = sample_columns(chunk.mech, list(chunk.queries), chunk.runs,
-                             np.random.default_rng(chunk.seed), components)
+    queries = np.array([float(q) for q in chunk.queries])  # checked when the pair was chosen
+    columns = sample_columns(chunk.mech, queries, chunk.runs, np.random.default_rng(chunk.seed),
+                             components)
     return count_events(chunk.view, list(chunk.events), columns)
 
 
