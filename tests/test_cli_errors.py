@@ -220,7 +220,10 @@ def _interrupt(argv: list[str], workers: int) -> tuple[int, str, list[int]]:
     assert first, "no progress line before the work"
     pids: list[int] = []
     for _ in range(600):  # up to a minute for the spawned interpreters to start
-        pids = [pid for pid in _children(process.pid) if "spawn_main" in _command_line(pid)]
+        # workers are spawned interpreters or forks (which keep the parent's command line)
+        pids = [pid for pid in _children(process.pid)
+                if "spawn_main" in _command_line(pid)
+                or _command_line(pid) == _command_line(process.pid)]
         if len(pids) >= workers:
             break
         time.sleep(0.1)

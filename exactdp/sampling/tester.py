@@ -41,7 +41,7 @@ from ..progress import Progress
 from ..sequences import format_number
 from ..checks import check_positive, check_seed
 from ..events import Event, View, count_events, parse_event, search_space, view_of
-from ..workers import parallel_map
+from ..workers import current_scheduler, parallel_map
 from .hypothesis import check_counts, p_value
 from .inputs import candidate_inputs, check_pair
 from .sampler import sample
@@ -100,7 +100,8 @@ def _count_chunk(chunk: _Chunk) -> np.ndarray:
 
 
 class _Runner:
-    """Counts events over chunks, in worker processes when ``jobs > 1``, with a progress bar."""
+    """Counts events over chunks, in worker processes when ``jobs > 1`` or on the Dask cluster of
+    :func:`~exactdp.workers.use_scheduler`, with a progress bar."""
 
     def __init__(self, mech, seed: int, jobs: int, progress: bool | None):
         """``progress``: as :class:`~exactdp.progress.Progress`'s ``enabled``."""
@@ -119,8 +120,8 @@ class _Runner:
                                          min(CHUNK_RUNS, runs - start), seed))
                     keys.append((pair, side))
         totals: dict = {}
-        counted_chunks = (map(_count_chunk, chunks) if self.jobs == 1 else
-                          parallel_map(_count_chunk, chunks, self.jobs))
+        counted_chunks = (map(_count_chunk, chunks) if self.jobs == 1 and not current_scheduler()
+                          else parallel_map(_count_chunk, chunks, self.jobs))
         with Progress(len(chunks), description, "chunk", self.progress) as progress:
             for key, counted in zip(keys, counted_chunks):
                 totals[key] = totals.get(key, 0) + counted
