@@ -108,9 +108,10 @@ class _Runner:
         self.mech, self.seed, self.jobs, self.progress = mech, seed, jobs, progress
 
     def counts(self, phase: int, work: list[tuple[int, Candidate, tuple]], runs: int,
-               description: str) -> dict:
+               description: str, meanwhile=None) -> dict:
         """``{pair index: (counts on D1, counts on D2)}`` for ``work = [(pair, candidate,
-        events)]``."""
+        events)]``; ``meanwhile()``, if given, is called once the chunks are handed out (so it
+        runs while the workers count)."""
         chunks, keys = [], []
         for pair, candidate, events in work:
             for side, queries in enumerate((candidate.d1, candidate.d2)):
@@ -123,9 +124,11 @@ class _Runner:
         counted_chunks = (map(_count_chunk, chunks) if self.jobs == 1 and not current_scheduler()
                           else parallel_map(_count_chunk, chunks, self.jobs))
         with Progress(len(chunks), description, "chunk", self.progress) as progress:
-            for key, counted in zip(keys, counted_chunks):
+            for index, (key, counted) in enumerate(zip(keys, counted_chunks)):
                 totals[key] = totals.get(key, 0) + counted
                 progress.update()
+                if index == 0 and meanwhile is not None:
+                    meanwhile()
         return {pair: (totals[pair, 0], totals[pair, 1]) for pair, _, _ in work}
 
 
@@ -337,7 +340,9 @@ def detect(mech, test_eps, d1=None, d2=None, runs: int = TEST_RUNS,
             per_pair[pair].append(index)
     tested = runner.counts(TEST, [(pair, candidates[pair], tuple(
         candidates[pair].events[i] for i in indices)) for pair, indices in per_pair.items()],
-        runs, "testing")
+        runs, "testing", meanwhile=lambda: [exact_event(mech, candidates[pair],
+                                                       candidates[pair].events[index])
+                                           for pair, index in chosen])  # cached for below
     exact: dict = {}
     results = []
     for eps, (pair, index) in zip(test_eps, chosen):
