@@ -54,8 +54,9 @@ TEST_RUNS = 500_000
 FILTER = 0.001
 #: Largest number of runs drawn at once.
 CHUNK_RUNS = 100_000
-#: Most runs per input accepted (200 times StatDP's default ``TEST_RUNS``).
-MAX_RUNS = 100_000_000
+#: Most runs per input accepted (20,000 times StatDP's default ``TEST_RUNS``: a 10⁹-run test
+#: is a job for a Dask cluster, ``docs/scale-out.md``).
+MAX_RUNS = 10_000_000_000
 #: Most test budgets accepted in one call.
 MAX_TEST_EPS = 1000
 #: Runs per side of the pilot that places the grids of numeric events.
