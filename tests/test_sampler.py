@@ -57,6 +57,8 @@ def test_same_seed_same_draws():
     ("svt2", {"c": 2}, QUERIES),
     ("svt3", {"c": 1}, QUERIES),
     ("svt1", {}, QUERIES),
+    ("svt1", {"c": 2}, [0.0, 1.0] + [-3.0] * 200),   # a long tail, drawn in blocks
+    ("svt5", {}, [0.0, 1.0] * 40),                   # no cutoff: many ⊤'s per run in a block
 ])
 def test_streamed_columns_equal_the_columns_of_the_samples(name, params, queries):
     """The tester's accumulated statistics against the same statistics computed from the full
