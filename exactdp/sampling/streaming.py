@@ -74,10 +74,13 @@ def _streamed(mech: ThresholdMechanism, q: np.ndarray, runs: int, rng: np.random
         for _, column, top, bottom in sums:
             if not (top[rows].any() or bottom[rows].any()):
                 continue
+            # bottom + (top − bottom)·above: integer arithmetic, several times faster than where
             if block.stop - block.start == 1:
-                increment = np.where(block.above[0], top[block.start], bottom[block.start])
+                i = block.start
+                increment = block.above[0] * (top[i] - bottom[i]) + bottom[i]
             else:
-                increment = np.where(block.above, top[rows, None], bottom[rows, None]).sum(axis=0)
+                increment = (block.above * (top[rows] - bottom[rows])[:, None]).sum(axis=0) \
+                    + bottom[rows].sum()
             if whole:
                 column += increment
             else:
