@@ -35,9 +35,10 @@ class Columns:
         return self.columns[component]
 
 
-def sample_columns(mech, queries, runs: int, rng: np.random.Generator,
-                   components) -> Columns:
-    """The columns of ``components`` over ``runs`` runs of ``mech`` on ``queries``.
+def sample_columns(mech, queries, runs: int, rng: np.random.Generator, components):
+    """The columns of ``components`` over ``runs`` runs of ``mech`` on ``queries``: a
+    :class:`Columns` when they are accumulated while drawing, else the sampler's own output
+    (from which each component reads its column).
 
     Parameters
     ----------
@@ -54,8 +55,7 @@ def sample_columns(mech, queries, runs: int, rng: np.random.Generator,
     if isinstance(mech, ThresholdMechanism) and all(
             isinstance(c, (Additive, LastEntry)) for c in components):
         return _streamed(mech, query_array(queries), runs, rng, components, Additive)
-    samples = sample(mech, [float(q) for q in queries], runs, rng)
-    return Columns({c: c.column(samples) for c in components})
+    return sample(mech, [float(q) for q in queries], runs, rng)
 
 
 def _streamed(mech: ThresholdMechanism, q: np.ndarray, runs: int, rng: np.random.Generator,
