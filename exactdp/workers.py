@@ -79,8 +79,8 @@ def parallel_map(function: Callable, items: Iterable, jobs: int,
 
 
 def _context():
-    """"fork" when this process runs one thread (a fork then copies no lock held by another
-    thread), "spawn" otherwise."""
+    """The start method of local workers: ``fork`` when this process runs one thread (a fork
+    then copies no lock held by another thread), ``spawn`` otherwise."""
     method = "fork" if threading.active_count() == 1 and \
         "fork" in multiprocessing.get_all_start_methods() else "spawn"
     return multiprocessing.get_context(method)
