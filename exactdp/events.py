@@ -52,6 +52,7 @@ from .mechanisms.histogram import HistogramMechanism
 from .mechanisms.noisy_max import NoisyMaxMechanism
 from .mechanisms.sums import NoisySum
 from .sampling.sampler import ABSENT, Samples
+from .sampling.streaming import Columns
 from .sequences import as_output, as_queries, format_number, to_fraction
 
 #: Number of grid points ``α`` for a numeric component (StatDP: ``np.linspace(..., num=10)``).
@@ -334,8 +335,12 @@ class View:
         raise InputError(f"unknown event component {name!r} (this output has: {names})")
 
     def column(self, name: str, samples) -> np.ndarray:
-        """Component ``name`` of every run of ``samples``."""
-        return self.component(name).column(samples)
+        """Component ``name`` of every run of ``samples`` (a sampler's output, or the
+        :class:`~exactdp.sampling.streaming.Columns` accumulated while sampling)."""
+        component = self.component(name)
+        if isinstance(samples, Columns):
+            return samples.column(component)
+        return component.column(samples)
 
 
 # ----------------------------------------------------------------------------- views

@@ -42,6 +42,8 @@ class Progress:
         terminal = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.enabled = terminal if enabled is None else enabled
         self.total, self.description, self.unit, self.done = total, description, unit, 0
+        # no tqdm monitor thread: a process with one thread can fork its workers (workers.py)
+        tqdm.monitor_interval = 0
         self.bar = tqdm(total=total, desc=description, unit=unit, file=self.stream,
                         leave=False) if self.enabled and terminal else None
         self.start = self.last = time.monotonic()

@@ -31,7 +31,7 @@ from .formatting import format_supported, format_value
 from .progress import Progress
 from .checks import check_positive
 from .sequences import format_number, to_fraction
-from .workers import parallel_map
+from .workers import current_scheduler, parallel_map
 
 #: Most points of one sweep (every series together).
 MAX_POINTS = 2000
@@ -208,7 +208,8 @@ def sweep(series: Sequence[tuple[dict, object]], d1: str, d2: str, ts: Sequence,
              for params, mech in series for t in ts]
     if len(tasks) > MAX_POINTS:
         raise InputError(f"the sweep has {len(tasks):,} points; at most {MAX_POINTS:,}")
-    points = map(_point, tasks) if jobs == 1 else parallel_map(_point, tasks, jobs)
+    in_process = jobs == 1 and current_scheduler() is None
+    points = map(_point, tasks) if in_process else parallel_map(_point, tasks, jobs)
     results = []
     with Progress(len(tasks), "sweep", "point", progress) as bar:
         for point in points:

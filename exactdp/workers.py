@@ -1,23 +1,93 @@
-"""Worker processes that never outlive the command: :func:`parallel_map`."""
+"""The executor layer: every embarrassingly parallel job goes through :func:`parallel_map`.
+
+``parallel_map(function, items, jobs)`` runs ``function(item)`` for every item and yields the
+results in the order of the items, on one of two back-ends:
+
+* local worker processes (the default; no server needed), started when the call starts and ended
+  when it ends — "fork"ed from this process when it runs a single thread, so a worker starts in
+  milliseconds with the modules already imported, "spawn"ed (fresh interpreters) otherwise,
+  since forking a process that holds threads is unsafe;
+* an existing Dask cluster (``exactdp.cluster``), when a scheduler address is given — to the
+  call, or process-wide with :func:`use_scheduler` (the command line's ``--scheduler``, which
+  defaults to the environment variable ``EXACTDP_SCHEDULER``).
+
+The results do not depend on the back-end or the number of workers as long as each item carries
+its own seed (the tester's chunks seed from spawn keys).
+"""
 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Iterable, Iterator
 
+from .errors import InputError
 
-def parallel_map(function: Callable, items: Iterable, jobs: int) -> Iterator:
-    """``function(item)`` for every item, in the order of ``items``, on ``jobs`` worker processes.
+#: The environment variable the command line reads the default scheduler address from.
+SCHEDULER_VARIABLE = "EXACTDP_SCHEDULER"
 
-    The workers are started with "spawn" (fresh interpreters: forking a process that may hold
-    threads is unsafe) and with SIGINT blocked, so Ctrl-C on a terminal, which signals the whole
-    process group, interrupts only this process.  Its ``KeyboardInterrupt`` — or an exception of a
-    task, or closing the iterator early — terminates the workers at once instead of waiting for
-    their running tasks, and is raised again.
+_scheduler: str | None = None
+
+
+def use_scheduler(address: str | None) -> None:
+    """Send every later :func:`parallel_map` of this process to the Dask scheduler at
+    ``address`` (``None``: back to local worker processes)."""
+    global _scheduler
+    if address and "://" not in address:
+        raise InputError(f"a Dask scheduler address looks like tcp://HOST:PORT, got {address!r}")
+    _scheduler = address or None
+
+
+def current_scheduler() -> str | None:
+    """The address set by :func:`use_scheduler` (``None``: local worker processes)."""
+    return _scheduler
+
+
+def scheduler_from_environment() -> str | None:
+    """The address in ``EXACTDP_SCHEDULER``, if set and not empty."""
+    return os.environ.get(SCHEDULER_VARIABLE, "").strip() or None
+
+
+def parallel_map(function: Callable, items: Iterable, jobs: int,
+                 scheduler: str | None = None) -> Iterator:
+    """``function(item)`` for every item, in the order of ``items``.
+
+    Parameters
+    ----------
+    function : callable
+        A module-level function (it is pickled by reference).
+    items : iterable
+    jobs : int
+        Local worker processes (ignored on a Dask cluster, which has its own workers).
+    scheduler : str, optional
+        A Dask scheduler address such as ``tcp://host:8786``; default: the one set by
+        :func:`use_scheduler`, else local processes.
+
+    Local workers have SIGINT blocked, so Ctrl-C on a terminal, which signals the whole process
+    group, interrupts only this process.  Its ``KeyboardInterrupt`` — or an exception of a task, or
+    closing the iterator early — ends the workers (or cancels the cluster's tasks) at once
+    instead of waiting for their running tasks, and is raised again.
     """
-    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
+    address = scheduler or _scheduler
+    if address is not None:
+        from .cluster import cluster_map  # distributed is imported only when a cluster is used
+        return cluster_map(function, items, address)
+    return _local_map(function, items, jobs)
+
+
+def _context():
+    """The start method of local workers: ``fork`` when this process runs one thread (a fork
+    then copies no lock held by another thread), ``spawn`` otherwise."""
+    method = "fork" if threading.active_count() == 1 and \
+        "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    return multiprocessing.get_context(method)
+
+
+def _local_map(function: Callable, items: Iterable, jobs: int) -> Iterator:
+    pool = ProcessPoolExecutor(jobs, mp_context=_context())
     try:
         # the pool starts its workers and threads while tasks are submitted: they inherit the
         # blocked signal; an interrupt meanwhile is delivered once it is unblocked

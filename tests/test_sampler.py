@@ -49,3 +49,86 @@ def test_same_seed_same_draws():
     a = exactdp.sample(mech, QUERIES, 500, np.random.default_rng(7)).answers
     b = exactdp.sample(mech, QUERIES, 500, np.random.default_rng(7)).answers
     assert (a == b).all()
+
+
+@pytest.mark.parametrize("name,params,queries", [
+    ("statdp.SVT", {"N": 1}, [1.0] * 10),
+    ("statdp.iSVT4", {"N": 2}, [1.0] * 5 + [0.0] * 5),
+    ("svt2", {"c": 2}, QUERIES),
+    ("svt3", {"c": 1}, QUERIES),
+    ("svt1", {}, QUERIES),
+    ("svt1", {"c": 2}, [0.0, 1.0] + [-3.0] * 200),   # a long tail, drawn in blocks
+    ("svt5", {}, [0.0, 1.0] * 40),                   # no cutoff: many ⊤'s per run in a block
+])
+def test_streamed_columns_equal_the_columns_of_the_samples(name, params, queries):
+    """The tester's accumulated statistics against the same statistics computed from the full
+    answer matrix of the same seed (the two consume the random stream identically)."""
+    from exactdp.events import view_of
+    from exactdp.sampling.streaming import sample_columns
+    mech = exactdp.mechanism(name, **params)
+    view = view_of(mech, queries)
+    components = [c for _, c in view.components if type(c).__name__ in ("Additive", "LastEntry")]
+    columns = sample_columns(mech, queries, 3000, np.random.default_rng(5), components)
+    samples = exactdp.sample(mech, queries, 3000, np.random.default_rng(5))
+    for component in components:
+        np.testing.assert_array_equal(columns.column(component), component.column(samples))
+
+
+def test_noisy_max_blocks_draw_the_numbers_of_one_whole_draw():
+    """Drawing the runs in blocks (bounded memory) gives the numbers of one (runs, n) draw."""
+    from exactdp.sampling import families
+    mech = exactdp.mechanism("noisy_max_laplace")
+    queries = np.linspace(0.0, 2.0, 3 * families.BLOCK_DRAWS // 1000 + 7)
+    whole = mech.noise.sample(np.random.default_rng(2), (1000, queries.size), loc=queries)
+    drawn = exactdp.sample(mech, list(queries), 1000, np.random.default_rng(2)).values
+    np.testing.assert_array_equal(drawn, whole.argmax(axis=1))
+
+
+def _position_by_position(mech, queries, runs, rng):
+    """A reference sampler written independently of ``walk``: one draw per position for the
+    runs still going (the sampler before it drew in blocks), answers and values as ``Samples``."""
+    from exactdp.mechanisms.description import Release
+    q = np.array([float(v) for v in queries])
+    answers = np.full((runs, q.size), ABSENT, dtype=np.int8)
+    values = np.full((runs, q.size), np.nan)
+    threshold = float(mech.threshold)
+    active = np.arange(runs)
+    noisy_threshold = mech.threshold_noise.sample(rng, runs, loc=threshold)
+    tops = np.zeros(runs, dtype=np.int64)
+    for i, answer in enumerate(q):
+        if active.size == 0:
+            break
+        noisy = mech.query_noise.sample(rng, active.size, loc=answer)
+        above = noisy >= noisy_threshold
+        answers[active, i] = above
+        if mech.release is Release.NOISY_VALUE:
+            values[active[above], i] = noisy[above]
+        elif mech.release is Release.GAP:
+            values[active[above], i] = (noisy - noisy_threshold)[above]
+        elif mech.release is Release.FRESH_VALUE:
+            values[active[above], i] = mech.release_noise.sample(rng, int(above.sum()), loc=answer)
+        if mech.redraw_threshold:
+            noisy_threshold[above] = mech.threshold_noise.sample(rng, int(above.sum()),
+                                                                 loc=threshold)
+        if mech.cutoff is not None:
+            tops += above
+            going = tops < mech.cutoff
+            active, noisy_threshold, tops = active[going], noisy_threshold[going], tops[going]
+    return answers, values
+
+
+@pytest.mark.parametrize("name,params", [
+    ("svt1", {"c": 1}), ("svt1", {"c": 3}), ("svt2", {"c": 2}), ("svt3", {"c": 2}),
+    ("gap_svt", {"N": 2}), ("num_svt", {"N": 2}), ("svt5", {}), ("statdp.iSVT4", {"N": 2}),
+    ("svt7", {"c": 2}),
+])
+def test_blocks_draw_the_numbers_of_one_draw_per_position(name, params):
+    """Long inputs where a few runs go on for many positions: the sampler draws their tail in
+    blocks; every answer and released number equals the position-by-position reference."""
+    mech = exactdp.mechanism(name, **params)
+    queries = [0.0, -1.0, 2.0] + [-2.0] * 300
+    samples = exactdp.sample(mech, queries, 3000, np.random.default_rng(11))
+    answers, values = _position_by_position(mech, queries, 3000, np.random.default_rng(11))
+    np.testing.assert_array_equal(samples.answers, answers)
+    if mech.releases_numbers:
+        np.testing.assert_array_equal(samples.values, values)

@@ -19,6 +19,7 @@ import sys
 import traceback
 
 from ..errors import ExactDPError, InputError
+from ..workers import use_scheduler
 from .common import EPILOG
 
 #: Subcommand → the module that registers it, in the order ``exactdp --help`` lists them.
@@ -73,7 +74,11 @@ def main(argv: list[str] | None = None) -> int:
     command = next((word for word in argv if not word.startswith("-")), None)
     try:
         args = build_parser(command).parse_args(argv)
-        return args.run(args)
+        use_scheduler(getattr(args, "scheduler", None))  # the commands with --scheduler
+        try:
+            return args.run(args)
+        finally:
+            use_scheduler(None)
     except InputError as exc:
         print(f"exactdp: error: {_describe(exc)}", file=sys.stderr)
         return 2

@@ -11,6 +11,7 @@ from ..formatting import format_value
 from ..mechanisms import entry
 from ..program import is_program_spec, load_program
 from ..sequences import MAX_LENGTH, MAX_MAGNITUDE
+from ..workers import SCHEDULER_VARIABLE, scheduler_from_environment
 
 #: The notation every subcommand's ``--help`` ends with.
 EPILOG = f"""\
@@ -45,6 +46,15 @@ def add_any_pair_argument(parser: argparse.ArgumentParser) -> None:
     """``--any-pair``: the one neighbour option of every command that takes D1 and D2."""
     parser.add_argument("--any-pair", action="store_true",
                         help="do not require D1 and D2 to be neighbours")
+
+
+def add_scheduler_argument(parser: argparse.ArgumentParser) -> None:
+    """``--scheduler ADDRESS``: run the command's parallel jobs on a Dask cluster (default: the
+    environment variable ``EXACTDP_SCHEDULER``; unset: local worker processes)."""
+    parser.add_argument("--scheduler", metavar="ADDRESS", default=scheduler_from_environment(),
+                        help=f"Dask scheduler to run the parallel work on, e.g. "
+                        f"tcp://host:8786 (default: ${SCHEDULER_VARIABLE}, else local worker "
+                        f"processes; --jobs is then ignored)")
 
 
 def add_json_argument(parser: argparse.ArgumentParser) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from ..claims import claim_ids
 from ..checks import check_positive
 from ..claims.reproduce import DEFAULT_OUT, run, select
+from .common import add_scheduler_argument
 
 
 def run_reproduce(args: argparse.Namespace) -> int:
@@ -30,4 +31,5 @@ def register(subparsers) -> None:
                         help=f"only these claims (ids: {', '.join(claim_ids())})")
     parser.add_argument("--jobs", type=int, default=2, metavar="J",
                         help="worker processes (default 2)")
+    add_scheduler_argument(parser)
     parser.set_defaults(run=run_reproduce)

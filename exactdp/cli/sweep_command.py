@@ -9,7 +9,8 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..sweep import parameter_series, parse_t_values, plot, series_label, sweep
-from .common import (add_any_pair_argument, add_json_argument, make_mechanism, parse_params)
+from .common import (add_any_pair_argument, add_json_argument, add_scheduler_argument,
+                     make_mechanism, parse_params)
 
 
 def _check_plot_path(path: str | None) -> Path | None:
@@ -75,6 +76,7 @@ def register(subparsers) -> None:
     sub.add_argument("--plot", metavar="FILE.png", help="draw ln ratio against t")
     sub.add_argument("--dps", type=int, default=15, help="significant digits (default 15)")
     sub.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    add_scheduler_argument(sub)
     add_any_pair_argument(sub)
     add_json_argument(sub)
     sub.set_defaults(run=run_sweep)

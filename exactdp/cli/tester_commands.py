@@ -16,7 +16,7 @@ from ..sampling.tester import (MAX_RUNS, MAX_TEST_EPS, NEIGHBOUR_NOTIONS, SELECT
                                parse_eps_list, write_event_log)
 from ..sequences import format_number
 from .common import (add_any_pair_argument, add_json_argument, add_mechanism_arguments,
-                     build_mechanism, emit)
+                     add_scheduler_argument, build_mechanism, emit)
 
 #: ``exactdp test``'s default test budgets.
 DEFAULT_TEST_EPS = "0.2:2:0.2"
@@ -100,6 +100,7 @@ def _add_tester_arguments(parser: argparse.ArgumentParser, runs: int) -> None:
                         f"at most {MAX_RUNS:,}); progress is reported on stderr")
     parser.add_argument("--seed", type=int, default=0, help="seed of every draw (default 0)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    add_scheduler_argument(parser)
     add_json_argument(parser)
 
 

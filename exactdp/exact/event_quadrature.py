@@ -27,6 +27,8 @@ from ..precision import unit_roundoff
 
 #: Drops of ``h`` below its largest value at which breakpoints are placed (before the cut-off).
 LEVELS = (1, 4, 16, 64, 256, 1024)
+#: Digits beyond those wanted at which the quadratures run.
+QUADRATURE_GUARD = 5
 #: Largest number of grid points of the scan.
 MAX_SCAN = 2000
 
@@ -35,7 +37,8 @@ def _log(x: mpf) -> mpf:
     return mpmath.log(x) if x > 0 else mpf("-inf")
 
 
-def integrate_hub(hub, conditional, kinks: list, scale: mpf, terms: int = 1):
+def integrate_hub(hub, conditional, kinks: list, scale: mpf, terms: int = 1,
+                  digits: int | None = None):
     """``∫ p_hub(z) · conditional(z) dz`` at the current working precision.
 
     Parameters
@@ -50,6 +53,11 @@ def integrate_hub(hub, conditional, kinks: list, scale: mpf, terms: int = 1):
         The smallest noise scale of the integrand (sets the scan step).
     terms : int
         How many rounded factors ``G`` multiplies (for the rounding bound).
+    digits : int, optional
+        Significant digits wanted.  The scan runs at the working precision; the two quadratures,
+        which dominate the cost (tanh-sinh refines until its estimate reaches the precision it
+        runs at), run at ``digits +`` :data:`QUADRATURE_GUARD` when that is lower, the rounding
+        bound following that precision.  Default: the working precision's digits.
 
     Returns
     -------
@@ -60,7 +68,7 @@ def integrate_hub(hub, conditional, kinks: list, scale: mpf, terms: int = 1):
     def h(z):
         return hub.logpdf(z) + _log(conditional(z))
 
-    digits = mpmath.mp.dps
+    digits = mpmath.mp.dps if digits is None else min(mpmath.mp.dps, digits + QUADRATURE_GUARD)
     cutoff = (digits + 5) * mpmath.ln10
     step = scale / 2
     anchors = sorted(set(kinks) | {mpf(0)})
@@ -102,11 +110,13 @@ def integrate_hub(hub, conditional, kinks: list, scale: mpf, terms: int = 1):
     def scaled(z):
         return mpmath.exp(h(z) - peak_value)
 
-    value, error = mpmath.quad(scaled, points, error=True)
-    other = mpmath.quad(scaled, points, method="gauss-legendre")
-    tails = mpmath.exp(hub.logcdf(low) - peak_value) + mpmath.exp(hub.logsf(high) - peak_value)
-    rounding = abs(value) * 8 * (abs(peak_value) + terms + 10) * unit_roundoff()
-    return +peak_value, +value, error + abs(other - value) + tails + rounding
+    with mpmath.workdps(digits):
+        value, error = mpmath.quad(scaled, points, error=True)
+        other = mpmath.quad(scaled, points, method="gauss-legendre")
+        tails = mpmath.exp(hub.logcdf(low) - peak_value) + mpmath.exp(hub.logsf(high)
+                                                                      - peak_value)
+        rounding = abs(value) * 8 * (abs(peak_value) + terms + 10) * unit_roundoff()
+        return +peak_value, +value, error + abs(other - value) + tails + rounding
 
 
 def _grid(low: mpf, high: mpf, step: mpf, kinks: list) -> list:

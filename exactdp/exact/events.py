@@ -247,7 +247,7 @@ def _(mech: ThresholdMechanism, queries, event: Event, dps: int):
                   if law.scale > 0]
         log_value, value, error = integrate_hub(
             mech.threshold_noise, lambda z: programme.distribution(z)[targets, True],
-            programme.kinks(), min(scales), len(queries))
+            programme.kinks(), min(scales), len(queries), dps)
         if value == 0:
             return Probability.exact_zero(False, dps)
         require_digits(error / value, dps, "event probability")

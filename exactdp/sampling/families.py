@@ -1,7 +1,7 @@
 """Vectorised samplers of the noisy max and histogram families (``@sample.register``).
 
-One call draws the noise of every run at once, shape ``(runs, n)``; the outputs are returned as
-:class:`Draws`.  Randomness comes only from the ``numpy.random.Generator`` passed in.
+The noise of many runs is drawn at once, shape ``(runs, n)`` (noisy max: in blocks of runs, so
+the memory does not grow with ``runs × n``); the outputs are returned as :class:`Draws`.  Randomness comes only from the ``numpy.random.Generator`` passed in.
 """
 
 from __future__ import annotations
@@ -28,11 +28,22 @@ class Draws:
     values: np.ndarray
 
 
+#: Most noise draws held at once by the noisy max sampler (8 MB of floats).
+BLOCK_DRAWS = 1 << 20
+
+
 @sample.register
 def _(mech: NoisyMaxMechanism, queries, runs: int, rng: np.random.Generator) -> Draws:
+    # Blocks of whole runs: numpy fills a (runs, n) draw row by row, so drawing the rows in
+    # blocks gives the same numbers while the memory stays bounded whatever n is.
     q = query_array(queries)
-    noisy = mech.noise.sample(rng, (runs, q.size), loc=q)
-    return Draws(noisy.max(axis=1) if mech.releases_value else noisy.argmax(axis=1))
+    rows = max(1, BLOCK_DRAWS // q.size)
+    out = np.empty(runs, dtype=float if mech.releases_value else np.int64)
+    for start in range(0, runs, rows):
+        noisy = mech.noise.sample(rng, (min(rows, runs - start), q.size), loc=q)
+        out[start:start + rows] = noisy.max(axis=1) if mech.releases_value else \
+            noisy.argmax(axis=1)
+    return Draws(out)
 
 
 @sample.register

@@ -53,10 +53,11 @@ from ..events import Event, View, count_events, parse_event, search_space, view_
 from ..mechanisms.base import Neighbours
 from ..program.model import Program
 from ..program.outputs import program_view
-from ..workers import parallel_map
+from ..workers import current_scheduler, parallel_map
 from .hypothesis import check_counts, p_value
 from .inputs import LENGTHS, candidate_inputs, check_pair
 from .sampler import sample
+from .streaming import sample_columns
 
 #: StatDP's defaults (Ding et al. §5; ``detect_counterexample``).
 SELECT_RUNS = 100_000
@@ -65,8 +66,9 @@ TEST_RUNS = 500_000
 FILTER = 0.001
 #: Largest number of runs drawn at once.
 CHUNK_RUNS = 100_000
-#: Most runs per input accepted (200 times StatDP's default ``TEST_RUNS``).
-MAX_RUNS = 100_000_000
+#: Most runs per input accepted (20,000 times StatDP's default ``TEST_RUNS``: a 10⁹-run test
+#: is a job for a Dask cluster, ``docs/scale-out.md``).
+MAX_RUNS = 10_000_000_000
 #: Most test budgets accepted in one call.
 MAX_TEST_EPS = 1000
 #: Runs per side of the pilot that places the grids of numeric events.
@@ -107,21 +109,27 @@ class _Chunk:
 
 
 def _count_chunk(chunk: _Chunk) -> np.ndarray:
-    samples = sample(chunk.mech, list(chunk.queries), chunk.runs, np.random.default_rng(chunk.seed))
-    return count_events(chunk.view, list(chunk.events), samples)
+    components = [chunk.view.component(name) for event in chunk.events
+                  for name, _ in event.conditions]
+    queries = np.array([float(q) for q in chunk.queries])  # checked when the pair was chosen
+    columns = sample_columns(chunk.mech, queries, chunk.runs, np.random.default_rng(chunk.seed),
+                             components)
+    return count_events(chunk.view, list(chunk.events), columns)
 
 
 class _Runner:
-    """Counts events over chunks, in worker processes when ``jobs > 1``, with a progress bar."""
+    """Counts events over chunks, in worker processes when ``jobs > 1`` or on the Dask cluster of
+    :func:`~exactdp.workers.use_scheduler`, with a progress bar."""
 
     def __init__(self, mech, seed: int, jobs: int, progress: bool | None):
         """``progress``: as :class:`~exactdp.progress.Progress`'s ``enabled``."""
         self.mech, self.seed, self.jobs, self.progress = mech, seed, jobs, progress
 
     def counts(self, phase: int, work: list[tuple[int, Candidate, tuple]], runs: int,
-               description: str) -> dict:
+               description: str, meanwhile=None) -> dict:
         """``{pair index: (counts on D1, counts on D2)}`` for ``work = [(pair, candidate,
-        events)]``."""
+        events)]``; ``meanwhile()``, if given, is called once the chunks are handed out (so it
+        runs while the workers count)."""
         chunks, keys = [], []
         for pair, candidate, events in work:
             for side, queries in enumerate((candidate.d1, candidate.d2)):
@@ -131,12 +139,14 @@ class _Runner:
                                          min(CHUNK_RUNS, runs - start), seed))
                     keys.append((pair, side))
         totals: dict = {}
-        counted_chunks = (map(_count_chunk, chunks) if self.jobs == 1 else
-                          parallel_map(_count_chunk, chunks, self.jobs))
+        counted_chunks = (map(_count_chunk, chunks) if self.jobs == 1 and not current_scheduler()
+                          else parallel_map(_count_chunk, chunks, self.jobs))
         with Progress(len(chunks), description, "chunk", self.progress) as progress:
-            for key, counted in zip(keys, counted_chunks):
+            for index, (key, counted) in enumerate(zip(keys, counted_chunks)):
                 totals[key] = totals.get(key, 0) + counted
                 progress.update()
+                if index == 0 and meanwhile is not None:
+                    meanwhile()
         return {pair: (totals[pair, 0], totals[pair, 1]) for pair, _, _ in work}
 
 
@@ -452,7 +462,9 @@ def detect(mech, test_eps, d1=None, d2=None, runs: int = TEST_RUNS,
             per_pair[pair].append(index)
     tested = runner.counts(TEST, [(pair, candidates[pair], tuple(
         candidates[pair].events[i] for i in indices)) for pair, indices in per_pair.items()],
-        runs, "testing")
+        runs, "testing", meanwhile=lambda: [exact_event(mech, candidates[pair],
+                                                       candidates[pair].events[index])
+                                           for pair, index in chosen])  # cached for below
     exact: dict = {}
     results = []
     for eps, (pair, index) in zip(test_eps, chosen):

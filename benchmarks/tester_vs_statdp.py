@@ -1,0 +1,131 @@
+"""Benchmark: ``exactdp test`` against StatDP on StatDP's SVT test with 5,000,000 test runs.
+
+The test (Ding et al., "Detecting Violations of Differential Privacy", CCS 2018,
+arXiv:1805.10277; Alg. 11, SVT with ε = 0.7, N = 1, T = 0.5): one input pair (the first of
+StatDP's patterns for 5 queries), 100,000 selection runs and 5,000,000 test runs per input,
+test ε = 0.7, two worker processes each (and one, for exactdp).  Both are timed from the command
+line, wall clock, interpreter start-up and imports included: what a user waits for.
+
+* exactdp: ``python -m exactdp test … --jobs J``;
+* StatDP: ``statdp.detect_counterexample`` with ``databases=[(d1, d2)]``,
+  ``event_iterations=100000``, ``detect_iterations=5000000``, ``cores=2``, run by the Python
+  interpreter in ``$STATDP_PYTHON`` (default ``/work/statdp-venv/bin/python``) — StatDP is not a
+  dependency of exactdp, so install it in a separate environment; the row is skipped when that
+  interpreter cannot import ``statdp``;
+* for scale even without StatDP: a per-run Python loop like StatDP's sampler (one
+  ``prng.laplace`` per query; ``benchmarks/sampling_speed.py``), timed on 20,000 runs of each
+  input in this process and extrapolated to the 10,100,000 runs of the test, sampling only
+  (no event counting, no p-values, one process) — a lower bound on StatDP's time, not StatDP.
+
+Prints the median of ``REPEATS`` runs of each and the ratios; target: StatDP / exactdp ≥ 10 with
+two processes each.
+
+Run: ``python benchmarks/tester_vs_statdp.py`` from the repository root.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import exactdp  # noqa: E402
+from exactdp.sampling.inputs import candidate_inputs  # noqa: E402
+from exactdp.sequences import format_number  # noqa: E402
+
+EPS, N, T = 0.7, 1, 0.5
+SELECT_RUNS, TEST_RUNS = 100_000, 5_000_000
+LOOP_RUNS = 20_000
+REPEATS = 3
+STATDP_PYTHON = os.environ.get("STATDP_PYTHON", "/work/statdp-venv/bin/python")
+
+STATDP_SCRIPT = """
+import sys
+from statdp import detect_counterexample
+from statdp.algorithms import SVT
+d1, d2 = eval(sys.argv[1]), eval(sys.argv[2])
+detect_counterexample(SVT, [{eps}], {{'epsilon': {eps}, 'N': {n}, 'T': {t}}},
+                      databases=[(d1, d2)], event_iterations={select},
+                      detect_iterations={test}, cores=2, quiet=True)
+"""
+
+
+def pair() -> tuple[list, list]:
+    """The first of StatDP's input patterns (exact rationals)."""
+    mech = exactdp.mechanism("statdp.SVT", eps=EPS, N=N, T=T)
+    d1, d2 = candidate_inputs(mech)[0]
+    return list(d1), list(d2)
+
+
+def wall(command: list[str]) -> float:
+    """Median wall-clock seconds of ``command`` over ``REPEATS`` runs (it must succeed)."""
+    times = []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def exactdp_command(d1, d2, jobs: int) -> list[str]:
+    return [sys.executable, "-m", "exactdp", "test", "statdp.SVT", "--param", f"eps={EPS}",
+            "--param", f"N={N}", "--param", f"T={T}",
+            "--d1", ",".join(format_number(v) for v in d1),
+            "--d2", ",".join(format_number(v) for v in d2), "--runs", str(TEST_RUNS),
+            "--select-runs", str(SELECT_RUNS), "--test-eps", str(EPS), "--jobs", str(jobs),
+            "--json"]
+
+
+def statdp_available() -> bool:
+    if not Path(STATDP_PYTHON).exists():
+        return False
+    return subprocess.run([STATDP_PYTHON, "-c", "import statdp"], capture_output=True).returncode == 0
+
+
+def loop_seconds(d1, d2) -> float:
+    """Extrapolated seconds of a StatDP-style per-run loop over every run of the test."""
+    from sampling_speed import statdp_loop  # noqa: E402  (same directory)
+
+    rng = np.random.default_rng(0)
+    start = time.perf_counter()
+    for queries in (d1, d2):
+        statdp_loop([float(v) for v in queries])(rng, LOOP_RUNS)
+    per_run = (time.perf_counter() - start) / (2 * LOOP_RUNS)
+    return per_run * 2 * (SELECT_RUNS + TEST_RUNS)
+
+
+def main() -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    d1, d2 = pair()
+    print(f"StatDP SVT test (eps={EPS}, N={N}, T={T}), d1={','.join(map(format_number, d1))}, "
+          f"d2={','.join(map(format_number, d2))}: {SELECT_RUNS:,} "
+          f"selection and {TEST_RUNS:,} test runs per input; wall clock, median of {REPEATS}")
+    ours = {jobs: wall(exactdp_command(d1, d2, jobs)) for jobs in (1, 2)}
+    for jobs, seconds in ours.items():
+        print(f"  exactdp test --jobs {jobs}{'':<24} {seconds:8.2f} s")
+    if statdp_available():
+        statdp = wall([STATDP_PYTHON, "-c", STATDP_SCRIPT.format(
+            eps=EPS, n=N, t=T, select=SELECT_RUNS, test=TEST_RUNS),
+            repr([float(v) for v in d1]), repr([float(v) for v in d2])])
+        print(f"  StatDP detect_counterexample, cores=2{'':<13} {statdp:8.2f} s")
+        print(f"  StatDP / exactdp, two processes each: {statdp / ours[2]:.1f}x (target >= 10)")
+    else:
+        print(f"  StatDP: not installed for {STATDP_PYTHON} (set STATDP_PYTHON): skipped")
+    loop = loop_seconds(d1, d2)
+    print(f"  StatDP-style per-run loop, sampling only, one process (extrapolated from "
+          f"{LOOP_RUNS:,} runs per input): {loop:.1f} s")
+    print(f"  loop (one process) / exactdp --jobs 1: {loop / ours[1]:.1f}x; "
+          f"/ exactdp --jobs 2: {loop / ours[2]:.1f}x")
+
+
+if __name__ == "__main__":
+    main()

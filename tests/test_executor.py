@@ -1,0 +1,80 @@
+"""The executor layer: local worker processes and a Dask cluster give the same results.
+
+The cluster is a ``distributed.LocalCluster`` on the loopback interface (one in-process worker:
+light, no server left behind)."""
+
+import json
+
+import pytest
+
+from exactdp.cli import main
+from exactdp.errors import InputError
+from exactdp.workers import SCHEDULER_VARIABLE, current_scheduler, parallel_map, use_scheduler
+
+TEST = ["test", "statdp.SVT", "--d1", "1,1,1,1,1", "--d2", "2,1,1,1,1", "--runs", "150000",
+        "--select-runs", "120000", "--test-eps", "0.2,0.7", "--seed", "4", "--json"]
+
+
+def square(x):
+    return x * x
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  host="127.0.0.1", protocol="tcp", dashboard_address=None) \
+            as local:
+        yield local
+
+
+def _json(capsys, argv):
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_local_workers_keep_the_order_of_the_items():
+    assert list(parallel_map(square, range(7), 2)) == [x * x for x in range(7)]
+
+
+def test_cluster_keeps_the_order_of_the_items(cluster):
+    assert list(parallel_map(square, range(7), 1, scheduler=cluster.scheduler_address)) == \
+        [x * x for x in range(7)]
+
+
+def test_tester_on_the_cluster_returns_what_two_local_workers_return(cluster, capsys):
+    local = _json(capsys, TEST + ["--jobs", "2"])
+    remote = _json(capsys, TEST + ["--scheduler", cluster.scheduler_address])
+    assert remote == local
+    assert "count_chunk" in cluster.scheduler.task_prefixes  # the chunks ran on the cluster
+    assert current_scheduler() is None  # the command's scheduler does not outlive it
+
+
+def test_scheduler_from_the_environment(cluster, capsys, monkeypatch):
+    local = _json(capsys, TEST)
+    monkeypatch.setenv(SCHEDULER_VARIABLE, cluster.scheduler_address)
+    assert _json(capsys, TEST) == local
+
+
+def _one_line_error(capsys, argv):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("exactdp: error: ")
+    return err[-1]
+
+
+def test_unreachable_scheduler_is_one_line_and_exit_2(capsys):
+    # port 1 on the loopback: nothing listens there
+    err = _one_line_error(capsys, TEST + ["--scheduler", "tcp://127.0.0.1:1"])
+    assert "cannot reach the Dask scheduler at 'tcp://127.0.0.1:1'" in err
+
+
+def test_malformed_scheduler_address_is_one_line_and_exit_2(capsys):
+    err = _one_line_error(capsys, TEST + ["--scheduler", "localhost"])
+    assert "tcp://HOST:PORT" in err and "'localhost'" in err
+
+
+def test_use_scheduler_checks_the_address():
+    with pytest.raises(InputError, match="tcp://HOST:PORT"):
+        use_scheduler("8786")
+    assert current_scheduler() is None
