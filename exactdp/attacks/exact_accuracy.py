@@ -51,19 +51,20 @@ BLOCK = 512
 
 
 class LaplaceMasses:
-    """Laplace masses of intervals with integer ends, as arb balls at the current flint
-    precision (create it inside ``flint.ctx.workprec``).
+    r"""Laplace masses of intervals with integer ends, as arb balls at the current flint
+    precision (create it inside ``flint.ctx.workprec``): the ball-arithmetic counterpart of
+    :meth:`exactdp.noise.Laplace.interval` for the intervals of this module.
 
     For ``η ~ Lap(1/λ)`` measured in a unit ``h`` (``rate = λh``, an exact rational) and integers
     ``a < b`` (None for ``∓∞``), with ``E(k) = e^{−λhk}``:
 
     .. math::
 
-        \\Pr[a h < η < b h] = \\begin{cases}
-            ½ E(a) (1 − E(b − a)) & 0 ≤ a, \\\\
-            ½ E(−b) (1 − E(b − a)) & b ≤ 0, \\\\
+        \Pr[a h < η < b h] = \begin{cases}
+            ½ E(a) (1 − E(b − a)) & 0 ≤ a, \\
+            ½ E(−b) (1 − E(b − a)) & b ≤ 0, \\
             1 − ½ E(−a) − ½ E(b) & a < 0 < b,
-        \\end{cases}
+        \end{cases}
 
     (``E(∞) = 0``).  Each ``E(k)`` and ``1 − E(k) = −expm1(−λhk)`` is computed once and cached:
     the intervals of one computation share few distinct ``k``.
@@ -106,10 +107,6 @@ def ball_to_mpf(ball: arb) -> tuple[mpf, mpf]:
     """The midpoint of ``ball`` and its radius as exact mpf values (no rounding)."""
     return tuple(mpmath.mp.make_mpf(from_man_exp(int(man), int(exp)))
                  for man, exp in (ball.mid().man_exp(), ball.rad().man_exp()))
-
-
-def _digits_to_bits(digits: int) -> int:
-    return math.ceil(digits * math.log2(10))
 
 
 @dataclass(frozen=True)
@@ -190,7 +187,7 @@ def working_bits(dps: int, distinct: DistinctCounts, histogram: Histogram,
     threshold_ends = 2 * (distinct.span + abs(budget.threshold) + 2) * budget.epsilon1
     count_ends = 2 * (histogram.domain * (int(distinct.values[-1]) + 1) + histogram.scale) \
         * (budget.epsilon2 or 0)
-    return _digits_to_bits(working_dps(dps, max(threshold_ends, count_ends, 1)))
+    return math.ceil(working_dps(dps, max(threshold_ends, count_ends, 1)) * math.log2(10))
 
 
 @dataclass(frozen=True)
@@ -232,12 +229,16 @@ class ExactAccuracy:
         (empty unless asked for).
     runs : int
         Number of threshold runs summed.
+    terms : int
+        Number of count-noise Laplace masses summed (one per distinct count of each distinct
+        part, those beyond reach left out).
     """
 
     accuracy: ExactValue
     accuracy_small: ExactValue | None
     by_count: dict = field(default_factory=dict)
     runs: int = 0
+    terms: int = 0
 
 
 def exact_accuracy(histogram: Histogram, budget: Budget, dps: int = 30,
@@ -270,6 +271,45 @@ def exact_accuracy(histogram: Histogram, budget: Budget, dps: int = 30,
                          f"10^-{dps} of the result; ask for fewer digits (dps)")
 
 
+def count_intervals(distinct: DistinctCounts, parts: np.ndarray, reach: int):
+    """The count-noise intervals of every distinct count of every part that lie within
+    ``reach`` of 0 (the others are left out, each with mass below ``½e^{−reach·ε2}``).
+
+    Cell ``u`` of part ``P`` is guessed right when ``η ∈ [|P|(x_u − ½) − S_P,
+    |P|(x_u + ½) − S_P)``; in half units the ends are the integers ``a = 2|P|x_u − |P| − 2S_P``
+    and ``b = a + 2|P|``, and the interval is within reach when ``a ≤ 2·reach`` and
+    ``b ≥ −2·reach``.  All parts at once, vectorised.
+
+    Parameters
+    ----------
+    distinct : DistinctCounts
+    parts : numpy.ndarray, shape (p, 2)
+        Each part as the range ``first, stop`` of its distinct counts.
+    reach : int
+
+    Returns
+    -------
+    tuple of four numpy.ndarray
+        Per interval kept: the part's row in ``parts``, the distinct count's index, ``a`` and
+        ``b``.
+    """
+    values, cells = distinct.values, distinct.cells
+    # int64 is exact: |a|, |b| ≤ 2·|T|·(max count + 2) + 2·(number of tuples) < 2^62
+    # (datasets.MAX_DOMAIN, datasets.MAX_COUNT).
+    first, stop = parts[:, 0], parts[:, 1]
+    size_prefix = np.concatenate([[0], np.cumsum(cells)])
+    total_prefix = np.concatenate([[0], np.cumsum(cells * values)])
+    size, total = size_prefix[stop] - size_prefix[first], total_prefix[stop] - total_prefix[first]
+    lengths = stop - first
+    part = np.repeat(np.arange(parts.shape[0]), lengths)
+    index = np.arange(part.size) - np.repeat(np.cumsum(lengths) - lengths, lengths) \
+        + np.repeat(first, lengths)
+    low = 2 * size[part] * values[index] - size[part] - 2 * total[part]
+    high = low + 2 * size[part]
+    kept = np.flatnonzero((low <= 2 * reach) & (high >= -2 * reach))
+    return part[kept], index[kept], low[kept], high[kept]
+
+
 def _sum_parts(distinct, budget, digits, by_count, dps):
     """One evaluation with the threshold window and the count-noise reach of ``digits``; None
     when what they leave out is too big for ``dps``."""
@@ -283,30 +323,24 @@ def _sum_parts(distinct, budget, digits, by_count, dps):
         for part in zip(bounds[:-1], bounds[1:]):
             weight[part] = weight[part] + run.probability if part in weight \
                 else run.probability
-    # A guess is right only when |η| reaches the distance from S_P/|P| to the cell's count
-    # (less |P|/2); values beyond ``reach`` are left out, each with mass at most e^{−reach·ε2}/2.
     reach = window_width(budget.epsilon2, digits)
-    # Count intervals [|P|(c − ½) − S_P, |P|(c + ½) − S_P) in half units: rate ε2/2.
+    terms = count_intervals(distinct, np.array(list(weight), dtype=np.int64).reshape(-1, 2),
+                            reach)
+    # Count intervals in half units: rate ε2/2; w(P)·Σ_{u∈P} q(P, u) summed per part.
     count_law = LaplaceMasses(budget.epsilon2 / 2)
-    right_all, right_small = arb(0), arb(0)
-    per_value = [arb(0)] * values.size if by_count else None
-    for (first, stop), w in weight.items():
-        counts, multiplicity = values[first:stop], cells[first:stop]
-        size, total = int(multiplicity.sum()), int(multiplicity @ counts)
-        twice_low = 2 * size * counts - size - 2 * total     # 2·(|P|(c − ½) − S_P)
-        near = np.flatnonzero((twice_low <= 2 * reach) & (twice_low + 2 * size >= -2 * reach))
-        part_all, part_small = arb(0), arb(0)
-        for j, low, many, is_small in zip((first + near).tolist(), twice_low[near].tolist(),
-                                          multiplicity[near].tolist(),
-                                          small[first + near].tolist()):
-            right = count_law.interval(low, low + 2 * size)
-            part_all += many * right
-            if is_small:
-                part_small += many * right
-            if by_count:
-                per_value[j] += w * right
-        right_all += w * part_all
-        right_small += w * part_small
+    part_all, part_small = [arb(0)] * len(weight), [arb(0)] * len(weight)
+    for part, j, low, high in zip(*(column.tolist() for column in terms)):
+        right = count_law.interval(low, high)
+        part_all[part] += int(cells[j]) * right
+        if small[j]:
+            part_small[part] += int(cells[j]) * right
+    weights = list(weight.values())
+    right_all = sum((w * p for w, p in zip(weights, part_all)), arb(0))
+    right_small = sum((w * p for w, p in zip(weights, part_small)), arb(0))
+    per_value = [arb(0)] * values.size
+    if by_count:
+        for part, j, low, high in zip(*(column.tolist() for column in terms)):
+            per_value[j] += weights[part] * count_law.interval(low, high)
     # Left out, per cell: the threshold mass outside the window (at most 1 each) and the right
     # guesses beyond reach (at most e^{−reach·ε2}/2 per cell and threshold run).
     left_out = runs.outside + LaplaceMasses(budget.epsilon2).decay(reach) / 2
@@ -320,7 +354,7 @@ def _sum_parts(distinct, budget, digits, by_count, dps):
     if figures[0] is None or (small_cells and figures[1] is None) or None in figures[2:]:
         return None
     counts = {int(c): figure for c, figure in zip(values, figures[2:])}
-    return ExactAccuracy(figures[0], figures[1], counts, len(runs.runs))
+    return ExactAccuracy(figures[0], figures[1], counts, len(runs.runs), terms[0].size)
 
 
 def theorem_5_12_probability(histogram: Histogram, budget: Budget, last: int | None = None,
