@@ -2,7 +2,8 @@
 exact expected accuracy, Theorem 5.12's event, the data sets and ``exactdp reconstruct``.
 
 Reference values come from independent computations written here: Algorithm 3 from its pairwise
-definition, Laplace masses integrated with ``mpmath.quad``, and seeded simulations.
+definition, Laplace masses integrated with ``mpmath.quad`` or from the Laplace CDF's closed form
+threshold by threshold, and seeded simulations.
 """
 
 import json

@@ -175,9 +175,9 @@ def partition_runs(distinct: DistinctCounts, budget: Budget, width: int) -> Runs
 
 def window_width(epsilon, digits: int) -> int:
     """``w`` with ``Pr[|η| > w] = e^{−εw} < 10^-digits`` for ``η ~ Lap(1/ε)`` (the ``+ 1``
-    absorbs float rounding; the mass actually left out is computed in arb, so ``w`` only decides
-    whether the digits are reached)."""
-    return math.ceil(digits * math.log(10) / float(epsilon)) + 1
+    absorbs the rounding of ``ln 10``; the mass actually left out is computed in arb, so ``w``
+    only decides whether the digits are reached)."""
+    return math.ceil(Fraction(digits * math.log(10)) / Fraction(epsilon)) + 1
 
 
 def working_bits(dps: int, distinct: DistinctCounts, histogram: Histogram,
