@@ -2,11 +2,13 @@
 exact expected accuracy, Theorem 5.12's event, the data sets and ``exactdp reconstruct``.
 
 Reference values come from independent computations written here: Algorithm 3 from its pairwise
-definition, Laplace masses integrated with ``mpmath.quad``, and seeded simulations.
+definition, Laplace masses integrated with ``mpmath.quad`` or from the Laplace CDF's closed form
+threshold by threshold, and seeded simulations.
 """
 
 import json
 import math
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -118,6 +120,67 @@ def test_exact_accuracy_equals_brute_force_on_a_tiny_domain(eps, delta):
         reference = brute_force_accuracy(list(TINY), mpmath.mpf(eps), delta)
     assert abs(exact.accuracy.value - reference) < mpmath.mpf(10) ** -24
     assert exact.accuracy.error < mpmath.mpf(10) ** -25 * exact.accuracy.value
+
+
+def laplace_cdf(scale, x):
+    """Pr[η ≤ x] for η ~ Lap(scale), from its closed form."""
+    return mpmath.exp(x / scale) / 2 if x < 0 else 1 - mpmath.exp(-x / scale) / 2
+
+
+def every_threshold_accuracy(counts, eps1, eps2, theta):
+    """Algorithm 4's expected accuracy (all cells, small cells, per count) summed over every
+    integer threshold t ∈ (−span, span] one by one (the two one-part ends lumped), each cell's
+    right-guess probability from the Laplace CDF: no runs, no shared parts, no window."""
+    span, cells = max(counts) - min(counts), len(counts)
+    small = [u for u in range(cells) if counts[u] <= 5]
+    b1, b2 = (mpmath.mpf(e.denominator) / e.numerator for e in (eps1, eps2))
+    cases = [(-span, laplace_cdf(b1, -span - theta))]
+    cases += [(t, laplace_cdf(b1, t - theta) - laplace_cdf(b1, t - 1 - theta))
+              for t in range(-span + 1, span + 1)]
+    cases.append((span + 1, 1 - laplace_cdf(b1, span - theta)))
+    right = [mpmath.mpf(0)] * cells
+    for t, mass in cases:
+        for part in pairwise_partition(counts, t - mpmath.mpf(1) / 2):
+            size, total = len(part), sum(counts[u] for u in part)
+            for u in part:
+                right[u] += mass * (laplace_cdf(b2, size * (counts[u] + mpmath.mpf(1) / 2) - total)
+                                    - laplace_cdf(b2, size * (counts[u] - mpmath.mpf(1) / 2)
+                                                  - total))
+    by_count = {c: right[counts.index(c)] for c in set(counts)}
+    return sum(right) / cells, sum(right[u] for u in small) / len(small), by_count
+
+
+@pytest.mark.parametrize("histogram, eps", [
+    (zipf(40, 400, 1.1, 3), "0.5"),     # the window covers every threshold
+    (Histogram("wide", np.array([0, 0, 1, 2, 2, 5, 9, 30, 31, 120, 300])), "8"),   # it does not
+])
+def test_exact_accuracy_encloses_a_threshold_by_threshold_sum(histogram, eps):
+    budget = Budget.algorithm_4(eps)
+    exact = exact_accuracy(histogram, budget, dps=30, by_count=True)
+    with mpmath.workdps(60):
+        accuracy, small, by_count = every_threshold_accuracy(
+            histogram.counts.tolist(), budget.epsilon1, budget.epsilon2, budget.threshold)
+        for figure, reference in [(exact.accuracy, accuracy), (exact.accuracy_small, small)] + [
+                (exact.by_count[c], by_count[c]) for c in by_count]:
+            assert abs(figure.value - reference) <= figure.error, (figure, reference)
+            assert figure.error <= mpmath.mpf(10) ** -30 * figure.value
+
+
+@pytest.mark.parametrize("low, high", [(0, 3), (2, 9), (-7, -1), (-3, 4), (None, -2), (5, None),
+                                       (None, 1), (-1, None), (None, None), (4, 4)])
+def test_laplace_masses_enclose_the_integrated_density(low, high):
+    from flint import ctx
+
+    from exactdp.attacks.exact_accuracy import LaplaceMasses, ball_to_mpf
+
+    with ctx.workprec(120), mpmath.workdps(50):
+        ball = LaplaceMasses(Fraction(3, 7)).interval(low, high)
+        reference = laplace_mass(mpmath.mpf(7) / 3, -mpmath.inf if low is None else low,
+                                 mpmath.inf if high is None else high) \
+            if low is None or high is None or low < high else 0
+        value, radius = ball_to_mpf(ball)
+        assert abs(value - reference) <= radius + mpmath.mpf(10) ** -45
+        assert radius <= mpmath.mpf(10) ** -30
 
 
 def test_exact_accuracy_has_30_digits_and_small_counts():

@@ -7,31 +7,42 @@ guesses cell ``u`` of part ``P`` right when ``round((S_P + η)/|P|) = x_u``, ``S
 total and ``η ~ Lap(1/ε2)``, i.e. when ``η ∈ [|P|(x_u − ½) − S_P, |P|(x_u + ½) − S_P)`` — another
 Laplace interval.  So the expected fraction of cells guessed right is the finite sum
 
-    E[accuracy] = Σ_runs Pr[t ∈ run] · (1/|T|) Σ_P Σ_{u ∈ P} Pr[η ∈ I(P, x_u)],
+    E[accuracy] = Σ_runs Pr[t ∈ run] · (1/|T|) Σ_P Σ_{u ∈ P} Pr[η ∈ I(P, x_u)]
+                = (1/|T|) Σ_P w(P) Σ_{u ∈ P} Pr[η ∈ I(P, x_u)],   w(P) = Σ_{runs ∋ P} Pr[t ∈ run],
 
 over the runs of consecutive ``t`` that give the same partition: every ``t > span`` (and every
 ``t ≤ −span``) puts all cells in one part and forms one run; between them only ``t`` within a
 window around θ are enumerated, the window wide enough that the Laplace mass outside it is below
-``10^{-(dps + 3)}``.  That mass enters the error bound (the accuracy lies in [0, 1]), and the
+``10^{-(dps + 3)}``.  The second line sums each distinct part once, with the total probability
+``w(P)`` of the runs it occurs in.
+
+Every interval end is an integer in a suitable unit, so every Laplace mass is a short
+expression in ``e^{−λk}`` for integers ``k``; they are evaluated in python-flint's ``arb`` ball
+arithmetic (each ``e^{−λk}`` once), whose radius is a rigorous bound on every rounding error.
+The mass left out of the window enters the error bound (the accuracy lies in [0, 1]), and the
 window is widened until the bound meets the digits asked for.  The mathematics and the error
 bound are in ``docs/reconstruction.md``.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import mpmath
 import numpy as np
+from flint import arb, ctx, fmpq
 from mpmath import mpf
+from mpmath.libmp import from_man_exp
 
 from ..errors import InputError, PrecisionError
-from ..precision import check_dps, require_digits, to_mpf, unit_roundoff, working_dps
+from ..precision import check_dps, require_digits, working_dps
 from .datasets import Histogram
 from .reconstruction import SMALL_COUNT, Budget, DistinctCounts, splits
 
 #: What the summation ranges leave out starts at 10^-(dps + LEFT_OUT_GUARD) (absolute), so that
-#: with rounding it stays below 10^-dps of any result above 10^-2.
+#: it stays below 10^-dps of any result above 10^-2.
 LEFT_OUT_GUARD = 3
 #: Give up widening the summation ranges beyond this many digits of left-out mass.
 MAX_DIGITS = 4000
@@ -39,45 +50,110 @@ MAX_DIGITS = 4000
 BLOCK = 512
 
 
+class LaplaceMasses:
+    r"""Laplace masses of intervals with integer ends, as arb balls at the current flint
+    precision (create it inside ``flint.ctx.workprec``): the ball-arithmetic counterpart of
+    :meth:`exactdp.noise.Laplace.interval` for the intervals of this module.
+
+    For ``η ~ Lap(1/λ)`` measured in a unit ``h`` (``rate = λh``, an exact rational) and integers
+    ``a < b`` (None for ``∓∞``), with ``E(k) = e^{−λhk}``:
+
+    .. math::
+
+        \Pr[a h < η < b h] = \begin{cases}
+            ½ E(a) (1 − E(b − a)) & 0 ≤ a, \\
+            ½ E(−b) (1 − E(b − a)) & b ≤ 0, \\
+            1 − ½ E(−a) − ½ E(b) & a < 0 < b,
+        \end{cases}
+
+    (``E(∞) = 0``).  Each ``E(k)`` and ``1 − E(k) = −expm1(−λhk)`` is computed once and cached:
+    the intervals of one computation share few distinct ``k``.
+    """
+
+    def __init__(self, rate: Fraction):
+        self.rate = arb(fmpq(rate.numerator, rate.denominator))
+        self._decay: dict[int, arb] = {}
+        self._gap: dict[int, arb] = {}
+
+    def decay(self, k: int | None) -> arb:
+        """``E(k) = e^{−λhk}`` for an integer ``k ≥ 0`` (None: ``E(∞) = 0``)."""
+        if k is None:
+            return arb(0)
+        if k not in self._decay:
+            self._decay[k] = (-self.rate * k).exp()
+        return self._decay[k]
+
+    def gap(self, k: int | None) -> arb:
+        """``1 − E(k)`` without cancellation, for an integer ``k > 0`` (None: 1)."""
+        if k is None:
+            return arb(1)
+        if k not in self._gap:
+            self._gap[k] = -(-self.rate * k).expm1()
+        return self._gap[k]
+
+    def interval(self, low: int | None, high: int | None) -> arb:
+        """``Pr[low·h < η < high·h]`` (None ends unbounded; empty intervals have mass 0)."""
+        if low is not None and high is not None and low >= high:
+            return arb(0)
+        width = None if low is None or high is None else high - low
+        if low is not None and low >= 0:
+            return self.decay(low) * self.gap(width) / 2
+        if high is not None and high <= 0:
+            return self.decay(-high) * self.gap(width) / 2
+        return 1 - (self.decay(None if low is None else -low) + self.decay(high)) / 2
+
+
+def ball_to_mpf(ball: arb) -> tuple[mpf, mpf]:
+    """The midpoint of ``ball`` and its radius as exact mpf values (no rounding)."""
+    return tuple(mpmath.mp.make_mpf(from_man_exp(int(man), int(exp)))
+                 for man, exp in (ball.mid().man_exp(), ball.rad().man_exp()))
+
+
 @dataclass(frozen=True)
 class Run:
     """Consecutive integer thresholds ``first ≤ t ≤ last`` (None: unbounded) that give the same
-    partition, ``split`` (:func:`~exactdp.attacks.reconstruction.splits`), with probability
-    ``probability`` at the working precision."""
+    partition, ``split`` (:func:`~exactdp.attacks.reconstruction.splits`), and
+    ``Pr[first ≤ t ≤ last]`` as an arb ball."""
 
     first: int | None
     last: int | None
     split: np.ndarray
-    probability: mpf
+    probability: arb
 
 
 @dataclass(frozen=True)
 class Runs:
-    """Every run of a threshold window, and the probability mass left out of it (``outside``)."""
+    """Every run of a threshold window, and the probability mass left out of it (``outside``,
+    an arb ball)."""
 
     runs: list
-    outside: mpf
+    outside: arb
 
 
 def partition_runs(distinct: DistinctCounts, budget: Budget, width: int) -> Runs:
     """The runs of thresholds ``t`` within ``width`` of θ, plus the two one-part runs beyond
-    ``±span``; call inside the working precision."""
-    law, theta, span = budget.threshold_noise, budget.threshold, distinct.span
+    ``±span``; call inside ``flint.ctx.workprec``.
+
+    ``Pr[first ≤ ⌈θ + ρ⌉ ≤ last] = Pr[first − 1 − θ < ρ ≤ last − θ]``, an interval with integer
+    ends for ``ρ ~ Lap(1/ε1)`` (:class:`LaplaceMasses` with unit 1).
+    """
+    theta, span = budget.threshold, distinct.span
+    law = LaplaceMasses(budget.epsilon1)
     one_part = np.zeros(distinct.values.size - 1, dtype=bool)
     if span == 0:
-        return Runs([Run(None, None, one_part, mpf(1))], mpf(0))
+        return Runs([Run(None, None, one_part, arb(1))], arb(0))
     low, high = max(-span + 1, theta - width), min(span, theta + width)
 
     def mass(first, last):
         """Pr[first ≤ ⌈θ + ρ⌉ ≤ last] (None ends unbounded)."""
-        return law.interval(-mpmath.inf if first is None else to_mpf(first - 1 - theta),
-                            mpmath.inf if last is None else to_mpf(last - theta))
+        return law.interval(None if first is None else first - 1 - theta,
+                            None if last is None else last - theta)
 
     runs = [Run(None, -span, one_part, mass(None, -span))]
     if low > high:                                  # θ lies farther than ``width`` from ±span
         return Runs(runs + [Run(span + 1, None, one_part, mass(span + 1, None))],
                     mass(-span + 1, span))
-    outside = mass(-span + 1, low - 1) if low > -span + 1 else mpf(0)
+    outside = mass(-span + 1, low - 1) if low > -span + 1 else arb(0)
     current_first, current = low, None
     for start in range(low, high + 1, BLOCK):
         block = splits(distinct.values, np.arange(start, min(start + BLOCK, high + 1)))
@@ -97,22 +173,21 @@ def partition_runs(distinct: DistinctCounts, budget: Budget, width: int) -> Runs
     return Runs(runs, outside)
 
 
-def interval_error(ends_over_scale: mpf, width_over_scale: mpf) -> mpf:
-    """Relative error bound of ``Laplace.interval`` for an interval of width ``w`` whose finite
-    ends total ``|lo| + |hi| ≤ M`` (both in units of the scale):
-    ``(4M + 16) u / min(1, w)`` (``docs/reconstruction.md``, "Error bound")."""
-    return (4 * ends_over_scale + 16) * unit_roundoff() / min(mpf(1), width_over_scale)
-
-
-def _threshold_ends(distinct: DistinctCounts, budget: Budget):
-    """A bound on ``|lo| + |hi|`` (in units of the scale) of every threshold interval
-    ``(t − 1 − θ, t − θ]`` that :func:`partition_runs` evaluates (``|t| ≤ span + 1``)."""
-    return 2 * (distinct.span + abs(budget.threshold) + 2) * budget.epsilon1
-
-
 def window_width(epsilon, digits: int) -> int:
-    """``w`` with ``Pr[|η| > w] = e^{−εw} < 10^-digits`` for ``η ~ Lap(1/ε)``."""
-    return int(mpmath.ceil(digits * mpmath.log(10) / to_mpf(epsilon))) + 1
+    """``w`` with ``Pr[|η| > w] = e^{−εw} < 10^-digits`` for ``η ~ Lap(1/ε)`` (the ``+ 1``
+    absorbs the rounding of ``ln 10``; the mass actually left out is computed in arb, so ``w``
+    only decides whether the digits are reached)."""
+    return math.ceil(Fraction(digits * math.log(10)) / Fraction(epsilon)) + 1
+
+
+def working_bits(dps: int, distinct: DistinctCounts, histogram: Histogram,
+                 budget: Budget) -> int:
+    """The flint precision: exactdp's :func:`~exactdp.precision.working_dps` for the largest
+    exponent ``λk`` met (threshold and count intervals), in bits."""
+    threshold_ends = 2 * (distinct.span + abs(budget.threshold) + 2) * budget.epsilon1
+    count_ends = 2 * (histogram.domain * (int(distinct.values[-1]) + 1) + histogram.scale) \
+        * (budget.epsilon2 or 0)
+    return math.ceil(working_dps(dps, max(threshold_ends, count_ends, 1)) * math.log2(10))
 
 
 @dataclass(frozen=True)
@@ -121,6 +196,21 @@ class ExactValue:
 
     value: mpf
     error: mpf
+
+
+def _exact_value(ball: arb, left_out: arb, dps: int, what: str) -> ExactValue | None:
+    """The figure whose true value lies in ``ball + [0, L]``, ``L`` the upper end of
+    ``left_out``: the midpoint and radius of that enclosure.  None when ``L`` alone exceeds
+    ``10^-dps`` of the value (widening the sums helps); a :class:`PrecisionError` when the
+    rounding (the ball's radius) keeps it from ``dps`` digits."""
+    left = left_out.upper()
+    value, error = ball_to_mpf(ball + arb(left / 2, left / 2))
+    if error <= value * mpf(10) ** -dps:
+        return ExactValue(value, error)
+    if not value or ball_to_mpf(left)[0] > value * mpf(10) ** -dps:
+        return None
+    require_digits(error / value, dps, what)
+    return ExactValue(value, error)
 
 
 @dataclass(frozen=True)
@@ -139,12 +229,16 @@ class ExactAccuracy:
         (empty unless asked for).
     runs : int
         Number of threshold runs summed.
+    terms : int
+        Number of count-noise Laplace masses summed (one per distinct count of each distinct
+        part, those beyond reach left out).
     """
 
     accuracy: ExactValue
     accuracy_small: ExactValue | None
     by_count: dict = field(default_factory=dict)
     runs: int = 0
+    terms: int = 0
 
 
 def exact_accuracy(histogram: Histogram, budget: Budget, dps: int = 30,
@@ -165,98 +259,102 @@ def exact_accuracy(histogram: Histogram, budget: Budget, dps: int = 30,
     if budget.epsilon2 is None:
         raise InputError("exact_accuracy needs Algorithm 4's budget (epsilon2 is None)")
     distinct = DistinctCounts.of(histogram)
-    values, cells = distinct.values, distinct.cells
-    count_law = budget.count_noise
-    # The largest interval end in units of a scale bounds the rounding error of every term.
-    count_ends = 2 * (histogram.domain * (int(values[-1]) + 1) + histogram.scale) \
-        * budget.epsilon2
+    bits = working_bits(dps, distinct, histogram, budget)
     digits = dps + LEFT_OUT_GUARD
-    while True:
-        threshold_ends = _threshold_ends(distinct, budget)
-        with mpmath.workdps(working_dps(dps, max(count_ends, threshold_ends, 1))):
-            result = _sum_runs(distinct, budget, digits, by_count, dps,
-                               interval_error(to_mpf(threshold_ends), to_mpf(budget.epsilon1))
-                               + interval_error(to_mpf(count_ends), to_mpf(budget.epsilon2)))
+    while digits <= MAX_DIGITS:
+        with ctx.workprec(bits):
+            result = _sum_parts(distinct, budget, digits, by_count, dps)
         if result is not None:
             return result
-        if digits > MAX_DIGITS:
-            raise PrecisionError(f"exact reconstruction accuracy: the terms left out stay above "
-                                 f"10^-{dps} of the result; ask for fewer digits (dps)")
         digits *= 2
+    raise PrecisionError(f"exact reconstruction accuracy: the terms left out stay above "
+                         f"10^-{dps} of the result; ask for fewer digits (dps)")
 
 
-def _sum_runs(distinct, budget, digits, by_count, dps, term_error):
+def count_intervals(distinct: DistinctCounts, parts: np.ndarray, reach: int):
+    """The count-noise intervals of every distinct count of every part that lie within
+    ``reach`` of 0 (the others are left out, each with mass below ``½e^{−reach·ε2}``).
+
+    Cell ``u`` of part ``P`` is guessed right when ``η ∈ [|P|(x_u − ½) − S_P,
+    |P|(x_u + ½) − S_P)``; in half units the ends are the integers ``a = 2|P|x_u − |P| − 2S_P``
+    and ``b = a + 2|P|``, and the interval is within reach when ``a ≤ 2·reach`` and
+    ``b ≥ −2·reach``.  All parts at once, vectorised.
+
+    Parameters
+    ----------
+    distinct : DistinctCounts
+    parts : numpy.ndarray, shape (p, 2)
+        Each part as the range ``first, stop`` of its distinct counts.
+    reach : int
+
+    Returns
+    -------
+    tuple of four numpy.ndarray
+        Per interval kept: the part's row in ``parts``, the distinct count's index, ``a`` and
+        ``b``.
+    """
+    values, cells = distinct.values, distinct.cells
+    # int64 is exact: |a|, |b| ≤ 2·|T|·(max count + 2) + 2·(number of tuples) < 2^62
+    # (datasets.MAX_DOMAIN, datasets.MAX_COUNT).
+    first, stop = parts[:, 0], parts[:, 1]
+    size_prefix = np.concatenate([[0], np.cumsum(cells)])
+    total_prefix = np.concatenate([[0], np.cumsum(cells * values)])
+    size, total = size_prefix[stop] - size_prefix[first], total_prefix[stop] - total_prefix[first]
+    lengths = stop - first
+    part = np.repeat(np.arange(parts.shape[0]), lengths)
+    index = np.arange(part.size) - np.repeat(np.cumsum(lengths) - lengths, lengths) \
+        + np.repeat(first, lengths)
+    low = 2 * size[part] * values[index] - size[part] - 2 * total[part]
+    high = low + 2 * size[part]
+    kept = np.flatnonzero((low <= 2 * reach) & (high >= -2 * reach))
+    return part[kept], index[kept], low[kept], high[kept]
+
+
+def _sum_parts(distinct, budget, digits, by_count, dps):
     """One evaluation with the threshold window and the count-noise reach of ``digits``; None
     when what they leave out is too big for ``dps``."""
     values, cells = distinct.values, distinct.cells
-    count_law, small = budget.count_noise, values <= SMALL_COUNT
+    small = values <= SMALL_COUNT
     runs = partition_runs(distinct, budget, window_width(budget.epsilon1, digits))
-    # A guess is right only when |η| reaches the distance from S_P/|P| to the cell's count
-    # (less |P|/2); values beyond ``reach`` are left out, each with mass at most e^{−reach·ε2}/2.
-    reach = window_width(budget.epsilon2, digits)
-    cache: dict[tuple[int, int], tuple] = {}
-
-    rate = to_mpf(budget.epsilon2)
-
-    def part(first: int, stop: int):
-        """(Σ_u Pr[right], Σ over small u, {value index: Pr[right]}) for the distinct values
-        ``first..stop−1`` forming one part."""
-        key = (first, stop)
-        if key not in cache:
-            counts, multiplicity = values[first:stop], cells[first:stop]
-            size, total = int(multiplicity.sum()), int(multiplicity @ counts)
-            twice_low = 2 * size * counts - size - 2 * total     # 2·(|P|(c − ½) − S_P)
-            near = np.flatnonzero((twice_low <= 2 * reach) & (twice_low + 2 * size >= -2 * reach))
-            # An interval of width |P| on one side of 0 has mass ½e^{−dist/b}(1 − e^{−|P|/b}).
-            one_side = -mpmath.expm1(-size * rate) / 2
-            right = {}
-            for j in near.tolist():
-                low, high = int(twice_low[j]), int(twice_low[j]) + 2 * size
-                right[first + j] = (one_side * mpmath.exp(-low * rate / 2) if low >= 0 else
-                                    one_side * mpmath.exp(high * rate / 2) if high <= 0 else
-                                    count_law.interval(to_mpf(low) / 2, to_mpf(high) / 2))
-            weighted = [(int(cells[j]) * p, small[j]) for j, p in right.items()]
-            cache[key] = (mpmath.fsum(w for w, _ in weighted),
-                          mpmath.fsum(w for w, is_small in weighted if is_small), right)
-        return cache[key]
-
-    right_all, right_small = [], []
-    per_value = [mpf(0)] * values.size if by_count else None
+    # w(P): the total probability of the runs in which each distinct part occurs.
+    weight: dict[tuple[int, int], arb] = {}
     for run in runs.runs:
-        bounds = np.concatenate([[0], np.flatnonzero(run.split) + 1, [values.size]])
-        parts = [part(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
-        right_all.append(run.probability * mpmath.fsum(p[0] for p in parts))
-        right_small.append(run.probability * mpmath.fsum(p[1] for p in parts))
-        if by_count:
-            for p in parts:
-                for j, q in p[2].items():
-                    per_value[j] += run.probability * q
-    # Every term is a product of two Laplace intervals (relative error term_error each) summed
-    # in sums of at most |T| and len(runs) positive terms (relative error (count)·u each).
-    relative = term_error + (2 * values.size + len(runs.runs) + 8) * unit_roundoff()
+        bounds = np.concatenate([[0], np.flatnonzero(run.split) + 1, [values.size]]).tolist()
+        for part in zip(bounds[:-1], bounds[1:]):
+            weight[part] = weight[part] + run.probability if part in weight \
+                else run.probability
+    reach = window_width(budget.epsilon2, digits)
+    terms = count_intervals(distinct, np.array(list(weight), dtype=np.int64).reshape(-1, 2),
+                            reach)
+    # Count intervals in half units: rate ε2/2; w(P)·Σ_{u∈P} q(P, u) summed per part.
+    count_law = LaplaceMasses(budget.epsilon2 / 2)
+    part_all, part_small = [arb(0)] * len(weight), [arb(0)] * len(weight)
+    for part, j, low, high in zip(*(column.tolist() for column in terms)):
+        right = count_law.interval(low, high)
+        part_all[part] += int(cells[j]) * right
+        if small[j]:
+            part_small[part] += int(cells[j]) * right
+    weights = list(weight.values())
+    right_all = sum((w * p for w, p in zip(weights, part_all)), arb(0))
+    right_small = sum((w * p for w, p in zip(weights, part_small)), arb(0))
+    per_value = [arb(0)] * values.size
+    if by_count:
+        for part, j, low, high in zip(*(column.tolist() for column in terms)):
+            per_value[j] += weights[part] * count_law.interval(low, high)
     # Left out, per cell: the threshold mass outside the window (at most 1 each) and the right
     # guesses beyond reach (at most e^{−reach·ε2}/2 per cell and threshold run).
-    left_out = runs.outside + mpmath.exp(-reach * to_mpf(budget.epsilon2)) / 2
-
-    def exact(total, weight) -> ExactValue | None:
-        """``total/weight`` plus half of what was left out, with its error bound; None when
-        what was left out keeps it from ``dps`` digits."""
-        value = total / weight + left_out / 2
-        error = value * relative + left_out / 2
-        if error > value * mpf(10) ** -dps:
-            return None
-        require_digits(error / value, dps, "exact reconstruction accuracy")
-        return ExactValue(+value, +error)
-
+    left_out = runs.outside + LaplaceMasses(budget.epsilon2).decay(reach) / 2
+    what = "exact reconstruction accuracy"
     small_cells = int(cells[small].sum())
-    figures = [exact(mpmath.fsum(right_all), int(cells.sum())),
-               exact(mpmath.fsum(right_small), small_cells) if small_cells else None]
+    figures = [_exact_value(right_all / int(cells.sum()), left_out, dps, what),
+               _exact_value(right_small / small_cells, left_out, dps, what)
+               if small_cells else None]
     if by_count:
-        figures += [exact(total, 1) for total in per_value]
+        figures += [_exact_value(total, left_out, dps, what) for total in per_value]
     if figures[0] is None or (small_cells and figures[1] is None) or None in figures[2:]:
         return None
     counts = {int(c): figure for c, figure in zip(values, figures[2:])}
-    return ExactAccuracy(figures[0], figures[1], counts, len(runs.runs))
+    return ExactAccuracy(figures[0], figures[1], counts, len(runs.runs), terms[0].size)
 
 
 def theorem_5_12_probability(histogram: Histogram, budget: Budget, last: int | None = None,
@@ -289,18 +387,16 @@ def theorem_5_12_probability(histogram: Histogram, budget: Budget, last: int | N
     if not present:
         return ExactValue(mpf(0), mpf(0))     # some S_i (i ≤ m) is empty: P_i = S_i is impossible
     needed = min(last + 1, values.size - 1)
+    bits = working_bits(dps, distinct, histogram, budget)
     digits = dps + LEFT_OUT_GUARD
-    while True:
-        ends = _threshold_ends(distinct, budget)
-        with mpmath.workdps(working_dps(dps, max(ends, 1))):
+    while digits <= MAX_DIGITS:
+        with ctx.workprec(bits):
             runs = partition_runs(distinct, budget, window_width(budget.epsilon1, digits))
-            held = [run.probability for run in runs.runs if bool(np.all(run.split[:needed]))]
-            total = mpmath.fsum(held) + runs.outside / 2
-            relative = (interval_error(to_mpf(ends), to_mpf(budget.epsilon1))
-                        + (len(runs.runs) + 4) * unit_roundoff())
-            error = total * relative + runs.outside / 2
-            if not runs.outside or error <= total * mpf(10) ** -dps:
-                if total:
-                    require_digits(error / total, dps, "Theorem 5.12 probability")
-                return ExactValue(+total, +error)
+            held = sum((run.probability for run in runs.runs if bool(np.all(run.split[:needed]))),
+                       arb(0))
+            result = _exact_value(held, runs.outside, dps, "Theorem 5.12 probability")
+        if result is not None:
+            return result
         digits *= 2
+    raise PrecisionError(f"Theorem 5.12 probability: the thresholds left out stay above "
+                         f"10^-{dps} of the result; ask for fewer digits (dps)")
