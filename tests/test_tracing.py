@@ -123,8 +123,8 @@ def test_checkdp_numeric_svt_equal_the_catalogue(function, cutoff):
         ["F,1.5,F,0.25", "1,2", "F,F,F,F", "F,F,0.75,F"]
     for queries in ([1, 0, 2, 1], [1, 1, 1, 1]):
         for output in outputs:
-            ours = exactdp.probability(traced, queries, output, dps=30)
-            theirs = exactdp.probability(declared, queries, output, dps=30)
+            ours = exactdp.probability(traced, queries, output, dps=30, method="closed")
+            theirs = exactdp.probability(declared, queries, output, dps=30, method="closed")
             assert _agree(ours, theirs), (queries, output)
 
 
