@@ -66,7 +66,7 @@ def scaled_law(law: NoiseLaw, factor: Fraction, what: str) -> NoiseLaw:
     """The law of ``factor·η`` for ``η ~ law`` (a negative factor only for the symmetric
     Laplace law)."""
     if factor < 0 and not isinstance(law, Laplace):
-        raise TracingError(f"{what}: −η of a {law} noise has no law in exactdp (only the "
+        raise TracingError(f"{what}: −η for η ~ {law} has no law in exactdp (only the "
                            f"Laplace law is symmetric)")
     return law if factor == 1 else type(law)(law.scale * abs(factor))
 
