@@ -161,6 +161,23 @@ def test_event_on_a_released_number_equals_the_catalogue():
         assert _agree(ours, theirs)
 
 
+def test_event_on_a_released_number_bounded_on_both_sides():
+    """iSVT4 with StatDP's post-processing (count of ⊥, last entry): a condition on the last
+    entry bounds its noise on both sides (above the noisy threshold, inside the event), an
+    ``F(U) − F(L)`` difference; the catalogue's event engine computes the same events
+    independently (docs/mathematics.md §8)."""
+    traced = load_program(f"{PROGRAMS}:isvt4_count_last", **SVT_PARAMS)
+    declared = exactdp.mechanism("statdp.iSVT4", eps=EPS, N=1, T=T)
+    view = View((("out0", Coordinate(0)), ("out1", Coordinate(1))), (("out0", "out1"),))
+    queries = [1, 1, 0, 2, 1]
+    for text in ("out1 < 1", "out1 > 1", "out1 in (0.5, 2)", "out0 = 2 and out1 < 0.25"):
+        ours = event_probability(traced, queries, parse_event(text, view), 30)
+        theirs = event_probability(declared, queries,
+                                   text.replace("out1", "last").replace("out0 =", "false_count="),
+                                   30)
+        assert _agree(ours, theirs), text
+
+
 def test_numbers_reach_the_program_exactly():
     """``2.0 / epsilon`` keeps every digit: the density of Lap(2/ε) at 0 is ε/4 exactly
     (the Laplace density 1/(2b) at 0, b = 2/ε)."""
