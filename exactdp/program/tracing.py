@@ -23,6 +23,7 @@ noise in a ``while`` condition, an unsupported numpy function or random law) rai
 
 from __future__ import annotations
 
+import gc
 import linecache
 import numbers
 import operator
@@ -760,6 +761,10 @@ def trace(func, queries, kwargs: dict, limit: int = PATH_LIMIT,
     """
     arguments = {k: exact_argument(v) for k, v in kwargs.items()}
     paths: list[Path] = []
+    # the paths' many small objects are never cyclic garbage: the collector's repeated scans
+    # of them would make the exploration quadratic in its size
+    collecting = gc.isenabled()
+    gc.disable()
     decisions: list | None = []
     explored, start, reporter = 0, time.monotonic(), None
     try:
@@ -800,6 +805,8 @@ def trace(func, queries, kwargs: dict, limit: int = PATH_LIMIT,
                 reporter.update(1, f"{len(paths)} feasible")
             decisions = _next_decisions(run.decisions[:run.position])
     finally:
+        if collecting:
+            gc.enable()
         if reporter is not None:
             reporter.close()
     return paths
