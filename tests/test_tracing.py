@@ -17,7 +17,7 @@ from exactdp.cli import main
 from exactdp.errors import InputError
 from exactdp.events import Coordinate, View, parse_event
 from exactdp.exact.events import event_probability
-from exactdp.program import load_program, program
+from exactdp.program import load_program, program, tracing
 from exactdp.program.exact import traced_paths
 from exactdp.sampling.inputs import STATDP_PATTERNS
 
@@ -249,6 +249,14 @@ def test_path_limit():
     traced = dataclasses.replace(load_program(f"{PROGRAMS}:isvt2", **SVT_PARAMS), path_limit=100)
     with pytest.raises(InputError, match=r"more than 100 execution paths on 10 queries"):
         traced_paths(traced, [1] * 10)
+
+
+def test_progress_of_a_long_exploration(monkeypatch, capsys):
+    monkeypatch.setattr(tracing, "PROGRESS_AFTER", 0.0)
+    traced = load_program(f"{PROGRAMS}:isvt2", **SVT_PARAMS)
+    paths = tracing.trace(traced.func, [Fraction(1)] * 4, traced.arguments, progress=True)
+    assert len(paths) == 2 ** 4
+    assert "tracing: " in capsys.readouterr().err
 
 
 def test_cli_loss_of_a_program(capsys):

@@ -8,14 +8,16 @@ What remains is a set of *relations* — intervals and densities — on the othe
 
 **The class decided.**  Two noises are *linked* when one relation contains both.  Each connected
 group of linked noises must be a *star*: one hub ``z`` linked to every other noise of the group,
-and each other noise in exactly one relation, with the hub (an interval bounded on one side, or a
-density).  Then, given ``z``, the other noises are independent and each contributes one factor
-``g(z − s)`` — a CDF, survival function or density of its law, scaled to slope 1 — and the group is
-the one-dimensional integral ``∫ p_hub(z) Π g_j(z − s_j) dz`` of ``exactdp.exact.integral_form``;
-relations of the hub alone bound ``z``.  A noise alone contributes a constant (``S(low)``,
-``F(high)``) or an integral without factors (an interval bounded on both sides).  SVT variants
-(hub: the threshold noise), noisy max (hub: the winner's noise), histograms (no links) fall in
-this class; anything else is refused, naming the noise and the line that drew it.
+each other noise appearing only in relations with the hub and with constants.  Given ``z`` the
+other noises are independent: a released one contributes its density, a compared one
+``Pr[L(z) < η < U(z)]`` — on each piece of the hub's axis where the same bounds are active, one
+factor ``F(U)`` or ``S(L)`` (a CDF or survival function of its law, scaled to slope 1), or the
+difference ``F(U) − F(L)`` (a signed pair of terms, :class:`SignedForm`).  The group is then
+``∫ p_hub(z) Π g_j(z − s_j) dz`` of ``exactdp.exact.integral_form``; relations of the hub alone
+bound ``z``.  A noise alone contributes a constant (``S(low)``, ``F(high)``) or an integral
+without factors.  SVT variants (hub: the threshold noise), noisy max (hub: the winner's noise),
+histograms (no links) fall in this class; anything else is refused, naming the noise and the line
+that drew it (docs/programs.md).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from ..events import Interval
 from ..precision import MAX_DPS, Probability, check_dps
 from ..sequences import Runs, as_output, as_queries
 from .model import Program
-from .tracing import PATH_LIMIT, Linear, Path, TracingError, linear_key, trace
+from .tracing import Linear, Path, TracingError, linear_key, trace
 
 #: Traced inputs kept (program, arguments, queries → paths).
 _CACHE_SIZE = 16

@@ -592,10 +592,6 @@ class _Infeasible(Exception):
     """The decisions of a run contradict each other: the path has probability 0."""
 
 
-class _Unexplored(Exception):
-    """Raised inside a run to stop it (a branch was already decided infeasible)."""
-
-
 class Run:
     """The state of one execution: noises drawn, decisions taken, intervals implied."""
 
