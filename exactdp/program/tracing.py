@@ -106,6 +106,8 @@ def unsupported(what: str) -> TracingError:
 #: Rationals inside the interpreter are FLINT's (python-flint) for speed; paths hand out
 #: ``Fraction``.
 ZERO, ONE = fmpq(0), fmpq(1)
+#: Exact values of the floats met so far (a program's literals recur at every step).
+_FLOATS: dict = {}
 
 
 def rational(value: Fraction) -> fmpq:
@@ -135,9 +137,12 @@ def as_rational(value) -> fmpq | None:
     if isinstance(value, Fraction):
         return rational(value)
     if isinstance(value, (float, np.floating)):
-        if not np.isfinite(value):
-            raise unsupported(f"the non-finite number {value}")
-        return rational(Fraction(float(value)))
+        number = _FLOATS.get(value)
+        if number is None:
+            if not np.isfinite(value):
+                raise unsupported(f"the non-finite number {value}")
+            number = _FLOATS[float(value)] = rational(Fraction(float(value)))
+        return number
     if isinstance(value, (numbers.Integral, np.integer)):
         return fmpq(int(value))
     return None
@@ -567,6 +572,18 @@ def linear_key(coeffs: dict) -> tuple[tuple, Fraction]:
     return tuple((k, v / factor) for k, v in items), factor
 
 
+def _run_key(coeffs: dict) -> tuple[tuple, fmpq]:
+    """:func:`linear_key` of FLINT coefficients, the key's coefficients as integer pairs
+    ``(numerator, denominator)`` (hashing a FLINT rational builds a ``Fraction``)."""
+    items = sorted(coeffs.items())
+    factor = items[0][1]
+    key = []
+    for k, v in items:
+        ratio = v / factor
+        key.append((k, int(ratio.p), int(ratio.q)))
+    return tuple(key), factor
+
+
 @dataclass
 class Path:
     """One complete execution.
@@ -640,7 +657,7 @@ class Run:
         """Record ``difference > 0``; ``False`` if it contradicts the intervals so far."""
         if difference.is_constant:
             return difference.const > 0
-        key, factor = linear_key(difference.coeffs)
+        key, factor = _run_key(difference.coeffs)
         bound = -difference.const / factor        # key·η > bound (factor > 0) or < bound
         implied = self._implied(key, factor, bound)
         if implied is not None:
@@ -654,7 +671,7 @@ class Run:
             return difference.const > 0 if positive else difference.const < 0
         if _in_while_condition():
             raise unsupported("a noise in a while condition")
-        key, factor = linear_key(difference.coeffs)
+        key, factor = _run_key(difference.coeffs)
         bound = -difference.const / factor
         implied = self._implied(key, factor if positive else -factor, bound)
         if implied is not None:
@@ -756,6 +773,7 @@ def trace(func, queries, kwargs: dict, limit: int = PATH_LIMIT,
         :data:`PROGRESS_AFTER` seconds (``None``: only on a terminal).
     """
     arguments = {k: exact_argument(v) for k, v in kwargs.items()}
+    exact_queries = [exact_argument(q) for q in queries]  # each run gets its own list
     paths: list[Path] = []
     # the paths' many small objects are never cyclic garbage: the collector's repeated scans
     # of them would make the exploration quadratic in its size
@@ -766,10 +784,9 @@ def trace(func, queries, kwargs: dict, limit: int = PATH_LIMIT,
     try:
         while decisions is not None:
             run = Run(decisions)
-            exact_queries = [exact_argument(q) for q in queries]
             _CURRENT.append(run)
             try:
-                result = func(SymbolicPRNG(run), exact_queries, **arguments)
+                result = func(SymbolicPRNG(run), list(exact_queries), **arguments)
                 entries = flatten_result(result)
             except _Infeasible:
                 entries = None
@@ -812,7 +829,7 @@ def _fraction_intervals(intervals: dict) -> dict:
     """A run's intervals with ``Fraction`` coefficients and bounds."""
     def bound(value):
         return None if value is None else to_fraction(value)
-    return {tuple((k, to_fraction(v)) for k, v in key): (bound(low), bound(high))
+    return {tuple((k, Fraction(p, q)) for k, p, q in key): (bound(low), bound(high))
             for key, (low, high) in intervals.items()}
 
 
