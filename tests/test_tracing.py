@@ -128,6 +128,21 @@ def test_checkdp_numeric_svt_equal_the_catalogue(function, cutoff):
             assert _agree(ours, theirs), (queries, output)
 
 
+def test_gumbel_noisy_max_equals_the_catalogue():
+    """``prng.gumbel``: report noisy max with Gumbel noise (the exponential mechanism, Dwork &
+    Roth §3.4) against the catalogue's ``noisy_max_gumbel``."""
+    def gumbel_max(prng, queries, epsilon):
+        noisy = np.asarray(queries) + prng.gumbel(scale=2 / epsilon, size=len(queries))
+        return noisy.argmax()
+
+    traced = program(gumbel_max, epsilon=EPS)
+    declared = exactdp.mechanism("noisy_max_gumbel", eps=EPS)
+    for index in range(3):
+        ours = exactdp.probability(traced, [1, 0, 2], str(index), dps=30)
+        theirs = exactdp.probability(declared, [1, 0, 2], str(index), dps=30)
+        assert _agree(ours, theirs), index
+
+
 @pytest.mark.parametrize("function", ["svt", "isvt2", "noisy_max_v2a"])
 def test_traced_outputs_sum_to_one(function):
     """Every path is found: the probabilities of all return values add up to 1."""
