@@ -67,8 +67,10 @@ CASES = [
     ("isvt4", "statdp.iSVT4", SVT_PARAMS,
      lambda n: ["F," * k + v for k in (0, n // 2, n - 1) for v in ("-1.25", "0.5", "3")]
      + [",".join("F" * n)]),
-    ("noisy_max_v1a", "statdp.noisy_max_v1a", dict(epsilon=EPS), lambda n: list(map(str, range(n)))),
-    ("noisy_max_v2a", "statdp.noisy_max_v2a", dict(epsilon=EPS), lambda n: list(map(str, range(n)))),
+    ("noisy_max_v1a", "statdp.noisy_max_v1a", dict(epsilon=EPS),
+     lambda n: list(map(str, range(n)))),
+    ("noisy_max_v2a", "statdp.noisy_max_v2a", dict(epsilon=EPS),
+     lambda n: list(map(str, range(n)))),
     ("noisy_max_v1b", "statdp.noisy_max_v1b", dict(epsilon=EPS), lambda n: ["-1", "1.5", "4"]),
     ("noisy_max_v2b", "statdp.noisy_max_v2b", dict(epsilon=EPS), lambda n: ["0.5", "2.25", "4"]),
     ("histogram", "statdp.histogram", dict(epsilon=EPS), lambda n: ["-1", "1", "2.5"]),
