@@ -43,7 +43,7 @@ from ..mechanisms.description import Release, ThresholdMechanism
 from ..mechanisms.histogram import HistogramMechanism
 from ..mechanisms.noisy_max import NoisyMaxMechanism
 from ..mechanisms.sums import NoisySum
-from ..program.exact import event_form
+from ..program.exact import event_probability as program_event_probability
 from ..program.model import Program
 from ..precision import Probability, check_dps, require_digits, to_mpf, unit_roundoff, working_dps
 from ..sampling.sampler import ABSENT, Samples
@@ -51,7 +51,7 @@ from ..sequences import as_queries
 from .event_quadrature import integrate_hub
 from .loss import (MAX_ENUMERATED_QUERIES, PrivacyLoss, loss_from_probabilities,
                    neighbouring_pair, possible_outputs)
-from .probability import evaluate, probability
+from .probability import probability
 from .sum_events import sum_event_probability
 
 
@@ -326,4 +326,4 @@ def _(mech: NoisySum, queries, event: Event, dps: int):
 
 @_rule.register
 def _(mech: Program, queries, event: Event, dps: int):
-    return evaluate(event_form(mech, queries, event), dps, "auto", f"{mech.name}: event {event}")
+    return program_event_probability(mech, queries, event, dps)

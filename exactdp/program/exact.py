@@ -8,19 +8,23 @@ What remains is a set of *relations* — intervals and densities — on the othe
 
 **The class decided.**  Two noises are *linked* when one relation contains both.  Each connected
 group of linked noises must be a *star*: one hub ``z`` linked to every other noise of the group,
-and each other noise in exactly one relation, with the hub (an interval bounded on one side, or a
-density).  Then, given ``z``, the other noises are independent and each contributes one factor
-``g(z − s)`` — a CDF, survival function or density of its law, scaled to slope 1 — and the group is
-the one-dimensional integral ``∫ p_hub(z) Π g_j(z − s_j) dz`` of ``exactdp.exact.integral_form``;
-relations of the hub alone bound ``z``.  A noise alone contributes a constant (``S(low)``,
-``F(high)``) or an integral without factors (an interval bounded on both sides).  SVT variants
-(hub: the threshold noise), noisy max (hub: the winner's noise), histograms (no links) fall in
-this class; anything else is refused, naming the noise and the line that drew it.
+each other noise appearing only in relations with the hub and with constants.  Given ``z`` the
+other noises are independent: a released one contributes its density, a compared one
+``Pr[L(z) < η < U(z)]`` — on each piece of the hub's axis where the same bounds are active, one
+factor ``F(U)`` or ``S(L)`` (a CDF or survival function of its law, scaled to slope 1), or the
+difference ``F(U) − F(L)`` (a signed pair of terms, :class:`SignedForm`).  The group is then
+``∫ p_hub(z) Π g_j(z − s_j) dz`` of ``exactdp.exact.integral_form``; relations of the hub alone
+bound ``z``.  A noise alone contributes a constant (``S(low)``, ``F(high)``) or an integral
+without factors.  SVT variants (hub: the threshold noise), noisy max (hub: the winner's noise),
+histograms (no links) fall in this class; anything else is refused, naming the noise and the line
+that drew it (docs/programs.md).
 """
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter, OrderedDict
+from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
@@ -33,9 +37,10 @@ from ..exact.loss import (MaxPrivacyLoss, loss_from_probabilities, max_privacy_l
 from ..exact.probability import evaluate, probability
 from ..noise import Kind, Laplace, NoiseLaw
 from ..events import Interval
+from ..precision import MAX_DPS, Probability, check_dps
 from ..sequences import Runs, as_output, as_queries
 from .model import Program
-from .tracing import PATH_LIMIT, Linear, Path, TracingError, linear_key, trace
+from .tracing import Linear, Path, TracingError, linear_key, trace
 
 #: Traced inputs kept (program, arguments, queries → paths).
 _CACHE_SIZE = 16
@@ -66,7 +71,7 @@ def scaled_law(law: NoiseLaw, factor: Fraction, what: str) -> NoiseLaw:
     """The law of ``factor·η`` for ``η ~ law`` (a negative factor only for the symmetric
     Laplace law)."""
     if factor < 0 and not isinstance(law, Laplace):
-        raise TracingError(f"{what}: −η of a {law} noise has no law in exactdp (only the "
+        raise TracingError(f"{what}: −η for η ~ {law} has no law in exactdp (only the "
                            f"Laplace law is symmetric)")
     return law if factor == 1 else type(law)(law.scale * abs(factor))
 
@@ -159,67 +164,149 @@ class _Relations:
 
 # ----------------------------------------------------------------------------- path → term
 
+def _bound_factor(law: NoiseLaw, alpha: Fraction, beta: Fraction, upper: bool, name: str):
+    """``F_η(α + β·z)`` (``upper``: η below the bound) or ``S_η(α + β·z)`` as a factor spec:
+    ``("constant", law, kind, point)`` when β = 0, else ``("factor", law of η/β, kind, shift)``
+    with slope 1 in z (``η < β(z + α/β)`` is ``η/β < z + α/β`` for β > 0, ``>`` for β < 0)."""
+    if beta == 0:
+        return "constant", law, Kind.CDF if upper else Kind.SF, alpha
+    kind = Kind.CDF if upper == (beta > 0) else Kind.SF
+    return "factor", scaled_law(law, 1 / beta, name), kind, -alpha / beta
+
+
+def _leaf_bounds(leaf: int, hub: int | None, relations: list):
+    """The lower and upper bounds ``α + β·z`` on a leaf noise from its interval relations."""
+    lowers, uppers = [], []
+    for _, key, low, high in relations:
+        coefficients = dict(key)
+        a, b = coefficients[leaf], coefficients.get(hub, Fraction(0))
+        beta = -b / a
+        for bound, is_low in ((low, True), (high, False)):
+            if bound is not None:
+                (lowers if is_low == (a > 0) else uppers).append((bound / a, beta))
+    return lowers, uppers
+
+
+def _pieces(bounds: list) -> list:
+    """The intervals of z between the points where two bounds ``α + β·z`` cross, each with a
+    point inside it: ``(low, high, point)``, ``None`` for an infinite end."""
+    points = sorted({(a2 - a1) / (b1 - b2) for (a1, b1), (a2, b2)
+                     in itertools.combinations(bounds, 2) if b1 != b2})
+    if not points:
+        return [(None, None, Fraction(0))]
+    ends = [None] + points + [None]
+    return [(low, high, high - 1 if low is None else low + 1 if high is None else (low + high) / 2)
+            for low, high in zip(ends, ends[1:])]
+
+
+def _leaf_alternatives(law: NoiseLaw, leaf: int, hub: int | None, relations: list, name: str):
+    """``Pr[η ∈ (max lowers, min uppers) | z]`` as signed alternatives ``(sign, z low, z high,
+    [factor specs])``: on each piece of z where the same bounds are active, ``S(L)``, ``F(U)``
+    or ``F(U) − F(L)`` (two alternatives), nothing where ``U ≤ L``."""
+    lowers, uppers = _leaf_bounds(leaf, hub, relations)
+    alternatives = []
+    for low, high, point in _pieces(lowers + uppers):
+        value = lambda bound: bound[0] + bound[1] * point  # noqa: E731
+        lower = max(lowers, key=value) if lowers else None
+        upper = min(uppers, key=value) if uppers else None
+        if lower is not None and upper is not None and value(upper) <= value(lower):
+            continue
+        if upper is not None:
+            alternatives.append((1, low, high, [_bound_factor(law, *upper, True, name)]))
+        if lower is not None:  # − F(L) after F(U), or S(L) alone
+            alternatives.append((-1 if upper is not None else 1, low, high,
+                                 [_bound_factor(law, *lower, upper is not None, name)]))
+    return alternatives
+
+
 class _TermBuilder:
-    """Collects the constants, integrals and multiplicity of one path's term."""
+    """The signed alternatives ``(sign, constants, integrals, multiplicity)`` of one path: the
+    product over its groups of noises of each group's alternatives."""
 
     def __init__(self, path: Path):
         self.path = path
-        self.constants: Counter = Counter()
-        self.integrals: Counter = Counter()
-        self.multiplicity = Fraction(1)
+        self.alternatives = [(1, Counter(), Counter(), Fraction(1))]
 
     def law(self, noise: int) -> NoiseLaw:
         return self.path.noises[noise].law
 
+    def multiply(self, options: list) -> None:
+        self.alternatives = [(s1 * s2, c1 + c2, i1 + i2, m1 * m2)
+                             for s1, c1, i1, m1 in self.alternatives
+                             for s2, c2, i2, m2 in options]
+
     def lone_noise(self, noise: int, relations: list) -> None:
-        """A noise linked to no other: a constant, or an integral over it."""
+        """A noise linked to no other: a constant, an interval probability, or an integral over
+        it (with densities)."""
         intervals = [r for r in relations if r[0] == "interval"]
-        densities = [r for r in relations if r[0] == "density"]
-        law = self.law(noise)
-        if not densities and intervals:
+        if len(intervals) == len(relations) == 1 and None in intervals[0][2:]:
             _, _, low, high = intervals[0]
-            if high is None:
-                self.constants[law, Kind.SF, low] += 1
-                return
-            if low is None:
-                self.constants[law, Kind.CDF, high] += 1
-                return
+            kind, point = (Kind.SF, low) if high is None else (Kind.CDF, high)
+            self.multiply([(1, Counter({(self.law(noise), kind, point): 1}), Counter(),
+                            Fraction(1))])
+            return
         self.integral(noise, relations, {})
 
     def integral(self, hub: int, own: list, leaves: dict) -> None:
         """``∫ p_hub(z) Π factors dz``: ``own`` relations of the hub alone, ``leaves`` maps
-        each other noise to its one relation with the hub."""
-        builder = IntegralBuilder(self.law(hub))
-        for relation in own:
-            if relation[0] == "interval":
-                _, _, low, high = relation
+        each other noise to its relations (with the hub, or alone)."""
+        choices = [[(1, None, None, [])]]
+        multiplicity = Fraction(1)
+        for leaf, relations in leaves.items():
+            densities = [r for r in relations if r[0] == "density"]
+            if densities:
+                if len(relations) > 1:
+                    raise TracingError(f"{_name(leaf, self.path)} is released and also compared: "
+                                       f"not a product of one-dimensional factors")
+                spec, factor = self._density_factor(hub, densities[0])
+                multiplicity *= factor
+                choices.append([(1, None, None, [spec])])
+            else:
+                choices.append(_leaf_alternatives(self.law(leaf), leaf, hub, relations,
+                                                  _name(leaf, self.path)))
+        options = []
+        for combination in itertools.product(*choices):
+            builder = IntegralBuilder(self.law(hub))
+            constants: Counter = Counter()
+            factor = multiplicity
+            for relation in own:
+                if relation[0] == "interval":
+                    _, _, low, high = relation
+                    if low is not None:
+                        builder.bound_below(low)
+                    if high is not None:
+                        builder.bound_above(high)
+                else:
+                    spec, jacobian = self._density_factor(hub, relation)
+                    factor *= jacobian
+                    builder.add(*spec[1:])
+            sign = 1
+            for part_sign, low, high, specs in combination:
+                sign *= part_sign
                 if low is not None:
                     builder.bound_below(low)
                 if high is not None:
                     builder.bound_above(high)
-            else:
-                self._density_factor(builder, hub, relation)
-        for leaf, relation in leaves.items():
-            if relation[0] == "density":
-                self._density_factor(builder, hub, relation)
-                continue
-            _, key, low, high = relation
-            coefficients = dict(key)
-            a, b = coefficients[leaf], coefficients[hub]
-            law = scaled_law(self.law(leaf), -a / b, _name(leaf, self.path))
-            # a·η + b·z > low  ⟺  u < z − low/b (b > 0) or u > z − low/b (b < 0), u = −(a/b)·η
-            if low is not None:
-                builder.add(law, Kind.CDF if b > 0 else Kind.SF, low / b)
-            if high is not None:
-                builder.add(law, Kind.SF if b > 0 else Kind.CDF, high / b)
-        self.integrals[builder.build()] += 1
+                for kind, law, function, point in specs:
+                    if kind == "constant":
+                        constants[law, function, point] += 1
+                    else:
+                        builder.add(law, function, point)
+            options.append((sign, constants, Counter({builder.build(): 1}), factor))
+        self.multiply(options)
 
-    def _density_factor(self, builder: IntegralBuilder, hub: int, relation) -> None:
-        """``p_law(const + β·z) = (1/|β|)·p_{law/β}(z + const/β)``."""
+    def _density_factor(self, hub: int, relation):
+        """``p_law(const + β·z) = (1/|β|)·p_{law/β}(z + const/β)``: (factor spec, 1/|β|)."""
         _, law, coeffs, const = relation
         beta = coeffs[hub]
-        builder.add(scaled_law(law, 1 / beta, _name(hub, self.path)), Kind.PDF, -const / beta)
-        self.multiplicity /= abs(beta)
+        return (("factor", scaled_law(law, 1 / beta, _name(hub, self.path)), Kind.PDF,
+                 -const / beta), 1 / abs(beta))
+
+    def terms(self) -> list:
+        """``(sign, Term)`` of every alternative."""
+        return [(sign, make_term(constants, integrals,
+                                 int(m) if m.denominator == 1 else m))
+                for sign, constants, integrals, m in self.alternatives]
 
 
 def _components(noises: set, groups: dict) -> list[set]:
@@ -241,13 +328,13 @@ def _components(noises: set, groups: dict) -> list[set]:
     return [components[root] for root in sorted(components)]
 
 
-def path_term(path: Path, releases: list):
-    """The path's probability (density with releases) as a :class:`Term`; ``None`` when its
-    constraints cannot hold.  Raises :class:`TracingError` outside the class decided (module
-    docstring)."""
+def path_terms(path: Path, releases: list) -> list:
+    """The path's probability (density with releases) as signed terms ``(±1, Term)`` (empty
+    when its constraints cannot hold).  Raises :class:`TracingError` outside the class decided
+    (module docstring)."""
     relations = _Relations(path, releases)
     if not relations.feasible:
-        return None
+        return []
     groups = relations.by_noise_set()
     for members in groups:
         if len(members) > 2:
@@ -257,7 +344,7 @@ def path_term(path: Path, releases: list):
                                f"comparison: not a one-dimensional integral")
     term = _TermBuilder(path)
     for law, point in relations.point_densities:
-        term.constants[law, Kind.PDF, point] += 1
+        term.multiply([(1, Counter({(law, Kind.PDF, point): 1}), Counter(), Fraction(1))])
     noises = set().union(*groups) if groups else set()
     for component in _components(noises, groups):
         if len(component) == 1:
@@ -281,21 +368,10 @@ def path_term(path: Path, releases: list):
                                f"{' and '.join(f'η{k + 1}' for k in partners[:2])}: "
                                f"not a one-dimensional integral")
         (hub,) = hubs
-        leaves = {}
-        for leaf in sorted(component - {hub}):
-            own = groups.get(frozenset({leaf}), [])
-            link = groups[frozenset({leaf, hub})]
-            if own or len(link) > 1 or (link[0][0] == "interval"
-                                         and None not in (link[0][2], link[0][3])):
-                raise TracingError(f"{_name(leaf, path)} is bounded on both sides (against "
-                                   f"η{hub + 1} and constants): not a product of one-sided "
-                                   f"factors")
-            leaves[leaf] = link[0]
+        leaves = {leaf: groups.get(frozenset({leaf}), []) + groups[frozenset({leaf, hub})]
+                  for leaf in sorted(component - {hub})}
         term.integral(hub, groups.get(frozenset({hub}), []), leaves)
-    multiplicity = term.multiplicity
-    if multiplicity.denominator == 1:
-        multiplicity = int(multiplicity)
-    return make_term(term.constants, term.integrals, multiplicity)
+    return term.terms()
 
 
 # ----------------------------------------------------------------------------- outputs
@@ -328,14 +404,58 @@ def sum_of_terms(terms) -> tuple:
     """Identical terms merged (their multiplicities added)."""
     total: Counter = Counter()
     for term in terms:
-        if term is not None:
-            total[term.constants, term.integrals] += term.multiplicity
+        total[term.constants, term.integrals] += term.multiplicity
     return tuple(make_term(Counter({(c.law, c.kind, c.point): c.power for c in constants}),
                            Counter(dict(integrals)), multiplicity)
                  for (constants, integrals), multiplicity in total.items())
 
 
-def output_form(mech: Program, queries, output) -> IntegralForm:
+@dataclass(frozen=True)
+class SignedForm:
+    """``plus − minus``, two sums of non-negative terms; ``minus`` is empty unless a noise is
+    bounded on both sides (``F(U) − F(L)``)."""
+
+    plus: IntegralForm
+    minus: IntegralForm
+
+    @classmethod
+    def of(cls, signed_terms, is_density: bool) -> "SignedForm":
+        """The form of signed terms ``(±1, Term)``."""
+        signed_terms = list(signed_terms)
+        return cls(*(IntegralForm(sum_of_terms(t for s, t in signed_terms if s == sign),
+                                  is_density) for sign in (1, -1)))
+
+
+#: Digits added to both sides of a difference at the first try.
+DIFFERENCE_GUARD = 10
+#: Evaluations of a difference before a :class:`PrecisionError`.
+DIFFERENCE_TRIES = 3
+
+
+def evaluate_signed(form: SignedForm, dps: int, method: str, what: str) -> Probability:
+    """Evaluate ``plus − minus`` to ``dps`` digits: both sides with extra digits, raised by the
+    digits the subtraction cancels until the difference is certified (absolute errors add)."""
+    if not form.minus.terms:
+        return evaluate(form.plus, dps, method, what)
+    guard = DIFFERENCE_GUARD
+    for _ in range(DIFFERENCE_TRIES):
+        plus = evaluate(form.plus, min(dps + guard, MAX_DPS), method, what)
+        minus = evaluate(form.minus, min(dps + guard, MAX_DPS), method, what)
+        with mpmath.workdps(dps + guard + 10):
+            value, error = plus.value - minus.value, plus.error + minus.error
+            if value > 0 and error <= value * mpf(10) ** -dps:
+                return Probability(+value, mpmath.log(value), +error,
+                                   f"{plus.method} (difference)", form.plus.is_density, dps)
+            lost = int(mpmath.log10(plus.value / max(abs(value), error))) + 1 if plus.value \
+                else 0
+        if dps + guard >= MAX_DPS or plus.value == 0:
+            break
+        guard += lost + DIFFERENCE_GUARD
+    raise PrecisionError(f"{what}: the difference F(U) − F(L) of a noise bounded on both sides "
+                         f"cancels beyond {min(dps + guard, MAX_DPS)} digits")
+
+
+def output_form(mech: Program, queries, output) -> SignedForm:
     """``Pr[program(queries) = output]`` (a density when it releases numbers) in the integral
     form: the sum of the terms of every path that returns ``output``."""
     tokens = output_entries(output)
@@ -352,8 +472,8 @@ def output_form(mech: Program, queries, output) -> IntegralForm:
         raise InputError(f"not an output {mech.name} can produce: it returns "
                          f"{' or '.join(map(str, lengths))} entries, got {len(tokens)}")
     is_density = bool(shapes) and shapes != {0}
-    return IntegralForm(sum_of_terms(path_term(path, releases) for path, releases in matches),
-                        is_density)
+    return SignedForm.of((t for path, releases in matches for t in path_terms(path, releases)),
+                         is_density)
 
 
 def _with_interval(path: Path, expression: Linear, low, high) -> Path | None:
@@ -400,12 +520,18 @@ def _event_path(path: Path, event) -> Path | None:
     return path
 
 
-def event_form(mech: Program, queries, event) -> IntegralForm:
+def event_form(mech: Program, queries, event) -> SignedForm:
     """``Pr[program(queries) ∈ event]`` in the integral form: the sum over every path of the
     probability of its constraints and the event's conditions on its entries."""
     paths = (_event_path(path, event) for path in traced_paths(mech, queries))
-    return IntegralForm(sum_of_terms(path_term(path, []) for path in paths if path is not None),
-                        False)
+    return SignedForm.of((t for path in paths if path is not None for t in path_terms(path, [])),
+                         False)
+
+
+def event_probability(mech: Program, queries, event, dps: int) -> Probability:
+    """``Pr[program(queries) ∈ event]`` (see :func:`event_form`)."""
+    return evaluate_signed(event_form(mech, queries, event), dps, "auto",
+                           f"{mech.name}: event {event}")
 
 
 def outputs_with_forms(mech: Program, queries) -> dict:
@@ -416,23 +542,24 @@ def outputs_with_forms(mech: Program, queries) -> dict:
         if any(isinstance(entry, Linear) for entry in path.result):
             raise InputError(f"{mech.name} releases numbers: its outputs cannot be enumerated")
         key = tuple((isinstance(entry, bool), entry) for entry in path.result)  # ⊥ is not 0
-        grouped.setdefault(key, []).append(path_term(path, []))
-    return {tuple(entry for _, entry in key): IntegralForm(sum_of_terms(terms), False)
+        grouped.setdefault(key, []).extend(path_terms(path, []))
+    return {tuple(entry for _, entry in key): SignedForm.of(terms, False)
             for key, terms in grouped.items()}
 
 
 @probability.register
 def _(mech: Program, queries, output, dps: int = 30, method: str = "auto"):
     form = output_form(mech, queries, output)
-    return evaluate(form, dps, method, f"{mech.name}: {'density' if form.is_density else 'probability'}")
+    kind = "density" if form.plus.is_density else "probability"
+    return evaluate_signed(form, check_dps(dps), method, f"{mech.name}: {kind}")
 
 
-def _quick(form: IntegralForm, dps: int):
+def _quick(form: SignedForm, dps: int, what: str):
     """The closed form when every law has one (as the catalogue's enumeration), else ``auto``."""
     try:
-        return evaluate(form, dps, "closed")
+        return evaluate_signed(form, dps, "closed", what)
     except MethodUnavailableError:
-        return evaluate(form, dps, "auto")
+        return evaluate_signed(form, dps, "auto", what)
 
 
 @max_privacy_loss.register
@@ -443,11 +570,12 @@ def _(mech: Program, d1, d2, dps: int = 30, allow_any_pair: bool = False) -> Max
     d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
     sides = (outputs_with_forms(mech, d1), outputs_with_forms(mech, d2))
     outputs = list(dict.fromkeys(list(sides[0]) + list(sides[1])))
-    empty = IntegralForm((), False)
+    empty = SignedForm(IntegralForm((), False), IntegralForm((), False))
     best, best_key, totals = None, None, [mpf(0), mpf(0)]
     with mpmath.workdps(dps + 20):
         for output in outputs:
-            p1, p2 = (_quick(side.get(output, empty), dps) for side in sides)
+            p1, p2 = (_quick(side.get(output, empty), dps, f"{mech.name}: output {output}")
+                      for side in sides)
             totals[0] += p1.value
             totals[1] += p2.value
             if p1.is_zero and p2.is_zero:

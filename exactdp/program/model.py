@@ -2,7 +2,8 @@
 
 The values given to the function keep exactdp's rule that ``0.7`` means seven tenths: they are
 stored as exact rationals here, and each interpreter hands them to the function in its own
-arithmetic (the tracer as high-precision numbers, the sampler as floats).
+arithmetic (the tracer as exact rationals, ``exactdp.program.tracing.Exact``; the sampler as
+floats).
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ noise in a ``while`` condition, an unsupported numpy function or random law) rai
 
 from __future__ import annotations
 
+import gc
 import linecache
 import numbers
 import operator
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+from flint import fmpq
 
 from ..errors import InputError
 from ..noise import Exponential, Gumbel, Laplace, NoiseLaw
@@ -101,29 +103,55 @@ def unsupported(what: str) -> TracingError:
 
 # ----------------------------------------------------------------------------- exact numbers
 
-def as_fraction(value) -> Fraction | None:
+#: Rationals inside the interpreter are FLINT's (python-flint) for speed; paths hand out
+#: ``Fraction``.
+ZERO, ONE = fmpq(0), fmpq(1)
+#: Exact values of the floats met so far (a program's literals recur at every step).
+_FLOATS: dict = {}
+
+
+def rational(value: Fraction) -> fmpq:
+    """A ``Fraction`` as a FLINT rational."""
+    return fmpq(value.numerator, value.denominator)
+
+
+def to_fraction(value: fmpq) -> Fraction:
+    """A FLINT rational as a ``Fraction``."""
+    return Fraction(int(value.p), int(value.q))
+
+
+def as_rational(value) -> fmpq | None:
     """The exact value of a concrete number (``None`` if ``value`` is not one); floats at their
     exact binary value."""
     kind = type(value)
-    if kind is Fraction:
+    if kind is fmpq:
         return value
     if kind is Exact:
         return value.value
     if kind is int:
-        return Fraction(value)
+        return fmpq(value)
     if kind is Linear:
         return None
     if isinstance(value, (bool, np.bool_)):
-        return Fraction(int(value))
-    if isinstance(value, (float, np.floating)):
-        if not np.isfinite(value):
-            raise unsupported(f"the non-finite number {value}")
-        return Fraction(float(value))
-    if isinstance(value, (numbers.Integral, np.integer)):
-        return Fraction(int(value))
+        return fmpq(int(value))
     if isinstance(value, Fraction):
-        return value
+        return rational(value)
+    if isinstance(value, (float, np.floating)):
+        number = _FLOATS.get(value)
+        if number is None:
+            if not np.isfinite(value):
+                raise unsupported(f"the non-finite number {value}")
+            number = _FLOATS[float(value)] = rational(Fraction(float(value)))
+        return number
+    if isinstance(value, (numbers.Integral, np.integer)):
+        return fmpq(int(value))
     return None
+
+
+def as_fraction(value) -> Fraction | None:
+    """:func:`as_rational` as a ``Fraction``."""
+    number = as_rational(value)
+    return None if number is None else to_fraction(number)
 
 
 class Exact:
@@ -133,16 +161,18 @@ class Exact:
 
     __slots__ = ("value",)
 
-    def __init__(self, value: Fraction):
-        self.value = Fraction(value)
+    def __init__(self, value):
+        self.value = value if type(value) is fmpq else as_rational(value)
 
     def _binary(self, other, op, reverse=False):
-        value = as_fraction(other)
+        value = as_rational(other)
         if value is None:
             return NotImplemented
         a, b = (value, self.value) if reverse else (self.value, value)
-        if op is operator.truediv and b == 0:
+        if op in (operator.truediv, operator.floordiv, operator.mod) and b == 0:
             raise ZeroDivisionError("division by zero")
+        if op in (operator.floordiv, operator.mod):
+            return Exact(op(to_fraction(a), to_fraction(b)))
         return Exact(op(a, b))
 
     def __add__(self, other): return self._binary(other, operator.add)
@@ -158,8 +188,8 @@ class Exact:
     def __mod__(self, other): return self._binary(other, operator.mod)
 
     def __pow__(self, other):
-        exponent = as_fraction(other)
-        if exponent is not None and exponent.denominator == 1:
+        exponent = as_rational(other)
+        if exponent is not None and exponent.q == 1:
             return Exact(self.value ** int(exponent))
         return float(self) ** float(other)
 
@@ -168,7 +198,7 @@ class Exact:
     def __abs__(self): return Exact(abs(self.value))
 
     def _compare(self, other, op):
-        value = as_fraction(other)
+        value = as_rational(other)
         return NotImplemented if value is None else op(self.value, value)
 
     def __eq__(self, other): return self._compare(other, operator.eq)
@@ -177,22 +207,22 @@ class Exact:
     def __le__(self, other): return self._compare(other, operator.le)
     def __gt__(self, other): return self._compare(other, operator.gt)
     def __ge__(self, other): return self._compare(other, operator.ge)
-    def __hash__(self): return hash(self.value)
+    def __hash__(self): return hash(to_fraction(self.value))
     def __bool__(self): return bool(self.value)
-    def __float__(self): return float(self.value)
-    def __int__(self): return int(self.value)
-    def __trunc__(self): return int(self.value)
-    def __floor__(self): return self.value.__floor__()
-    def __ceil__(self): return self.value.__ceil__()
-    def __round__(self, digits=None): return round(self.value, digits)
+    def __float__(self): return float(to_fraction(self.value))
+    def __int__(self): return int(to_fraction(self.value))
+    def __trunc__(self): return int(to_fraction(self.value))
+    def __floor__(self): return to_fraction(self.value).__floor__()
+    def __ceil__(self): return to_fraction(self.value).__ceil__()
+    def __round__(self, digits=None): return round(to_fraction(self.value), digits)
 
     def __index__(self):
-        if self.value.denominator != 1:
+        if self.value.q != 1:
             raise TypeError(f"{self} is not an integer")
         return int(self.value)
 
     def __repr__(self):
-        return str(self.value.numerator) if self.value.denominator == 1 else str(self.value)
+        return str(self.value)
 
 
 def exact_argument(value):
@@ -200,7 +230,7 @@ def exact_argument(value):
     :class:`Exact` (an integer still works as a count or an index), anything else unchanged."""
     if isinstance(value, bool):
         return value
-    number = as_fraction(value) if not isinstance(value, float) or np.isfinite(value) else None
+    number = as_rational(value) if not isinstance(value, float) or np.isfinite(value) else None
     return value if number is None else Exact(number)
 
 
@@ -216,7 +246,7 @@ class Linear:
     __slots__ = ("coeffs", "const")
     __hash__ = None
 
-    def __init__(self, coeffs: dict, const: Fraction = Fraction(0)):
+    def __init__(self, coeffs: dict, const=ZERO):
         self.coeffs = coeffs
         self.const = const
 
@@ -234,14 +264,14 @@ class Linear:
                 else:
                     coeffs.pop(key, None)
             return Linear(coeffs, self.const + sign * other.const)
-        value = as_fraction(other)
+        value = as_rational(other)
         if value is None:
             return NotImplemented
         return Linear(self.coeffs, self.const + sign * value)
 
-    def scaled(self, factor: Fraction) -> "Linear":
+    def scaled(self, factor) -> "Linear":
         if factor == 0:
-            return Linear({}, Fraction(0))
+            return Linear({}, ZERO)
         return Linear({k: v * factor for k, v in self.coeffs.items()}, self.const * factor)
 
     def __add__(self, other): return self._add(other)
@@ -249,8 +279,8 @@ class Linear:
     def __sub__(self, other): return self._add(other, -1)
     def __rsub__(self, other):
         result = self._add(other, -1)
-        return result if result is NotImplemented else result.scaled(Fraction(-1))
-    def __neg__(self): return self.scaled(Fraction(-1))
+        return result if result is NotImplemented else result.scaled(-ONE)
+    def __neg__(self): return self.scaled(-ONE)
     def __pos__(self): return self
 
     def __mul__(self, other):
@@ -260,7 +290,7 @@ class Linear:
             if self.is_constant:
                 return other.scaled(self.const)
             raise unsupported("a product of two noises")
-        value = as_fraction(other)
+        value = as_rational(other)
         return NotImplemented if value is None else self.scaled(value)
 
     __rmul__ = __mul__
@@ -270,7 +300,7 @@ class Linear:
             if not other.is_constant:
                 raise unsupported("a division by a noise")
             other = other.const
-        value = as_fraction(other)
+        value = as_rational(other)
         if value is None:
             return NotImplemented
         if value == 0:
@@ -328,6 +358,11 @@ class Linear:
         raise unsupported("round() of a noise")
 
     __floor__ = __ceil__ = __trunc__ = __round__
+
+    def with_fractions(self) -> "Linear":
+        """The same expression with ``Fraction`` coefficients (as paths hand it out)."""
+        return Linear({k: to_fraction(v) for k, v in self.coeffs.items()},
+                      to_fraction(self.const))
 
     def __repr__(self):
         terms = " + ".join(f"{v}·η{k + 1}" for k, v in sorted(self.coeffs.items()))
@@ -422,7 +457,7 @@ class SymbolicArray(np.ndarray):
     def sum(self, axis=None, **kwargs):
         if axis is not None or kwargs.get("out") is not None:
             raise unsupported("sum with axis or out on noises")
-        total = Linear({}, Fraction(0))
+        total = Linear({}, ZERO)
         for item in self.view(np.ndarray).ravel():
             total = total + item
         return _constant_or_linear(total)
@@ -537,6 +572,18 @@ def linear_key(coeffs: dict) -> tuple[tuple, Fraction]:
     return tuple((k, v / factor) for k, v in items), factor
 
 
+def _run_key(coeffs: dict) -> tuple[tuple, fmpq]:
+    """:func:`linear_key` of FLINT coefficients, the key's coefficients as integer pairs
+    ``(numerator, denominator)`` (hashing a FLINT rational builds a ``Fraction``)."""
+    items = sorted(coeffs.items())
+    factor = items[0][1]
+    key = []
+    for k, v in items:
+        ratio = v / factor
+        key.append((k, int(ratio.p), int(ratio.q)))
+    return tuple(key), factor
+
+
 @dataclass
 class Path:
     """One complete execution.
@@ -562,10 +609,6 @@ class _Infeasible(Exception):
     """The decisions of a run contradict each other: the path has probability 0."""
 
 
-class _Unexplored(Exception):
-    """Raised inside a run to stop it (a branch was already decided infeasible)."""
-
-
 class Run:
     """The state of one execution: noises drawn, decisions taken, intervals implied."""
 
@@ -577,7 +620,7 @@ class Run:
 
     def new_noise(self, law: NoiseLaw, line: str) -> Linear:
         self.noises.append(Noise(law, line))
-        return Linear({len(self.noises) - 1: Fraction(1)})
+        return Linear({len(self.noises) - 1: ONE})
 
     def _decide(self) -> bool:
         if self.position == len(self.decisions):
@@ -614,7 +657,7 @@ class Run:
         """Record ``difference > 0``; ``False`` if it contradicts the intervals so far."""
         if difference.is_constant:
             return difference.const > 0
-        key, factor = linear_key(difference.coeffs)
+        key, factor = _run_key(difference.coeffs)
         bound = -difference.const / factor        # key·η > bound (factor > 0) or < bound
         implied = self._implied(key, factor, bound)
         if implied is not None:
@@ -628,7 +671,7 @@ class Run:
             return difference.const > 0 if positive else difference.const < 0
         if _in_while_condition():
             raise unsupported("a noise in a while condition")
-        key, factor = linear_key(difference.coeffs)
+        key, factor = _run_key(difference.coeffs)
         bound = -difference.const / factor
         implied = self._implied(key, factor if positive else -factor, bound)
         if implied is not None:
@@ -652,7 +695,7 @@ class Run:
             for other, value in enumerate(values):
                 if other == winner:
                     continue
-                difference = (Linear({}, Fraction(0)) + values[winner] - value) * sign
+                difference = (Linear({}, ZERO) + values[winner] - value) * sign
                 if difference.is_constant:
                     ok = difference.const > 0 if other < winner else difference.const >= 0
                 else:
@@ -685,7 +728,7 @@ def flatten_result(value) -> tuple:
         if isinstance(item, (bool, np.bool_)):
             entries.append(bool(item))
         elif isinstance(item, Linear):
-            entries.append(item.const if item.is_constant else item)
+            entries.append(to_fraction(item.const) if item.is_constant else item.with_fractions())
         elif isinstance(item, (tuple, list, np.ndarray)) or hasattr(item, "__next__"):
             for element in (item.ravel() if isinstance(item, np.ndarray) else item):
                 visit(element)
@@ -730,16 +773,20 @@ def trace(func, queries, kwargs: dict, limit: int = PATH_LIMIT,
         :data:`PROGRESS_AFTER` seconds (``None``: only on a terminal).
     """
     arguments = {k: exact_argument(v) for k, v in kwargs.items()}
+    exact_queries = [exact_argument(q) for q in queries]  # each run gets its own list
     paths: list[Path] = []
+    # the paths' many small objects are never cyclic garbage: the collector's repeated scans
+    # of them would make the exploration quadratic in its size
+    collecting = gc.isenabled()
+    gc.disable()
     decisions: list | None = []
     explored, start, reporter = 0, time.monotonic(), None
     try:
         while decisions is not None:
             run = Run(decisions)
-            exact_queries = [exact_argument(q) for q in queries]
             _CURRENT.append(run)
             try:
-                result = func(SymbolicPRNG(run), exact_queries, **arguments)
+                result = func(SymbolicPRNG(run), list(exact_queries), **arguments)
                 entries = flatten_result(result)
             except _Infeasible:
                 entries = None
@@ -758,7 +805,7 @@ def trace(func, queries, kwargs: dict, limit: int = PATH_LIMIT,
             finally:
                 _CURRENT.pop()
             if entries is not None:
-                paths.append(Path(tuple(run.noises), dict(run.intervals), entries))
+                paths.append(Path(tuple(run.noises), _fraction_intervals(run.intervals), entries))
             explored += 1
             if explored > limit:
                 raise InputError(f"the program has more than {limit:,} execution paths on "
@@ -771,9 +818,19 @@ def trace(func, queries, kwargs: dict, limit: int = PATH_LIMIT,
                 reporter.update(1, f"{len(paths)} feasible")
             decisions = _next_decisions(run.decisions[:run.position])
     finally:
+        if collecting:
+            gc.enable()
         if reporter is not None:
             reporter.close()
     return paths
+
+
+def _fraction_intervals(intervals: dict) -> dict:
+    """A run's intervals with ``Fraction`` coefficients and bounds."""
+    def bound(value):
+        return None if value is None else to_fraction(value)
+    return {tuple((k, Fraction(p, q)) for k, p, q in key): (bound(low), bound(high))
+            for key, (low, high) in intervals.items()}
 
 
 def _traceback_frames(tb):

@@ -128,3 +128,9 @@ def svt_false_count(prng, queries, epsilon, N, T):
 def isvt3_hamming(prng, queries, epsilon, N, T):
     """iSVT3 followed by StatDP's post-processing: the Hamming distance to the half pattern."""
     return _hamming_to_half(isvt3(prng, queries, epsilon, N, T), len(queries))
+
+
+def isvt4_count_last(prng, queries, epsilon, N, T):
+    """iSVT4 followed by StatDP's post-processing: the number of ⊥ and the last entry."""
+    out = isvt4(prng, queries, epsilon, N, T)
+    return out.count(False), out[-1]
