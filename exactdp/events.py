@@ -277,9 +277,11 @@ class RawOutput:
 
 @dataclass(frozen=True)
 class Index:
-    """A categorical output ``0..size−1`` (noisy max's index)."""
+    """A categorical output ``0..size−1`` (noisy max's index).  ``booleans``: its values are
+    ⊥/⊤ (0/1), so the events ``=F`` and ``=T`` are accepted too."""
 
     size: int
+    booleans = False
 
     def value(self, output) -> int:
         """The index of one output."""
@@ -552,6 +554,9 @@ def _parse_condition(clause: str, view: View):
         return name, OutputIs(tuple(tokens))
     if isinstance(component, LastEntry) and op == "=" and value.upper() == "F":
         return name, IsBottom()
+    if isinstance(component, Index) and component.booleans and op == "=" \
+            and value.upper() in ("T", "F"):
+        return name, Equals(int(value.upper() == "T"))
     if isinstance(component, (Additive, Index)):
         if op != "=" or not re.fullmatch(r"\d+", value):
             raise InputError(f"the event clause {clause!r} needs {name}=k with a whole number k")

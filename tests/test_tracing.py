@@ -291,6 +291,33 @@ def test_path_limit():
         traced_paths(traced, [1] * 10)
 
 
+def loop_ended_by_a_noise(prng, queries, epsilon):
+    count = 0
+    while True:
+        if prng.laplace(scale=1.0 / epsilon) > queries[0]:
+            break
+        count += 1
+    return count
+
+
+def test_a_loop_only_a_noise_ends_is_bounded_per_path():
+    """Every path length is feasible: the path of ``k`` failures is cut at the default bound,
+    1000 + 100 per query noise draws and comparisons, naming the comparison's line."""
+    mech = program(loop_ended_by_a_noise, epsilon=EPS)
+    with pytest.raises(InputError, match=r"drew or compared noises more than 1,100 times "
+                                         r"\(at test_tracing\.py:\d+: if prng\.laplace") as error:
+        exactdp.probability(mech, [0], "1")
+    assert "\n" not in str(error.value)
+
+
+def test_step_limit_of_a_trace():
+    traced = load_program(f"{PROGRAMS}:svt", **SVT_PARAMS)
+    # svt on 3 queries: 4 draws and 3 comparisons on its longest path
+    assert len(tracing.trace(traced.func, [Fraction(0)] * 3, traced.arguments, steps=7)) == 4
+    with pytest.raises(InputError, match="more than 6 times"):
+        tracing.trace(traced.func, [Fraction(0)] * 3, traced.arguments, steps=6)
+
+
 def test_progress_of_a_long_exploration(monkeypatch, capsys):
     monkeypatch.setattr(tracing, "PROGRESS_AFTER", 0.0)
     traced = load_program(f"{PROGRAMS}:isvt2", **SVT_PARAMS)
@@ -310,3 +337,39 @@ def test_cli_loss_of_a_program(capsys):
     with mpmath.workdps(50):
         value = mpmath.mpf(json.loads(out)["log_ratio"])
         assert abs(value - expected.log_ratio) < mpmath.mpf(10) ** -25
+
+
+def _laplace_difference_below(t: Fraction, b: Fraction) -> mpmath.mpf:
+    """``Pr[η1 − η0 ≤ t]`` for η0, η1 independent Lap(b), t ≤ 0: the difference has survival
+    ``½ e^{−s/b}(1 + s/(2b))`` at s ≥ 0 (convolution of two Laplace densities), and is
+    symmetric."""
+    s, b = mpmath.mpf(-t.numerator) / t.denominator, mpmath.mpf(b.numerator) / b.denominator
+    return mpmath.exp(-s / b) * (1 + s / (2 * b)) / 2
+
+
+def test_cli_event_on_a_long_vector_output(capsys):
+    """iSVT4 on 5 queries returns 5 entries, each ⊥ or a released number: the tester's product
+    of their events is far beyond its search limit, an explicit event is not.  ``out0=F`` is
+    ``q0 + η1 ≤ T + η0`` with η0, η1 ~ Lap(2) (ε = 1, N = 1), a difference of Laplace noises."""
+    code = main(["loss", f"{PROGRAMS}:isvt4", "--param", "epsilon=1", "--param", "N=1",
+                 "--param", "T=0.5", "--d1", "1,1,1,1,1", "--d2", "0,2,2,2,2",
+                 "--event", "out0=F", "--json"])
+    out = capsys.readouterr().out
+    assert code == 0
+    with mpmath.workdps(50):
+        p1 = _laplace_difference_below(Fraction(-1, 2), Fraction(2))
+        p2 = 1 - _laplace_difference_below(Fraction(-1, 2), Fraction(2))
+        value = mpmath.mpf(json.loads(out)["log_ratio"])
+        assert abs(value - mpmath.log(p1 / p2)) < mpmath.mpf(10) ** -25
+
+
+def test_cli_boolean_entry_events_read_t_and_f(capsys):
+    """A boolean entry's events are ``=F``/``=T`` as well as ``=0``/``=1``."""
+    losses = {}
+    for clause in ("out0=F", "out0=0", "out1=T", "out1=1"):
+        code = main(["loss", f"{PROGRAMS}:svt", "--param", "epsilon=1", "--param", "N=1",
+                     "--param", "T=0.5", "--d1", "1,1,1,1,1", "--d2", "0,2,2,2,2",
+                     "--event", clause, "--json"])
+        assert code == 0
+        losses[clause] = json.loads(capsys.readouterr().out)["log_ratio"]
+    assert losses["out0=F"] == losses["out0=0"] and losses["out1=T"] == losses["out1=1"]

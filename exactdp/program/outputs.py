@@ -6,7 +6,8 @@ read from sampled runs (``exactdp.program.sampling``), as StatDP's ``run_algorit
 from a sample run (Ding, Wang, Wang, Zhang & Kifer, "Detecting Violations of Differential
 Privacy", CCS 2018, arXiv:1805.10277, §4.3):
 
-* booleans and non-negative integers — one event ``outJ=k`` per value seen (``True`` is 1);
+* booleans and non-negative integers — one event ``outJ=k`` per value seen (``True`` is 1;
+  booleans also read ``outJ=T``, ``outJ=F``);
 * numbers (floats; integers mixed with floats; negative integers) — the half-lines
   ``outJ in (−inf, α)`` and ``outJ in (α, inf)`` for ten ``α`` over the densest 70% of the
   pilot sample (StatDP's grid, ``exactdp.events.numeric_grid``);
@@ -14,7 +15,8 @@ Privacy", CCS 2018, arXiv:1805.10277, §4.3):
   released number) — the event ``outJ=F`` (⊥) and the half-lines.
 
 A tuple's events are the products of its entries' events (StatDP's ``itertools.product``), at
-most :data:`MAX_EVENTS` of them.
+most :data:`MAX_EVENTS` of them when the tester searches them (any event given explicitly is
+accepted).
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ class Category(Index):
 
     position: int = 0
     observed: tuple = ()
+    booleans: bool = False
 
     def value(self, output) -> int | None:
         """The entry of one output as an integer (``None`` when absent or not an integer)."""
@@ -121,15 +124,18 @@ def _component(position: int, pilots: list[ProgramSamples]):
     seen = np.unique(np.concatenate(values)) if values else np.array([])
     kinds.discard(0)
     if kinds <= {BOOLEAN, INTEGER} and (seen.size == 0 or seen.min() >= 0):
-        return Category(len(seen), position, tuple(int(v) for v in seen))
+        return Category(len(seen), position, tuple(int(v) for v in seen), kinds == {BOOLEAN})
     if kinds <= {INTEGER, NUMBER}:
         return Number(position=position)
     return NumberOrBottom(position=position)
 
 
-def program_view(pilots: list[ProgramSamples]) -> View:
+def program_view(pilots: list[ProgramSamples], searched: bool = True) -> View:
     """The :class:`~exactdp.events.View` of a program's output read from sampled runs: components
-    ``out0``… and one search family, the product of every entry's events."""
+    ``out0``… and one search family, the product of every entry's events.
+
+    ``searched``: the candidate events will be enumerated (the tester's search), so their
+    number is limited to :data:`MAX_EVENTS`; an event given explicitly needs no such limit."""
     width = max(pilot.values.shape[1] for pilot in pilots)
     if width == 0:
         raise InputError("the program returned an empty output: there is no event to test")
@@ -138,7 +144,7 @@ def program_view(pilots: list[ProgramSamples]) -> View:
     for _, component in components:
         size *= (len(component.values()) if isinstance(component, Category) else
                  2 * GRID_POINTS + isinstance(component, NumberOrBottom))
-    if size > MAX_EVENTS:
+    if searched and size > MAX_EVENTS:
         raise InputError(f"the program's output has {width} entries: the product of their "
                          f"events has {size:,} events (at most {MAX_EVENTS:,}); return a "
                          f"statistic of the output (as StatDP's algorithms do) or give one event")
@@ -148,5 +154,5 @@ def program_view(pilots: list[ProgramSamples]) -> View:
 @view_of.register
 def _(mech: Program, d1) -> View:
     pilot = sample(mech, d1, VIEW_PILOT_RUNS, np.random.default_rng(0))
-    return program_view([pilot])
+    return program_view([pilot], searched=False)
 

@@ -42,6 +42,10 @@ from ..progress import Progress
 
 #: Default largest number of execution paths explored for one input.
 PATH_LIMIT = 65_536
+#: Default bound on the noise draws and comparisons of one execution path: this many per query
+#: plus :data:`STEPS_BASE` (:func:`step_limit`).
+STEPS_PER_QUERY = 100
+STEPS_BASE = 1000
 #: Seconds of exploration after which progress is reported on standard error.
 PROGRESS_AFTER = 2.0
 
@@ -132,6 +136,10 @@ def as_rational(value) -> fmpq | None:
         return fmpq(value)
     if kind is Linear:
         return None
+    if kind is float:
+        number = _FLOATS.get(value)
+        if number is not None:
+            return number
     if isinstance(value, (bool, np.bool_)):
         return fmpq(int(value))
     if isinstance(value, Fraction):
@@ -165,7 +173,7 @@ class Exact:
         self.value = value if type(value) is fmpq else as_rational(value)
 
     def _binary(self, other, op, reverse=False):
-        value = as_rational(other)
+        value = other.value if type(other) is Exact else as_rational(other)
         if value is None:
             return NotImplemented
         a, b = (value, self.value) if reverse else (self.value, value)
@@ -175,12 +183,20 @@ class Exact:
             return Exact(op(to_fraction(a), to_fraction(b)))
         return Exact(op(a, b))
 
-    def __add__(self, other): return self._binary(other, operator.add)
-    def __radd__(self, other): return self._binary(other, operator.add, True)
-    def __sub__(self, other): return self._binary(other, operator.sub)
+    def _ring(self, other, op):
+        """``self op other`` for ``+``, ``-``, ``*`` (the common case, kept short)."""
+        kind = type(other)
+        if kind is Linear:
+            return NotImplemented
+        value = other.value if kind is Exact else as_rational(other)
+        return NotImplemented if value is None else Exact(op(self.value, value))
+
+    def __add__(self, other): return self._ring(other, operator.add)
+    def __radd__(self, other): return self._ring(other, operator.add)
+    def __sub__(self, other): return self._ring(other, operator.sub)
     def __rsub__(self, other): return self._binary(other, operator.sub, True)
-    def __mul__(self, other): return self._binary(other, operator.mul)
-    def __rmul__(self, other): return self._binary(other, operator.mul, True)
+    def __mul__(self, other): return self._ring(other, operator.mul)
+    def __rmul__(self, other): return self._ring(other, operator.mul)
     def __truediv__(self, other): return self._binary(other, operator.truediv)
     def __rtruediv__(self, other): return self._binary(other, operator.truediv, True)
     def __floordiv__(self, other): return self._binary(other, operator.floordiv)
@@ -274,8 +290,12 @@ class Linear:
             return Linear({}, ZERO)
         return Linear({k: v * factor for k, v in self.coeffs.items()}, self.const * factor)
 
-    def __add__(self, other): return self._add(other)
-    def __radd__(self, other): return self._add(other)
+    def __add__(self, other):
+        if type(other) is Exact:  # a query plus a noise: the common case, kept short
+            return Linear(self.coeffs, self.const + other.value)
+        return self._add(other)
+
+    __radd__ = __add__
     def __sub__(self, other): return self._add(other, -1)
     def __rsub__(self, other):
         result = self._add(other, -1)
@@ -316,10 +336,22 @@ class Linear:
             raise unsupported(f"a comparison of a noise with {type(other).__name__}")
         return difference
 
-    def __gt__(self, other): return current().branch(self._difference(other), True)
-    def __ge__(self, other): return current().branch(self._difference(other), True)
-    def __lt__(self, other): return current().branch(self._difference(other), False)
-    def __le__(self, other): return current().branch(self._difference(other), False)
+    def _compare(self, other, positive: bool) -> bool:
+        run = current()
+        if run.replaying:
+            # a comparison the previous run already answered: its difference has a noise
+            # whenever the two sides' coefficients differ, no need to build it
+            kind = type(other)
+            others = other.coeffs if kind is Linear else _NO_COEFFS if kind in _NUMBERS \
+                else None
+            if others is not None and self.coeffs != others:
+                return run.replayed()
+        return run.branch(self._difference(other), positive)
+
+    def __gt__(self, other): return self._compare(other, True)
+    def __ge__(self, other): return self._compare(other, True)
+    def __lt__(self, other): return self._compare(other, False)
+    def __le__(self, other): return self._compare(other, False)
 
     def __eq__(self, other):
         difference = self - other
@@ -374,9 +406,14 @@ class Linear:
         return SymbolicArray._apply(ufunc, method, inputs, kwargs)
 
 
+#: The coefficients of a concrete number; the concrete number types of :meth:`Linear._compare`.
+_NO_COEFFS: dict = {}
+_NUMBERS = frozenset({int, float, Exact, fmpq, Fraction, np.float64, np.int64})
+
+
 def _constant_or_linear(value: Linear):
     """A constant expression as its exact number, anything else unchanged."""
-    return Exact(value.const) if isinstance(value, Linear) and value.is_constant else value
+    return Exact(value.const) if type(value) is Linear and not value.coeffs else value
 
 
 # ----------------------------------------------------------------------------- arrays of symbols
@@ -530,20 +567,13 @@ class SymbolicPRNG:
         self._run = run
 
     def _draw(self, law_name: str, make_law, loc, scale, size):
-        scale = _scale(scale, law_name)
-        count = _size(size)
-        line = _program_location()
-
-        def one():
-            if scale == 0:
-                return loc
-            return self._run.new_noise(make_law(scale), line) + loc
-
+        count = None if size is None else _size(size)
+        run = self._run
         if count is None:
-            return _constant_or_linear(one())
+            return _constant_or_linear(run.draw(law_name, make_law, scale, loc))
         values = np.empty(count, dtype=object)
         for index in range(count):
-            values[index] = one()
+            values[index] = run.draw(law_name, make_law, scale, loc)
         return values.view(SymbolicArray)
 
     def laplace(self, loc=0.0, scale=1.0, size=None):
@@ -610,21 +640,117 @@ class _Infeasible(Exception):
 
 
 class Run:
-    """The state of one execution: noises drawn, decisions taken, intervals implied."""
+    """The state of the exploration: noises drawn, decisions taken, intervals implied.
 
-    def __init__(self, decisions: list):
-        self.decisions = decisions
+    One ``Run`` serves every execution of a trace.  A new decision sequence shares all but its
+    last decision with the previous run, and the program is deterministic given the answers to
+    its comparisons: every *event* (a comparison with noises, implied or decided, or a
+    ``max``/``argmax``) before the one that took the flipped decision gets the same answer, so
+    it is *replayed* — its recorded answer returned without building its constraint — and the
+    intervals, noises and decisions are rolled back to the state before that event (an undo log
+    of the intervals).  A run thus costs the program's own arithmetic plus the constraints of
+    its new events only.
+
+    ``step_limit`` bounds the noise draws and comparisons of one run (a loop that only a noise
+    ends, ``while True: … break``, has paths of every length).
+    """
+
+    def __init__(self, step_limit: int):
+        self.step_limit = step_limit
+        self.decisions: list = []
+        self.decision_events: list = []   # decision position → index of the event taking it
         self.position = 0
         self.noises: list[Noise] = []
-        self.intervals: dict = {}
+        self.symbols: list[Linear] = []
+        self.drawn = 0
+        self.steps = 0
+        self.intervals: dict = {}          # run key → (low, high), FLINT rationals
+        self.fractions: dict = {}          # the same as Path.intervals (Fraction)
+        self.undo: list = []               # (run key, fraction key, previous, previous)
+        self.events: list = []             # (answer, position, drawn, len(undo)) at its start
+        self.event = 0
+        self.replay_until = 0
+        self.replaying = False
 
-    def new_noise(self, law: NoiseLaw, line: str) -> Linear:
-        self.noises.append(Noise(law, line))
-        return Linear({len(self.noises) - 1: ONE})
+    # -- restarting
 
-    def _decide(self) -> bool:
+    def restart(self, decisions: list) -> None:
+        """Prepare the execution of ``decisions`` (the previous run's, the last one flipped)."""
+        first = self.decision_events[len(decisions) - 1] if decisions else 0
+        if first < len(self.events):
+            _, position, drawn, undo = self.events[first]
+        else:
+            position, drawn, undo = 0, 0, 0
+        del self.events[first:]
+        del self.decision_events[position:]
+        del self.noises[drawn:]
+        del self.symbols[drawn:]
+        while len(self.undo) > undo:
+            key, fraction_key, previous, previous_fractions = self.undo.pop()
+            if previous is None:
+                del self.intervals[key]
+                del self.fractions[fraction_key]
+            else:
+                self.intervals[key] = previous
+                self.fractions[fraction_key] = previous_fractions
+        self.decisions = decisions
+        self.position = position          # the replayed events took the decisions before it
+        self.drawn = self.steps = self.event = 0
+        self.replay_until = first
+        self.replaying = first > 0
+
+    def replayed(self):
+        """The recorded answer of the next event (during the replayed prefix)."""
+        self._step()
+        answer = self.events[self.event][0]
+        self.event += 1
+        self.replaying = self.event < self.replay_until
+        return answer
+
+    def _start_event(self) -> int:
+        self.events.append((None, self.position, self.drawn, len(self.undo)))
+        return len(self.events) - 1
+
+    def _answer(self, index: int, answer) -> None:
+        self.events[index] = (answer,) + self.events[index][1:]
+        self.event += 1
+
+    def _step(self) -> None:
+        self.steps += 1
+        if self.steps > self.step_limit:
+            raise TracingError(f"one execution path drew or compared noises more than "
+                               f"{self.step_limit:,} times (at {_program_line()}): a loop "
+                               f"that only a noise ends has no bound")
+
+    # -- noises
+
+    def draw(self, law_name: str, make_law, scale, loc):
+        """A draw ``loc + η`` with ``η ~ make_law(scale)`` (``loc`` when the scale is 0)."""
+        value = scale.value if type(scale) is Exact else as_rational(scale)
+        if value is None:
+            value = rational(_scale(scale, law_name))
+        if value == 0:
+            return loc
+        self._step()
+        index = self.drawn
+        self.drawn += 1
+        if index < len(self.symbols):
+            symbol = self.symbols[index]
+        else:
+            if value < 0:
+                raise TracingError(f"a {law_name} scale must not be negative, got "
+                                   f"{to_fraction(value)} (at {_program_line()})")
+            self.noises.append(Noise(make_law(to_fraction(value)), _program_location()))
+            symbol = Linear({index: ONE})
+            self.symbols.append(symbol)
+        return symbol if type(loc) in (int, float) and loc == 0 else symbol + loc
+
+    # -- decisions and intervals
+
+    def _decide(self, event: int) -> bool:
         if self.position == len(self.decisions):
             self.decisions.append(True)
+        self.decision_events.append(event)
         decision = self.decisions[self.position]
         self.position += 1
         return decision
@@ -645,13 +771,20 @@ class Run:
                 return False
         return None
 
-    def _restrict(self, key, above: bool, bound: Fraction) -> None:
-        low, high = self.intervals.get(key, (None, None))
+    def _restrict(self, key, above: bool, bound: fmpq) -> None:
+        previous = self.intervals.get(key)
+        low, high = previous or (None, None)
+        fraction_key = _fraction_key(key)
+        fractions = self.fractions.get(fraction_key)
+        fraction_low, fraction_high = fractions or (None, None)
         if above:
-            low = bound if low is None else max(low, bound)
-        else:
-            high = bound if high is None else min(high, bound)
+            if low is None or bound > low:
+                low, fraction_low = bound, to_fraction(bound)
+        elif high is None or bound < high:
+            high, fraction_high = bound, to_fraction(bound)
+        self.undo.append((key, fraction_key, previous, fractions))
         self.intervals[key] = (low, high)
+        self.fractions[fraction_key] = (fraction_low, fraction_high)
 
     def assume(self, difference: Linear) -> bool:
         """Record ``difference > 0``; ``False`` if it contradicts the intervals so far."""
@@ -669,16 +802,20 @@ class Run:
         """The truth of ``difference > 0`` (``positive``) or ``< 0`` in this run."""
         if difference.is_constant:
             return difference.const > 0 if positive else difference.const < 0
+        if self.replaying:
+            return self.replayed()
+        self._step()
         if _in_while_condition():
             raise unsupported("a noise in a while condition")
+        event = self._start_event()
         key, factor = _run_key(difference.coeffs)
         bound = -difference.const / factor
         implied = self._implied(key, factor if positive else -factor, bound)
-        if implied is not None:
-            return implied
-        decision = self._decide()
-        self._restrict(key, (factor > 0) == (positive == decision), bound)
-        return decision
+        if implied is None:
+            implied = self._decide(event)
+            self._restrict(key, (factor > 0) == (positive == implied), bound)
+        self._answer(event, implied)
+        return implied
 
     def extreme(self, values: list, largest: bool):
         """``(index, value)`` of the largest (smallest) entry: one branch per possible winner,
@@ -686,11 +823,14 @@ class Run:
         after it, as numpy breaks ties by the first index."""
         if not values:
             raise ValueError("max/argmax of an empty array")
+        if self.replaying:
+            winner = self.replayed()
+            return winner, values[winner]
+        self._step()
+        event = self._start_event()
         sign = 1 if largest else -1
-        candidates = list(range(len(values)))
-        for position, winner in enumerate(candidates):
-            last = position == len(candidates) - 1
-            if not last and not self._decide():
+        for winner in range(len(values)):
+            if winner < len(values) - 1 and not self._decide(event):
                 continue
             for other, value in enumerate(values):
                 if other == winner:
@@ -702,8 +842,20 @@ class Run:
                     ok = self.assume(difference)
                 if not ok:
                     raise _Infeasible
+            self._answer(event, winner)
             return winner, values[winner]
         raise AssertionError("unreachable")
+
+
+#: Run keys (noise, numerator, denominator) → keys of ``Path.intervals`` (noise, Fraction).
+_FRACTION_KEYS: dict = {}
+
+
+def _fraction_key(key: tuple) -> tuple:
+    fraction_key = _FRACTION_KEYS.get(key)
+    if fraction_key is None:
+        fraction_key = _FRACTION_KEYS[key] = tuple((k, Fraction(p, q)) for k, p, q in key)
+    return fraction_key
 
 
 _CURRENT: list[Run] = []
@@ -725,7 +877,9 @@ def flatten_result(value) -> tuple:
     entries = []
 
     def visit(item):
-        if isinstance(item, (bool, np.bool_)):
+        if type(item) is list and all(type(element) is bool for element in item):
+            entries.extend(item)  # a list of booleans, the common case, kept short
+        elif isinstance(item, (bool, np.bool_)):
             entries.append(bool(item))
         elif isinstance(item, Linear):
             entries.append(to_fraction(item.const) if item.is_constant else item.with_fractions())
@@ -755,8 +909,14 @@ def _next_decisions(decisions: list) -> list | None:
     return decisions
 
 
+def step_limit(queries) -> int:
+    """Default bound on the noise draws and comparisons of one execution path:
+    :data:`STEPS_PER_QUERY` per query plus :data:`STEPS_BASE`."""
+    return STEPS_BASE + STEPS_PER_QUERY * len(queries)
+
+
 def trace(func, queries, kwargs: dict, limit: int = PATH_LIMIT,
-          progress: bool | None = None) -> list[Path]:
+          progress: bool | None = None, steps: int | None = None) -> list[Path]:
     """Every execution path of ``func(prng, queries, **kwargs)`` with a symbolic ``prng``.
 
     Parameters
@@ -768,6 +928,9 @@ def trace(func, queries, kwargs: dict, limit: int = PATH_LIMIT,
         :class:`Exact`).
     limit : int
         Largest number of paths (an :class:`InputError` beyond it).
+    steps : int or None
+        Largest number of noise draws and comparisons in one path (a :class:`TracingError`
+        beyond it); ``None``: :func:`step_limit` of the queries.
     progress : bool or None
         Report on standard error when the exploration takes longer than
         :data:`PROGRESS_AFTER` seconds (``None``: only on a terminal).
@@ -780,10 +943,11 @@ def trace(func, queries, kwargs: dict, limit: int = PATH_LIMIT,
     collecting = gc.isenabled()
     gc.disable()
     decisions: list | None = []
+    run = Run(step_limit(queries) if steps is None else steps)
     explored, start, reporter = 0, time.monotonic(), None
     try:
         while decisions is not None:
-            run = Run(decisions)
+            run.restart(decisions)
             _CURRENT.append(run)
             try:
                 result = func(SymbolicPRNG(run), list(exact_queries), **arguments)
@@ -805,7 +969,7 @@ def trace(func, queries, kwargs: dict, limit: int = PATH_LIMIT,
             finally:
                 _CURRENT.pop()
             if entries is not None:
-                paths.append(Path(tuple(run.noises), _fraction_intervals(run.intervals), entries))
+                paths.append(Path(tuple(run.noises), dict(run.fractions), entries))
             explored += 1
             if explored > limit:
                 raise InputError(f"the program has more than {limit:,} execution paths on "
@@ -823,14 +987,6 @@ def trace(func, queries, kwargs: dict, limit: int = PATH_LIMIT,
         if reporter is not None:
             reporter.close()
     return paths
-
-
-def _fraction_intervals(intervals: dict) -> dict:
-    """A run's intervals with ``Fraction`` coefficients and bounds."""
-    def bound(value):
-        return None if value is None else to_fraction(value)
-    return {tuple((k, Fraction(p, q)) for k, p, q in key): (bound(low), bound(high))
-            for key, (low, high) in intervals.items()}
 
 
 def _traceback_frames(tb):

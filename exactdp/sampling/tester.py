@@ -203,7 +203,8 @@ def _candidates(mech, pairs, runner: _Runner, event: str | None) -> list[Candida
                 np.random.SeedSequence(runner.seed, spawn_key=(PILOT, index, side))))
                 for side, queries in enumerate((d1, d2))]
         # a program's events follow its return type, read from the pilot runs
-        view = program_view(pilots) if isinstance(mech, Program) else view_of(mech, list(d1))
+        view = program_view(pilots, searched=event is None) if isinstance(mech, Program) \
+            else view_of(mech, list(d1))
         if event is not None:
             events = (parse_event(event, view),)
         else:
