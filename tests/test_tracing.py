@@ -310,12 +310,12 @@ def test_a_loop_only_a_noise_ends_is_bounded_per_path():
     assert "\n" not in str(error.value)
 
 
-def test_step_limit_of_a_trace():
+def test_step_limit_of_a_program():
     traced = load_program(f"{PROGRAMS}:svt", **SVT_PARAMS)
     # svt on 3 queries: 4 draws and 3 comparisons on its longest path
-    assert len(tracing.trace(traced.func, [Fraction(0)] * 3, traced.arguments, steps=7)) == 4
+    assert len(traced_paths(dataclasses.replace(traced, step_limit=7), [0] * 3)) == 4
     with pytest.raises(InputError, match="more than 6 times"):
-        tracing.trace(traced.func, [Fraction(0)] * 3, traced.arguments, steps=6)
+        traced_paths(dataclasses.replace(traced, step_limit=6), [0] * 3)
 
 
 def test_progress_of_a_long_exploration(monkeypatch, capsys):

@@ -50,11 +50,11 @@ _cache: OrderedDict = OrderedDict()
 def traced_paths(mech: Program, queries) -> list[Path]:
     """Every path of ``mech`` on ``queries`` (memoised for the last few inputs)."""
     values = tuple(as_queries(queries).expand())
-    key = (id(mech.func), mech.kwargs, values)
+    key = (id(mech.func), mech.kwargs, mech.path_limit, mech.step_limit, values)
     if key in _cache:
         _cache.move_to_end(key)
         return _cache[key][1]
-    paths = trace(mech.func, values, mech.arguments, mech.path_limit)
+    paths = trace(mech.func, values, mech.arguments, mech.path_limit, steps=mech.step_limit)
     _cache[key] = (mech.func, paths)  # the function is kept so that its id stays unique
     while len(_cache) > _CACHE_SIZE:
         _cache.popitem(last=False)

@@ -47,11 +47,15 @@ class Program(Mechanism):
         ``int`` (``math.inf`` for an infinite budget); other Python objects are passed unchanged.
     path_limit : int
         Largest number of execution paths the exact interpreter explores on one input.
+    step_limit : int or None
+        Largest number of noise draws and comparisons in one execution path (``None``:
+        ``tracing.step_limit``, 1000 plus 100 per query).
     """
 
     func: Callable = field(compare=False)
     kwargs: tuple = ()
     path_limit: int = PATH_LIMIT
+    step_limit: int | None = None
 
     @property
     def arguments(self) -> dict:

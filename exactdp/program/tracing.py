@@ -197,7 +197,14 @@ class Exact:
     def __rsub__(self, other): return self._binary(other, operator.sub, True)
     def __mul__(self, other): return self._ring(other, operator.mul)
     def __rmul__(self, other): return self._ring(other, operator.mul)
-    def __truediv__(self, other): return self._binary(other, operator.truediv)
+    def __truediv__(self, other):
+        value = other.value if type(other) is Exact else as_rational(other)
+        if value is None:
+            return NotImplemented
+        if value == 0:
+            raise ZeroDivisionError("division by zero")
+        return Exact(self.value / value)
+
     def __rtruediv__(self, other): return self._binary(other, operator.truediv, True)
     def __floordiv__(self, other): return self._binary(other, operator.floordiv)
     def __rfloordiv__(self, other): return self._binary(other, operator.floordiv, True)
@@ -701,7 +708,9 @@ class Run:
 
     def replayed(self):
         """The recorded answer of the next event (during the replayed prefix)."""
-        self._step()
+        self.steps += 1
+        if self.steps > self.step_limit:
+            self._too_many_steps()
         answer = self.events[self.event][0]
         self.event += 1
         self.replaying = self.event < self.replay_until
@@ -715,12 +724,10 @@ class Run:
         self.events[index] = (answer,) + self.events[index][1:]
         self.event += 1
 
-    def _step(self) -> None:
-        self.steps += 1
-        if self.steps > self.step_limit:
-            raise TracingError(f"one execution path drew or compared noises more than "
-                               f"{self.step_limit:,} times (at {_program_line()}): a loop "
-                               f"that only a noise ends has no bound")
+    def _too_many_steps(self) -> None:
+        raise TracingError(f"one execution path drew or compared noises more than "
+                           f"{self.step_limit:,} times (at {_program_line()}): a loop "
+                           f"that only a noise ends has no bound")
 
     # -- noises
 
@@ -731,7 +738,9 @@ class Run:
             value = rational(_scale(scale, law_name))
         if value == 0:
             return loc
-        self._step()
+        self.steps += 1
+        if self.steps > self.step_limit:
+            self._too_many_steps()
         index = self.drawn
         self.drawn += 1
         if index < len(self.symbols):
@@ -804,7 +813,9 @@ class Run:
             return difference.const > 0 if positive else difference.const < 0
         if self.replaying:
             return self.replayed()
-        self._step()
+        self.steps += 1
+        if self.steps > self.step_limit:
+            self._too_many_steps()
         if _in_while_condition():
             raise unsupported("a noise in a while condition")
         event = self._start_event()
@@ -826,7 +837,9 @@ class Run:
         if self.replaying:
             winner = self.replayed()
             return winner, values[winner]
-        self._step()
+        self.steps += 1
+        if self.steps > self.step_limit:
+            self._too_many_steps()
         event = self._start_event()
         sign = 1 if largest else -1
         for winner in range(len(values)):
