@@ -5,7 +5,9 @@ T = 0.5, written as a plain function (``tests/programs/statdp_algorithms.py:svt`
 100, 1000 queries all equal to 0, output ⊥^{n−1}⊤.  For each n it prints
 
 * the tracing time (every execution path explored by re-running the function: n + 1 paths, the
-  k-th one k + 1 comparisons long, so the total is quadratic in n) and the number of paths;
+  k-th one k + 1 comparisons long; the comparisons a path shares with the previous one are
+  replayed from their recorded answers, so only the function's own loop is quadratic in n) and
+  the number of paths;
 * the time of the exact probability from the traced paths (one path returns the output);
 * the time of the declared ``svt1`` (``exactdp.mechanism("svt1", c=1)``) on the same case, and the
   ratio traced (trace + probability) / declared — machine-independent, measured in the same run;
