@@ -10,7 +10,9 @@ value: that is the number the program computes with.
 
 A comparison between expressions that contain noises is a *branch*: it answers ``True`` or
 ``False`` according to a recorded sequence of decisions, and the function is re-run depth first
-until every sequence has been explored (:func:`trace`).  Each complete run is a :class:`Path`:
+until every sequence has been explored (:func:`trace`); the comparisons a run shares with the
+previous one are replayed from their recorded answers (:class:`Run`), and one run draws and
+compares at most ``step_limit`` times.  Each complete run is a :class:`Path`:
 the intervals its decisions put on linear forms of the noises, the laws of its noises and its
 return value, flattened into entries (booleans, exact numbers, or expressions — released numbers,
 whose probability is a density).  ``.max()``/``.argmax()`` of an array of symbols branch once per
