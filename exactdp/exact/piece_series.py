@@ -129,7 +129,8 @@ class PiecewiseExponential:
             sides = [getattr(f, name) for f in factors]
             setattr(self, f"_{name}_f", (np.array([s.c_float for s in sides]),
                                          np.array([s.r_float for s in sides]),
-                                         np.array([s.one_minus for s in sides])))
+                                         np.array([s.one_minus for s in sides]),
+                                         np.array([s.valid for s in sides])))
 
     @staticmethod
     def applies(integral: Integral) -> bool:
@@ -141,14 +142,20 @@ class PiecewiseExponential:
     def _terms_float(self, z: np.ndarray):
         """Per (point, factor) values of ``log g`` and ``(log g)'`` in double precision."""
         z = np.asarray(z, dtype=float)[..., None]
-        right = z > self._kink_f
+        right = (z > self._kink_f) | ((z == self._kink_f) & ~self._left_f[3])
         c = np.where(right, self._right_f[0], self._left_f[0])
         r = np.where(right, self._right_f[1], self._left_f[1])
         om = np.where(right, self._right_f[2], self._left_f[2])
+        valid = np.where(right, self._right_f[3], self._left_f[3])
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
             t = c + r * (z - self._shift_f)
             value = np.where(om, np.log1p(-np.exp(t)), t)
-            slope = np.where(om, -r / np.expm1(-t), r)
+            # (log(1 − e^t))' = −r e^t / (1 − e^t), and +0 in the denominator where t = 0
+            slope = np.where(om, -r * np.exp(t) / np.maximum(-np.expm1(t), 0.0), r)
+        # where a function vanishes (left of an exponential law's kink) log g = −∞ and g rises
+        # into the domain: its slope counts as +∞ there (−∞ on the right)
+        value = np.where(valid, value, -np.inf)
+        slope = np.where(valid, slope, np.where(right, -np.inf, np.inf))
         return self._power_f * value, self._power_f * slope
 
     def value_float(self, z: float) -> float:
@@ -164,11 +171,14 @@ class PiecewiseExponential:
 
     # ------------------------------------------------------------------ direct ball evaluation
     def value_and_slope(self, z: Fraction) -> tuple[arb, arb]:
-        """``g(z)`` and ``g'(z)`` as balls, summing every factor (``O(n)``; for a few points)."""
+        """``g(z)`` and ``g'(z)`` as balls, summing every factor (``O(n)``; for a few points);
+        ``None`` where the integrand vanishes."""
         zb = to_arb(z)
         value, slope = arb(0), arb(0)
         for f in self.factors:
-            side = f.right if z > f.kink else f.left
+            side = f.right if z > f.kink or (z == f.kink and not f.left.valid) else f.left
+            if not side.valid:
+                return None
             t = side.c + side.r * (zb - to_arb(f.shift))
             if side.one_minus:
                 value += f.power * (-t.expm1()).log()

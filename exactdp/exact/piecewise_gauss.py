@@ -76,7 +76,7 @@ def _peak(g: PiecewiseExponential, lower: float, upper: float) -> float:
     scale = float(g.scale)
     if math.isfinite(lower):
         left = lower
-        if not rising(left):
+        if not rising(math.nextafter(left, math.inf)):  # the limit from inside the domain
             return left
     else:
         left, width = float(g.kinks[0]) - scale, scale
@@ -84,7 +84,7 @@ def _peak(g: PiecewiseExponential, lower: float, upper: float) -> float:
             left, width = left - width, width * 2
     if math.isfinite(upper):
         right = upper
-        if rising(right):
+        if rising(math.nextafter(right, -math.inf)):
             return right
     else:
         right, width = float(g.kinks[-1]) + scale, scale
@@ -106,31 +106,52 @@ def _cut_point(g: PiecewiseExponential, peak: float, level: float, direction: in
         width *= 2
         far = peak + direction * width
     if math.isfinite(bound) and (far - bound) * direction >= 0:
-        if above(bound):
+        if above(math.nextafter(bound, peak)):  # the limit from inside the domain
             return None
         far = bound
     return _bisect_float(above, peak, far)
 
 
 def _subdivide(g: PiecewiseExponential, points: list, step: float) -> list:
-    """Pieces ``(a, b)`` between the points, each split into equal parts small enough
-    (module docstring, item 3)."""
-    slopes = [abs(s) if math.isfinite(s) else 0.0 for s in g.slope_float([float(p) for p in points])]
+    """Pieces ``(a, b)`` between the points, each split until small enough (module docstring,
+    item 3): uniformly where ``|g'|`` varies by at most a factor 2 across the piece, otherwise by
+    bisection (which grades the pieces geometrically towards a point where ``g → −∞``)."""
     limit = float(g.smallest_scale) / 2
-    pieces = []
-    for (a, b), sa, sb in zip(zip(points, points[1:]), slopes, slopes[1:]):
-        h = float(b - a)
-        parts = max(1, math.ceil(max(h * max(sa, sb), h * abs(sb - sa)) / step),
-                    math.ceil(h / limit))
-        parts = min(parts, 100_000)
-        width = (b - a) / parts
-        pieces.extend((a + i * width, a + (i + 1) * width) for i in range(parts))
-    return pieces
+    slopes = dict(zip(points, _abs_slopes(g, points)))
+    pieces, pending = [], list(zip(points, points[1:]))
+    while pending:
+        split = []
+        for a, b in pending:
+            h, sa, sb = float(b - a), slopes[a], slopes[b]
+            parts = max(1, math.ceil(max(h * max(sa, sb), h * abs(sb - sa)) / step),
+                        math.ceil(h / limit))
+            if parts == 1:
+                pieces.append((a, b))
+            elif max(sa, sb) <= 2 * min(sa, sb) or parts <= 2:
+                width = (b - a) / parts
+                pieces.extend((a + i * width, a + (i + 1) * width) for i in range(parts))
+            else:
+                split.append((a, b))
+        middles = [(a + b) / 2 for a, b in split]
+        slopes.update(zip(middles, _abs_slopes(g, middles)))
+        pending = [piece for (a, b), m in zip(split, middles) for piece in ((a, m), (m, b))]
+    return sorted(pieces)
+
+
+def _abs_slopes(g: PiecewiseExponential, points: list) -> list:
+    """``|g'|`` at the points in double precision (0 where it is not finite: such a point is a
+    bound where the integrand vanishes, never a cut-off point)."""
+    if not points:
+        return []
+    return [abs(s) if math.isfinite(s) else 0.0 for s in g.slope_float([float(p) for p in points])]
 
 
 def _tail(g: PiecewiseExponential, point: Fraction, reference: arb) -> arb:
     """Upper bound on the integral of ``e^{g − reference}`` beyond ``point`` (concavity)."""
-    value, slope = g.value_and_slope(point)
+    evaluated = g.value_and_slope(point)
+    if evaluated is None:  # the integrand vanishes at the point (and beyond it)
+        return arb(0)
+    value, slope = evaluated
     bound = (value - reference).exp() / abs(slope)
     if not bound.is_finite():
         raise PrecisionError("tail bound of the integrand is not finite")
