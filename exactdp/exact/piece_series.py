@@ -42,6 +42,9 @@ from .integral_form import Integral
 
 #: Largest ratio ``e^{a_j} y`` summed by the series (a Laplace factor never exceeds it).
 SERIES_RATIO = Fraction(1, 2)
+#: A series of ``K`` terms is used once it replaces at least ``K / DIRECT_FRACTION`` factors
+#: (a direct evaluation costs about that many multiplications per factor).
+DIRECT_FRACTION = 10
 
 
 @contextlib.contextmanager
@@ -120,6 +123,11 @@ class PiecewiseExponential:
         self.upper = integral.upper
         self.total_power = sum(f.power for f in factors)
         self.smallest_scale = min(f.law.scale for f in factors)
+        #: distance from a kink to the nearest zero of a ``1 − e^{…}`` factor it starts:
+        #: ``c + r(z − s) = 0`` at ``z = s − c/r``, i.e. ``b·ln 2`` for Laplace, 0 for exponential
+        self.zero_margin = min([abs(side.c_float / side.r_float) for f in factors
+                                for side in (f.left, f.right) if side.one_minus],
+                               default=math.inf)
         self.scale = max([Fraction(1)] + [f.law.scale for f in factors])
         # double-precision copies for the geometry (peak and cut-off points)
         self._kink_f = np.array([float(f.kink) for f in factors])
@@ -189,11 +197,12 @@ class PiecewiseExponential:
         return value, slope
 
     # ------------------------------------------------------------------ piece-by-piece evaluation
-    def series_length(self, prec: int) -> int:
-        """Terms ``K`` of each series: ``ρ^{K+1}·M`` below ``2^{−prec}`` for ``ρ = ½``."""
-        return prec + self.total_power.bit_length() + 4
+    def series_length(self, accuracy_bits: int) -> int:
+        """Terms ``K`` of each series: ``ρ^{K+1}·M`` below ``2^{−accuracy_bits}`` for ``ρ = ½``
+        (the bound actually added is computed for each piece)."""
+        return accuracy_bits + self.total_power.bit_length() + 4
 
-    def log_values(self, pieces, nodes):
+    def log_values(self, pieces, nodes, accuracy_bits: int):
         """``g`` at the nodes of each piece.
 
         Parameters
@@ -202,13 +211,15 @@ class PiecewiseExponential:
             Consecutive pieces, left to right, none containing a kink in its interior.
         nodes : list of list of arb
             The points of each piece.
+        accuracy_bits : int
+            The absolute accuracy wanted of ``g`` (the series' length).
 
         Returns
         -------
         list of list of arb
             ``g`` at each node, the series' truncation bound included in the radius.
         """
-        length = self.series_length(flint.ctx.prec)
+        length = self.series_length(accuracy_bits)
         totals = [[arb(0) for _ in piece_nodes] for piece_nodes in nodes]
         middles = [(a + b) / 2 for a, b in pieces]
         splits = [bisect.bisect_left(self.kinks, m) for m in middles]  # factors left of each piece
@@ -282,6 +293,8 @@ class PiecewiseExponential:
                 if side.c_float + side.r_float * (edge_f - float(f.shift)) <= log_limit + 1e-12:
                     break
                 far -= 1
+            if not added and far < length // DIRECT_FRACTION:
+                far = 0  # a few factors: direct evaluation is cheaper than a series
             far = max(far, added)  # the sweep only adds (a rounding doubt keeps one in)
             while added < far:
                 f = self.factors[members[added]]

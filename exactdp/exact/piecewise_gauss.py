@@ -25,6 +25,7 @@ in the number of distinct factors, independent of their powers.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 from fractions import Fraction
@@ -33,20 +34,35 @@ import mpmath
 from flint import arb
 
 from ..errors import PrecisionError
-from ..precision import working_dps
 from .integral_form import Integral
 from .piece_series import PiecewiseExponential, flint_context, to_arb
 
-#: Largest ``h·max|g'|`` on a sub-piece (the integrand changes by at most ``e^{STEP}`` on it).
+#: Largest ``τ`` (``h·max|g'|``, :func:`_subdivide`) of a sub-piece.
 STEP = 1.0
 #: Subdivision rounds (each halves every piece) before giving up with a PrecisionError.
 ROUNDS = 4
 
 
-def gauss_order(dps: int) -> int:
-    """The lower of the two Gauss–Legendre orders: the rule's error on a sub-piece
-    (``h·|g'| ≤ 1``) is about ``10^{−3N}``."""
-    return max(8, (dps + 8) // 3 + 2)
+def gauss_order(tau: float, reach: float, dps: int) -> int:
+    """The lower of the two Gauss–Legendre orders on a sub-piece: the smallest ``N`` whose
+    predicted relative error is below ``10^{−dps−10}`` in two models (both are rough, hence the
+    margin; the rule of order ``N + 2`` checks it) —
+
+    * an entire integrand ``e^{g}``: ``τ^{2N} (N!)^4 / ((2N + 1)((2N)!)^3)`` (the rule's error term
+      ``h^{2N+1} (N!)^4 f^{(2N)} / ((2N + 1)((2N)!)^3)``, Abramowitz & Stegun 25.4.30, with
+      ``f^{(2N)} ≈ (g')^{2N} f`` and ``τ = h·max|g'|``);
+    * the zeros of the factors, at ``reach`` piece widths from the piece: ``ρ^{−2N}`` for the
+      Bernstein ellipse through them, ``ρ = d + (d² − 1)^{1/2}``, ``d = 1 + 2·reach`` (Trefethen,
+      *Approximation Theory and Approximation Practice*, SIAM 2013, Thm 19.3).
+    """
+    target = (dps + 10) * math.log(10)
+    d = 1 + 2 * reach
+    rho = d + math.sqrt(d * d - 1)
+    order = max(3, math.ceil(target / (2 * math.log(rho))))
+    while tau > 0 and (2 * order * math.log(tau) + 4 * math.lgamma(order + 1)
+                       - math.log(2 * order + 1) - 3 * math.lgamma(2 * order + 1)) > -target:
+        order += 1
+    return order
 
 
 @functools.lru_cache(maxsize=32)
@@ -113,23 +129,41 @@ def _cut_point(g: PiecewiseExponential, peak: float, level: float, direction: in
 
 
 def _subdivide(g: PiecewiseExponential, points: list, step: float) -> list:
-    """Pieces ``(a, b)`` between the points, each split until small enough (module docstring,
-    item 3): uniformly where ``|g'|`` varies by at most a factor 2 across the piece, otherwise by
-    bisection (which grades the pieces geometrically towards a point where ``g → −∞``)."""
-    limit = float(g.smallest_scale) / 2
+    """Pieces ``(a, b, τ, reach)`` between the points, each split until ``τ ≤ step`` and its
+    width is at most ``step`` times the distance to the nearest zero of a factor (module
+    docstring, item 3): uniformly where ``|g'|`` varies by at most a factor 2 across the piece,
+    otherwise by bisection (which grades the pieces geometrically towards a point where
+    ``g → −∞``).
+
+    ``τ = max(h·max|g'|, (h·|Δg'|)^{1/2})`` measures how far the integrand is from a constant on
+    the piece through its slope and its curvature (``h²|g''|``); ``reach`` is the distance to
+    the nearest zero in piece widths (:func:`gauss_order`).
+    """
+    kinks = [float(k) for k in g.kinks]
     slopes = dict(zip(points, _abs_slopes(g, points)))
     pieces, pending = [], list(zip(points, points[1:]))
+
+    def distance(a, b):
+        """From [a, b] to the nearest zero: beyond the nearest kinks by the zero margin."""
+        i = bisect.bisect_right(kinks, a)
+        j = bisect.bisect_left(kinks, b)
+        left = a - kinks[i - 1] if i > 0 else math.inf
+        right = kinks[j] - b if j < len(kinks) else math.inf
+        return min(left, right) + g.zero_margin
+
     while pending:
         split = []
         for a, b in pending:
             h, sa, sb = float(b - a), slopes[a], slopes[b]
-            parts = max(1, math.ceil(max(h * max(sa, sb), h * abs(sb - sa)) / step),
-                        math.ceil(h / limit))
+            tau = max(h * max(sa, sb), math.sqrt(h * abs(sb - sa)))
+            gap = distance(float(a), float(b))
+            parts = max(1, math.ceil(tau / step), math.ceil(h / (gap * step)))
             if parts == 1:
-                pieces.append((a, b))
+                pieces.append((a, b, tau, gap / h))
             elif max(sa, sb) <= 2 * min(sa, sb) or parts <= 2:
                 width = (b - a) / parts
-                pieces.extend((a + i * width, a + (i + 1) * width) for i in range(parts))
+                pieces.extend((a + i * width, a + (i + 1) * width, tau / parts, gap * parts / h)
+                              for i in range(parts))
             else:
                 split.append((a, b))
         middles = [(a + b) / 2 for a, b in split]
@@ -169,18 +203,21 @@ def integrate_pieces(integral: Integral, dps: int):
     -------
     (log_scale, results)
         As :func:`~exactdp.exact.quadrature.integrate`: ``I = exp(log_scale) · scaled`` for each
-        ``(scaled, error)`` of ``results``, here the ``N + 4``-point and the ``N``-point rules,
+        ``(scaled, error)`` of ``results``, here the ``N + 2``-point and the ``N``-point rules,
         each error bound including their difference, the balls' radii and the tails.
     """
-    digits = working_dps(dps, integral.magnitude)
-    bits = int(digits * math.log2(10)) + 8
+    # ball arithmetic tracks every rounding, so a few guard digits suffice (plus the digits of
+    # the largest log the integrand sums, which the absolute accuracy of g needs)
+    accuracy = int((dps + 6) * math.log2(10)) + 1
+    bits = accuracy + int(integral.magnitude).bit_length() + 8
+    digits = int(bits / math.log2(10)) + 1
     with flint_context(bits), mpmath.workdps(digits):
         g = PiecewiseExponential(integral)
         lower = -math.inf if integral.lower is None else float(integral.lower)
         upper = math.inf if integral.upper is None else float(integral.upper)
         peak = _peak(g, lower, upper)
         peak_float = g.value_float(peak)
-        drop = (digits + 5) * math.log(10)
+        drop = (dps + 10) * math.log(10)
         points, tail_points = {Fraction(peak)}, []
         for direction, bound, exact_bound in ((-1, lower, integral.lower),
                                               (1, upper, integral.upper)):
@@ -197,14 +234,13 @@ def integrate_pieces(integral: Integral, dps: int):
         tails = arb(0)
         for point in tail_points:
             tails += _tail(g, point, reference)
-        order = gauss_order(dps)
-        rules = (_legendre(order + 4, bits), _legendre(order, bits))
         step = STEP
         for _ in range(ROUNDS):
             pieces = _subdivide(g, points, step)
-            high_sum, low_sum, difference = _sum_rules(g, pieces, rules, reference)
+            high_sum, low_sum, difference = _sum_rules(g, pieces, dps, bits, accuracy,
+                                                       reference)
             error = difference + arb(high_sum.rad()) + arb(low_sum.rad()) + tails
-            if error < high_sum * mpmath.mpf(10) ** (-(dps + 3)):
+            if error < high_sum * arb(10) ** (-(dps + 1)):
                 break
             step /= 2
         error_mpf = _to_mpf(arb(error.upper()))
@@ -212,20 +248,25 @@ def integrate_pieces(integral: Integral, dps: int):
                 [(_to_mpf(high_sum), error_mpf), (_to_mpf(low_sum), error_mpf)])
 
 
-def _sum_rules(g: PiecewiseExponential, pieces, rules, reference: arb):
-    """Both rules summed over the pieces, and the sum over pieces of their difference."""
-    nodes, halves = [], []
-    for a, b in pieces:
+def _sum_rules(g: PiecewiseExponential, pieces, dps: int, bits: int, accuracy: int,
+               reference: arb):
+    """The rules of orders ``N + 2`` and ``N`` (:func:`gauss_order`) summed over the pieces,
+    and the sum over pieces of their difference."""
+    nodes, halves, rules = [], [], []
+    for a, b, tau, reach in pieces:
+        order = gauss_order(tau, reach, dps)
+        rule = (_legendre(order + 2, bits), _legendre(order, bits))
         middle, half = to_arb((a + b) / 2), to_arb((b - a) / 2)
         halves.append(half)
-        nodes.append([middle + half * x for rule in rules for x, _ in rule])
-    logs = g.log_values(pieces, nodes)
-    high_order = len(rules[0])
+        rules.append(rule)
+        nodes.append([middle + half * x for r in rule for x, _ in r])
+    logs = g.log_values([(a, b) for a, b, _, _ in pieces], nodes, accuracy)
     high_sum, low_sum, difference = arb(0), arb(0), arb(0)
-    for half, values in zip(halves, logs):
+    for half, (high_rule, low_rule), values in zip(halves, rules, logs):
         integrand = [(v - reference).exp() for v in values]
-        high = half * sum((w * f for (_, w), f in zip(rules[0], integrand[:high_order])), arb(0))
-        low = half * sum((w * f for (_, w), f in zip(rules[1], integrand[high_order:])), arb(0))
+        split = len(high_rule)
+        high = half * sum((w * f for (_, w), f in zip(high_rule, integrand[:split])), arb(0))
+        low = half * sum((w * f for (_, w), f in zip(low_rule, integrand[split:])), arb(0))
         high_sum += high
         low_sum += low
         difference += arb(abs(high - low).upper())
