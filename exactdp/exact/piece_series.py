@@ -123,11 +123,12 @@ class PiecewiseExponential:
         self.upper = integral.upper
         self.total_power = sum(f.power for f in factors)
         self.smallest_scale = min(f.law.scale for f in factors)
-        #: distance from a kink to the nearest zero of a ``1 − e^{…}`` factor it starts:
-        #: ``c + r(z − s) = 0`` at ``z = s − c/r``, i.e. ``b·ln 2`` for Laplace, 0 for exponential
-        self.zero_margin = min([abs(side.c_float / side.r_float) for f in factors
-                                for side in (f.left, f.right) if side.one_minus],
-                               default=math.inf)
+        #: the zeros ``z = s − c/r`` of the ``1 − e^{c + r(z − s)}`` sides (where ``log g`` is
+        #: singular): left of the kink for right sides, right of it for left sides
+        self.zeros = (sorted(float(f.shift) - f.right.c_float / f.right.r_float
+                             for f in factors if f.right.one_minus),
+                      sorted(float(f.shift) - f.left.c_float / f.left.r_float
+                             for f in factors if f.left.one_minus))
         self.scale = max([Fraction(1)] + [f.law.scale for f in factors])
         # double-precision copies for the geometry (peak and cut-off points)
         self._kink_f = np.array([float(f.kink) for f in factors])

@@ -139,17 +139,18 @@ def _subdivide(g: PiecewiseExponential, points: list, step: float) -> list:
     the piece through its slope and its curvature (``h²|g''|``); ``reach`` is the distance to
     the nearest zero in piece widths (:func:`gauss_order`).
     """
-    kinks = [float(k) for k in g.kinks]
     slopes = dict(zip(points, _abs_slopes(g, points)))
     pieces, pending = [], list(zip(points, points[1:]))
+    below, above = g.zeros
 
     def distance(a, b):
-        """From [a, b] to the nearest zero: beyond the nearest kinks by the zero margin."""
-        i = bisect.bisect_right(kinks, a)
-        j = bisect.bisect_left(kinks, b)
-        left = a - kinks[i - 1] if i > 0 else math.inf
-        right = kinks[j] - b if j < len(kinks) else math.inf
-        return min(left, right) + g.zero_margin
+        """From [a, b] to the nearest zero of a factor's ``1 − e^{…}`` side (conservatively,
+        also of factors not on that side on the piece)."""
+        i = bisect.bisect_right(below, a)
+        j = bisect.bisect_left(above, b)
+        left = a - below[i - 1] if i > 0 else math.inf
+        right = above[j] - b if j < len(above) else math.inf
+        return max(min(left, right), 1e-300)
 
     while pending:
         split = []
