@@ -122,7 +122,7 @@ def _cut_point(g: PiecewiseExponential, peak: float, level: float, direction: in
         width *= 2
         far = peak + direction * width
     if math.isfinite(bound) and (far - bound) * direction >= 0:
-        if above(math.nextafter(bound, peak)):  # the limit from inside the domain
+        if above(bound):  # (evaluated as the limit from inside the domain)
             return None
         far = bound
     return _bisect_float(above, peak, far)
@@ -161,7 +161,7 @@ def _subdivide(g: PiecewiseExponential, points: list, step: float) -> list:
             parts = max(1, math.ceil(tau / step), math.ceil(h / (gap * step)))
             if parts == 1:
                 pieces.append((a, b, tau, gap / h))
-            elif max(sa, sb) <= 2 * min(sa, sb) or parts <= 2:
+            elif gap >= h / 2 and (max(sa, sb) <= 2 * min(sa, sb) or parts <= 2):
                 width = (b - a) / parts
                 pieces.extend((a + i * width, a + (i + 1) * width, tau / parts, gap * parts / h)
                               for i in range(parts))
