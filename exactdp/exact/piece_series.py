@@ -99,6 +99,7 @@ class _Factor:
     kink: Fraction
     left: _Side
     right: _Side
+    shift_arb: arb
 
 
 class PiecewiseExponential:
@@ -115,7 +116,8 @@ class PiecewiseExponential:
             (kink,) = law.kink_points()
             width = max(law.scale, Fraction(1))
             factors.append(_Factor(law, kind, shift, power, shift + kink,
-                                   _side(law, kind, kink - width), _side(law, kind, kink + width)))
+                                   _side(law, kind, kink - width), _side(law, kind, kink + width),
+                                   to_arb(shift)))
         factors.sort(key=lambda f: f.kink)
         self.factors = factors
         self.kinks = [f.kink for f in factors]
@@ -188,7 +190,7 @@ class PiecewiseExponential:
             side = f.right if z > f.kink or (z == f.kink and not f.left.valid) else f.left
             if not side.valid:
                 return None
-            t = side.c + side.r * (zb - to_arb(f.shift))
+            t = side.c + side.r * (zb - f.shift_arb)
             if side.one_minus:
                 value += f.power * (-t.expm1()).log()
                 slope += f.power * (-side.r) / (-t).expm1()
@@ -246,7 +248,7 @@ class PiecewiseExponential:
                 f = self.factors[i]
                 side = getattr(f, name)
                 if side.valid and not side.one_minus:
-                    a += f.power * (side.c - side.r * to_arb(f.shift))
+                    a += f.power * (side.c - side.r * f.shift_arb)
                     b += f.power * side.r
                 out.append((a, b))
             return out
@@ -299,7 +301,7 @@ class PiecewiseExponential:
             far = max(far, added)  # the sweep only adds (a rounding doubt keeps one in)
             while added < far:
                 f = self.factors[members[added]]
-                a_j = side.c - r * to_arb(f.shift)
+                a_j = side.c - r * f.shift_arb
                 series += f.power * arb_series([1, -a_j.exp()]).log()
                 power_sum += f.power
                 added += 1
@@ -310,18 +312,18 @@ class PiecewiseExponential:
             tail = arb(0)
             if far:
                 nearest = self.factors[members[far - 1]]
-                ratio = (side.c + r * (to_arb(edge) - to_arb(nearest.shift))).exp()
+                ratio = (side.c + r * (to_arb(edge) - nearest.shift_arb)).exp()
                 ratio = arb(ratio.upper())
                 if not ratio < 1:
                     raise ArithmeticError("series ratio not below 1")
                 tail = power_sum * ratio ** (length + 1) / ((length + 1) * (1 - ratio))
                 tail = arb(0, tail.upper())
-            near = [self.factors[members[i]] for i in range(far, active)]
+            near = [(f, side.c - r * f.shift_arb)
+                    for f in (self.factors[members[i]] for i in range(far, active))]
             for i, z in enumerate(nodes[p]):
                 value = tail
                 if far:
                     value += poly((r * z).exp())
-                for f in near:
-                    t = side.c + r * (z - to_arb(f.shift))
-                    value += f.power * (-t.expm1()).log()
+                for f, a_j in near:
+                    value += f.power * (-(a_j + r * z).expm1()).log()
                 totals[p][i] += value
