@@ -170,7 +170,7 @@ def max_privacy_loss(mech, d1, d2, dps: int = 30,
     for output in outputs:
         check_output_shape(mech, n, Runs.from_items(output))
     if shared:
-        best, totals = _shared_best(mech, d1, d2, outputs, dps)
+        best, totals = worst_of_all_outputs(mech, d1, d2, outputs, dps)
     else:
         best, totals = _separate_best(mech, d1, d2, outputs, dps)
     with mpmath.workdps(dps + 20):
@@ -202,8 +202,8 @@ def _separate_best(mech, d1: Runs, d2: Runs, outputs, dps: int):
     return best, totals
 
 
-def _shared_best(mech, d1: Runs, d2: Runs, outputs, dps: int):
-    """As :func:`_separate_best`, every output's probabilities from one walk of the tree of
+def worst_of_all_outputs(mech, d1: Runs, d2: Runs, outputs, dps: int):
+    """The output of largest |loss| and both totals, as :func:`_separate_best`, but every output's probabilities from one walk of the tree of
     outputs per input (``all_outputs.py``), as balls: each must be within ``10^{−dps}`` relative
     (else :class:`~exactdp.errors.PrecisionError`)."""
     keys = [tuple(output) for output in outputs]
