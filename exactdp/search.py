@@ -263,9 +263,9 @@ def pattern_count(mech: ThresholdMechanism, n: int) -> int:
 @worst_output.register
 def _(mech: ThresholdMechanism, d1: Runs, d2: Runs, dps: int) -> Witness:
     """Every ⊤/⊥ pattern of ``possible_outputs`` (on the flag version of ``mech``) scored with
-    the closed form (all at once where ``all_outputs.applies``); for a mechanism that releases numbers at the ⊤'s, the numbers of each
-    pattern are chosen by :func:`maximise_over_values` (coarse), and the best pattern's are
-    refined.  The sum-to-one check and two-method recomputation of ``max_privacy_loss`` are left
+    the closed form (all at once where ``all_outputs.applies``); for a mechanism that releases
+    numbers at the ⊤'s, the numbers of each pattern are chosen by :func:`maximise_over_values`
+    (coarse), and the best pattern's are refined.  The sum-to-one check and two-method recomputation of ``max_privacy_loss`` are left
     to :func:`search`, which does them once for the final witness."""
     if not mech.releases_numbers and all_outputs.applies(mech):  # every output at once
         best, _ = worst_of_all_outputs(mech, d1, d2, list(possible_outputs(mech, len(d1))), dps)

@@ -89,7 +89,8 @@ def test_all_outputs_at_once_match_one_at_a_time(name, params):
     outputs = [tuple(o) for o in possible_outputs(mech, len(queries))]
     balls = all_output_probabilities(mech, [Fraction(q) for q in queries], outputs, 30)
     for output in outputs[::5]:
-        p = exactdp.probability(mech, queries, ["T" if a else "F" for a in output], method="closed")
+        tokens = ["T" if a else "F" for a in output]
+        p = exactdp.probability(mech, queries, tokens, method="closed")
         with mpmath.workdps(50):
             ball = balls[output]
             value, radius = mpmath.mpf(ball.mid()._mpf_), mpmath.mpf(ball.rad()._mpf_)

@@ -203,9 +203,10 @@ def _separate_best(mech, d1: Runs, d2: Runs, outputs, dps: int):
 
 
 def worst_of_all_outputs(mech, d1: Runs, d2: Runs, outputs, dps: int):
-    """The output of largest |loss| and both totals, as :func:`_separate_best`, but every output's probabilities from one walk of the tree of
-    outputs per input (``all_outputs.py``), as balls: each must be within ``10^{−dps}`` relative
-    (else :class:`~exactdp.errors.PrecisionError`)."""
+    """The output of largest |loss| and both totals, as :func:`_separate_best`, but every
+    output's probabilities from one walk of the tree of outputs per input (``all_outputs.py``),
+    as balls: each must be within ``10^{−dps}`` relative (else
+    :class:`~exactdp.errors.PrecisionError`)."""
     keys = [tuple(output) for output in outputs]
     sides = [all_outputs.all_output_probabilities(mech, _expand(d), keys, dps) for d in (d1, d2)]
     bits = int((dps + 20) * 3.33)
