@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -126,11 +127,17 @@ class PiecewiseExponential:
         self.total_power = sum(f.power for f in factors)
         self.smallest_scale = min(f.law.scale for f in factors)
         #: the zeros ``z = s − c/r`` of the ``1 − e^{c + r(z − s)}`` sides (where ``log g`` is
-        #: singular): left of the kink for right sides, right of it for left sides
-        self.zeros = (sorted(float(f.shift) - f.right.c_float / f.right.r_float
-                             for f in factors if f.right.one_minus),
-                      sorted(float(f.shift) - f.left.c_float / f.left.r_float
-                             for f in factors if f.left.one_minus))
+        #: singular), with the kinks beyond which those sides apply: right sides (left of their
+        #: kink) as kinks ascending with the running largest zero, left sides as kinks
+        #: ascending with the smallest zero from there on
+        right = sorted((float(f.kink), float(f.shift) - f.right.c_float / f.right.r_float)
+                       for f in factors if f.right.one_minus)
+        left = sorted((float(f.kink), float(f.shift) - f.left.c_float / f.left.r_float)
+                      for f in factors if f.left.one_minus)
+        self.zeros_below = ([k for k, _ in right], list(itertools.accumulate(
+            (z for _, z in right), max)))
+        suffix = list(itertools.accumulate((z for _, z in reversed(left)), min))[::-1]
+        self.zeros_above = ([k for k, _ in left], suffix)
         self.scale = max([Fraction(1)] + [f.law.scale for f in factors])
         # double-precision copies for the geometry (peak and cut-off points)
         self._kink_f = np.array([float(f.kink) for f in factors])
@@ -168,6 +175,17 @@ class PiecewiseExponential:
         value = np.where(valid, value, -np.inf)
         slope = np.where(valid, slope, np.where(right, -np.inf, np.inf))
         return self._power_f * value, self._power_f * slope
+
+    def zero_distance(self, a: float, b: float) -> float:
+        """Distance from ``[a, b]`` (between kinks) to the nearest zero of a factor that is on
+        its ``1 − e^{…}`` side there (the nearest singularity of ``g``'s continuation)."""
+        kinks, zeros = self.zeros_below
+        i = bisect.bisect_right(kinks, a)
+        left = a - zeros[i - 1] if i > 0 else math.inf
+        kinks, zeros = self.zeros_above
+        j = bisect.bisect_left(kinks, b)
+        right = zeros[j] - b if j < len(kinks) else math.inf
+        return min(left, right)
 
     def value_float(self, z: float) -> float:
         """``g(z)`` in double precision (for locating points only)."""

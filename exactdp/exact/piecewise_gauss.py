@@ -141,16 +141,9 @@ def _subdivide(g: PiecewiseExponential, points: list, step: float) -> list:
     """
     slopes = dict(zip(points, _abs_slopes(g, points)))
     pieces, pending = [], list(zip(points, points[1:]))
-    below, above = g.zeros
 
     def distance(a, b):
-        """From [a, b] to the nearest zero of a factor's ``1 − e^{…}`` side (conservatively,
-        also of factors not on that side on the piece)."""
-        i = bisect.bisect_right(below, a)
-        j = bisect.bisect_left(above, b)
-        left = a - below[i - 1] if i > 0 else math.inf
-        right = above[j] - b if j < len(above) else math.inf
-        return max(min(left, right), 1e-300)
+        return max(g.zero_distance(a, b), 1e-300)
 
     while pending:
         split = []
