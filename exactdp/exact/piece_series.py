@@ -38,7 +38,9 @@ import flint
 import numpy as np
 from flint import arb, arb_poly, arb_series, fmpq
 
+from ..errors import PrecisionError
 from ..noise import Kind
+from ..precision import to_mpf
 from .integral_form import Integral
 
 #: Largest ratio ``e^{a_j} y`` summed by the series (a Laplace factor never exceeds it).
@@ -79,7 +81,8 @@ class _Side:
 
 
 def _side(law, kind: Kind, x: Fraction) -> _Side:
-    from ..precision import to_mpf  # the law computes its constants in mpmath
+    """The law's exponential form on the side of its kink containing ``x`` (its constants are
+    computed in mpmath at the current precision)."""
     try:
         piece = law.exponential_piece(kind, to_mpf(x))
     except ValueError:  # the function vanishes there: the integral's bounds exclude this side
@@ -333,7 +336,8 @@ class PiecewiseExponential:
                 ratio = (side.c + r * (to_arb(edge) - nearest.shift_arb)).exp()
                 ratio = arb(ratio.upper())
                 if not ratio < 1:
-                    raise ArithmeticError("series ratio not below 1")
+                    raise PrecisionError("a series of the log integrand does not converge at "
+                                         "this precision")
                 tail = power_sum * ratio ** (length + 1) / ((length + 1) * (1 - ratio))
                 tail = arb(0, tail.upper())
             near = [(f, side.c - r * f.shift_arb)

@@ -1,26 +1,28 @@
 """Gauss–Legendre quadrature, piece by piece between kinks, of a piecewise exponential integral,
-with the log integrand evaluated in ball arithmetic from power series (``piece_series.py``).
+with the log integrand evaluated in ball arithmetic from power series (``piece_series.py``);
+docs/engine.md §4.
 
 1. Geometry, in double precision (it only places points): the log integrand ``g`` is concave
    (log-concave laws), so its peak ``z*`` is found by bisection on the sign of ``g'``, and the
-   points ``z_L < z* < z_R`` where ``g`` has fallen by ``D = (working digits + 5)·ln 10`` (or a
-   bound of the domain, whichever comes first) by bisection on ``g``.
+   points ``z_L < z* < z_R`` where ``g`` has fallen by ``D = (dps + 10)·ln 10`` (or a bound of
+   the domain, whichever comes first) by bisection on ``g``.
 2. Rigorous tails: concavity gives ``∫_{z_R}^∞ e^{g} ≤ e^{g(z_R)}/|g'(z_R)|`` (and its mirror at
    ``z_L``), evaluated in ball arithmetic at the exact points found.
 3. ``[z_L, z_R]`` is cut at every kink inside it and subdivided until, on each sub-piece of width
-   ``h``, ``h·max|g'| ≤`` :data:`STEP` (``g'`` is monotone, so its largest modulus is at an end)
-   and ``h`` is at most half the smallest noise scale.  On each sub-piece the integrand is an
-   entire function of slowly varying logarithm, integrated by Gauss–Legendre rules of two orders
-   ``N`` and ``N + 4`` (nodes and weights are flint's rigorous Legendre roots).
+   ``h``, ``τ = max(h·max|g'|, (h·|Δg'|)^{1/2}) ≤`` :data:`STEP` (``g'`` is monotone, so its
+   extremes are at the ends) and ``h`` is at most the distance to the nearest zero of a factor
+   on its ``1 − e^{…}`` side (where ``log g`` is singular).  On each sub-piece the integrand is
+   analytic and integrated by Gauss–Legendre rules of orders ``N`` and ``N + 2``
+   (:func:`gauss_order`; nodes and weights are flint's rigorous Legendre roots).
 4. Error: the higher-order sum is returned; its error bound adds the balls' radii (rounding and
    series truncation, rigorous), the two tails (rigorous) and the difference of the two rules on
    every piece — the estimate of the lower-order rule's error, hence a conservative estimate of
-   the higher-order one.  If the total exceeds ``10^{−dps−3}`` of the value, the pieces are
-   halved and the integral recomputed.
+   the higher-order one.  If the total exceeds ``10^{−dps−1}`` of the value, the pieces are
+   halved and the integral recomputed (at most :data:`ROUNDS` times).
 
 The cost is ``O(n)`` pieces times ``O(N)`` nodes times ``O(K)`` per node (``K`` the series
-length, about the working precision in bits), plus ``O(n·K)`` to build the series: near-linear
-in the number of distinct factors, independent of their powers.
+length, about the accuracy in bits), plus ``O(n·K)`` to build the series: near-linear in the
+number of distinct factors, independent of their powers.
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ from .piece_series import PiecewiseExponential, flint_context, to_arb
 
 #: Largest ``τ`` (``h·max|g'|``, :func:`_subdivide`) of a sub-piece.
 STEP = 1.0
-#: Subdivision rounds (each halves every piece) before giving up with a PrecisionError.
+#: Subdivision rounds (each halves every piece); the last one's error bound is returned, and
+#: the caller raises PrecisionError if it exceeds ``10^{−dps}``.
 ROUNDS = 4
 
 
@@ -131,9 +134,9 @@ def _cut_point(g: PiecewiseExponential, peak: float, level: float, direction: in
 def _subdivide(g: PiecewiseExponential, points: list, step: float) -> list:
     """Pieces ``(a, b, τ, reach)`` between the points, each split until ``τ ≤ step`` and its
     width is at most ``step`` times the distance to the nearest zero of a factor (module
-    docstring, item 3): uniformly where ``|g'|`` varies by at most a factor 2 across the piece,
-    otherwise by bisection (which grades the pieces geometrically towards a point where
-    ``g → −∞``).
+    docstring, item 3): uniformly where ``|g'|`` varies by at most a factor 2 across the piece and
+    the nearest zero is at least half its width away, otherwise by bisection (which grades the
+    pieces geometrically towards a zero).
 
     ``τ = max(h·max|g'|, (h·|Δg'|)^{1/2})`` measures how far the integrand is from a constant on
     the piece through its slope and its curvature (``h²|g''|``); ``reach`` is the distance to
