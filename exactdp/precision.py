@@ -116,7 +116,8 @@ class Probability:
         Bound on the absolute error of ``value`` (0 for an exact zero).
     method : str
         How it was obtained: ``"closed"``, ``"quad"``, ``"closed+quad"``,
-        ``"quad+gauss-legendre"`` or ``"exact zero"``; several integrals give a ``+``-joined set.
+        ``"quad+gauss-legendre"``, ``"piecewise-gauss"``, ``"closed+piecewise-gauss"`` or
+        ``"exact zero"``; several integrals give a ``+``-joined set.
     is_density : bool
         True when ``value`` is a density.
     dps : int

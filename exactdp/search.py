@@ -43,8 +43,10 @@ from scipy.optimize import minimize_scalar
 from .errors import InputError
 from .exact.events import event_privacy_loss
 from .precision import to_mpf
+from .exact import all_outputs
 from .exact.loss import (MAX_ENUMERATED_QUERIES, PrivacyLoss, loss_from_probabilities,
-                         max_privacy_loss, possible_outputs, privacy_loss)
+                         max_privacy_loss, possible_outputs, privacy_loss,
+                         worst_of_all_outputs)
 from .exact.probability import probability
 from .exact.sums import noiseless_output
 from .formatting import format_value
@@ -263,10 +265,14 @@ def pattern_count(mech: ThresholdMechanism, n: int) -> int:
 @worst_output.register
 def _(mech: ThresholdMechanism, d1: Runs, d2: Runs, dps: int) -> Witness:
     """Every ⊤/⊥ pattern of ``possible_outputs`` (on the flag version of ``mech``) scored with
-    the closed form; for a mechanism that releases numbers at the ⊤'s, the numbers of each
-    pattern are chosen by :func:`maximise_over_values` (coarse), and the best pattern's are
-    refined.  The sum-to-one check and two-method recomputation of ``max_privacy_loss`` are left
-    to :func:`search`, which does them once for the final witness."""
+    the closed form (all at once where ``all_outputs.applies``); for a mechanism that releases
+    numbers at the ⊤'s, the numbers of each pattern are chosen by :func:`maximise_over_values`
+    (coarse), and the best pattern's are refined.  The sum-to-one check and two-method
+    recomputation of ``max_privacy_loss`` are left to :func:`search`, which does them once for
+    the final witness."""
+    if not mech.releases_numbers and all_outputs.applies(mech):  # every output at once
+        best, _ = worst_of_all_outputs(mech, d1, d2, list(possible_outputs(mech, len(d1))), dps)
+        return _pair_witness(mech, d1, d2, Runs.from_items(best), dps)
     flags = replace(mech, release=Release.FLAG, release_scale=None)
     grid = _release_candidates(mech, d1, d2) if mech.releases_numbers else []
 

@@ -1,5 +1,7 @@
 """privacy_loss and max_privacy_loss."""
 
+from fractions import Fraction
+
 import mpmath
 import pytest
 
@@ -67,7 +69,40 @@ def test_svt6_max_loss_exceeds_the_claim():
 
 
 def test_max_loss_limits():
+    # without query noise the outputs are evaluated one by one: at most 12 queries
     with pytest.raises(InputError, match="at most 12 queries"):
-        exactdp.max_privacy_loss(exactdp.mechanism("svt1"), [0] * 13, [0] * 13)
+        exactdp.max_privacy_loss(exactdp.mechanism("gptt", eps2="inf"), [0] * 13, [0] * 13)
+    # evaluated together: at most 2^16 outputs (svt6 has 2^17 on 17 queries)
+    with pytest.raises(InputError, match="at most 65536 outputs"):
+        exactdp.max_privacy_loss(exactdp.mechanism("svt6"), [0] * 17, [0] * 17)
     with pytest.raises(InputError, match="cannot be enumerated"):
         exactdp.max_privacy_loss(exactdp.mechanism("svt3"), [0], [1])
+
+
+@pytest.mark.parametrize("name, params", [("svt6", {}), ("svt1", {"c": 2}), ("svt4", {})])
+def test_all_outputs_at_once_match_one_at_a_time(name, params):
+    # The tree walk (all_outputs.py, arb balls) against each output's own closed form (mpmath).
+    from exactdp.exact.all_outputs import all_output_probabilities
+    from exactdp.exact.loss import possible_outputs
+    mech = exactdp.mechanism(name, eps=1, **params)
+    queries = [0, "0.5", -1, 2, "0.25", 1, 0]
+    outputs = [tuple(o) for o in possible_outputs(mech, len(queries))]
+    balls = all_output_probabilities(mech, [Fraction(q) for q in queries], outputs, 30)
+    for output in outputs[::5]:
+        tokens = ["T" if a else "F" for a in output]
+        p = exactdp.probability(mech, queries, tokens, method="closed")
+        with mpmath.workdps(50):
+            ball = balls[output]
+            value, radius = mpmath.mpf(ball.mid()._mpf_), mpmath.mpf(ball.rad()._mpf_)
+            assert radius <= mpmath.mpf(10) ** -30 * value
+            assert abs(value - p.value) <= radius + p.error
+
+
+def test_max_loss_beyond_12_queries_with_a_cutoff():
+    # svt1 with c = 1 has n + 1 outputs; its loss is at most ε (Lyu, Su & Li 2017, Thm 4.1).
+    mech = exactdp.mechanism("svt1", eps=1, c=1)
+    d1 = [i % 3 for i in range(40)]
+    result = exactdp.max_privacy_loss(mech, d1, [q + 1 for q in d1])
+    assert result.outputs == 41 and abs(result.loss.log_ratio) <= 1
+    with mpmath.workdps(40):
+        assert abs(result.total1 - 1) < 1e-25 and abs(result.total2 - 1) < 1e-25

@@ -8,20 +8,28 @@ any neighbouring pair (Dwork & Roth, Def. 2.4).
 from __future__ import annotations
 
 import functools
+import itertools
 from dataclasses import dataclass
 
 import mpmath
+from flint import arb
 from mpmath import mpf
 
 from ..errors import InputError, PrecisionError
 from ..mechanisms.description import ThresholdMechanism
-from ..sequences import Runs, as_queries
-from .integrand import check_output_shape
 from ..precision import Probability
+from ..sequences import Runs, as_queries
+from . import all_outputs
+from .integrand import check_output_shape
+from .piece_series import flint_context
 from .probability import probability
 
-#: ``max_privacy_loss`` enumerates every output, so it is limited to this many queries.
+#: ``max_privacy_loss`` enumerates every output, so it is limited to this many queries ...
 MAX_ENUMERATED_QUERIES = 12
+#: ... or, where every output is evaluated at once (``all_outputs.py``), to this many queries
+#: and this many outputs (a cutoff keeps the count small: ``svt1`` with c = 1 has n + 1).
+MAX_SHARED_QUERIES = 200
+MAX_SHARED_OUTPUTS = 2**16
 
 
 @dataclass(frozen=True)
@@ -139,38 +147,96 @@ def max_privacy_loss(mech, d1, d2, dps: int = 30,
                      allow_any_pair: bool = False) -> MaxPrivacyLoss:
     """The exact maximum of ``|ln(Pr[M(d1) = a] / Pr[M(d2) = a])|`` over every output ``a``.
 
-    Every output is enumerated (up to :data:`MAX_ENUMERATED_QUERIES` queries) with the closed
-    form; the maximiser is then recomputed with ``method="auto"`` (two independent methods).  The
-    probabilities of all outputs must sum to 1 on both sides to ``dps - 5`` digits, or
+    Every output is enumerated and evaluated by the closed form: for Laplace or exponential
+    noise, a fixed threshold and ⊤/⊥ outputs all at once in ball arithmetic (``all_outputs.py``;
+    up to :data:`MAX_SHARED_QUERIES` queries and :data:`MAX_SHARED_OUTPUTS` outputs), otherwise
+    one output at a time (up to :data:`MAX_ENUMERATED_QUERIES` queries).  The maximiser is then
+    recomputed with ``method="auto"`` (two independent methods).  The probabilities of all
+    outputs must sum to 1 on both sides to ``dps - 5`` digits, or
     :class:`~exactdp.errors.PrecisionError` is raised.  A generic function on the mechanism's
     type: programs register their own enumeration (``exactdp.program.exact``).
     """
     d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
     n = len(d1)
-    if n > MAX_ENUMERATED_QUERIES:
+    shared = isinstance(mech, ThresholdMechanism) and all_outputs.applies(mech)
+    if shared and n <= MAX_SHARED_QUERIES:
+        outputs = list(itertools.islice(possible_outputs(mech, n), MAX_SHARED_OUTPUTS + 1))
+        if len(outputs) > MAX_SHARED_OUTPUTS:
+            raise InputError(f"max_privacy_loss enumerates every output: at most "
+                             f"{MAX_SHARED_OUTPUTS} outputs, {mech.name} has more on {n} queries")
+    elif n > MAX_ENUMERATED_QUERIES:
         raise InputError(f"max_privacy_loss enumerates every output: at most "
-                         f"{MAX_ENUMERATED_QUERIES} queries, got {n}")
-    best, best_key = None, None
-    totals = [mpf(0), mpf(0)]
-    count = 0
+                         f"{MAX_ENUMERATED_QUERIES} queries, got {n}"
+                         + (f" ({MAX_SHARED_QUERIES} for {mech.name})" if shared else ""))
+    else:
+        outputs = list(possible_outputs(mech, n))
+    for output in outputs:
+        check_output_shape(mech, n, Runs.from_items(output))
+    if shared:
+        best, totals = worst_of_all_outputs(mech, d1, d2, outputs, dps)
+    else:
+        best, totals = _separate_best(mech, d1, d2, outputs, dps)
     with mpmath.workdps(dps + 20):
-        for output in possible_outputs(mech, n):
-            runs = Runs.from_items(output)
-            check_output_shape(mech, n, runs)
-            p1 = probability(mech, d1, runs, dps, "closed")
-            p2 = probability(mech, d2, runs, dps, "closed")
-            totals[0] += p1.value
-            totals[1] += p2.value
-            count += 1
-            if p1.is_zero and p2.is_zero:
-                continue
-            loss = loss_from_probabilities(p1, p2)
-            key = abs(loss.log_ratio)
-            if best is None or key > best_key:
-                best, best_key = runs, key
         for side, total in enumerate(totals, start=1):
             if abs(total - 1) > mpf(10) ** (5 - dps):
                 raise PrecisionError(f"probabilities of all outputs under d{side} sum to "
                                       f"{mpmath.nstr(total, dps)}, not 1")
+    best = Runs.from_items(best)
     return MaxPrivacyLoss(best, privacy_loss(mech, d1, d2, best, dps, allow_any_pair=True),
-                          count, totals[0], totals[1])
+                          len(outputs), totals[0], totals[1])
+
+
+def _separate_best(mech, d1: Runs, d2: Runs, outputs, dps: int):
+    """The output of largest |loss| and both totals, each output by its own closed form."""
+    best, best_key = None, None
+    totals = [mpf(0), mpf(0)]
+    with mpmath.workdps(dps + 20):
+        for output in outputs:
+            runs = Runs.from_items(output)
+            p1 = probability(mech, d1, runs, dps, "closed")
+            p2 = probability(mech, d2, runs, dps, "closed")
+            totals[0] += p1.value
+            totals[1] += p2.value
+            if p1.is_zero and p2.is_zero:
+                continue
+            key = abs(loss_from_probabilities(p1, p2).log_ratio)
+            if best is None or key > best_key:
+                best, best_key = output, key
+    return best, totals
+
+
+def worst_of_all_outputs(mech, d1: Runs, d2: Runs, outputs, dps: int):
+    """The output of largest |loss| and both totals, as :func:`_separate_best`, but every
+    output's probabilities from one walk of the tree of outputs per input (``all_outputs.py``),
+    as balls: each must be within ``10^{−dps}`` relative (else
+    :class:`~exactdp.errors.PrecisionError`)."""
+    keys = [tuple(output) for output in outputs]
+    sides = [all_outputs.all_output_probabilities(mech, _expand(d), keys, dps) for d in (d1, d2)]
+    bits = int((dps + 20) * 3.33)
+    with flint_context(bits):
+        tolerance = arb(10) ** (-dps)
+        tie = arb(10) ** (5 - dps)
+        best, best_key = None, None
+        totals = [arb(0), arb(0)]
+        for key in keys:
+            balls = [side[key] for side in sides]
+            for index, ball in enumerate(balls):
+                if not ball.rad() <= tolerance * abs(ball.mid()):
+                    raise PrecisionError(f"{mech.name}: the probability of an output could not "
+                                         f"reach {dps} significant digits")
+                totals[index] += ball
+            if balls[0] == 0 and balls[1] == 0:
+                continue
+            if balls[0] == 0 or balls[1] == 0:
+                loss = arb("inf")
+            else:
+                loss = abs(balls[0].log() - balls[1].log()).mid()
+            # equal losses (mirror outputs) within the rounding: keep the first, as above
+            if best is None or loss > best_key + tie * (1 + best_key):
+                best, best_key = key, loss
+        with mpmath.workdps(dps + 20):
+            return list(best), [mpmath.mpf(total.mid()._mpf_) for total in totals]
+
+
+def _expand(queries: Runs) -> list:
+    return [value for value, count in queries.runs for _ in range(count)]

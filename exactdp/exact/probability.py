@@ -6,10 +6,13 @@ evaluated by one or two methods:
 
 * ``"closed"`` — exact expansion at a precision raised to absorb cancellation (``closed_form.py``);
 * ``"quad"`` — peak-aware tanh-sinh quadrature (``quadrature.py``);
-* ``"auto"`` (default) — two independent methods whose agreement joins the error bound: the
-  closed form and the quadrature when the expansion is small, otherwise tanh-sinh and
-  Gauss–Legendre quadrature on the same peak-aware breakpoints.  An integral without factors has
-  a one-term closed form without cancellation and needs no second method.
+* ``"auto"`` (default) — two methods whose agreement joins the error bound.  For Laplace and
+  exponential noise the first is piecewise Gauss–Legendre quadrature in ball arithmetic
+  (``piecewise_gauss.py``: cost near-linear in the number of distinct factors); the second is
+  the closed form when the expansion is small, otherwise the same pieces with a Gauss–Legendre
+  rule of lower order.  For other laws (Gumbel) they are tanh-sinh and Gauss–Legendre quadrature
+  on the same peak-aware breakpoints.  An integral without factors has a one-term closed form
+  without cancellation and needs no second method.
 
 The relative errors of the factors add up (to first order) to the relative error of a term; the
 terms are non-negative, so the relative error of their sum is at most the largest one.  A result
@@ -32,10 +35,14 @@ from ..precision import (Probability, check_dps, check_method, to_mpf, unit_roun
 from .closed_form import has_closed_form, integrate_closed_form, operation_count
 from .integral_form import Integral, IntegralForm, Term
 from .integrand import build_output_integral
+from .piece_series import PiecewiseExponential
+from .piecewise_gauss import integrate_pieces
 from .quadrature import integrate
 
 #: ``auto`` uses the closed form as its second method up to this many multiplications.
 AUTO_CLOSED_FORM_OPERATIONS = 20_000
+#: ... and only for integrals with at most this many distinct factors (counting is quadratic).
+AUTO_CLOSED_FORM_FACTORS = 150
 
 
 def evaluate_integral(integral: Integral, dps: int, method: str):
@@ -47,26 +54,37 @@ def evaluate_integral(integral: Integral, dps: int, method: str):
             return log_value, error / scaled + 4 * (abs(log_value) + 1) * unit_roundoff()
 
         closed = has_closed_form(integral)
-        closed_second = (method == "auto" and closed
-                         and operation_count(integral) <= AUTO_CLOSED_FORM_OPERATIONS)
         if method == "closed" or (method == "auto" and closed and not integral.factors):
             log_value, rel = log_and_rel(*integrate_closed_form(integral, dps))
             return log_value, rel, "closed"
-        rules = ("tanh-sinh",) if method == "quad" or closed_second else ("tanh-sinh",
-                                                                          "gauss-legendre")
-        log_scale, results = integrate(integral, dps, rules)
+        if method == "auto" and PiecewiseExponential.applies(integral):
+            log_scale, results = integrate_pieces(integral, dps)
+            name = "piecewise-gauss"
+        else:
+            rules = ("tanh-sinh",) if method == "quad" else ("tanh-sinh", "gauss-legendre")
+            log_scale, results = integrate(integral, dps, rules)
+            name = "quad" if method == "quad" else "quad+gauss-legendre"
         log_value, rel = log_and_rel(log_scale, *results[0])
         if method == "quad":
-            return log_value, rel, "quad"
+            return log_value, rel, name
+        closed_second = closed and _closed_form_is_cheap(integral)
         if closed_second:
             other, other_rel = log_and_rel(*integrate_closed_form(integral, dps))
-            name = "closed+quad"
+            name = "closed+" + ("quad" if name.startswith("quad") else name)
         else:
             other, other_rel = log_and_rel(log_scale, *results[1])
-            name = "quad+gauss-legendre"
         # |log a − log b| is the relative difference of a and b to first order.
         disagreement = abs(mpmath.expm1(log_value - other))
         return other if closed_second else log_value, max(rel, other_rel, disagreement), name
+
+
+def _closed_form_is_cheap(integral: Integral) -> bool:
+    """Whether the closed form costs at most :data:`AUTO_CLOSED_FORM_OPERATIONS`; counting is
+    itself quadratic in the number of factors, so beyond :data:`AUTO_CLOSED_FORM_FACTORS` distinct
+    factors (where the count exceeds the budget for the Sparse Vector and noisy max integrands) it
+    is not attempted."""
+    return (len(integral.factors) <= AUTO_CLOSED_FORM_FACTORS
+            and operation_count(integral) <= AUTO_CLOSED_FORM_OPERATIONS)
 
 
 def _magnitude(form: IntegralForm) -> Fraction:

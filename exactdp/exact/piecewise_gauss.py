@@ -1,0 +1,270 @@
+"""Gauss–Legendre quadrature, piece by piece between kinks, of a piecewise exponential integral,
+with the log integrand evaluated in ball arithmetic from power series (``piece_series.py``);
+docs/engine.md §4.
+
+1. Geometry, in double precision (it only places points): the log integrand ``g`` is concave
+   (log-concave laws), so its peak ``z*`` is found by bisection on the sign of ``g'``, and the
+   points ``z_L < z* < z_R`` where ``g`` has fallen by ``D = (dps + 10)·ln 10`` (or a bound of
+   the domain, whichever comes first) by bisection on ``g``.
+2. Rigorous tails: concavity gives ``∫_{z_R}^∞ e^{g} ≤ e^{g(z_R)}/|g'(z_R)|`` (and its mirror at
+   ``z_L``), evaluated in ball arithmetic at the exact points found.
+3. ``[z_L, z_R]`` is cut at every kink inside it and subdivided until, on each sub-piece of width
+   ``h``, ``τ = max(h·max|g'|, (h·|Δg'|)^{1/2}) ≤`` :data:`STEP` (``g'`` is monotone, so its
+   extremes are at the ends) and ``h`` is at most the distance to the nearest zero of a factor
+   on its ``1 − e^{…}`` side (where ``log g`` is singular).  On each sub-piece the integrand is
+   analytic and integrated by Gauss–Legendre rules of orders ``N`` and ``N + 2``
+   (:func:`gauss_order`; nodes and weights are flint's rigorous Legendre roots).
+4. Error: the higher-order sum is returned; its error bound adds the balls' radii (rounding and
+   series truncation, rigorous), the two tails (rigorous) and the difference of the two rules on
+   every piece — the estimate of the lower-order rule's error, hence a conservative estimate of
+   the higher-order one.  If the total exceeds ``10^{−dps−1}`` of the value, the pieces are
+   halved and the integral recomputed (at most :data:`ROUNDS` times).
+
+The cost is ``O(n)`` pieces times ``O(N)`` nodes times ``O(K)`` per node (``K`` the series
+length, about the accuracy in bits), plus ``O(n·K)`` to build the series: near-linear in the
+number of distinct factors, independent of their powers.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import math
+from fractions import Fraction
+
+import mpmath
+from flint import arb
+
+from ..errors import PrecisionError
+from .integral_form import Integral
+from .piece_series import PiecewiseExponential, flint_context, to_arb
+
+#: Largest ``τ`` (``h·max|g'|``, :func:`_subdivide`) of a sub-piece.
+STEP = 1.0
+#: Subdivision rounds (each halves every piece); the last one's error bound is returned, and
+#: the caller raises PrecisionError if it exceeds ``10^{−dps}``.
+ROUNDS = 4
+
+
+def gauss_order(tau: float, reach: float, dps: int) -> int:
+    """The lower of the two Gauss–Legendre orders on a sub-piece: the smallest ``N`` whose
+    predicted relative error is below ``10^{−dps−10}`` in two models (both are rough, hence the
+    margin; the rule of order ``N + 2`` checks it) —
+
+    * an entire integrand ``e^{g}``: ``τ^{2N} (N!)^4 / ((2N + 1)((2N)!)^3)`` (the rule's error term
+      ``h^{2N+1} (N!)^4 f^{(2N)} / ((2N + 1)((2N)!)^3)``, Abramowitz & Stegun 25.4.30, with
+      ``f^{(2N)} ≈ (g')^{2N} f`` and ``τ = h·max|g'|``);
+    * the zeros of the factors, at ``reach`` piece widths from the piece: ``ρ^{−2N}`` for the
+      Bernstein ellipse through them, ``ρ = d + (d² − 1)^{1/2}``, ``d = 1 + 2·reach`` (Trefethen,
+      *Approximation Theory and Approximation Practice*, SIAM 2013, Thm 19.3).
+    """
+    target = (dps + 10) * math.log(10)
+    d = 1 + 2 * reach
+    rho = d + math.sqrt(d * d - 1)
+    order = max(3, math.ceil(target / (2 * math.log(rho))))
+    while tau > 0 and (2 * order * math.log(tau) + 4 * math.lgamma(order + 1)
+                       - math.log(2 * order + 1) - 3 * math.lgamma(2 * order + 1)) > -target:
+        order += 1
+    return order
+
+
+@functools.lru_cache(maxsize=32)
+def _legendre(order: int, bits: int):
+    """Nodes and weights of the ``order``-point Gauss–Legendre rule on ``[−1, 1]``."""
+    with flint_context(bits):
+        return [arb.legendre_p_root(order, k, weight=True) for k in range(order)]
+
+
+def _bisect_float(predicate, inside: float, outside: float) -> float:
+    """The last point from ``inside`` towards ``outside`` where ``predicate`` holds, to double
+    precision."""
+    for _ in range(200):
+        middle = (inside + outside) / 2
+        if middle in (inside, outside):
+            break
+        if predicate(middle):
+            inside = middle
+        else:
+            outside = middle
+    return inside
+
+
+def _peak(g: PiecewiseExponential, lower: float, upper: float) -> float:
+    """The maximiser of the concave ``g`` on ``[lower, upper]`` (double precision)."""
+    rising = lambda z: g.slope_float(z)[0] > 0  # noqa: E731
+    scale = float(g.scale)
+    if math.isfinite(lower):
+        left = lower
+        if not rising(math.nextafter(left, math.inf)):  # the limit from inside the domain
+            return left
+    else:
+        left, width = float(g.kinks[0]) - scale, scale
+        while not rising(left):
+            left, width = left - width, width * 2
+    if math.isfinite(upper):
+        right = upper
+        if rising(math.nextafter(right, -math.inf)):
+            return right
+    else:
+        right, width = float(g.kinks[-1]) + scale, scale
+        while rising(right):
+            right, width = right + width, width * 2
+    return _bisect_float(rising, left, right)
+
+
+def _cut_point(g: PiecewiseExponential, peak: float, level: float, direction: int,
+               bound: float):
+    """The point beyond ``peak`` in ``direction`` where ``g`` falls below ``level``; ``None`` if
+    the bound comes first."""
+    above = lambda z: g.value_float(z) > level  # noqa: E731
+    width = float(g.scale)
+    far = peak + direction * width
+    while above(far):
+        if math.isfinite(bound) and (far - bound) * direction >= 0:
+            break
+        width *= 2
+        far = peak + direction * width
+    if math.isfinite(bound) and (far - bound) * direction >= 0:
+        if above(bound):  # (evaluated as the limit from inside the domain)
+            return None
+        far = bound
+    return _bisect_float(above, peak, far)
+
+
+def _subdivide(g: PiecewiseExponential, points: list, step: float) -> list:
+    """Pieces ``(a, b, τ, reach)`` between the points, each split until ``τ ≤ step`` and its
+    width is at most ``step`` times the distance to the nearest zero of a factor (module
+    docstring, item 3): uniformly where ``|g'|`` varies by at most a factor 2 across the piece and
+    the nearest zero is at least half its width away, otherwise by bisection (which grades the
+    pieces geometrically towards a zero).
+
+    ``τ = max(h·max|g'|, (h·|Δg'|)^{1/2})`` measures how far the integrand is from a constant on
+    the piece through its slope and its curvature (``h²|g''|``); ``reach`` is the distance to
+    the nearest zero in piece widths (:func:`gauss_order`).
+    """
+    slopes = dict(zip(points, _abs_slopes(g, points)))
+    pieces, pending = [], list(zip(points, points[1:]))
+
+    def distance(a, b):
+        return max(g.zero_distance(a, b), 1e-300)
+
+    while pending:
+        split = []
+        for a, b in pending:
+            h, sa, sb = float(b - a), slopes[a], slopes[b]
+            tau = max(h * max(sa, sb), math.sqrt(h * abs(sb - sa)))
+            gap = distance(float(a), float(b))
+            parts = max(1, math.ceil(tau / step), math.ceil(h / (gap * step)))
+            if parts == 1:
+                pieces.append((a, b, tau, gap / h))
+            elif gap >= h / 2 and (max(sa, sb) <= 2 * min(sa, sb) or parts <= 2):
+                width = (b - a) / parts
+                pieces.extend((a + i * width, a + (i + 1) * width, tau / parts, gap * parts / h)
+                              for i in range(parts))
+            else:
+                split.append((a, b))
+        middles = [(a + b) / 2 for a, b in split]
+        slopes.update(zip(middles, _abs_slopes(g, middles)))
+        pending = [piece for (a, b), m in zip(split, middles) for piece in ((a, m), (m, b))]
+    return sorted(pieces)
+
+
+def _abs_slopes(g: PiecewiseExponential, points: list) -> list:
+    """``|g'|`` at the points in double precision (0 where it is not finite: such a point is a
+    bound where the integrand vanishes, never a cut-off point)."""
+    if not points:
+        return []
+    return [abs(s) if math.isfinite(s) else 0.0 for s in g.slope_float([float(p) for p in points])]
+
+
+def _tail(g: PiecewiseExponential, point: Fraction, reference: arb) -> arb:
+    """Upper bound on the integral of ``e^{g − reference}`` beyond ``point`` (concavity)."""
+    evaluated = g.value_and_slope(point)
+    if evaluated is None:  # the integrand vanishes at the point (and beyond it)
+        return arb(0)
+    value, slope = evaluated
+    bound = (value - reference).exp() / abs(slope)
+    if not bound.is_finite():
+        raise PrecisionError("tail bound of the integrand is not finite")
+    return arb(bound.upper())
+
+
+def _to_mpf(x: arb):
+    return mpmath.mpf(x.mid()._mpf_)
+
+
+def integrate_pieces(integral: Integral, dps: int):
+    """``∫ p_hub Π factors`` by piecewise Gauss–Legendre (module docstring).
+
+    Returns
+    -------
+    (log_scale, results)
+        As :func:`~exactdp.exact.quadrature.integrate`: ``I = exp(log_scale) · scaled`` for each
+        ``(scaled, error)`` of ``results``, here the ``N + 2``-point and the ``N``-point rules,
+        each error bound including their difference, the balls' radii and the tails.
+    """
+    # ball arithmetic tracks every rounding, so a few guard digits suffice (plus the digits of
+    # the largest log the integrand sums, which the absolute accuracy of g needs)
+    accuracy = int((dps + 6) * math.log2(10)) + 1
+    bits = accuracy + int(integral.magnitude).bit_length() + 8
+    digits = int(bits / math.log2(10)) + 1
+    with flint_context(bits), mpmath.workdps(digits):
+        g = PiecewiseExponential(integral)
+        lower = -math.inf if integral.lower is None else float(integral.lower)
+        upper = math.inf if integral.upper is None else float(integral.upper)
+        peak = _peak(g, lower, upper)
+        peak_float = g.value_float(peak)
+        drop = (dps + 10) * math.log(10)
+        points, tail_points = {Fraction(peak)}, []
+        for direction, bound, exact_bound in ((-1, lower, integral.lower),
+                                              (1, upper, integral.upper)):
+            cut = _cut_point(g, peak, peak_float - drop, direction, bound)
+            if cut is None:
+                points.add(exact_bound)
+            else:
+                points.add(Fraction(cut))
+                tail_points.append(Fraction(cut))
+        low, high = min(points), max(points)
+        points.update(k for k in g.kinks if low < k < high)
+        points = sorted(points)
+        reference = arb(g.value_and_slope(Fraction(peak))[0].mid())
+        tails = arb(0)
+        for point in tail_points:
+            tails += _tail(g, point, reference)
+        step = STEP
+        for _ in range(ROUNDS):
+            pieces = _subdivide(g, points, step)
+            high_sum, low_sum, difference = _sum_rules(g, pieces, dps, bits, accuracy,
+                                                       reference)
+            error = difference + arb(high_sum.rad()) + arb(low_sum.rad()) + tails
+            if error < high_sum * arb(10) ** (-(dps + 1)):
+                break
+            step /= 2
+        error_mpf = _to_mpf(arb(error.upper()))
+        return (_to_mpf(reference),
+                [(_to_mpf(high_sum), error_mpf), (_to_mpf(low_sum), error_mpf)])
+
+
+def _sum_rules(g: PiecewiseExponential, pieces, dps: int, bits: int, accuracy: int,
+               reference: arb):
+    """The rules of orders ``N + 2`` and ``N`` (:func:`gauss_order`) summed over the pieces,
+    and the sum over pieces of their difference."""
+    nodes, halves, rules = [], [], []
+    for a, b, tau, reach in pieces:
+        order = gauss_order(tau, reach, dps)
+        rule = (_legendre(order + 2, bits), _legendre(order, bits))
+        middle, half = to_arb((a + b) / 2), to_arb((b - a) / 2)
+        halves.append(half)
+        rules.append(rule)
+        nodes.append([middle + half * x for r in rule for x, _ in r])
+    logs = g.log_values([(a, b) for a, b, _, _ in pieces], nodes, accuracy)
+    high_sum, low_sum, difference = arb(0), arb(0), arb(0)
+    for half, (high_rule, low_rule), values in zip(halves, rules, logs):
+        integrand = [(v - reference).exp() for v in values]
+        split = len(high_rule)
+        high = half * sum((w * f for (_, w), f in zip(high_rule, integrand[:split])), arb(0))
+        low = half * sum((w * f for (_, w), f in zip(low_rule, integrand[split:])), arb(0))
+        high_sum += high
+        low_sum += low
+        difference += arb(abs(high - low).upper())
+    return high_sum, low_sum, difference
