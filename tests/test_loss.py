@@ -79,12 +79,16 @@ def test_max_loss_limits():
         exactdp.max_privacy_loss(exactdp.mechanism("svt3"), [0], [1])
 
 
-@pytest.mark.parametrize("name, params", [("svt6", {}), ("svt1", {"c": 2}), ("svt4", {})])
+@pytest.mark.parametrize("name, params", [("svt6", {"eps": 1}), ("svt1", {"eps": 1, "c": 2}),
+                                          ("svt4", {"eps": 1}),
+                                          # scales 20/7 and 40/7: the hub's rate cancels
+                                          # against twice the query noise's exactly
+                                          ("statdp.SVT", {"eps": "0.7", "N": 1, "T": "0.5"})])
 def test_all_outputs_at_once_match_one_at_a_time(name, params):
     # The tree walk (all_outputs.py, arb balls) against each output's own closed form (mpmath).
     from exactdp.exact.all_outputs import all_output_probabilities
     from exactdp.exact.loss import possible_outputs
-    mech = exactdp.mechanism(name, eps=1, **params)
+    mech = exactdp.mechanism(name, **params)
     queries = [0, "0.5", -1, 2, "0.25", 1, 0]
     outputs = [tuple(o) for o in possible_outputs(mech, len(queries))]
     balls = all_output_probabilities(mech, [Fraction(q) for q in queries], outputs, 30)

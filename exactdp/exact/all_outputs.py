@@ -41,7 +41,7 @@ def applies(mech) -> bool:
 class _Piece:
     """One piece ``(a, b)`` between kinks and the integrals ``∫_a^b e^{(r_hub + k/b)z} dz``."""
 
-    def __init__(self, hub, a, b, inverse_b: arb, n: int):
+    def __init__(self, hub, a, b, inverse_b: Fraction, n: int):
         self.a, self.b = a, b
         self.middle = b - 1 if a is None else a + 1 if b is None else (a + b) / 2
         try:
@@ -50,20 +50,24 @@ class _Piece:
             self.c0 = None
             return
         self.c0 = arb(piece.log_coefficient)
-        rate = arb(piece.rate)
+        # the rates ±1/scale of Laplace and exponential laws, exactly: a rate that cancels to
+        # zero must be an exact zero, not a ball around it
+        rate = (1 / hub.scale) * (piece.rate > 0) - (1 / hub.scale) * (piece.rate < 0)
         self.table = {k: _exp_integral(rate + k * inverse_b, a, b) for k in range(-n - 1, n + 2)}
 
 
-def _exp_integral(rate: arb, a, b) -> arb:
-    """``∫_a^b e^{rate·z} dz`` (``None`` ends infinite, where the integrand must decay)."""
+def _exp_integral(exact_rate: Fraction, a, b) -> arb:
+    """``∫_a^b e^{rate·z} dz`` for an exact rational rate (``None`` ends infinite, where the
+    integrand must decay)."""
     if a is None and b is None:
         raise ValueError("an integral over the whole line does not converge")
+    if exact_rate == 0:
+        return to_arb(b - a) if a is not None and b is not None else arb("inf")
+    rate = to_arb(exact_rate)
     if a is None:
         return (rate * to_arb(b)).exp() / rate if rate > 0 else arb("inf")
     if b is None:
         return -(rate * to_arb(a)).exp() / rate if rate < 0 else arb("inf")
-    if rate == 0:
-        return to_arb(b - a)
     return (rate * to_arb(a)).exp() * (rate * to_arb(b - a)).expm1() / rate
 
 
@@ -75,13 +79,13 @@ def all_output_probabilities(mech, queries, outputs, dps: int):
     hub, noise = mech.threshold_noise, mech.query_noise
     shifts = [Fraction(q) - mech.threshold for q in queries]
     with flint_context(bits), mpmath.workprec(bits):
-        inverse_b = 1 / to_arb(noise.scale)
+        inverse_b = 1 / noise.scale
         kinks = sorted(set(hub.kink_points()) | {s + k for s in shifts
                                                   for k in noise.kink_points()})
         edges = [None] + kinks + [None]
         pieces = [_Piece(hub, a, b, inverse_b, n) for a, b in zip(edges, edges[1:])]
         # per piece, per query, per answer: (log coefficient, rate sign, one_minus)
-        forms = [[{answer: _form(noise, answer, piece.middle, s, inverse_b) for answer in
+        forms = [[{answer: _form(noise, answer, piece.middle, s) for answer in
                    (False, True)} for s in shifts] for piece in pieces]
         wanted = set(outputs)
         prefixes = {output[:k] for output in wanted for k in range(len(output) + 1)}
@@ -105,7 +109,7 @@ def all_output_probabilities(mech, queries, outputs, dps: int):
         return results
 
 
-def _form(noise, answer: bool, middle, shift, inverse_b):
+def _form(noise, answer: bool, middle, shift):
     kind = Kind.SF if answer else Kind.CDF
     try:
         piece = noise.exponential_piece(kind, to_mpf(middle - shift))
