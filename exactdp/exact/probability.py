@@ -6,6 +6,7 @@ evaluated by one or two methods:
 
 * ``"closed"`` — exact expansion at a precision raised to absorb cancellation (``closed_form.py``);
 * ``"quad"`` — peak-aware tanh-sinh quadrature (``quadrature.py``);
+* ``"certified"`` — a rigorous enclosure in ball arithmetic (``certified.py``);
 * ``"auto"`` (default) — two independent methods whose agreement joins the error bound: the
   closed form and the quadrature when the expansion is small, otherwise tanh-sinh and
   Gauss–Legendre quadrature on the same peak-aware breakpoints.  An integral without factors has
@@ -29,6 +30,7 @@ from ..errors import InputError
 from ..mechanisms.description import ThresholdMechanism
 from ..precision import (Probability, check_dps, check_method, to_mpf, unit_roundoff,
                          working_dps)
+from .certified import evaluate_certified
 from .closed_form import has_closed_form, integrate_closed_form, operation_count
 from .integral_form import Integral, IntegralForm, Term
 from .integrand import build_output_integral
@@ -111,6 +113,8 @@ def evaluate(form: IntegralForm, dps: int = 30, method: str = "auto",
     relative error of a term (plus the rounding of the sum).
     """
     dps, method = check_dps(dps), check_method(method)
+    if method == "certified":
+        return evaluate_certified(form, dps, what)
     live = [term for term in form.terms if not term.is_zero]
     if not live:
         return Probability.exact_zero(form.is_density, dps)
@@ -144,7 +148,9 @@ def probability(mech, queries, output, dps: int = 30, method: str = "auto") -> P
     dps : int
         Significant digits wanted (1 to 1000).  The value's relative error estimate is at most
         ``10^{-dps}``, or :class:`~exactdp.errors.PrecisionError` is raised.
-    method : {"auto", "quad", "closed"}
+    method : {"auto", "quad", "closed", "certified"}
+        ``"certified"`` returns a :class:`~exactdp.precision.CertifiedProbability`: an
+        enclosure ``[lower, upper]`` guaranteed by ball arithmetic (``exact/certified.py``).
 
     Returns
     -------
