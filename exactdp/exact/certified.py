@@ -44,7 +44,7 @@ from flint import acb, arb, arb_poly, ctx, fmpq
 
 from ..errors import MethodUnavailableError, PrecisionError
 from ..noise import Exponential, Kind, Laplace, NoiseLaw
-from ..precision import CertifiedProbability, to_mpf, working_dps
+from ..precision import CertifiedProbability, exact_mpf, to_mpf, working_dps
 from .integral_form import Integral, IntegralForm, Term
 from .log_integrand import LogIntegrand
 from .quadrature import breakpoints, find_peak
@@ -387,22 +387,46 @@ def relative_width(log_ball: arb) -> arb:
     return (2 * log_ball.rad()).expm1().upper()
 
 
-def evaluate_certified(form: IntegralForm, dps: int,
-                       what: str = "probability") -> CertifiedProbability:
-    """A :class:`~exactdp.precision.CertifiedProbability` enclosing the exact value of ``form``,
-    of relative width at most ``10^{−dps}`` (module docstring)."""
-    bits = math.ceil(working_dps(dps, _magnitude(form)) * _BITS_PER_DIGIT) + GUARD_BITS
+def enclose(compute, magnitude, dps: int, what: str):
+    """``compute(bits)`` → ``(log ball or None, methods)`` at precisions doubled from the
+    requested digits plus those of ``magnitude``, until the relative width of ``e^{log ball}`` is
+    at most ``10^{−dps}``; :class:`PrecisionError` saying the width reached otherwise.  Returns
+    ``(log ball, method name, bits)``."""
+    bits = math.ceil(working_dps(dps, magnitude) * _BITS_PER_DIGIT) + GUARD_BITS
     target = arb(10) ** -dps
     for _ in range(MAX_DOUBLINGS + 1):
         with ctx.workprec(bits):
-            log_ball, methods = log_form(form, bits)
+            log_ball, methods = compute(bits)
             if log_ball is None:
-                return CertifiedProbability.exact_zero(form.is_density, dps)
+                return None, methods, bits
             width = relative_width(log_ball)
             if log_ball.is_finite() and width <= target:
-                name = "certified " + "+".join(dict.fromkeys(methods) or ["closed"])
-                return CertifiedProbability.from_log_ball(log_ball, name, form.is_density, dps)
+                return log_ball, "certified " + "+".join(dict.fromkeys(methods) or ["closed"]), bits
         bits *= 2
     raise PrecisionError(f"{what}: the certified enclosure reached relative width "
                          f"{width.str(3, radius=False)} at {bits // 2} bits, not 1e-{dps}; "
                          f"ask for fewer digits (dps)")
+
+
+def evaluate_certified(form: IntegralForm, dps: int,
+                       what: str = "probability") -> CertifiedProbability:
+    """A :class:`~exactdp.precision.CertifiedProbability` enclosing the exact value of ``form``,
+    of relative width at most ``10^{−dps}`` (module docstring)."""
+    log_ball, name, bits = enclose(lambda bits: log_form(form, bits), _magnitude(form), dps,
+                                   what)
+    if log_ball is None:
+        return CertifiedProbability.exact_zero(form.is_density, dps)
+    with ctx.workprec(bits):
+        return CertifiedProbability.from_log_ball(log_ball, name, form.is_density, dps)
+
+
+def evaluate_integral_certified(integral: Integral, dps: int):
+    """``(log I, relative width, method)`` of one non-empty integral, as
+    ``probability.evaluate_integral`` returns them: the centre of the enclosure of ``log I`` and
+    a bound on the relative width of the enclosure of ``I``."""
+    def compute(bits):
+        log_value, name = log_integral(integral, bits)
+        return log_value, [name]
+    log_ball, name, bits = enclose(compute, integral.magnitude, dps, "integral")
+    with ctx.workprec(bits):
+        return exact_mpf(log_ball.mid()), exact_mpf(relative_width(log_ball)), name

@@ -30,7 +30,7 @@ from ..errors import InputError
 from ..mechanisms.description import ThresholdMechanism
 from ..precision import (Probability, check_dps, check_method, to_mpf, unit_roundoff,
                          working_dps)
-from .certified import evaluate_certified
+from .certified import evaluate_certified, evaluate_integral_certified
 from .closed_form import has_closed_form, integrate_closed_form, operation_count
 from .integral_form import Integral, IntegralForm, Term
 from .integrand import build_output_integral
@@ -42,6 +42,8 @@ AUTO_CLOSED_FORM_OPERATIONS = 20_000
 
 def evaluate_integral(integral: Integral, dps: int, method: str):
     """``(log I, relative error bound, method name)`` of one non-empty integral."""
+    if method == "certified":
+        return evaluate_integral_certified(integral, dps)
     with mpmath.workdps(working_dps(dps, integral.magnitude)):
         def log_and_rel(log_scale, scaled, error):
             log_value = log_scale + mpmath.log(scaled)
