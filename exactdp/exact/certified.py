@@ -51,7 +51,7 @@ from .quadrature import breakpoints, find_peak
 
 #: Closed form when every piece's Laurent polynomial has at most this degree (else integrate).
 CLOSED_FORM_DEGREE = 64
-#: Bits added to the target precision to absorb the rounding of the logs.
+#: Bits added to the working precision beyond the goal and the size of the logs.
 GUARD_BITS = 30
 #: The working precision is doubled at most this many times before giving up.
 MAX_DOUBLINGS = 4
@@ -261,7 +261,7 @@ def _tail(integral: Integral, x: Fraction, side: int, log_scale: arb) -> arb:
     return arb(0, bound).nonnegative_part()
 
 
-def _cut_points(integral: Integral, bits: int):
+def _cut_points(integral: Integral, goal: int):
     """``(points, log_scale, left_cut, right_cut, size)``: exact rational breakpoints (kinks and
     finite bounds included) from the non-rigorous peak-aware search, the scale ``g*`` to factor
     out, whether each end is cut off (a tail to bound) rather than a bound, and a rough lower
@@ -270,7 +270,7 @@ def _cut_points(integral: Integral, bits: int):
         g = LogIntegrand(integral)
         peak = find_peak(g)
         peak_value = g(peak)
-        cutoff = (bits + 10) * mpmath.ln2
+        cutoff = (goal + 10) * mpmath.ln2
         points, _ = breakpoints(g, peak, peak_value, cutoff)
         rational = {Fraction(float(p)) for p in points if mpmath.isfinite(p)}
         log_scale = arb(float(peak_value))
@@ -293,11 +293,11 @@ def _cut_points(integral: Integral, bits: int):
     return points, log_scale, left_cut, right_cut, span / 4
 
 
-def integrate_piecewise(integral: Integral, bits: int) -> arb:
+def integrate_piecewise(integral: Integral, goal: int) -> arb:
     """The integral by ``acb.integral`` between the breakpoints, tails bounded (module
-    docstring), at ``bits`` of working precision."""
-    points, log_scale, left_cut, right_cut, size = _cut_points(integral, bits)
-    target = arb(2) ** -(bits - GUARD_BITS)
+    docstring), aiming at a relative accuracy ``2^{−goal}`` (at the current Arb precision)."""
+    points, log_scale, left_cut, right_cut, size = _cut_points(integral, goal)
+    target = arb(2) ** -goal
     total = arb(0)
     for a, b in zip(points, points[1:]):
         if a == b:
@@ -326,15 +326,16 @@ def _closed_pieces(integral: Integral):
     return pieces
 
 
-def log_integral(integral: Integral, bits: int) -> tuple[arb, str]:
-    """``(log I as a ball, "closed" or "integral")`` of a non-empty integral, at ``bits``."""
+def log_integral(integral: Integral, goal: int) -> tuple[arb, str]:
+    """``(log I as a ball, "closed" or "integral")`` of a non-empty integral, aiming at a
+    relative accuracy ``2^{−goal}``."""
     check_law(integral.hub)
     for factor in integral.factors:
         check_law(factor.law)
     pieces = _closed_pieces(integral)
     if pieces is not None:
         return sum((closed_piece(*piece) for piece in pieces), arb(0)).log(), "closed"
-    return integrate_piecewise(integral, bits), "integral"
+    return integrate_piecewise(integral, goal), "integral"
 
 
 # --- constants, terms and the form ------------------------------------------------------------
@@ -348,7 +349,7 @@ def log_constant(law: NoiseLaw, kind: Kind, point: Fraction) -> arb | None:
     return log_of_piece(piece, piece.log_coefficient + ball(piece.rate * point))
 
 
-def _log_term(term: Term, bits: int, methods: list) -> arb | None:
+def _log_term(term: Term, goal: int, methods: list) -> arb | None:
     total = ball(term.multiplicity).log()
     for constant in term.constants:
         log_factor = log_constant(constant.law, constant.kind, constant.point)
@@ -356,16 +357,16 @@ def _log_term(term: Term, bits: int, methods: list) -> arb | None:
             return None
         total += constant.power * log_factor
     for integral, multiplicity in term.integrals:
-        log_value, name = log_integral(integral, bits)
+        log_value, name = log_integral(integral, goal)
         total += multiplicity * log_value
         methods.append(name)
     return total
 
 
-def log_form(form: IntegralForm, bits: int):
+def log_form(form: IntegralForm, goal: int):
     """``(log Σ terms as a ball, methods)``; ``None`` for an exact zero."""
     methods: list = []
-    logs = [log for log in (_log_term(t, bits, methods) for t in form.terms if not t.is_zero)
+    logs = [log for log in (_log_term(t, goal, methods) for t in form.terms if not t.is_zero)
             if log is not None]
     if not logs:
         return None, methods
@@ -388,23 +389,27 @@ def relative_width(log_ball: arb) -> arb:
 
 
 def enclose(compute, magnitude, dps: int, what: str):
-    """``compute(bits)`` → ``(log ball or None, methods)`` at precisions doubled from the
-    requested digits plus those of ``magnitude``, until the relative width of ``e^{log ball}`` is
-    at most ``10^{−dps}``; :class:`PrecisionError` saying the width reached otherwise.  Returns
-    ``(log ball, method name, bits)``."""
-    bits = math.ceil(working_dps(dps, magnitude) * _BITS_PER_DIGIT) + GUARD_BITS
+    """``compute(goal)`` → ``(log ball or None, methods)``, aiming at a relative accuracy
+    ``2^{−goal}``, with ``goal`` from the requested digits and doubled until the relative width
+    of ``e^{log ball}`` is at most ``10^{−dps}`` (:class:`PrecisionError` saying the width
+    reached otherwise).  The Arb precision is the goal plus the bits of ``magnitude`` (the size
+    of the logs summed: their absolute error is a relative one of the result) plus
+    :data:`GUARD_BITS`.  Returns ``(log ball, method name, bits)``."""
+    goal = math.ceil(dps * _BITS_PER_DIGIT) + 10
+    extra = int(magnitude).bit_length() + GUARD_BITS
     target = arb(10) ** -dps
     for _ in range(MAX_DOUBLINGS + 1):
+        bits = goal + extra
         with ctx.workprec(bits):
-            log_ball, methods = compute(bits)
+            log_ball, methods = compute(goal)
             if log_ball is None:
                 return None, methods, bits
             width = relative_width(log_ball)
             if log_ball.is_finite() and width <= target:
                 return log_ball, "certified " + "+".join(dict.fromkeys(methods) or ["closed"]), bits
-        bits *= 2
+        goal *= 2
     raise PrecisionError(f"{what}: the certified enclosure reached relative width "
-                         f"{width.str(3, radius=False)} at {bits // 2} bits, not 1e-{dps}; "
+                         f"{width.str(3, radius=False)} at {bits} bits, not 1e-{dps}; "
                          f"ask for fewer digits (dps)")
 
 
@@ -412,7 +417,7 @@ def evaluate_certified(form: IntegralForm, dps: int,
                        what: str = "probability") -> CertifiedProbability:
     """A :class:`~exactdp.precision.CertifiedProbability` enclosing the exact value of ``form``,
     of relative width at most ``10^{−dps}`` (module docstring)."""
-    log_ball, name, bits = enclose(lambda bits: log_form(form, bits), _magnitude(form), dps,
+    log_ball, name, bits = enclose(lambda goal: log_form(form, goal), _magnitude(form), dps,
                                    what)
     if log_ball is None:
         return CertifiedProbability.exact_zero(form.is_density, dps)
@@ -424,8 +429,8 @@ def evaluate_integral_certified(integral: Integral, dps: int):
     """``(log I, relative width, method)`` of one non-empty integral, as
     ``probability.evaluate_integral`` returns them: the centre of the enclosure of ``log I`` and
     a bound on the relative width of the enclosure of ``I``."""
-    def compute(bits):
-        log_value, name = log_integral(integral, bits)
+    def compute(goal):
+        log_value, name = log_integral(integral, goal)
         return log_value, [name]
     log_ball, name, bits = enclose(compute, integral.magnitude, dps, "integral")
     with ctx.workprec(bits):
