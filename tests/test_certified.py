@@ -237,3 +237,45 @@ def test_cli_certified_conflicts_with_another_method(capsys):
     code, _, err = run(capsys, "prob", "svt5", "--queries", "0,1", "--output", "F,T",
                        "--certified", "--method", "quad")
     assert code == 2 and "--certified" in err and "quad" in err and err.count("\n") == 1
+
+
+# --- certified verdicts ------------------------------------------------------------------------
+
+def svt3_family():
+    from exactdp.claims.families import Family
+    # Lyu et al. Appendix 9.1 (Thm 9.11): Alg. 3's ln ratio on (0^m, 0) vs (1^m, 0) with output
+    # (⊥^m, 0) is exactly mε/2
+    return Family("Alg. 3", "svt3", {"eps": 1, "c": 1}, "0*{t},0", "1*{t},0", "F*{t},0")
+
+
+def test_inequalities_and_equalities_are_decided_on_enclosures():
+    from exactdp.claims import certify
+    loss = certify.certified_loss(svt3_family(), 3, dps=31)
+    value = Fraction(3, 2)
+    assert certify.equals(loss, value) is True
+    assert certify.equals(loss, value + Fraction(1, 10 ** 20)) is False
+    assert certify.above(loss, value - Fraction(1, 10 ** 20)) is True
+    assert certify.below(loss, value) is None               # the bound is attained: undecided
+    assert certify.at_most(loss, value + Fraction(1, 10 ** 20)) is True
+    assert certify.exceeds(loss, 1) is True and certify.within(loss, 2) is True
+    assert certify.all_of([True, None]) is None and certify.all_of([None, False]) is False
+
+
+def test_undecided_verdict_is_never_a_guess():
+    from exactdp.claims.certify import certified_verdict
+    from exactdp.claims.registry import CONFIRMED, REFUTED, UNDECIDED
+    assert certified_verdict(None) == (UNDECIDED, False)
+    assert UNDECIDED == "undecided at this precision"
+    assert certified_verdict(True) == (CONFIRMED, True)
+    assert certified_verdict(True, others=False) == (REFUTED, True)
+    assert certified_verdict(False) == (REFUTED, True)
+
+
+def test_equality_needs_a_narrow_enclosure():
+    from exactdp.claims import certify
+    # at 10 digits the enclosure contains 3/2 but is far wider than 10^-30: not a proof of
+    # equality to 30 digits, and not a refutation either
+    loss = certify.certified_loss(svt3_family(), 3, dps=10)
+    assert loss.log_ratio_upper - loss.log_ratio_lower > mpf(10) ** -30
+    assert certify.equals(loss, Fraction(3, 2), dps=30) is None
+    assert certify.equals(loss, Fraction(3, 2), dps=9) is True
