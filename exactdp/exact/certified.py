@@ -34,6 +34,7 @@ refused with :class:`~exactdp.errors.MethodUnavailableError`.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -60,7 +61,8 @@ _BITS_PER_DIGIT = math.log2(10)
 
 def ball(value) -> arb:
     """An exact rational (``Fraction`` or ``int``) as a ball containing it."""
-    value = Fraction(value)
+    if isinstance(value, int):
+        return arb(value)
     return arb(fmpq(value.numerator, value.denominator))
 
 
@@ -112,7 +114,14 @@ def check_law(law: NoiseLaw) -> None:
 def law_piece(law: NoiseLaw, kind: Kind, x: Fraction) -> Piece:
     """The piece of ``kind`` of ``law`` that contains ``x`` (right-continuous at a kink)."""
     check_law(law)
-    return PIECES[type(law)](law, kind, x)
+    return _cached_piece(law, kind, (x > 0) - (x < 0), ctx.prec)
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_piece(law: NoiseLaw, kind: Kind, sign: int, prec: int) -> Piece:
+    """The piece on the side ``sign`` of the law's kink at 0, at the Arb precision ``prec``
+    (every law with a certified rule has its only kink at 0)."""
+    return PIECES[type(law)](law, kind, Fraction(sign))
 
 
 def log_of_piece(piece: Piece, u: arb) -> arb:
@@ -203,16 +212,14 @@ def _edges(integral: Integral) -> list:
 
 # --- closed form ------------------------------------------------------------------------------
 
-def _exp_integral(rate: Fraction, lo: Fraction | None, hi: Fraction | None) -> arb:
-    """``∫_lo^hi e^{rate·z} dz`` (``None``: infinite; the integrand decays there)."""
-    if rate == 0:
-        return ball(hi - lo)
-    r = ball(rate)
+def _exp_integral(r: arb, lo: arb | None, hi: arb | None, width: arb | None) -> arb:
+    """``∫_lo^hi e^{r·z} dz`` for a rate ``r ≠ 0`` (``None``: an infinite end, where the
+    integrand decays; ``width = hi − lo``)."""
     if lo is None:
-        return (r * ball(hi)).exp() / r
+        return (r * hi).exp() / r
     if hi is None:
-        return -(r * ball(lo)).exp() / r
-    return (r * ball(lo)).exp() * (r * ball(hi - lo)).expm1() / r
+        return -(r * lo).exp() / r
+    return (r * lo).exp() * (r * width).expm1() / r
 
 
 def _binomial(log_alpha: arb, power: int) -> arb_poly:
@@ -233,9 +240,18 @@ def closed_piece(piece: AnalyticPiece, lo: Fraction | None, hi: Fraction | None)
             up *= _binomial(a, power)
     offset = down.degree()
     coefficients = (arb_poly(down.coeffs()[::-1]) * up).coeffs()
+    # the monomial w^k integrates e^{(c1 + k·rate) z}; its rate vanishes exactly at one k at most
+    rate = rate or Fraction(0)
+    flat = offset - piece.c1 / rate if rate else (offset if piece.c1 == 0 else None)
+    c1, step = ball(piece.c1), ball(rate)
+    low = None if lo is None else ball(lo)
+    high = None if hi is None else ball(hi)
+    width = None if lo is None or hi is None else ball(hi - lo)
     total = arb(0)
     for index, coefficient in enumerate(coefficients):
-        total += coefficient * _exp_integral(piece.c1 + (index - offset) * (rate or 0), lo, hi)
+        integral = (width if index == flat
+                    else _exp_integral(c1 + (index - offset) * step, low, high, width))
+        total += coefficient * integral
     return piece.c0.exp() * total
 
 
