@@ -50,8 +50,9 @@ from .integral_form import Integral, IntegralForm, Term
 from .log_integrand import LogIntegrand
 from .quadrature import breakpoints, find_peak
 
-#: Closed form when every piece's Laurent polynomial has at most this degree (else integrate).
-CLOSED_FORM_DEGREE = 64
+#: Closed form when every piece's Laurent polynomial has at most this degree (else integrate;
+#: the closed form is the cheaper up to about this degree, ``benchmarks/certified_speed.py``).
+CLOSED_FORM_DEGREE = 128
 #: Bits added to the working precision beyond the goal and the size of the logs.
 GUARD_BITS = 30
 #: The working precision is doubled at most this many times before giving up.
@@ -231,6 +232,12 @@ def closed_piece(piece: AnalyticPiece, lo: Fraction | None, hi: Fraction | None)
     """``∫_lo^hi`` of the piece by the expansion of ``closed_form.py`` in balls:
     ``Π (1 − α_j w^{−1})^{m_j} Π (1 − β_k w)^{n_k} = Σ_k c_k w^k`` with ``w = e^{z·r}``, ``r``
     the common rate, so ``∫ e^{c0 + c1 z} w^k dz = e^{c0} ∫ e^{(c1 + k r) z} dz``."""
+    # the terms alternate in sign and reach about 2^degree times the result: carry those bits
+    with ctx.workprec(ctx.prec + piece.degree() + 10):
+        return +_expanded_integral(piece, lo, hi)
+
+
+def _expanded_integral(piece: AnalyticPiece, lo: Fraction | None, hi: Fraction | None) -> arb:
     rate = piece.common_rate()
     down, up = arb_poly([1]), arb_poly([1])
     for a, factor_rate, power in piece.factors:
