@@ -95,6 +95,8 @@ def _exponential_piece(law: Exponential, kind: Kind, x: Fraction) -> Piece:
     inverse = 1 / law.scale
     if kind is Kind.SF:
         return Piece(arb(0), -inverse if x > 0 else Fraction(0), False)
+    if x < 0:
+        raise ValueError("Exp density and CDF vanish on x < 0: the integral form bounds them")
     if kind is Kind.PDF:
         return Piece(-ball(law.scale).log(), -inverse, False)
     return Piece(arb(0), -inverse, True)
