@@ -210,7 +210,8 @@ def test_cli_prob_json_has_the_enclosure(capsys):
                          "--certified", "--json")
     assert code == 0 and err == ""
     record = json.loads(out)
-    assert {"lower", "upper", "log_lower", "log_upper"} <= set(record)
+    assert set(record) == {"probability", "log_probability", "error", "method", "lower", "upper",
+                           "log_lower", "log_upper"}
     # Lyu et al. §3.2 closed form, as above
     with mpmath.workdps(60):
         truth = (1 - mpmath.exp(mpf(-1) / 2)) / 2
@@ -225,6 +226,8 @@ def test_cli_loss_json_has_the_log_ratio_enclosure(capsys):
                        f"F*{t},T*{t}", "--certified", "--json")
     assert code == 0
     record = json.loads(out)
+    assert set(record) == {"p1", "p2", "log_ratio", "error", "method", "log_ratio_lower",
+                           "log_ratio_upper"}
     low, high = Fraction(record["log_ratio_lower"]), Fraction(record["log_ratio_upper"])
     # the printed ends (30 digits, rounded outward) still have relative width ≤ 1e-30 + 2 ulps
     assert 0 < high - low <= low * Fraction(3, 10 ** 29)

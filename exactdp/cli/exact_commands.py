@@ -81,7 +81,8 @@ def run_prob(args: argparse.Namespace) -> int:
                       "enclosure": _enclosure(result.lower, result.upper, args.dps),
                       "log_probability": record["log_probability"],
                       "log_enclosure": _enclosure(result.log_lower, result.log_upper, args.dps)}
-        emit(args, {**record, "method": result.method}, f"{mech}: {what} (certified)")
+        emit(args, {**record, "error": error_digits(result.error), "method": result.method},
+             f"{mech}: {what} (certified)")
         return 0
     emit(args, {
         "probability": format_value(result.value, args.dps),
@@ -104,7 +105,7 @@ def _loss_record(loss, dps: int, text: bool = False) -> dict[str, str]:
         return {"p1": format_supported(loss.p1.value, loss.p1.error, dps),
                 "p2": format_supported(loss.p2.value, loss.p2.error, dps),
                 "log_ratio": format_supported(loss.log_ratio, loss.error, dps),
-                **ratio, "method": loss.p1.method}
+                **ratio, "error": error_digits(loss.error), "method": loss.p1.method}
     return {
         "p1": format_value(loss.p1.value, dps),
         "p2": format_value(loss.p2.value, dps),
