@@ -81,13 +81,13 @@ def main() -> None:
                          f"{certified.log_lower - margin <= reference <= certified.log_upper + margin}")
         rows.append((label, certified_time, auto_time))
         print(f"{label:>26}: certified {certified_time:.3f} s ({certified.method}), auto "
-              f"{auto_time:.3f} s, ratio {certified_time / auto_time:.2f}; log p = "
+              f"{auto_time:.3f} s, ratio {certified_time / auto_time:.3g}; log p = "
               f"{mpmath.nstr(certified.log_value, 20)}, relative width "
               f"{mpmath.nstr(width, 3)}, auto inside: {inside}{check}", flush=True)
     print("\nmachine-independent ratios certified/auto (medians of "
           f"{REPEATS}):")
     for label, certified_time, auto_time in rows:
-        print(f"  {label:>26}: {certified_time / auto_time:.2f}")
+        print(f"  {label:>26}: {certified_time / auto_time:.3g}")
 
 
 if __name__ == "__main__":
