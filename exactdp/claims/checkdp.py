@@ -51,7 +51,7 @@ from .certify import all_of, certified_loss, certified_verdict, equals, exceeds,
 from .families import DPS, Family, loss_point, tolerance
 from .figure_spec import EXACT, STATEMENT, Curve, FigureSpec, Panel, horizontal
 from .patterns import LOSS_AXIS, evaluate, fmt, loss_curve
-from .registry import Claim, ClaimResult, register_claim, verdict
+from .registry import Claim, ClaimResult, register_claim
 
 CHECKDP = "Wang, Ding, Kifer & Zhang (CheckDP), ACM CCS 2020 (arXiv:2008.07485)"
 EPS = 1
