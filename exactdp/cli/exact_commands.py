@@ -45,8 +45,8 @@ def run_list(args: argparse.Namespace) -> int:
 def _check_event_method(args: argparse.Namespace) -> None:
     args.method = chosen_method(args)
     if args.event is not None and args.method != "auto":
-        raise InputError(f"--method and --certified apply to --output only (events choose their "
-                         f"own method), got --method {args.method} with --event")
+        raise InputError(f"--method applies to --output only (events choose their own method), "
+                         f"got --method {args.method} with --event")
 
 
 def _enclosure(lower, upper, dps: int) -> str:
