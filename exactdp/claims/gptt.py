@@ -55,12 +55,15 @@ def evaluate_gptt_inf(progress: Callable[[], None]) -> ClaimResult:
     closed = symbolic.no_noise_probability((0,), (1,), 1 / symbolic.EPS1)
     series = [(gptt_copies(eps1, "inf"), symbolic.numeric(closed, DPS, epsilon_1=eps1),
                r"$\frac{1}{2}(1-e^{-\varepsilon_1})$") for eps1 in INF_BUDGETS]
-    holds, detail, points, panels = structural_zero(series, INF_SIZES, progress,
-                                                    "½(1 − e^{−ε1})", COPIES_AXIS)
-    return ClaimResult(verdict(holds), detail, tuple(points),
+    holds, detail, points, panels, decision = structural_zero(series, INF_SIZES, progress,
+                                                              "½(1 − e^{−ε1})", COPIES_AXIS)
+    decided, certified = certified_verdict(decision, holds)
+    return ClaimResult(decided, detail + ("; certified: every enclosure of Pr[M(D)=a] lies "
+                                          "above 0" if certified else ""), tuple(points),
                        FigureSpec("GPTT with ε2 = ∞ (Chen & Machanavajjhala, proof of Thm 4.7)",
                                   panels),
-                       (("Pr[M(D)=a]", symbolic.latex(closed)), ("Pr[M(D′)=a]", "0")))
+                       (("Pr[M(D)=a]", symbolic.latex(closed)), ("Pr[M(D′)=a]", "0")),
+                       certified)
 
 
 register_claim(Claim(

@@ -30,7 +30,7 @@ from .figure_spec import FUNCTION, STATEMENT, Curve, FigureSpec, Panel, horizont
 from .gptt import COPIES_AXIS
 from .patterns import (LOSS_AXIS, approach_limit, closed_form_match, evaluate, first_above, fmt,
                        loss_curve, structural_zero)
-from .registry import Claim, ClaimResult, register_claim, verdict
+from .registry import Claim, ClaimResult, register_claim
 
 LYU = "Lyu, Su & Li, PVLDB 10(6) 2017 (arXiv:1603.01699)"
 #: The claimed budget of every family below.
@@ -50,12 +50,15 @@ def evaluate_svt5(progress: Callable[[], None]) -> ClaimResult:
                       "F*{t},T*{t}"),
                symbolic.numeric(closed, DPS, epsilon=eps), r"$\frac{1}{2}(1-e^{-\varepsilon/2})$")
               for eps in SVT5_BUDGETS]
-    holds, detail, points, panels = structural_zero(
+    holds, detail, points, panels, decision = structural_zero(
         series, SVT5_SIZES, progress, "½(1 − e^{−ε/2})",
         COPIES_AXIS + "; the paper's example: t = 1")
-    return ClaimResult(verdict(holds), detail, tuple(points),
+    decided, certified = certified_verdict(decision, holds)
+    if certified:
+        detail += "; certified: every enclosure of Pr[M(D)=a] lies above 0"
+    return ClaimResult(decided, detail, tuple(points),
                        FigureSpec("Alg. 5 (Stoddard et al.): Lyu et al. §3.2, Thm 3.5", panels),
-                       (("Pr[M(D)=a]", symbolic.latex(closed)), ("Pr[M(D′)=a]", "0")))
+                       (("Pr[M(D)=a]", symbolic.latex(closed)), ("Pr[M(D′)=a]", "0")), certified)
 
 
 register_claim(Claim(
