@@ -10,8 +10,8 @@ Examples
 """
 
 from .errors import ExactDPError, InputError, MethodUnavailableError, PrecisionError
-from .exact import (MaxPrivacyLoss, PrivacyLoss, Probability, max_privacy_loss, privacy_loss,
-                    probability)
+from .exact import (CertifiedPrivacyLoss, CertifiedProbability, MaxPrivacyLoss, PrivacyLoss,
+                    Probability, max_privacy_loss, privacy_loss, probability)
 from .formatting import format_value
 from .mechanisms import ThresholdMechanism, catalogue, mechanism
 from .program import program
@@ -19,7 +19,7 @@ from .sampling import sample
 
 __version__ = "0.1.0"
 
-__all__ = ["ExactDPError", "InputError", "MaxPrivacyLoss", "MethodUnavailableError",
+__all__ = ["CertifiedPrivacyLoss", "CertifiedProbability", "ExactDPError", "InputError", "MaxPrivacyLoss", "MethodUnavailableError",
            "PrecisionError", "PrivacyLoss", "Probability", "ThresholdMechanism", "catalogue",
            "format_value", "max_privacy_loss", "mechanism", "privacy_loss", "probability", "program",
            "sample"]

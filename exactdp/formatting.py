@@ -38,3 +38,44 @@ def format_supported(value, error, digits: int) -> str:
         return f"0 ± {format_value(error, 2)}"
     supported = int(mpmath.floor(mpmath.log10(abs(value) / error)))
     return format_value(value, max(1, min(digits, supported)))
+
+
+def format_bound(value, digits: int, upward: bool) -> str:
+    """``value`` rounded *outward* to ``digits`` significant digits: the largest decimal
+    ``≤ value`` (``upward=False``) or the smallest ``≥ value`` (``upward=True``), so that printed
+    ends of an enclosure still enclose.
+
+    The scaling ``value·10^{−m}`` is done in Arb ball arithmetic, so the rounding direction is
+    guaranteed however large the exponent.
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> format_bound(mpmath.mpf(2) / 3, 5, False), format_bound(mpmath.mpf(2) / 3, 5, True)
+    ('0.66666', '0.66667')
+    >>> format_bound(-mpmath.exp(-10**6), 3, True)    # −e^{−10^6}: far below any float
+    '-3.29e-434295'
+    """
+    if mpmath.isinf(value) or value == 0:
+        return format_value(value, digits)
+    from flint import arb, ctx
+
+    if value < 0:
+        return "-" + format_bound(mpmath.fneg(value, exact=True), digits, not upward)
+    mantissa, exponent = (int(part) for part in value.man_exp)
+    with ctx.workprec(mantissa.bit_length() + 64 + 4 * digits):
+        exact = arb(mantissa) * arb(2) ** exponent  # exact: the precision holds every bit
+        magnitude = int(mpmath.floor(mpmath.log10(abs(value))))
+        shift = digits - 1 - magnitude
+        scaled = exact * arb(10) ** shift
+        end = scaled.upper() if upward else scaled.lower()
+        integer = int((end.ceil() if upward else end.floor()).unique_fmpz())
+    text = str(integer).rstrip("0") or "0"
+    point = len(str(integer)) - shift  # digits before the decimal point
+    if -4 < point <= digits:
+        if point <= 0:
+            return f"0.{'0' * -point}{text}"
+        whole, fraction = text[:point].ljust(point, "0"), text[point:]
+        return f"{whole}.{fraction}" if fraction else whole
+    body = text[0] + ("." + text[1:] if len(text) > 1 else "")
+    return f"{body}e{point - 1:+d}"

@@ -30,8 +30,8 @@ from .errors import InputError, PrecisionError
 GUARD_DIGITS = 15
 #: Largest number of significant digits a caller may ask for.
 MAX_DPS = 1000
-#: The evaluation methods of :func:`exactdp.probability`.
-METHODS = ("auto", "quad", "closed")
+#: The evaluation methods of :func:`exactdp.probability` (``"certified"``: ball arithmetic).
+METHODS = ("auto", "quad", "closed", "certified")
 
 
 def check_dps(dps: object) -> int:
@@ -86,7 +86,7 @@ def unit_roundoff() -> mpf:
 def advice(method: str) -> str:
     """What to change when ``method`` cannot reach the digits asked for (never the method
     already in use)."""
-    if method == "auto":
+    if method in ("auto", "certified"):
         return "ask for fewer digits (dps)"
     other = "auto" if method == "closed" else "closed"
     return f"ask for fewer digits (dps) or try method='{other}'"
@@ -154,3 +154,48 @@ class Probability:
     def relative_error(self) -> mpf:
         """``error / value`` (0 for an exact zero)."""
         return mpf(0) if self.is_zero else self.error / self.value
+
+
+def exact_mpf(endpoint) -> mpf:
+    """An exact binary number (an endpoint of an Arb ball) as an mpf, without rounding."""
+    mantissa, exponent = endpoint.man_exp()
+    return mpmath.mp.make_mpf(mpmath.libmp.from_man_exp(int(mantissa), int(exponent)))
+
+
+@dataclass(frozen=True)
+class CertifiedProbability(Probability):
+    """A :class:`Probability` with a certified enclosure (``method="certified"``).
+
+    The exact value lies in ``[lower, upper]`` and its logarithm in ``[log_lower, log_upper]``:
+    guaranteed by ball arithmetic (``exactdp.exact.certified``), not estimated.  ``value`` and
+    ``log_value`` are the centres, ``error`` the largest distance from ``value`` to an end.
+
+    Attributes
+    ----------
+    lower, upper : mpf
+        Exact binary numbers enclosing the probability (or density).
+    log_lower, log_upper : mpf
+        Exact binary numbers enclosing its natural logarithm.
+    """
+
+    lower: mpf = mpf(0)
+    upper: mpf = mpf(0)
+    log_lower: mpf = mpf("-inf")
+    log_upper: mpf = mpf("-inf")
+
+    @classmethod
+    def from_log_ball(cls, log_ball, method: str, is_density: bool,
+                      dps: int) -> "CertifiedProbability":
+        """The enclosure ``e^{log_ball}`` of an Arb ball ``log_ball`` (endpoints exact)."""
+        value_ball = log_ball.exp()
+        lower, upper = exact_mpf(value_ball.lower()), exact_mpf(value_ball.upper())
+        value = exact_mpf(value_ball.mid())
+        error = max(mpmath.fsub(upper, value, exact=True), mpmath.fsub(value, lower, exact=True))
+        return cls(value, exact_mpf(log_ball.mid()), error, method,
+                   is_density, dps, lower, upper, exact_mpf(log_ball.lower()),
+                   exact_mpf(log_ball.upper()))
+
+    @property
+    def relative_width(self) -> mpf:
+        """``(upper − lower)/lower`` (0 for an exact zero)."""
+        return mpf(0) if self.is_zero else (self.upper - self.lower) / self.lower

@@ -66,6 +66,9 @@ def test_reproduce_only_end_to_end(tmp_path, capsys):
             assert isinstance(point["size"], int)
             assert isinstance(point["log_ratio"], str)
             assert point["log_ratio"] == "inf" or float(point["log_ratio"]) >= 0
+    # svt5's infinite loss (an enclosure above 0 against an exact zero) and svt3's equality are
+    # decided on certified enclosures
+    assert [r["certified"] for r in records] == [True, True]
     svt3 = {(p["series"].split(":")[0], p["size"]): p for p in records[1]["points"]}
     # Lyu et al. Appendix 9.1: ln ratio = mε/2 with ε = 1, i.e. 5000 at m = 10^4.
     assert float(svt3[("last query fixed", 10**4)]["log_ratio"]) == 5000.0
@@ -76,3 +79,4 @@ def test_reproduce_only_end_to_end(tmp_path, capsys):
     assert header in markdown
     assert "## svt3-appendix" in markdown and "![svt3-appendix](svt3-appendix.png)" in markdown
     assert "**confirmed**" in markdown
+    assert "**confirmed** *(certified)*: the exact ln ratio equals mε/2" in markdown

@@ -34,6 +34,8 @@ References
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from typing import Callable
 
 import mpmath
@@ -45,10 +47,11 @@ from ..formatting import format_value
 from ..mechanisms import mechanism
 from ..search import search, worst_output
 from ..sequences import format_number
+from .certify import all_of, certified_loss, certified_verdict, equals, exceeds, within
 from .families import DPS, Family, loss_point, tolerance
 from .figure_spec import EXACT, STATEMENT, Curve, FigureSpec, Panel, horizontal
 from .patterns import LOSS_AXIS, evaluate, fmt, loss_curve
-from .registry import Claim, ClaimResult, register_claim, verdict
+from .registry import Claim, ClaimResult, register_claim
 
 CHECKDP = "Wang, Ding, Kifer & Zhang (CheckDP), ACM CCS 2020 (arXiv:2008.07485)"
 EPS = 1
@@ -56,28 +59,29 @@ SIZES = (1, 2, 4, 10, 100, 1000)
 
 
 def _constant(value):
-    return lambda t: mpf(value)
+    return lambda t: value
 
 
-#: (family, exact ln ratio as a function of t, claimed ε of the mechanism)
+#: (family, exact ln ratio as a function of t (a Fraction, or ``math.inf``), claimed ε of the
+#: mechanism)
 SUM_SERIES = (
     (Family("BadPartialSum", "bad_partial_sum", {"eps": EPS}, "0*{t},0", "0*{t},1", "0"),
      _constant(2 * EPS), EPS),
     (Family("PartialSum (twin)", "partial_sum", {"eps": EPS}, "0*{t},0", "0*{t},1", "0"),
      _constant(EPS), EPS),
     (Family("BadSmartSum, M = 2", "bad_smart_sum", {"eps": EPS, "M": 2}, "0,0*{t}", "1,0*{t}",
-            "0,0*{t}"), _constant(mpmath.inf), 2 * EPS),
+            "0,0*{t}"), _constant(math.inf), 2 * EPS),
     (Family("SmartSum, M = 2 (twin)", "smart_sum", {"eps": EPS, "M": 2}, "0,0*{t}", "1,0*{t}",
             "0,0*{t}"), _constant(2 * EPS), 2 * EPS),
 )
 #: The same for the released-value variants (part 2); ``None``: no closed form, only the claim.
 VALUE_SERIES = (
     (Family("BadGapSVT, N = 1", "bad_gap_svt", {"eps": EPS}, "0*{t},0", "1*{t},0", "F*{t},0"),
-     lambda t: mpf(t * EPS) / 4, EPS),
+     lambda t: Fraction(t * EPS, 4), EPS),
     (Family("GapSVT, N = 1 (twin)", "gap_svt", {"eps": EPS}, "0*{t},0", "1*{t},0", "F*{t},0"),
      None, EPS),
     (Family("BadNoisyMax", "noisy_max_laplace_value", {"eps": EPS}, "0*{t}", "1*{t}", "-1"),
-     lambda t: mpf(t * EPS) / 2, EPS),
+     lambda t: Fraction(t * EPS, 2), EPS),
     (Family("NoisyMax (twin)", "noisy_max_laplace", {"eps": EPS}, "0*{t}", "1*{t}", "0"),
      _constant(0), EPS),
 )
@@ -96,25 +100,33 @@ SEARCH_EVALUATIONS = 60
 
 
 def _families(series, progress: Callable[[], None]):
-    """Points, curves and whether every ln ratio equals its exact value (``+∞`` an exact zero),
-    or, without one, stays within the claim."""
-    points, curves, holds = [], [], True
+    """Points, curves, whether every ln ratio equals its exact value (``+∞`` an exact zero),
+    or, without one, stays within the claim, and the same decided on certified enclosures."""
+    points, curves, holds, decisions = [], [], True, []
     for color, (family, expected, claimed) in enumerate(series):
         evaluated = evaluate(family, SIZES, progress)
         for size, loss in evaluated:
-            value = None if expected is None else expected(size)
+            exact_value = None if expected is None else expected(size)
+            value = (None if exact_value is None else mpf(exact_value)
+                     if math.isinf(exact_value) else to_mpf(exact_value))
+            # equalities are certified at one more digit: the enclosure of the ln ratio (two
+            # relative widths) is then at most 10^-DPS wide
+            enclosure = certified_loss(family, size, DPS + (value is not None))
             if value is None:
                 holds &= abs(loss.log_ratio) <= claimed + tolerance(scale=claimed)
+                decisions.append(within(enclosure, Fraction(claimed)))
             elif mpmath.isinf(value):
                 holds &= loss.p2.is_zero and loss.log_ratio == value
+                decisions.append(equals(enclosure, exact_value))
             else:
                 holds &= abs(loss.log_ratio - value) <= tolerance(scale=value)
+                decisions.append(equals(enclosure, exact_value))
             points.append(loss_point(family, size, loss, claimed=str(claimed),
                                      expected="none" if value is None
                                      else format_value(value, DPS)))
         if all(mpmath.isfinite(loss.log_ratio) for _, loss in evaluated):
             curves.append(loss_curve(f"{family.label} (exact)", evaluated, color))
-    return holds, points, curves
+    return holds, points, curves, all_of(decisions)
 
 
 def _sum_panel(curves) -> Panel:
@@ -142,8 +154,9 @@ def _value_panel(curves) -> Panel:
 
 
 def _searched(progress: Callable[[], None]):
-    """Each bad variant's search witness and the twin's worst output on the same inputs."""
-    points, holds, rows = [], True, []
+    """Each bad variant's search witness and the twin's worst output on the same inputs (and
+    whether certified enclosures prove the violation)."""
+    points, holds, rows, decisions = [], True, [], []
     for index, (label, name, params, twin_name) in enumerate(SEARCHED, start=1):
         bad = mechanism(name, eps=EPS, **params)
         twin = mechanism(twin_name, eps=EPS, **params)
@@ -156,6 +169,10 @@ def _searched(progress: Callable[[], None]):
         claimed = to_mpf(twin.claimed_eps)
         twin_ok = abs(twin_loss.log_ratio) <= claimed + tolerance(scale=claimed)
         holds &= result.verdict == "violation" and twin_ok
+        # the violation is certified; the twin's bound is often attained exactly (PartialSum's
+        # ε, SmartSum's 2ε), which no enclosure can put on one side of it
+        decisions.append(exceeds(privacy_loss(bad, w.d1, w.d2, w.output, dps=DPS,
+                                              method="certified"), bad.claimed_eps))
         rows.append((index, label, w.loss.log_ratio, abs(twin_loss.log_ratio), bad.claimed_eps))
         points.append({"series": f"search: {label} ({name})", "size": len(w.d1),
                        "d1": str(w.d1), "d2": str(w.d2), "output": str(w.output),
@@ -166,7 +183,7 @@ def _searched(progress: Callable[[], None]):
                        "twin": twin_name, "twin_output": str(twin_witness.output),
                        "twin_log_ratio": format_value(twin_loss.log_ratio, DPS)})
         progress()
-    return holds, points, rows
+    return holds, points, rows, all_of(decisions)
 
 
 def _search_panel(rows) -> Panel:
@@ -187,21 +204,28 @@ def _search_panel(rows) -> Panel:
 
 def evaluate_checkdp(progress: Callable[[], None]) -> ClaimResult:
     """All three parts of the module docstring; confirmed when every value is as stated."""
-    sums_hold, sum_points, sum_curves = _families(SUM_SERIES, progress)
-    values_hold, value_points, value_curves = _families(VALUE_SERIES, progress)
-    search_holds, search_points, rows = _searched(progress)
+    sums_hold, sum_points, sum_curves, sums_decided = _families(SUM_SERIES, progress)
+    values_hold, value_points, value_curves, values_decided = _families(VALUE_SERIES, progress)
+    search_holds, search_points, rows, search_decided = _searched(progress)
+    decided, certified = certified_verdict(
+        all_of((sums_decided, values_decided, search_decided)),
+        sums_hold and values_hold and search_holds)
     finite = [f"{label} {fmt(loss, 6)}" for _, label, loss, _, _ in rows if not mpmath.isinf(loss)]
     detail = (f"BadPartialSum's ln ratio is 2ε and PartialSum's ε exactly, BadSmartSum's +∞ "
               f"(an exact zero) and SmartSum's 2ε, BadGapSVT's tε/4 and BadNoisyMax's tε/2 "
               f"(GapSVT and NoisyMax within ε), for t = {SIZES[0]} … {SIZES[-1]}; the search "
               f"finds a violation for all {len(rows)} bad variants ({'; '.join(finite)}; the "
-              f"rest +∞), and every correct twin stays within its claim on the same inputs")
-    return ClaimResult(verdict(sums_hold and values_hold and search_holds), detail,
+              f"rest +∞), and every correct twin stays within its claim on the same inputs"
+              + ("; certified: every family's enclosure contains its exact value (at most "
+                 "1e-30 wide) or lies within the claim, and every witness's enclosure lies "
+                 "beyond the claimed ε (the twins' search rows are not certified)"
+                 if certified else ""))
+    return ClaimResult(decided, detail,
                        tuple(sum_points + value_points + search_points),
                        FigureSpec("CheckDP's incorrect variants (Wang et al. CCS 2020, "
                                   "appendix D)", (_sum_panel(sum_curves),
                                                   _value_panel(value_curves),
-                                                  _search_panel(rows))))
+                                                  _search_panel(rows))), certified=certified)
 
 
 register_claim(Claim(

@@ -50,10 +50,11 @@ class Family:
         """The catalogue mechanism with this family's parameters."""
         return mechanism(self.mechanism, **self.params)
 
-    def loss(self, size: int, dps: int = DPS) -> PrivacyLoss:
-        """The exact privacy loss of the member of size ``size``."""
+    def loss(self, size: int, dps: int = DPS, method: str = "auto") -> PrivacyLoss:
+        """The exact privacy loss of the member of size ``size`` (``method="certified"``: an
+        enclosure, :class:`~exactdp.exact.loss.CertifiedPrivacyLoss`)."""
         return privacy_loss(self.build(), self.d1.format(t=size), self.d2.format(t=size),
-                            self.output.format(t=size), dps=dps)
+                            self.output.format(t=size), dps=dps, method=method)
 
     def log_ratio(self, size: int, dps: int = DPS) -> str:
         """``ln(Pr[M(D)=a] / Pr[M(D')=a])`` of the member of size ``size``, as a decimal string."""

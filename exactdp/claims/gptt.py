@@ -18,6 +18,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Callable
 
 import mpmath
@@ -27,6 +28,7 @@ from ..exact import PrivacyLoss
 from ..formatting import format_value
 from ..noise import Kind, NoiseLaw
 from . import symbolic
+from .certify import above, all_of, at_most, certified_loss, certified_verdict
 from .families import DPS, Family, loss_point, tolerance
 from .figure_spec import FUNCTION, Curve, FigureSpec, Panel, horizontal
 from .patterns import LOSS_AXIS, evaluate, first_above, fmt, loss_curve, structural_zero
@@ -53,12 +55,15 @@ def evaluate_gptt_inf(progress: Callable[[], None]) -> ClaimResult:
     closed = symbolic.no_noise_probability((0,), (1,), 1 / symbolic.EPS1)
     series = [(gptt_copies(eps1, "inf"), symbolic.numeric(closed, DPS, epsilon_1=eps1),
                r"$\frac{1}{2}(1-e^{-\varepsilon_1})$") for eps1 in INF_BUDGETS]
-    holds, detail, points, panels = structural_zero(series, INF_SIZES, progress,
-                                                    "½(1 − e^{−ε1})", COPIES_AXIS)
-    return ClaimResult(verdict(holds), detail, tuple(points),
+    holds, detail, points, panels, decision = structural_zero(series, INF_SIZES, progress,
+                                                              "½(1 − e^{−ε1})", COPIES_AXIS)
+    decided, certified = certified_verdict(decision, holds)
+    return ClaimResult(decided, detail + ("; certified: every enclosure of Pr[M(D)=a] lies "
+                                          "above 0" if certified else ""), tuple(points),
                        FigureSpec("GPTT with ε2 = ∞ (Chen & Machanavajjhala, proof of Thm 4.7)",
                                   panels),
-                       (("Pr[M(D)=a]", symbolic.latex(closed)), ("Pr[M(D′)=a]", "0")))
+                       (("Pr[M(D)=a]", symbolic.latex(closed)), ("Pr[M(D′)=a]", "0")),
+                       certified)
 
 
 register_claim(Claim(
@@ -87,10 +92,24 @@ def scan_until_above(family: Family, bound: float, progress) -> list[tuple[int, 
     return evaluated
 
 
+def certify_first_above(family: Family, first: int | None, bound: Fraction,
+                        progress) -> bool | None:
+    """Certified: ``ln ratio ≤ bound`` at ``first − 1`` and ``> bound`` at ``first`` and at every
+    size of :data:`COPIES_SIZES` beyond (undecided when no ``first`` was found)."""
+    if first is None:
+        return None
+    decisions = [at_most(certified_loss(family, first - 1), bound)] if first > 1 else []
+    for size in [first] + [t for t in COPIES_SIZES if t > first]:
+        decisions.append(above(certified_loss(family, size), bound))
+        progress()
+    return all_of(decisions)
+
+
 def evaluate_gptt_copies(progress: Callable[[], None]) -> ClaimResult:
     """The exact ln ratio against t, the first t above 2ε1 and the growth per copy."""
     rate_formula = symbolic.copy_growth_rate(1 / symbolic.EPS2)
     points, curves, rate_curves, sentences, holds = [], [], [], [], True
+    decisions = []
     for color, (eps1, eps2) in enumerate(COPIES_BUDGETS):
         family = gptt_copies(eps1, eps2)
         evaluated = scan_until_above(family, 2 * eps1, progress)
@@ -101,6 +120,7 @@ def evaluate_gptt_copies(progress: Callable[[], None]) -> ClaimResult:
         slope = (loss2.log_ratio - loss1.log_ratio) / (t2 - t1)
         rate = symbolic.numeric(rate_formula, DPS, epsilon_2=eps2)
         holds &= first is not None and abs(slope - rate) < mpf("1e-4")
+        decisions.append(certify_first_above(family, first, Fraction(2 * eps1), progress))
         points += [loss_point(family, size, loss, claimed_bound=format_value(mpf(2 * eps1), DPS))
                    for size, loss in evaluated]
         curves.append(loss_curve(f"{family.label} (exact)", evaluated, color))
@@ -118,11 +138,16 @@ def evaluate_gptt_copies(progress: Callable[[], None]) -> ClaimResult:
               Panel(r"growth per copy: (ln ratio)$/t \to 2\ln(2e^{\varepsilon_2/2}-1)$",
                     COPIES_AXIS, "ln ratio / t  (nats per copy)", tuple(rate_curves),
                     xscale="log"))
-    return ClaimResult(verdict(holds), "the exact ratio exceeds the prior-work bound e^{2ε1} at "
-                       + "; ".join(sentences),
+    decided, certified = certified_verdict(all_of(decisions), holds)
+    return ClaimResult(decided, "the exact ratio exceeds the prior-work bound e^{2ε1} at "
+                       + "; ".join(sentences) + (
+                           "; certified: every enclosure of ln ratio lies above 2ε1 from that t "
+                           f"on (sizes up to {COPIES_SIZES[-1]}) and at or below it just before"
+                           if certified else ""),
                        tuple(points), FigureSpec("GPTT with t copies (Chen & Machanavajjhala, "
                                                  "Thm 4.7) vs the prior-work claim 2ε1", panels),
-                       (("growth per copy, lim (ln ratio)/t", symbolic.latex(rate_formula)),))
+                       (("growth per copy, lim (ln ratio)/t", symbolic.latex(rate_formula)),),
+                       certified)
 
 
 register_claim(Claim(

@@ -18,17 +18,19 @@ References
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Callable
 
 from mpmath import mpf
 
 from . import symbolic
+from .certify import all_of, at_least, below, certified_loss, certified_verdict, equals
 from .families import DPS, Family, loss_point, tolerance
 from .figure_spec import FUNCTION, STATEMENT, Curve, FigureSpec, Panel, horizontal
 from .gptt import COPIES_AXIS
 from .patterns import (LOSS_AXIS, approach_limit, closed_form_match, evaluate, first_above, fmt,
                        loss_curve, structural_zero)
-from .registry import Claim, ClaimResult, register_claim, verdict
+from .registry import Claim, ClaimResult, register_claim
 
 LYU = "Lyu, Su & Li, PVLDB 10(6) 2017 (arXiv:1603.01699)"
 #: The claimed budget of every family below.
@@ -48,12 +50,15 @@ def evaluate_svt5(progress: Callable[[], None]) -> ClaimResult:
                       "F*{t},T*{t}"),
                symbolic.numeric(closed, DPS, epsilon=eps), r"$\frac{1}{2}(1-e^{-\varepsilon/2})$")
               for eps in SVT5_BUDGETS]
-    holds, detail, points, panels = structural_zero(
+    holds, detail, points, panels, decision = structural_zero(
         series, SVT5_SIZES, progress, "½(1 − e^{−ε/2})",
         COPIES_AXIS + "; the paper's example: t = 1")
-    return ClaimResult(verdict(holds), detail, tuple(points),
+    decided, certified = certified_verdict(decision, holds)
+    if certified:
+        detail += "; certified: every enclosure of Pr[M(D)=a] lies above 0"
+    return ClaimResult(decided, detail, tuple(points),
                        FigureSpec("Alg. 5 (Stoddard et al.): Lyu et al. §3.2, Thm 3.5", panels),
-                       (("Pr[M(D)=a]", symbolic.latex(closed)), ("Pr[M(D′)=a]", "0")))
+                       (("Pr[M(D)=a]", symbolic.latex(closed)), ("Pr[M(D′)=a]", "0")), certified)
 
 
 register_claim(Claim(
@@ -77,6 +82,11 @@ def evaluate_svt3(progress: Callable[[], None]) -> ClaimResult:
                   ("last query moving: D = (0,…,0, 1)", "0*{t},1", moving,
                    r"$(m-1)\varepsilon/2$"))]
     holds, worst, points, curves, evaluated = closed_form_match(series, SVT3_SIZES, progress)
+    # certified at one more digit, so that the enclosure of the ln ratio (the sum of two
+    # relative widths) is at most 10^-DPS wide
+    decided, certified = certified_verdict(all_of(
+        equals(certified_loss(family, m, DPS + 1), Fraction((m - shift) * EPS, 2))
+        for (family, _, _), shift in zip(series, (0, 1)) for m in SVT3_SIZES))
     starts = [first_above(values, EPS) for values in evaluated.values()]
     detail = (f"the exact ln ratio equals mε/2 (fixed) and (m−1)ε/2 (moving) for m = 1 … 10^4 "
               f"(largest deviation {fmt(worst, 2)}); the ratio exceeds the claimed e^ε from "
@@ -86,11 +96,14 @@ def evaluate_svt3(progress: Callable[[], None]) -> ClaimResult:
                   LOSS_AXIS, tuple(curves), xscale="log", yscale="log",
                   note="moving variant at m = 1: ln ratio = 0 (not drawn on the log axis)")
     density = symbolic.svt3_density(symbolic.Q, symbolic.Q_LAST, symbolic.B_RHO, symbolic.B_NU)
-    return ClaimResult(verdict(holds), detail, tuple(points),
+    if certified:
+        detail += (f"; certified: every enclosure contains mε/2 (resp. (m−1)ε/2) and is at most "
+                   f"1e-{DPS} wide")
+    return ClaimResult(decided, detail, tuple(points),
                        FigureSpec("Alg. 3 (Roth's notes): Lyu et al. Appendix 9.1", (panel,)),
                        (("density of a on (q^m, q_L), q ≥ 0", symbolic.latex(density)),
                         ("ln ratio, last query fixed", symbolic.latex(fixed)),
-                        ("ln ratio, last query moving", symbolic.latex(moving))))
+                        ("ln ratio, last query moving", symbolic.latex(moving))), certified)
 
 
 register_claim(Claim(
@@ -127,13 +140,17 @@ def evaluate_svt6(progress: Callable[[], None]) -> ClaimResult:
     evaluated = evaluate(SVT6_FAMILY, SVT6_SIZES, progress)
     excess = [(size, loss.log_ratio - mpf(size) * EPS / 2) for size, loss in evaluated]
     holds = all(value >= -tolerance(scale=size) for size, value in excess)
+    decided, certified = certified_verdict(all_of(
+        at_least(certified_loss(SVT6_FAMILY, size), Fraction(size * EPS, 2))
+        for size in SVT6_SIZES))
     (t1, loss1), (t2, loss2) = evaluated[-2:]
     slope = (loss2.log_ratio - loss1.log_ratio) / (t2 - t1)
     rate = symbolic.numeric(symbolic.copy_growth_rate(2 / symbolic.EPS), DPS, epsilon=EPS)
     detail = (f"ln ratio − mε/2 ≥ {fmt(min(value for _, value in excess), 4)} at every m = 1 … "
               f"10^4 (so ratio ≥ e^(mε/2)); the ratio exceeds the claimed e^ε from m = "
               f"{first_above(evaluated, EPS)} and grows by {fmt(slope, 6)} nats per pair "
-              f"(limit 2 ln(2e^(ε/4) − 1) = {fmt(rate, 6)})")
+              f"(limit 2 ln(2e^(ε/4) − 1) = {fmt(rate, 6)})"
+              + ("; certified: every enclosure lies at or above mε/2" if certified else ""))
     grid = tuple(float(size) for size in SVT6_SIZES)
     ratio_panel = Panel("Alg. 6: exact ln ratio vs the paper's lower bound", M_AXIS.replace(
         "⊥ answers", "(⊥, ⊤) pairs"), LOSS_AXIS,
@@ -141,7 +158,7 @@ def evaluate_svt6(progress: Callable[[], None]) -> ClaimResult:
          Curve(r"$m\varepsilon/2$ (Lyu et al. lower bound)", grid,
                tuple(size * EPS / 2 for size in grid), STATEMENT, 0),
          horizontal(f"claimed ε = {EPS}", EPS, grid, -1)), xscale="log", yscale="log")
-    return ClaimResult(verdict(holds), detail,
+    return ClaimResult(decided, detail,
                        tuple(loss_point(SVT6_FAMILY, size, loss,
                                         lower_bound=fmt(mpf(size) * EPS / 2, DPS))
                              for size, loss in evaluated),
@@ -149,7 +166,7 @@ def evaluate_svt6(progress: Callable[[], None]) -> ClaimResult:
                                   (ratio_panel, _pair_ratio_panel(pieces, infimum))),
                        tuple((f"κ(z)·e^(−ε/2) on {where}", symbolic.latex(expr))
                              for where, expr in pieces)
-                       + (("inf_z κ(z)", symbolic.latex(infimum)),))
+                       + (("inf_z κ(z)", symbolic.latex(infimum)),), certified)
 
 
 register_claim(Claim(
@@ -158,6 +175,13 @@ register_claim(Claim(
     "is not ε-DP for any finite ε",
     "svt6(eps=1): D = 0*m,1*m; D' = 1*m,0*m; a = F*m,T*m",
     evaluate_svt6))
+
+def certify_below(bounded, sizes, others: bool) -> tuple[str, bool]:
+    """Certified verdict of "the ln ratio of every ``(family, bound)`` stays below ``bound``" at
+    every size (``others``: the claim's uncertified parts)."""
+    return certified_verdict(all_of(below(certified_loss(family, size), bound)
+                                    for family, bound in bounded for size in sizes), others)
+
 
 # --- svt4-tight -----------------------------------------------------------------------------
 
@@ -174,10 +198,16 @@ def evaluate_svt4(progress: Callable[[], None]) -> ClaimResult:
               for c in SVT4_CUTOFFS]
     holds, detail, points, panels = approach_limit(
         series, SVT4_SIZES, progress, EPS, "k (number of ⊥ answers before the c ⊤'s)")
-    return ClaimResult(verdict(holds), detail, tuple(points),
+    decided, certified = certify_below(
+        [(family, Fraction((1 + 6 * c) * EPS, 4)) for (family, _, _), c in zip(series,
+                                                                                SVT4_CUTOFFS)],
+        SVT4_SIZES, holds)
+    if certified:
+        detail += "; certified: every enclosure lies below (1+6c)ε/4"
+    return ClaimResult(decided, detail, tuple(points),
                        FigureSpec(r"Alg. 4 (Lee & Clifton): $D=(0^k,1^c)$, $D'=(1^k,0^c)$, "
                                   r"$a=(\bot^k,\top^c)$", panels),
-                       (("lim_k ln ratio", symbolic.latex(limit)),))
+                       (("lim_k ln ratio", symbolic.latex(limit)),), certified)
 
 
 register_claim(Claim(
@@ -203,10 +233,15 @@ def evaluate_svt1(progress: Callable[[], None]) -> ClaimResult:
                    "F*{t},T", "ε")), limits)]
     holds, detail, points, panels = approach_limit(series, SVT1_SIZES, progress, EPS,
                                                    "t (number of ⊥ answers)")
-    return ClaimResult(verdict(holds), detail, tuple(points),
+    decided, certified = certify_below(
+        [(family, bound) for (family, _, _), bound in zip(series, (Fraction(EPS, 2), EPS))],
+        SVT1_SIZES, holds)
+    if certified:
+        detail += "; certified: every enclosure lies below ε/2 (all ⊥), resp. ε (mixed)"
+    return ClaimResult(decided, detail, tuple(points),
                        FigureSpec("Alg. 1 (c = 1): Lemma 1 and Thm 3.3 are tight", panels),
                        (("lim ln ratio, all ⊥", symbolic.latex(limits[0])),
-                        ("lim ln ratio, (⊥^t, ⊤)", symbolic.latex(limits[1]))))
+                        ("lim ln ratio, (⊥^t, ⊤)", symbolic.latex(limits[1]))), certified)
 
 
 register_claim(Claim(

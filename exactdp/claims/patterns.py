@@ -7,6 +7,7 @@ points and figure panels; the claim modules only state the families and the pape
 
 from __future__ import annotations
 
+import math
 from typing import Callable, Sequence
 
 import mpmath
@@ -14,6 +15,7 @@ from mpmath import mpf
 
 from ..exact import PrivacyLoss
 from ..formatting import format_value
+from .certify import all_of, equals
 from .families import DPS, Family, loss_point, tolerance
 from .figure_spec import EXACT, STATEMENT, Curve, Panel, horizontal
 
@@ -59,14 +61,17 @@ def structural_zero(series: Sequence[tuple[Family, mpf, str]], sizes: Sequence[i
 
     Returns
     -------
-    (bool, str, list of dict, tuple of Panel)
-        Whether the statement holds, the deciding sentence, the points, the figure panels.
+    (bool, str, list of dict, tuple of Panel, bool or None)
+        Whether the statement holds, the deciding sentence, the points, the figure panels, and
+        whether certified enclosures prove the infinite loss (``Pr[M(D)=a]`` enclosed above 0
+        against the exact zero; ``claims/certify.py``).
     """
-    points, curves, holds = [], [], True
+    points, curves, holds, decisions = [], [], True, []
     worst = mpf(0)
     for color, (family, expected, formula) in enumerate(series):
         evaluated = evaluate(family, sizes, progress)
         for size, loss in evaluated:
+            decisions.append(equals(family.loss(size, method="certified"), math.inf))
             deviation = abs(loss.p1.value - expected) / expected
             worst = max(worst, deviation)
             holds &= loss.p2.is_zero and mpmath.isinf(loss.log_ratio) and deviation <= tolerance()
@@ -84,7 +89,7 @@ def structural_zero(series: Sequence[tuple[Family, mpf, str]], sizes: Sequence[i
     panel = Panel("exact output probabilities; ln ratio = +∞ at every size", size_axis,
                   "probability of the output a", tuple(curves), xscale="log",
                   note="Pr[M(D′)=a] = 0 exactly:\nan empty interval for the threshold noise")
-    return holds, detail, points, (panel,)
+    return holds, detail, points, (panel,), all_of(decisions)
 
 
 def approach_limit(series: Sequence[tuple[Family, mpf, str]], sizes: Sequence[int],

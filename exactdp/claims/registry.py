@@ -21,9 +21,11 @@ from typing import Callable
 from ..registry import Registry
 from .figure_spec import FigureSpec
 
-#: Verdicts: the paper's statement holds for the exact numbers, or it does not.
+#: Verdicts: the paper's statement holds for the exact numbers, or it does not, or certified
+#: enclosures (``claims/certify.py``) could not decide it at the precision used.
 CONFIRMED = "confirmed"
 REFUTED = "refuted"
+UNDECIDED = "undecided at this precision"
 
 
 def verdict(holds: bool) -> str:
@@ -37,8 +39,9 @@ class ClaimResult:
 
     Attributes
     ----------
-    verdict : {"confirmed", "refuted"}
-        Whether the exact numbers agree with the paper's statement.
+    verdict : {"confirmed", "refuted", "undecided at this precision"}
+        Whether the exact numbers agree with the paper's statement (undecided: the certified
+        enclosures straddle a bound).
     detail : str
         The deciding number in one sentence (e.g. "exact ln ratio exceeds 2ε1 from t = 2").
     points : tuple of dict
@@ -48,6 +51,10 @@ class ClaimResult:
         What ``DIR/<id>.png`` shows.
     closed_forms : tuple of (str, str)
         Symbolic results behind the claim: (what it is, LaTeX expression), derived with sympy.
+    certified : bool
+        True when the (in)equalities that decide the verdict were decided by certified
+        enclosures (ball arithmetic, ``claims/certify.py``): the verdict is then a proof, not
+        an agreement of two numerical methods.
     """
 
     verdict: str
@@ -55,6 +62,7 @@ class ClaimResult:
     points: tuple
     figure: FigureSpec
     closed_forms: tuple = ()
+    certified: bool = False
 
 
 @dataclass(frozen=True)

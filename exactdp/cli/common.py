@@ -9,6 +9,7 @@ import sys
 from ..errors import InputError
 from ..formatting import format_value
 from ..mechanisms import entry
+from ..precision import METHODS
 from ..program import is_program_spec, load_program
 from ..sequences import MAX_LENGTH, MAX_MAGNITUDE
 from ..workers import SCHEDULER_VARIABLE, scheduler_from_environment
@@ -35,11 +36,26 @@ def add_mechanism_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_precision_arguments(parser: argparse.ArgumentParser, method: bool = True) -> None:
-    """``--dps`` and (optionally) ``--method``."""
+    """``--dps`` and (optionally) ``--method`` and its shorthand ``--certified``."""
     parser.add_argument("--dps", type=int, default=30, help="significant digits (default 30)")
     if method:
-        parser.add_argument("--method", choices=("auto", "quad", "closed"), default="auto",
-                            help="evaluation method (default auto: two methods must agree)")
+        parser.add_argument("--method", choices=METHODS, default="auto",
+                            help="evaluation method (default auto: two methods must agree; "
+                                 "certified: a rigorous enclosure in ball arithmetic)")
+        parser.add_argument("--certified", action="store_true",
+                            help="same as --method certified: print an enclosure [lower, upper] "
+                                 "guaranteed to contain the exact value, of relative width at "
+                                 "most 10^-dps")
+
+
+def chosen_method(args: argparse.Namespace) -> str:
+    """``--method``, or ``certified`` for ``--certified`` (which accepts no other method)."""
+    if not args.certified:
+        return args.method
+    if args.method not in ("auto", "certified"):
+        raise InputError(f"--certified is --method certified; it cannot be combined with "
+                         f"--method {args.method}")
+    return "certified"
 
 
 def add_any_pair_argument(parser: argparse.ArgumentParser) -> None:

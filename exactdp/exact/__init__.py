@@ -2,8 +2,10 @@
 
 # Importing the engines of the other families registers them with ``probability``.
 from . import events, histogram, noisy_max, sums  # noqa: F401
-from .loss import MaxPrivacyLoss, PrivacyLoss, max_privacy_loss, privacy_loss
+from .loss import (CertifiedPrivacyLoss, MaxPrivacyLoss, PrivacyLoss, max_privacy_loss,
+                   privacy_loss)
 from .probability import Probability, probability
+from ..precision import CertifiedProbability
 
-__all__ = ["MaxPrivacyLoss", "PrivacyLoss", "Probability", "max_privacy_loss", "privacy_loss",
-           "probability"]
+__all__ = ["CertifiedPrivacyLoss", "CertifiedProbability", "MaxPrivacyLoss", "PrivacyLoss",
+           "Probability", "max_privacy_loss", "privacy_loss", "probability"]

@@ -17,7 +17,7 @@ from mpmath import mpf
 
 from ..errors import InputError, PrecisionError
 from ..mechanisms.description import ThresholdMechanism
-from ..precision import Probability
+from ..precision import CertifiedProbability, Probability
 from ..sequences import Runs, as_queries
 from . import all_outputs
 from .integrand import check_output_shape
@@ -52,6 +52,29 @@ class PrivacyLoss:
     error: mpf
 
 
+@dataclass(frozen=True)
+class CertifiedPrivacyLoss(PrivacyLoss):
+    """A :class:`PrivacyLoss` of two :class:`~exactdp.precision.CertifiedProbability` values:
+    the exact ``ln(p1/p2)`` lies in ``[log_ratio_lower, log_ratio_upper]`` (exact differences
+    of the ends of the two log enclosures); both ends are ``±inf`` when one side is an exact
+    zero (a structural zero certifies an infinite loss)."""
+
+    log_ratio_lower: mpf = mpf(0)
+    log_ratio_upper: mpf = mpf(0)
+
+
+def _certified_loss(p1: CertifiedProbability, p2: CertifiedProbability) -> CertifiedPrivacyLoss:
+    if p1.is_zero or p2.is_zero:
+        infinity = mpf("-inf") if p1.is_zero else mpf("inf")
+        return CertifiedPrivacyLoss(p1, p2, infinity, mpf(0), infinity, infinity)
+    lower = mpmath.fsub(p1.log_lower, p2.log_upper, exact=True)
+    upper = mpmath.fsub(p1.log_upper, p2.log_lower, exact=True)
+    with mpmath.workdps(max(p1.dps, p2.dps) + 20):
+        middle = (lower + upper) / 2
+        return CertifiedPrivacyLoss(p1, p2, middle, max(upper - middle, middle - lower),
+                                    lower, upper)
+
+
 def neighbouring_pair(mech, d1, d2, allow_any_pair: bool) -> tuple[Runs, Runs]:
     """``d1``, ``d2`` as :class:`Runs`, after the mechanism's neighbour check (only the equal
     length is checked with ``allow_any_pair``)."""
@@ -63,6 +86,8 @@ def neighbouring_pair(mech, d1, d2, allow_any_pair: bool) -> tuple[Runs, Runs]:
 def loss_from_probabilities(p1: Probability, p2: Probability) -> PrivacyLoss:
     if p1.is_zero and p2.is_zero:
         raise InputError("the output has probability exactly 0 under both inputs: no ratio")
+    if isinstance(p1, CertifiedProbability) and isinstance(p2, CertifiedProbability):
+        return _certified_loss(p1, p2)
     if p2.is_zero:
         return PrivacyLoss(p1, p2, mpf("inf"), mpf(0))
     if p1.is_zero:
@@ -84,7 +109,8 @@ def privacy_loss(mech, d1, d2, output, dps: int = 30, method: str = "auto",
     output : str or sequence
         The output (see :func:`exactdp.probability`).
     dps, method
-        As for :func:`exactdp.probability`.
+        As for :func:`exactdp.probability`; ``method="certified"`` returns a
+        :class:`CertifiedPrivacyLoss` (an enclosure of the log ratio).
     allow_any_pair : bool
         Skip the check that ``d1`` and ``d2`` are neighbours (every query moves by at most the
         sensitivity).

@@ -6,6 +6,7 @@ evaluated by one or two methods:
 
 * ``"closed"`` — exact expansion at a precision raised to absorb cancellation (``closed_form.py``);
 * ``"quad"`` — peak-aware tanh-sinh quadrature (``quadrature.py``);
+* ``"certified"`` — a rigorous enclosure in ball arithmetic (``certified.py``);
 * ``"auto"`` (default) — two methods whose agreement joins the error bound.  For Laplace and
   exponential noise the first is piecewise Gauss–Legendre quadrature in ball arithmetic
   (``piecewise_gauss.py``: cost near-linear in the number of distinct factors); the second is
@@ -32,6 +33,7 @@ from ..errors import InputError
 from ..mechanisms.description import ThresholdMechanism
 from ..precision import (Probability, check_dps, check_method, to_mpf, unit_roundoff,
                          working_dps)
+from .certified import evaluate_certified, evaluate_integral_certified
 from .closed_form import has_closed_form, integrate_closed_form, operation_count
 from .integral_form import Integral, IntegralForm, Term
 from .integrand import build_output_integral
@@ -47,6 +49,8 @@ AUTO_CLOSED_FORM_FACTORS = 150
 
 def evaluate_integral(integral: Integral, dps: int, method: str):
     """``(log I, relative error bound, method name)`` of one non-empty integral."""
+    if method == "certified":
+        return evaluate_integral_certified(integral, dps)
     with mpmath.workdps(working_dps(dps, integral.magnitude)):
         def log_and_rel(log_scale, scaled, error):
             log_value = log_scale + mpmath.log(scaled)
@@ -129,6 +133,8 @@ def evaluate(form: IntegralForm, dps: int = 30, method: str = "auto",
     relative error of a term (plus the rounding of the sum).
     """
     dps, method = check_dps(dps), check_method(method)
+    if method == "certified":
+        return evaluate_certified(form, dps, what)
     live = [term for term in form.terms if not term.is_zero]
     if not live:
         return Probability.exact_zero(form.is_density, dps)
@@ -162,7 +168,9 @@ def probability(mech, queries, output, dps: int = 30, method: str = "auto") -> P
     dps : int
         Significant digits wanted (1 to 1000).  The value's relative error estimate is at most
         ``10^{-dps}``, or :class:`~exactdp.errors.PrecisionError` is raised.
-    method : {"auto", "quad", "closed"}
+    method : {"auto", "quad", "closed", "certified"}
+        ``"certified"`` returns a :class:`~exactdp.precision.CertifiedProbability`: an
+        enclosure ``[lower, upper]`` guaranteed by ball arithmetic (``exact/certified.py``).
 
     Returns
     -------

@@ -15,6 +15,7 @@ coordinate that misses gives an exact zero, never an underflow.
 
 from __future__ import annotations
 
+from collections import Counter
 from fractions import Fraction
 
 import mpmath
@@ -22,11 +23,12 @@ from mpmath import mpf
 
 from ..errors import InputError
 from ..mechanisms.sums import NoisySum
-from ..noise import Laplace
+from ..noise import Kind, Laplace
 from ..sequences import Runs, as_output, as_queries
 from ..precision import to_mpf
 from ..precision import Probability, check_dps, check_method, unit_roundoff, working_dps
-from .probability import probability
+from .integral_form import IntegralForm, make_term
+from .probability import evaluate, probability
 
 
 def prefix_sums(queries: Runs) -> list[Fraction]:
@@ -82,7 +84,11 @@ def _(mech: NoisySum, queries, output, dps: int = 30, method: str = "auto") -> P
     pairs = residuals(mech, queries, output)
     is_density = any(scale > 0 for _, scale in pairs)
     if any(scale == 0 and r != 0 for r, scale in pairs):
-        return Probability.exact_zero(is_density, dps)
+        return evaluate(IntegralForm((), is_density), dps, method)
+    if method == "certified":  # the same product, as a term of constant densities
+        densities = Counter((Laplace(scale), Kind.PDF, r) for r, scale in pairs if scale > 0)
+        return evaluate(IntegralForm((make_term(densities, Counter()),), is_density), dps, method,
+                        f"{mech.name}: density")
     magnitude = sum(1 + abs(r) / scale for r, scale in pairs if scale > 0)
     with mpmath.workdps(working_dps(dps, magnitude + 1)):
         log_value, size = mpf(0), mpf(0)

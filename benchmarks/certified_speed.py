@@ -1,0 +1,94 @@
+"""Benchmark: certified enclosures (``method="certified"``, ball arithmetic) against ``auto``.
+
+Cases, all at 30 digits:
+
+* the GPTT family of Chen & Machanavajjhala (arXiv:1508.07306, proof of Thm 4.7), ε1 = ε2 = 0.5,
+  queries (0^t, 1^t), output (⊥^t, ⊤^t), for t = 10, 10³, 10⁶ (one integral with two factors of
+  power t);
+* random outputs of Alg. 6 of Lyu, Su & Li (``svt6``, ε = 1: no cutoff) on 10 and 100 distinct
+  queries (one integral with 10 or 100 distinct factors), seeded.
+
+For each: the medians of ``REPEATS`` calls of both methods, their ratio certified/auto (the
+machine-independent figure; goal at t = 10⁶: ≤ 5), the method the certified back-end chose, the
+relative width of the enclosure, and whether auto's value lies inside the enclosure widened by
+auto's own error bound.  For GPTT the enclosure is also checked against the independent
+brute-force reference of ``tests/reference.py`` (Gauss–Legendre on uniform pieces, 50 digits).
+
+Run: ``python benchmarks/certified_speed.py`` from the repository root.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import mpmath
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import exactdp  # noqa: E402
+from tests.reference import gptt_family_probability  # noqa: E402
+
+DPS = 30
+REPEATS = 5
+GPTT_SIZES = (10, 10**3, 10**6)
+#: Brute-force references are only affordable for the smaller families.
+REFERENCE_SIZES = (10, 10**3)
+SVT_SIZES = (10, 100)
+
+
+def gptt_case(t):
+    mech = exactdp.mechanism("gptt", eps1=0.5, eps2=0.5)
+    return f"GPTT t = {t}", mech, f"0*{t},1*{t}", f"F*{t},T*{t}"
+
+
+def svt_case(n):
+    rng = np.random.default_rng(n)
+    queries = [Fraction(int(k), 8) for k in rng.permutation(8 * n)[:n]]  # n distinct values
+    output = ["T" if top else "F" for top in rng.integers(0, 2, n)]
+    mech = exactdp.mechanism("svt6", eps=1)
+    return f"svt6 random, {n} queries", mech, queries, ",".join(output)
+
+
+def median_time(function, repeats=REPEATS):
+    times, result = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = function()
+        times.append(time.perf_counter() - start)
+    return result, statistics.median(times)
+
+
+def main() -> None:
+    cases = [(gptt_case(t), t) for t in GPTT_SIZES] + [(svt_case(n), None) for n in SVT_SIZES]
+    rows = []
+    for (label, mech, queries, output), t in cases:
+        certified, certified_time = median_time(
+            lambda: exactdp.probability(mech, queries, output, dps=DPS, method="certified"))
+        auto, auto_time = median_time(
+            lambda: exactdp.probability(mech, queries, output, dps=DPS))
+        with mpmath.workdps(2 * DPS + 20):
+            width = (certified.upper - certified.lower) / certified.lower
+            inside = certified.lower - auto.error <= auto.value <= certified.upper + auto.error
+            check = ""
+            if t in REFERENCE_SIZES:
+                reference, margin = gptt_family_probability(t, 0.5, 0.5, with_error=True)
+                check = (", reference inside: "
+                         f"{certified.log_lower - margin <= reference <= certified.log_upper + margin}")
+        rows.append((label, certified_time, auto_time))
+        print(f"{label:>26}: certified {certified_time:.3f} s ({certified.method}), auto "
+              f"{auto_time:.3f} s, ratio {certified_time / auto_time:.3g}; log p = "
+              f"{mpmath.nstr(certified.log_value, 20)}, relative width "
+              f"{mpmath.nstr(width, 3)}, auto inside: {inside}{check}", flush=True)
+    print("\nmachine-independent ratios certified/auto (medians of "
+          f"{REPEATS}):")
+    for label, certified_time, auto_time in rows:
+        print(f"  {label:>26}: {certified_time / auto_time:.3g}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,462 @@
+"""Certified evaluation of the integral form: rigorous enclosures in ball arithmetic (Arb).
+
+Every number below is an Arb ball (python-flint's ``arb``/``acb``): an interval guaranteed to
+contain the exact value, whatever the rounding and the cancellation — they only widen the ball.
+The evaluation reads the integral form (``integral_form.py``) and nothing else:
+
+* exact rational inputs (shifts, bounds, scales, points) become balls of ``p/q``;
+* a **constant** ``g(x)^k`` is ``k·log g(x)`` from the law's piecewise exponential form;
+* an **integral** ``I = ∫ p_hub(z) Π g_j(z − s_j)^{m_j} dz`` is split at its kinks; on each
+  piece the integrand is ``exp(c₀ + c₁z) · Π_j (1 − e^{a_j + λ_j z})^{m_j}``
+  (Laplace: ``F_b(x) = ½e^{x/b}`` for ``x < 0``, ``1 − ½e^{−x/b}`` for ``x ≥ 0``; exponential:
+  ``F_b(x) = 1 − e^{−x/b}`` on ``x > 0``), an entire function of ``z``.  It is integrated
+
+  - *in closed form* when the expansion is small: with ``w = e^{z/b}`` the product is a
+    Laurent polynomial in ``w`` (``closed_form.py``), integrated term by term in balls; or
+  - *rigorously* with ``acb.integral`` (adaptive Gauss–Legendre with a certified error bound
+    from the integrand's size on complex ellipses; Johansson, "Numerical integration in
+    arbitrary-precision ball arithmetic", ICMS 2018, arXiv:1802.07942) between the peak-aware
+    breakpoints of the quadrature (``quadrature.find_peak``/``breakpoints``, whose positions
+    need not be exact: they only cut the domain), with the value ``e^{g*}`` at the peak
+    factored out, and the two cut-off tails bounded by the tangent of the concave log
+    integrand ``g``: for ``R`` right of the peak, ``g(z) ≤ g(R) + g'(R)(z − R)``, so
+    ``∫_R^∞ e^{g} ≤ e^{g(R)}/|g'(R)|`` (the left tail alike), with ``g(R)`` and ``g'(R)``
+    themselves balls.  The laws are log-concave (their densities, CDFs and survival functions),
+    so ``g`` is concave on the whole line and the bound holds whatever the kinks beyond ``R``;
+* a **term** is the sum of the logs; the **form** ``log Σ_t e^{ℓ_t}``.
+
+Arb's exponent range is unbounded, so ``1e-428491`` is a ball like any other.  The working
+precision starts at the requested digits plus the digits the largest logarithm costs, and is
+doubled until the relative width of the result is at most ``10^{−dps}``
+(:class:`~exactdp.errors.PrecisionError` otherwise).  Laws without a certified rule (Gumbel) are
+refused with :class:`~exactdp.errors.MethodUnavailableError`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import NamedTuple
+
+import mpmath
+from flint import acb, arb, arb_poly, ctx, fmpq
+
+from ..errors import MethodUnavailableError, PrecisionError
+from ..noise import Exponential, Kind, Laplace, NoiseLaw
+from ..precision import CertifiedProbability, exact_mpf, to_mpf, working_dps
+from .integral_form import Integral, IntegralForm, Term
+from .log_integrand import LogIntegrand
+from .quadrature import breakpoints, find_peak
+
+#: Closed form when every piece's Laurent polynomial has at most this degree (else integrate;
+#: the closed form is the cheaper up to about this degree, ``benchmarks/certified_speed.py``).
+CLOSED_FORM_DEGREE = 128
+#: Bits added to the working precision beyond the goal and the size of the logs.
+GUARD_BITS = 30
+#: The working precision is doubled at most this many times before giving up.
+MAX_DOUBLINGS = 4
+_BITS_PER_DIGIT = math.log2(10)
+
+
+def ball(value) -> arb:
+    """An exact rational (``Fraction`` or ``int``) as a ball containing it."""
+    if isinstance(value, int):
+        return arb(value)
+    return arb(fmpq(value.numerator, value.denominator))
+
+
+# --- the laws in ball arithmetic --------------------------------------------------------------
+
+class Piece(NamedTuple):
+    """On one smooth piece a law's function is ``e^{log_coefficient + rate·x}`` or, with
+    ``one_minus``, ``1 − e^{log_coefficient + rate·x}``; ``rate`` is an exact rational."""
+
+    log_coefficient: arb
+    rate: Fraction
+    one_minus: bool
+
+
+def _laplace_piece(law: Laplace, kind: Kind, x: Fraction) -> Piece:
+    """``p = e^{−log(2b) ∓ x/b}``; ``F = ½e^{x/b}`` (``x < 0``) or ``1 − ½e^{−x/b}``; ``S`` the
+    mirror image (``noise.Laplace``)."""
+    inverse = 1 / law.scale
+    if kind is Kind.PDF:
+        return Piece(-(2 * ball(law.scale)).log(), inverse if x < 0 else -inverse, False)
+    below = x < 0 if kind is Kind.CDF else x > 0
+    rate = inverse if kind is Kind.CDF else -inverse
+    return Piece(-arb.const_log2(), rate if below else -rate, not below)
+
+
+def _exponential_piece(law: Exponential, kind: Kind, x: Fraction) -> Piece:
+    """On ``x > 0``: ``p = e^{−log b − x/b}``, ``F = 1 − e^{−x/b}``, ``S = e^{−x/b}``; on
+    ``x < 0`` only ``S = 1`` is positive (``noise.Exponential``)."""
+    inverse = 1 / law.scale
+    if kind is Kind.SF:
+        return Piece(arb(0), -inverse if x > 0 else Fraction(0), False)
+    if x < 0:
+        raise ValueError("Exp density and CDF vanish on x < 0: the integral form bounds them")
+    if kind is Kind.PDF:
+        return Piece(-ball(law.scale).log(), -inverse, False)
+    return Piece(arb(0), -inverse, True)
+
+
+#: The laws with a certified rule, and their piecewise exponential forms.
+PIECES = {Laplace: _laplace_piece, Exponential: _exponential_piece}
+
+
+def check_law(law: NoiseLaw) -> None:
+    """:class:`MethodUnavailableError` unless ``law`` has a certified rule."""
+    if type(law) not in PIECES:
+        raise MethodUnavailableError(
+            f"certified evaluation has no rule for {law} noise (certified results cover "
+            f"Laplace and exponential noise); use method='auto'")
+
+
+def law_piece(law: NoiseLaw, kind: Kind, x: Fraction) -> Piece:
+    """The piece of ``kind`` of ``law`` that contains ``x`` (right-continuous at a kink)."""
+    check_law(law)
+    return _cached_piece(law, kind, (x > 0) - (x < 0), ctx.prec)
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_piece(law: NoiseLaw, kind: Kind, sign: int, prec: int) -> Piece:
+    """The piece on the side ``sign`` of the law's kink at 0, at the Arb precision ``prec``
+    (every law with a certified rule has its only kink at 0)."""
+    return PIECES[type(law)](law, kind, Fraction(sign))
+
+
+def log_of_piece(piece: Piece, u: arb) -> arb:
+    """``log`` of the piece's function at ``x``, given ``u = log_coefficient + rate·x``."""
+    return (-u.expm1()).log() if piece.one_minus else u
+
+
+# --- one analytic piece of an integrand -------------------------------------------------------
+
+@dataclass
+class AnalyticPiece:
+    """``exp(c0 + c1·z) · Π (1 − e^{a + λz})^m`` on one piece between kinks; ``c1`` and every
+    ``λ`` are exact rationals, ``factors`` lists ``(a, λ, m)``."""
+
+    c0: arb
+    c1: Fraction
+    factors: list
+
+    def log(self, z: arb) -> arb:
+        """``g(z)``, the log of the integrand, at a real ball ``z``."""
+        total = self.c0 + ball(self.c1) * z
+        for a, rate, power in self.factors:
+            total += power * (-(a + ball(rate) * z).expm1()).log()
+        return total
+
+    def slope(self, z: arb) -> arb:
+        """``g'(z) = c1 + Σ m·λ·e^u / expm1(u)``, ``u = a + λz``."""
+        total = ball(self.c1)
+        for a, rate, power in self.factors:
+            u = a + ball(rate) * z
+            total += power * ball(rate) * u.exp() / u.expm1()
+        return total
+
+    def integrand(self, log_scale: arb):
+        """``z ↦ e^{g(z) − log_scale}`` on complex balls (an entire function)."""
+        c0 = acb(self.c0 - log_scale)
+        c1 = acb(ball(self.c1))
+        terms = [(acb(a), acb(ball(rate)), power) for a, rate, power in self.factors]
+
+        def f(z, _analytic):
+            value = (c0 + c1 * z).exp()
+            for a, rate, power in terms:
+                value *= (-(a + rate * z).expm1()) ** power
+            return value
+        return f
+
+    def degree(self) -> int:
+        """Degree of the Laurent polynomial of the closed form."""
+        return sum(power for _, _, power in self.factors)
+
+    def common_rate(self) -> Fraction | None:
+        """The common ``|λ|`` of the ``1 − e^{…}`` factors (``None`` if they differ)."""
+        rates = {abs(rate) for _, rate, _ in self.factors}
+        return rates.pop() if len(rates) == 1 else None
+
+
+def analytic_piece(integral: Integral, middle: Fraction) -> AnalyticPiece:
+    """The integrand of ``integral`` on the piece containing ``middle`` (not a kink)."""
+    hub = law_piece(integral.hub, Kind.PDF, middle)
+    c0, c1, factors = hub.log_coefficient, hub.rate, []
+    for factor in integral.factors:
+        piece = law_piece(factor.law, factor.kind, middle - factor.shift)
+        # g(z − s) = [1 −] e^{c + λ(z − s)}: the constant part is c − λs
+        constant = piece.log_coefficient - ball(piece.rate * factor.shift)
+        if not piece.one_minus:
+            c0 += factor.power * constant
+            c1 += factor.power * piece.rate
+        elif piece.rate == 0:
+            c0 += factor.power * (-constant.expm1()).log()
+        else:
+            factors.append((constant, piece.rate, factor.power))
+    return AnalyticPiece(c0, c1, factors)
+
+
+def _middle(a: Fraction | None, b: Fraction | None) -> Fraction:
+    if a is None and b is None:
+        return Fraction(0)
+    if a is None:
+        return b - 1
+    if b is None:
+        return a + 1
+    return (a + b) / 2
+
+
+def _edges(integral: Integral) -> list:
+    return [integral.lower, *integral.kinks, integral.upper]
+
+
+# --- closed form ------------------------------------------------------------------------------
+
+def _exp_integral(r: arb, lo: arb | None, hi: arb | None, width: arb | None) -> arb:
+    """``∫_lo^hi e^{r·z} dz`` for a rate ``r ≠ 0`` (``None``: an infinite end, where the
+    integrand decays; ``width = hi − lo``)."""
+    if lo is None:
+        return (r * hi).exp() / r
+    if hi is None:
+        return -(r * lo).exp() / r
+    return (r * lo).exp() * (r * width).expm1() / r
+
+
+def _binomial(log_alpha: arb, power: int) -> arb_poly:
+    """``(1 − e^{log_alpha}·x)^power``."""
+    return arb_poly([1, -log_alpha.exp()]) ** power
+
+
+def closed_piece(piece: AnalyticPiece, lo: Fraction | None, hi: Fraction | None) -> arb:
+    """``∫_lo^hi`` of the piece by the expansion of ``closed_form.py`` in balls:
+    ``Π (1 − α_j w^{−1})^{m_j} Π (1 − β_k w)^{n_k} = Σ_k c_k w^k`` with ``w = e^{z·r}``, ``r``
+    the common rate, so ``∫ e^{c0 + c1 z} w^k dz = e^{c0} ∫ e^{(c1 + k r) z} dz``."""
+    # the terms alternate in sign and reach about 2^degree times the result: carry those bits
+    with ctx.workprec(ctx.prec + piece.degree() + 10):
+        return +_expanded_integral(piece, lo, hi)
+
+
+def _expanded_integral(piece: AnalyticPiece, lo: Fraction | None, hi: Fraction | None) -> arb:
+    rate = piece.common_rate()
+    down, up = arb_poly([1]), arb_poly([1])
+    for a, factor_rate, power in piece.factors:
+        if factor_rate < 0:
+            down *= _binomial(a, power)
+        else:
+            up *= _binomial(a, power)
+    offset = down.degree()
+    coefficients = (arb_poly(down.coeffs()[::-1]) * up).coeffs()
+    # the monomial w^k integrates e^{(c1 + k·rate) z}; its rate vanishes exactly at one k at most
+    rate = rate or Fraction(0)
+    flat = offset - piece.c1 / rate if rate else (offset if piece.c1 == 0 else None)
+    c1, step = ball(piece.c1), ball(rate)
+    low = None if lo is None else ball(lo)
+    high = None if hi is None else ball(hi)
+    width = None if lo is None or hi is None else ball(hi - lo)
+    total = arb(0)
+    for index, coefficient in enumerate(coefficients):
+        integral = (width if index == flat
+                    else _exp_integral(c1 + (index - offset) * step, low, high, width))
+        total += coefficient * integral
+    return piece.c0.exp() * total
+
+
+# --- rigorous integration ---------------------------------------------------------------------
+
+def _probe(integral: Integral, x: Fraction, side: int) -> Fraction:
+    """A point just ``side`` of ``x`` (−1 left, +1 right) on the same piece as ``(x, x±δ)``."""
+    others = [abs(k - x) for k in integral.kinks if k != x]
+    step = min([integral.scale] + others) / 2
+    return x + side * step
+
+
+def _tail(integral: Integral, x: Fraction, side: int, log_scale: arb) -> arb:
+    """A ball ``[0, bound]`` containing ``e^{−log_scale}∫`` beyond ``x`` on ``side``:
+    ``e^{g(x) − log_scale}/|g'(x)|`` (tangent of the concave ``g``)."""
+    piece = analytic_piece(integral, _probe(integral, x, side))
+    point = ball(x)
+    slope = piece.slope(point) * side
+    if not slope < 0:
+        raise PrecisionError(f"certified tail bound: the log integrand does not decrease "
+                             f"beyond {float(x)} (slope {slope})")
+    bound = ((piece.log(point) - log_scale).exp() / -slope).upper()
+    return arb(0, bound).nonnegative_part()
+
+
+def _cut_points(integral: Integral, goal: int):
+    """``(points, log_scale, left_cut, right_cut, size)``: exact rational breakpoints (kinks and
+    finite bounds included) from the non-rigorous peak-aware search, the scale ``g*`` to factor
+    out, whether each end is cut off (a tail to bound) rather than a bound, and a rough lower
+    bound on the scaled integral (which sets the absolute tolerance: effort, not rigour)."""
+    with mpmath.workdps(working_dps(10, integral.magnitude)):
+        g = LogIntegrand(integral)
+        peak = find_peak(g)
+        peak_value = g(peak)
+        cutoff = (goal + 10) * mpmath.ln2
+        points, _ = breakpoints(g, peak, peak_value, cutoff)
+        rational = {Fraction(float(p)) for p in points if mpmath.isfinite(p)}
+        log_scale = arb(float(peak_value))
+        centre = Fraction(float(peak))
+    tolerance = integral.scale * Fraction(1, 10 ** 9)
+    low, high = min(rational), max(rational)
+    left_cut = integral.lower is None or low - integral.lower > tolerance
+    right_cut = integral.upper is None or integral.upper - high > tolerance
+    if not left_cut:
+        low = integral.lower
+    if not right_cut:
+        high = integral.upper
+    inside = {p for p in rational if low < p < high}
+    inside.update(k for k in integral.kinks if low < k < high)
+    points = [low, *sorted(inside), high]
+    # the integrand stays above e^{-1} between the peak's neighbours (the level points at a
+    # drop of 1, or nearer kinks and bounds): a lower bound on the scaled integral
+    span = (min([p for p in points if p > centre], default=high)
+            - max([p for p in points if p < centre], default=low))
+    return points, log_scale, left_cut, right_cut, span / 4
+
+
+def integrate_piecewise(integral: Integral, goal: int) -> arb:
+    """The integral by ``acb.integral`` between the breakpoints, tails bounded (module
+    docstring), aiming at a relative accuracy ``2^{−goal}`` (at the current Arb precision)."""
+    points, log_scale, left_cut, right_cut, size = _cut_points(integral, goal)
+    target = arb(2) ** -goal
+    total = arb(0)
+    for a, b in zip(points, points[1:]):
+        if a == b:
+            continue
+        piece = analytic_piece(integral, (a + b) / 2)
+        value = acb.integral(piece.integrand(log_scale), ball(a), ball(b),
+                             rel_tol=target, abs_tol=target * ball(size))
+        total += value.real
+    if left_cut:
+        total += _tail(integral, points[0], -1, log_scale)
+    if right_cut:
+        total += _tail(integral, points[-1], 1, log_scale)
+    return log_scale + total.log()
+
+
+def _closed_pieces(integral: Integral):
+    """``[(piece, lo, hi)]`` when every piece qualifies for the closed form, else ``None``."""
+    edges = _edges(integral)
+    pieces = []
+    for lo, hi in zip(edges, edges[1:]):
+        piece = analytic_piece(integral, _middle(lo, hi))
+        if piece.factors and (piece.common_rate() is None
+                              or piece.degree() > CLOSED_FORM_DEGREE):
+            return None
+        pieces.append((piece, lo, hi))
+    return pieces
+
+
+def log_integral(integral: Integral, goal: int) -> tuple[arb, str]:
+    """``(log I as a ball, "closed" or "integral")`` of a non-empty integral, aiming at a
+    relative accuracy ``2^{−goal}``."""
+    check_law(integral.hub)
+    for factor in integral.factors:
+        check_law(factor.law)
+    pieces = _closed_pieces(integral)
+    if pieces is not None:
+        return sum((closed_piece(*piece) for piece in pieces), arb(0)).log(), "closed"
+    return integrate_piecewise(integral, goal), "integral"
+
+
+# --- constants, terms and the form ------------------------------------------------------------
+
+def log_constant(law: NoiseLaw, kind: Kind, point: Fraction) -> arb | None:
+    """``log g(point)`` as a ball, ``None`` where ``g`` vanishes (decided exactly)."""
+    check_law(law)
+    if law.log(kind, to_mpf(point)) == mpmath.mpf("-inf"):
+        return None
+    piece = law_piece(law, kind, point)
+    return log_of_piece(piece, piece.log_coefficient + ball(piece.rate * point))
+
+
+def _log_term(term: Term, goal: int, methods: list) -> arb | None:
+    total = ball(term.multiplicity).log()
+    for constant in term.constants:
+        log_factor = log_constant(constant.law, constant.kind, constant.point)
+        if log_factor is None:
+            return None
+        total += constant.power * log_factor
+    for integral, multiplicity in term.integrals:
+        log_value, name = log_integral(integral, goal)
+        total += multiplicity * log_value
+        methods.append(name)
+    return total
+
+
+def log_form(form: IntegralForm, goal: int):
+    """``(log Σ terms as a ball, methods)``; ``None`` for an exact zero."""
+    methods: list = []
+    logs = [log for log in (_log_term(t, goal, methods) for t in form.terms if not t.is_zero)
+            if log is not None]
+    if not logs:
+        return None, methods
+    top = max(logs, key=lambda log: log.mid()).mid()
+    return top + sum(((log - top).exp() for log in logs), arb(0)).log(), methods
+
+
+def _magnitude(form: IntegralForm) -> Fraction:
+    """The size of the logs the evaluation sums (as ``probability._magnitude``)."""
+    size = Fraction(1)
+    for term in form.terms:
+        size += sum(c.power * (1 + abs(c.point) / c.law.scale) for c in term.constants)
+        size += sum(m * integral.magnitude for integral, m in term.integrals)
+    return size
+
+
+def relative_width(log_ball: arb) -> arb:
+    """An upper bound on ``(upper − lower)/lower`` of ``e^{log_ball}``."""
+    return (2 * log_ball.rad()).expm1().upper()
+
+
+def enclose(compute, magnitude, dps: int, what: str):
+    """``compute(goal)`` → ``(log ball or None, methods)``, aiming at a relative accuracy
+    ``2^{−goal}``, with ``goal`` from the requested digits and doubled until the relative width
+    of ``e^{log ball}`` is at most ``10^{−dps}`` (:class:`PrecisionError` saying the width
+    reached otherwise).  The Arb precision is the goal plus the bits of ``magnitude`` (the size
+    of the logs summed: their absolute error is a relative one of the result) plus
+    :data:`GUARD_BITS`.  Returns ``(log ball, method name, bits)``."""
+    goal = math.ceil(dps * _BITS_PER_DIGIT) + 10
+    extra = int(magnitude).bit_length() + GUARD_BITS
+    target = arb(10) ** -dps
+    for _ in range(MAX_DOUBLINGS + 1):
+        bits = goal + extra
+        with ctx.workprec(bits):
+            log_ball, methods = compute(goal)
+            if log_ball is None:
+                return None, methods, bits
+            width = relative_width(log_ball)
+            if log_ball.is_finite() and width <= target:
+                return log_ball, "certified " + "+".join(dict.fromkeys(methods) or ["closed"]), bits
+        goal *= 2
+    raise PrecisionError(f"{what}: the certified enclosure reached relative width "
+                         f"{width.str(3, radius=False)} at {bits} bits, not 1e-{dps}; "
+                         f"ask for fewer digits (dps)")
+
+
+def evaluate_certified(form: IntegralForm, dps: int,
+                       what: str = "probability") -> CertifiedProbability:
+    """A :class:`~exactdp.precision.CertifiedProbability` enclosing the exact value of ``form``,
+    of relative width at most ``10^{−dps}`` (module docstring)."""
+    log_ball, name, bits = enclose(lambda goal: log_form(form, goal), _magnitude(form), dps,
+                                   what)
+    if log_ball is None:
+        return CertifiedProbability.exact_zero(form.is_density, dps)
+    with ctx.workprec(bits):
+        return CertifiedProbability.from_log_ball(log_ball, name, form.is_density, dps)
+
+
+def evaluate_integral_certified(integral: Integral, dps: int):
+    """``(log I, relative width, method)`` of one non-empty integral, as
+    ``probability.evaluate_integral`` returns them: the centre of the enclosure of ``log I`` and
+    a bound on the relative width of the enclosure of ``I``."""
+    def compute(goal):
+        log_value, name = log_integral(integral, goal)
+        return log_value, [name]
+    log_ball, name, bits = enclose(compute, integral.magnitude, dps, "integral")
+    with ctx.workprec(bits):
+        return exact_mpf(log_ball.mid()), exact_mpf(relative_width(log_ball)), name
