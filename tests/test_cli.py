@@ -91,7 +91,8 @@ BAD_INPUTS = [
     (["prob", "svt1", "--param", "c=1", "--queries", "0,0", "--output", "T,T"], "2 ⊤ entries"),
     (["loss", "svt1", "--d1", "0,0", "--d2", "0", "--output", "F,F"], "same length"),
     (["loss", "svt1", "--d1", "0", "--d2", "5", "--output", "F"], "not neighbours"),
-    (["maxloss", "svt1", "--d1", "0*13", "--d2", "0*13"], "at most 12 queries"),
+    (["maxloss", "gptt", "--param", "eps2=inf", "--d1", "0*13", "--d2", "0*13"],
+     "at most 12 queries"),
     (["prob", "svt1", "--queries", "0*0", "--output", "F"], "positive integer"),
     (["prob", "svt1", "--queries", "0", "--output", "F", "--method", "simpson"], "invalid choice"),
 ]
