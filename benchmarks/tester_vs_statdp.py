@@ -2,9 +2,10 @@
 
 The test (Ding et al., "Detecting Violations of Differential Privacy", CCS 2018,
 arXiv:1805.10277; Alg. 11, SVT with ε = 0.7, N = 1, T = 0.5): one input pair (the first of
-StatDP's patterns for 5 queries), 100,000 selection runs and 5,000,000 test runs per input,
-test ε = 0.7, two worker processes each (and one, for exactdp).  Both are timed from the command
-line, wall clock, interpreter start-up and imports included: what a user waits for.
+exactdp's candidate inputs, StatDP's pattern 1,1,1,1,1 / 2,1,1,1,1), 100,000 selection runs and
+5,000,000 test runs per input, test ε = 0.7, two worker processes each (and one, for exactdp).
+Both are timed from the command line, interpreter start-up and imports included: what a user
+waits for.
 
 * exactdp: ``python -m exactdp test … --jobs J``;
 * StatDP: ``statdp.detect_counterexample(SVT, [0.7], {'epsilon': 0.7, 'N': 1, 'T': 0.5},
