@@ -85,6 +85,12 @@ def sample(mech, queries, runs: int, rng: np.random.Generator) -> Samples:
     raise TypeError(f"no sampler for mechanisms of type {type(mech).__name__}")
 
 
+#: Most query-noise numbers drawn ahead for one block of positions.
+BLOCK_DRAWS = 1 << 16
+#: Fewest query-noise numbers drawn by one refill of the stream (the rest wait for later blocks).
+REFILL_DRAWS = 1 << 12
+
+
 class _Stream:
     """The query noise of the walk, read in the order it is drawn.
 
@@ -104,9 +110,10 @@ class _Stream:
         return self.buffer.size - self.offset
 
     def peek(self, count: int) -> np.ndarray:
-        """The next ``count`` numbers (drawn now if not yet), without consuming them."""
+        """The next ``count`` numbers (drawn now if not yet, at least :data:`REFILL_DRAWS` at a
+        time: one numpy call per few blocks of the tail), without consuming them."""
         if count > self.buffered:
-            fresh = self.law.sample(self.rng, count - self.buffered)
+            fresh = self.law.sample(self.rng, max(count - self.buffered, REFILL_DRAWS))
             self.buffer = (np.concatenate((self.buffer[self.offset:], fresh)) if self.buffered
                            else fresh)
             self.offset = 0
@@ -116,8 +123,6 @@ class _Stream:
         self.offset += count
 
 
-#: Most query-noise numbers drawn ahead for one block of positions.
-BLOCK_DRAWS = 1 << 16
 
 
 def walk(mech: ThresholdMechanism, queries: np.ndarray, runs: int,
