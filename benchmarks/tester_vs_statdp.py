@@ -2,23 +2,29 @@
 
 The test (Ding et al., "Detecting Violations of Differential Privacy", CCS 2018,
 arXiv:1805.10277; Alg. 11, SVT with ε = 0.7, N = 1, T = 0.5): one input pair (the first of
-StatDP's patterns for 5 queries), 100,000 selection runs and 5,000,000 test runs per input,
-test ε = 0.7, two worker processes each (and one, for exactdp).  Both are timed from the command
-line, wall clock, interpreter start-up and imports included: what a user waits for.
+exactdp's candidate inputs, StatDP's pattern 1,1,1,1,1 / 2,1,1,1,1), 100,000 selection runs and
+5,000,000 test runs per input, test ε = 0.7, two worker processes each (and one, for exactdp).
+Both are timed from the command line, interpreter start-up and imports included: what a user
+waits for.
 
 * exactdp: ``python -m exactdp test … --jobs J``;
-* StatDP: ``statdp.detect_counterexample`` with ``databases=[(d1, d2)]``,
-  ``event_iterations=100000``, ``detect_iterations=5000000``, ``cores=2``, run by the Python
-  interpreter in ``$STATDP_PYTHON`` (default ``/work/statdp-venv/bin/python``) — StatDP is not a
-  dependency of exactdp, so install it in a separate environment; the row is skipped when that
-  interpreter cannot import ``statdp``;
+* StatDP: ``statdp.detect_counterexample(SVT, [0.7], {'epsilon': 0.7, 'N': 1, 'T': 0.5},
+  databases=(d1, d2), event_iterations=100000, detect_iterations=5000000, cores=2, quiet=True)``
+  (its API: ``databases`` is the one pair), run by the Python interpreter named in the
+  environment variable ``STATDP_PYTHON`` — StatDP is not a dependency of exactdp and is not on
+  PyPI: take its source from https://github.com/cmla-psu/statdp and give it its own environment
+  (numpy < 1.24, which still has ``np.bool``; numba; tqdm).  The row is skipped when
+  ``STATDP_PYTHON`` is unset or that interpreter cannot import ``statdp``;
 * for scale even without StatDP: a per-run Python loop like StatDP's sampler (one
   ``prng.laplace`` per query; ``benchmarks/sampling_speed.py``), timed on 20,000 runs of each
   input in this process and extrapolated to the 10,100,000 runs of the test, sampling only
   (no event counting, no p-values, one process) — a lower bound on StatDP's time, not StatDP.
 
-Prints the median of ``REPEATS`` runs of each and the ratios; target: StatDP / exactdp ≥ 10 with
-two processes each.
+The runs of the two tools alternate (exactdp ``--jobs 1``, ``--jobs 2``, StatDP, then again), so
+a load change on a shared machine hits both; prints the median of ``REPEATS`` runs of each, the
+ratios (target: StatDP / exactdp ≥ 10 with two processes each) and the load average.  Beside the
+wall clock it prints the CPU seconds of all the processes of each run (from
+``getrusage(RUSAGE_CHILDREN)``), which a loaded machine inflates less.
 
 Run: ``python benchmarks/tester_vs_statdp.py`` from the repository root.
 """
@@ -26,6 +32,7 @@ Run: ``python benchmarks/tester_vs_statdp.py`` from the repository root.
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -44,8 +51,8 @@ from exactdp.sequences import format_number  # noqa: E402
 EPS, N, T = 0.7, 1, 0.5
 SELECT_RUNS, TEST_RUNS = 100_000, 5_000_000
 LOOP_RUNS = 20_000
-REPEATS = 3
-STATDP_PYTHON = os.environ.get("STATDP_PYTHON", "/work/statdp-venv/bin/python")
+REPEATS = 5
+STATDP_PYTHON = os.environ.get("STATDP_PYTHON")
 
 STATDP_SCRIPT = """
 import sys
@@ -53,7 +60,7 @@ from statdp import detect_counterexample
 from statdp.algorithms import SVT
 d1, d2 = eval(sys.argv[1]), eval(sys.argv[2])
 detect_counterexample(SVT, [{eps}], {{'epsilon': {eps}, 'N': {n}, 'T': {t}}},
-                      databases=[(d1, d2)], event_iterations={select},
+                      databases=(d1, d2), event_iterations={select},
                       detect_iterations={test}, cores=2, quiet=True)
 """
 
@@ -65,15 +72,20 @@ def pair() -> tuple[list, list]:
     return list(d1), list(d2)
 
 
-def wall(command: list[str]) -> float:
-    """Median wall-clock seconds of ``command`` over ``REPEATS`` runs (it must succeed)."""
-    times = []
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def children_cpu() -> float:
+    """CPU seconds (user + system) of every finished child process so far, their own waited-for
+    children (worker processes) included."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(command: list[str]) -> tuple[float, float]:
+    """Wall-clock seconds and CPU seconds (all its processes) of one run of ``command`` (it must
+    succeed)."""
+    start, start_cpu = time.perf_counter(), children_cpu()
+    subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return time.perf_counter() - start, children_cpu() - start_cpu
 
 
 def exactdp_command(d1, d2, jobs: int) -> list[str]:
@@ -86,7 +98,7 @@ def exactdp_command(d1, d2, jobs: int) -> list[str]:
 
 
 def statdp_available() -> bool:
-    if not Path(STATDP_PYTHON).exists():
+    if not STATDP_PYTHON or not Path(STATDP_PYTHON).exists():
         return False
     return subprocess.run([STATDP_PYTHON, "-c", "import statdp"], capture_output=True).returncode == 0
 
@@ -109,17 +121,38 @@ def main() -> None:
     print(f"StatDP SVT test (eps={EPS}, N={N}, T={T}), d1={','.join(map(format_number, d1))}, "
           f"d2={','.join(map(format_number, d2))}: {SELECT_RUNS:,} "
           f"selection and {TEST_RUNS:,} test runs per input; wall clock, median of {REPEATS}")
-    ours = {jobs: wall(exactdp_command(d1, d2, jobs)) for jobs in (1, 2)}
-    for jobs, seconds in ours.items():
-        print(f"  exactdp test --jobs {jobs}{'':<24} {seconds:8.2f} s")
+    commands = {f"exactdp test --jobs {jobs}": exactdp_command(d1, d2, jobs) for jobs in (1, 2)}
     if statdp_available():
-        statdp = wall([STATDP_PYTHON, "-c", STATDP_SCRIPT.format(
-            eps=EPS, n=N, t=T, select=SELECT_RUNS, test=TEST_RUNS),
-            repr([float(v) for v in d1]), repr([float(v) for v in d2])])
-        print(f"  StatDP detect_counterexample, cores=2{'':<13} {statdp:8.2f} s")
-        print(f"  StatDP / exactdp, two processes each: {statdp / ours[2]:.1f}x (target >= 10)")
+        commands["StatDP detect_counterexample, cores=2"] = [
+            STATDP_PYTHON, "-c", STATDP_SCRIPT.format(eps=EPS, n=N, t=T, select=SELECT_RUNS,
+                                                      test=TEST_RUNS),
+            repr([float(v) for v in d1]), repr([float(v) for v in d2])]
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    cpus: dict[str, list[float]] = {name: [] for name in commands}
+    loads = [os.getloadavg()[0]]
+    for _ in range(REPEATS):
+        for name, command in commands.items():
+            elapsed, cpu = timed(command)
+            times[name].append(elapsed)
+            cpus[name].append(cpu)
+        loads.append(os.getloadavg()[0])
+    medians = {name: statistics.median(seconds) for name, seconds in times.items()}
+    cpu_medians = {name: statistics.median(seconds) for name, seconds in cpus.items()}
+    print(f"  {'':<40} {'wall':>8}    {'CPU':>6}    (wall clock of each run)")
+    for name, seconds in times.items():
+        runs = ", ".join(f"{t:.1f}" for t in seconds)
+        print(f"  {name:<40} {medians[name]:8.2f} s {cpu_medians[name]:6.1f} s  ({runs})")
+    ours = {jobs: medians[f"exactdp test --jobs {jobs}"] for jobs in (1, 2)}
+    statdp_name = "StatDP detect_counterexample, cores=2"
+    if statdp_name in medians:
+        ours_cpu = cpu_medians["exactdp test --jobs 2"]
+        print(f"  StatDP / exactdp, two processes each: {medians[statdp_name] / ours[2]:.1f}x wall "
+              f"clock (target >= 10), {cpu_medians[statdp_name] / ours_cpu:.1f}x CPU time; "
+              f"StatDP / exactdp --jobs 1: {medians[statdp_name] / ours[1]:.1f}x wall clock")
     else:
-        print(f"  StatDP: not installed for {STATDP_PYTHON} (set STATDP_PYTHON): skipped")
+        print("  StatDP: STATDP_PYTHON unset or cannot import statdp: skipped")
+    print(f"  1-minute load average during the runs: {min(loads):.1f}-{max(loads):.1f} "
+          f"({os.cpu_count()} cores)")
     loop = loop_seconds(d1, d2)
     print(f"  StatDP-style per-run loop, sampling only, one process (extrapolated from "
           f"{LOOP_RUNS:,} runs per input): {loop:.1f} s")

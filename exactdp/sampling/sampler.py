@@ -85,6 +85,12 @@ def sample(mech, queries, runs: int, rng: np.random.Generator) -> Samples:
     raise TypeError(f"no sampler for mechanisms of type {type(mech).__name__}")
 
 
+#: Most query-noise numbers drawn ahead for one block of positions.
+BLOCK_DRAWS = 1 << 16
+#: Fewest query-noise numbers drawn by one refill of the stream (the rest wait for later blocks).
+REFILL_DRAWS = 1 << 12
+
+
 class _Stream:
     """The query noise of the walk, read in the order it is drawn.
 
@@ -104,9 +110,10 @@ class _Stream:
         return self.buffer.size - self.offset
 
     def peek(self, count: int) -> np.ndarray:
-        """The next ``count`` numbers (drawn now if not yet), without consuming them."""
+        """The next ``count`` numbers (drawn now if not yet, at least :data:`REFILL_DRAWS` at a
+        time: one numpy call per few blocks of the tail), without consuming them."""
         if count > self.buffered:
-            fresh = self.law.sample(self.rng, count - self.buffered)
+            fresh = self.law.sample(self.rng, max(count - self.buffered, REFILL_DRAWS))
             self.buffer = (np.concatenate((self.buffer[self.offset:], fresh)) if self.buffered
                            else fresh)
             self.offset = 0
@@ -116,8 +123,6 @@ class _Stream:
         self.offset += count
 
 
-#: Most query-noise numbers drawn ahead for one block of positions.
-BLOCK_DRAWS = 1 << 16
 
 
 def walk(mech: ThresholdMechanism, queries: np.ndarray, runs: int,
@@ -151,8 +156,14 @@ def walk(mech: ThresholdMechanism, queries: np.ndarray, runs: int,
         else:  # one position, nothing drawn ahead: draw it now (a scalar shift: numpy's fast path)
             noisy = query_noise.sample(rng, active.size, loc=queries[i])[None, :]
         above = noisy >= noisy_threshold
+        # every run stops at its next ⊤ (always with a cutoff of 1): no ⊤'s to count
+        final = mech.cutoff is not None and tops.min() == mech.cutoff - 1
         if mech.cutoff is not None and length > 1:
-            reached = (tops + np.cumsum(above, axis=0) >= mech.cutoff).any(axis=1)
+            if final:
+                reached = above.any(axis=1)
+            else:
+                reached = (tops + np.cumsum(above, axis=0, dtype=np.int32) >= mech.cutoff
+                           ).any(axis=1)
             if reached.any():  # the block ends where the first run stops
                 length = int(reached.argmax()) + 1
                 noisy, above, loc = noisy[:length], above[:length], loc[:length]
@@ -172,10 +183,14 @@ def walk(mech: ThresholdMechanism, queries: np.ndarray, runs: int,
         yield Block(i, i + length, active, above, released)
         i, reach = i + length, length
         if mech.cutoff is not None:
-            tops += above[0] if length == 1 else above.sum(axis=0)
-            going = np.flatnonzero(tops < mech.cutoff)
+            if final:  # the runs going had no ⊤ here, so their count stays cutoff − 1
+                going = np.flatnonzero(~(above[0] if length == 1 else above.any(axis=0)))
+            else:
+                tops += above[0] if length == 1 else above.sum(axis=0)
+                going = np.flatnonzero(tops < mech.cutoff)
             if going.size < active.size:
-                active, noisy_threshold, tops = active[going], noisy_threshold[going], tops[going]
+                active, noisy_threshold = active[going], noisy_threshold[going]
+                tops = tops[:going.size] if final else tops[going]
 
 
 @sample.register

@@ -63,28 +63,48 @@ def _streamed(mech: ThresholdMechanism, q: np.ndarray, runs: int, rng: np.random
     sums, lasts = [], []
     for component in components:
         if isinstance(component, additive_type):
-            weights = np.array(component.weights, dtype=np.int64).reshape(-1, 3)
-            sums.append((component, np.full(runs, weights[:, 2].sum()),
-                         weights[:, 0] - weights[:, 2], weights[:, 1] - weights[:, 2]))
+            sums.append(_Accumulator(component, runs))
         else:
             lasts.append((component, np.full(runs, np.nan)))
     for block in walk(mech, q, runs, rng):
-        whole = block.active.size == runs
-        rows = slice(block.start, block.stop)
-        for _, column, top, bottom in sums:
-            if not (top[rows].any() or bottom[rows].any()):
-                continue
-            # bottom + (top − bottom)·above: integer arithmetic, several times faster than where
-            if block.stop - block.start == 1:
-                i = block.start
-                increment = block.above[0] * (top[i] - bottom[i]) + bottom[i]
-            else:
-                increment = (block.above * (top[rows] - bottom[rows])[:, None]).sum(axis=0) \
-                    + bottom[rows].sum()
-            if whole:
-                column += increment
-            else:
-                column[block.active] += increment
+        for accumulator in sums:
+            accumulator.add(block, whole=block.active.size == runs)
         for _, column in lasts:  # the last row present is the last entry so far
             column[block.active] = block.released[-1]
-    return Columns({component: column for component, column, *_ in sums + lasts})
+    return Columns({**{a.component: a.column for a in sums},
+                    **{component: column for component, column in lasts}})
+
+
+class _Accumulator:
+    """One additive statistic ``Σ_i w_i(a_i)`` of every run, accumulated block by block.
+
+    With ``top_i = w_i(⊤) − w_i(absent)`` and ``bottom_i = w_i(⊥) − w_i(absent)``, a block adds
+    to each of its runs ``Σ_{i in block} bottom_i + Σ_{i in block} (top_i − bottom_i)·[a_i = ⊤]``:
+    the first sum is one number per block (prefix sums over the positions), the second one
+    matrix-vector product.  Positions where both weights vanish are skipped (prefix counts).
+    """
+
+    def __init__(self, component, runs: int):
+        weights = np.array(component.weights, dtype=np.int64).reshape(-1, 3)
+        top, bottom = weights[:, 0] - weights[:, 2], weights[:, 1] - weights[:, 2]
+        self.component = component
+        self.column = np.full(runs, weights[:, 2].sum())
+        self.difference = top - bottom
+        self.differences = self.difference.tolist()
+        self.bottom_sums = [0, *np.cumsum(bottom).tolist()]
+        self.weighted = [0, *np.cumsum((top != 0) | (bottom != 0)).tolist()]
+
+    def add(self, block, whole: bool) -> None:
+        """Add the statistic over ``block``'s positions to its runs (every run when ``whole``)."""
+        start, stop = block.start, block.stop
+        if self.weighted[stop] == self.weighted[start]:
+            return
+        base = self.bottom_sums[stop] - self.bottom_sums[start]
+        if stop - start == 1:  # integer arithmetic, several times faster than where
+            increment = block.above[0] * self.differences[start] + base
+        else:
+            increment = self.difference[start:stop] @ block.above + base
+        if whole:
+            self.column += increment
+        else:  # ufunc.at: one pass over the runs, no gathered copy
+            np.add.at(self.column, block.active, increment)
