@@ -202,25 +202,31 @@ def max_privacy_loss(mech, d1, d2, dps: int = 30,
         best, totals = worst_of_all_outputs(mech, d1, d2, outputs, dps)
     else:
         best, totals = _separate_best(mech, d1, d2, outputs, dps)
+    return conclude_max_loss(mech, d1, d2, best, totals, len(outputs), dps)
+
+
+def conclude_max_loss(mech, d1: Runs, d2: Runs, best, totals, count: int,
+                      dps: int) -> MaxPrivacyLoss:
+    """Check that the probabilities of all ``count`` outputs sum to 1 on both sides (to
+    ``dps − 5`` digits, else :class:`~exactdp.errors.PrecisionError`) and recompute the
+    maximiser ``best`` with ``method="auto"``."""
     with mpmath.workdps(dps + 20):
         for side, total in enumerate(totals, start=1):
             if abs(total - 1) > mpf(10) ** (5 - dps):
-                raise PrecisionError(f"probabilities of all outputs under d{side} sum to "
-                                      f"{mpmath.nstr(total, dps)}, not 1")
+                raise PrecisionError(f"probabilities of all outputs of {mech.name} under "
+                                     f"d{side} sum to {mpmath.nstr(total, dps)}, not 1")
     best = Runs.from_items(best)
     return MaxPrivacyLoss(best, privacy_loss(mech, d1, d2, best, dps, allow_any_pair=True),
-                          len(outputs), totals[0], totals[1])
+                          count, totals[0], totals[1])
 
 
-def _separate_best(mech, d1: Runs, d2: Runs, outputs, dps: int):
-    """The output of largest |loss| and both totals, each output by its own closed form."""
+def best_by_loss(evaluated, dps: int):
+    """``(output of largest |loss|, [total on d1, total on d2])`` from ``(output, p1, p2)``
+    items (an output impossible on both sides is skipped; ties keep the first)."""
     best, best_key = None, None
     totals = [mpf(0), mpf(0)]
     with mpmath.workdps(dps + 20):
-        for output in outputs:
-            runs = Runs.from_items(output)
-            p1 = probability(mech, d1, runs, dps, "closed")
-            p2 = probability(mech, d2, runs, dps, "closed")
+        for output, p1, p2 in evaluated:
             totals[0] += p1.value
             totals[1] += p2.value
             if p1.is_zero and p2.is_zero:
@@ -229,6 +235,13 @@ def _separate_best(mech, d1: Runs, d2: Runs, outputs, dps: int):
             if best is None or key > best_key:
                 best, best_key = output, key
     return best, totals
+
+
+def _separate_best(mech, d1: Runs, d2: Runs, outputs, dps: int):
+    """The output of largest |loss| and both totals, each output by its own closed form."""
+    return best_by_loss(((output, probability(mech, d1, Runs.from_items(output), dps, "closed"),
+                          probability(mech, d2, Runs.from_items(output), dps, "closed"))
+                         for output in outputs), dps)
 
 
 def worst_of_all_outputs(mech, d1: Runs, d2: Runs, outputs, dps: int):

@@ -27,7 +27,6 @@ number of distinct factors, independent of their powers.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import math
 from fractions import Fraction

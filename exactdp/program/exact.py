@@ -32,8 +32,8 @@ from mpmath import mpf
 
 from ..errors import InputError, MethodUnavailableError, PrecisionError
 from ..exact.integral_form import IntegralBuilder, IntegralForm, make_term
-from ..exact.loss import (MaxPrivacyLoss, loss_from_probabilities, max_privacy_loss,
-                          neighbouring_pair, privacy_loss)
+from ..exact.loss import (MaxPrivacyLoss, best_by_loss, conclude_max_loss, max_privacy_loss,
+                          neighbouring_pair)
 from ..exact.probability import evaluate, probability
 from ..noise import Kind, Laplace, NoiseLaw
 from ..events import Interval
@@ -571,22 +571,7 @@ def _(mech: Program, d1, d2, dps: int = 30, allow_any_pair: bool = False) -> Max
     sides = (outputs_with_forms(mech, d1), outputs_with_forms(mech, d2))
     outputs = list(dict.fromkeys(list(sides[0]) + list(sides[1])))
     empty = SignedForm(IntegralForm((), False), IntegralForm((), False))
-    best, best_key, totals = None, None, [mpf(0), mpf(0)]
-    with mpmath.workdps(dps + 20):
-        for output in outputs:
-            p1, p2 = (_quick(side.get(output, empty), dps, f"{mech.name}: output {output}")
-                      for side in sides)
-            totals[0] += p1.value
-            totals[1] += p2.value
-            if p1.is_zero and p2.is_zero:
-                continue
-            key = abs(loss_from_probabilities(p1, p2).log_ratio)
-            if best is None or key > best_key:
-                best, best_key = output, key
-        for side, total in enumerate(totals, start=1):
-            if abs(total - 1) > mpf(10) ** (5 - dps):
-                raise PrecisionError(f"probabilities of all outputs of {mech.name} under d{side} "
-                                     f"sum to {mpmath.nstr(total, dps)}, not 1")
-    best = Runs.from_items(best)
-    return MaxPrivacyLoss(best, privacy_loss(mech, d1, d2, best, dps, allow_any_pair=True),
-                          len(outputs), totals[0], totals[1])
+    best, totals = best_by_loss(
+        ((output, *(_quick(side.get(output, empty), dps, f"{mech.name}: output {output}")
+                    for side in sides)) for output in outputs), dps)
+    return conclude_max_loss(mech, d1, d2, best, totals, len(outputs), dps)
