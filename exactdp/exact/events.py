@@ -17,7 +17,11 @@ every value of a statistic on one input costs about one integral.  A released va
 ``v = q_i + ν_i`` in ``(a, b)`` at a ⊤ has probability ``Pr[max(a, T + z) < v < b]`` (Lyu Alg. 3 /
 StatDP iSVT4), a Laplace CDF difference.  The integral is evaluated peak-aware
 (``exactdp.exact.event_quadrature``): ``G_E`` is a sum of log-concave products, not log-concave
-itself, so the mass is located by a scan and bounded beyond the cut by ``G_E ≤ 1``.  A threshold redrawn after each ⊤ (Lyu Alg. 2) breaks the conditional
+itself, so the mass is located by a scan and bounded beyond the cut by ``G_E ≤ 1``.  When the
+mechanism has few outputs (at most ``MAX_SUMMED_OUTPUTS``, as with a cutoff c = 1: n + 1 of them)
+and Laplace or exponential noise, the event is instead the finite sum ``Σ_{a ∈ E} Pr[a]`` of its
+outputs' closed forms, all evaluated in one walk of the tree of outputs in ball arithmetic
+(``exactdp.exact.all_outputs``): a rigorous enclosure, in milliseconds.  A threshold redrawn after each ⊤ (Lyu Alg. 2) breaks the conditional
 independence: those events are summed over the enumerated outputs instead (at most
 ``MAX_ENUMERATED_QUERIES`` queries).
 
