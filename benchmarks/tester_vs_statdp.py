@@ -26,6 +26,10 @@ ratios (target: StatDP / exactdp ≥ 10 with two processes each) and the load av
 wall clock it prints the CPU seconds of all the processes of each run (from
 ``getrusage(RUSAGE_CHILDREN)``), which a loaded machine inflates less.
 
+Both run with Python's bytecode cache on, as a user's interpreter does (a
+``PYTHONDONTWRITEBYTECODE`` in this process's environment is not passed on: it would make every
+run recompile each tool's modules from source).
+
 Run: ``python benchmarks/tester_vs_statdp.py`` from the repository root.
 """
 
@@ -82,9 +86,11 @@ def children_cpu() -> float:
 def timed(command: list[str]) -> tuple[float, float]:
     """Wall-clock seconds and CPU seconds (all its processes) of one run of ``command`` (it must
     succeed)."""
+    env = {name: value for name, value in os.environ.items()
+           if name != "PYTHONDONTWRITEBYTECODE"}
     start, start_cpu = time.perf_counter(), children_cpu()
     subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                   stderr=subprocess.DEVNULL, env={**env, "PYTHONPATH": str(ROOT)})
     return time.perf_counter() - start, children_cpu() - start_cpu
 
 

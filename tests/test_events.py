@@ -12,6 +12,7 @@ import mpmath
 import pytest
 
 import exactdp
+from exactdp.exact import events as exact_events
 from exactdp.exact.events import event_probability
 from exactdp.exact.loss import possible_outputs
 from exactdp.events import parse_event, view_of
@@ -42,20 +43,32 @@ CASES = [
 ]
 
 
+@pytest.fixture(params=["generating polynomial", "summed outputs"])
+def engine(request, monkeypatch):
+    """Both engines of a fixed-threshold event: with no output summed (``MAX_SUMMED_OUTPUTS``
+    0), every event goes through the generating polynomial's quadrature; by default an event
+    with few outputs is the ball-arithmetic sum of its outputs' closed forms."""
+    if request.param == "generating polynomial":
+        monkeypatch.setattr(exact_events, "MAX_SUMMED_OUTPUTS", 0)
+    return request.param
+
+
 @pytest.mark.parametrize("name, params, component, statistic", CASES)
-def test_generating_polynomial_matches_enumeration(name, params, component, statistic):
+def test_generating_polynomial_matches_enumeration(name, params, component, statistic, engine):
     mech = exactdp.mechanism(name, **params)
     view = view_of(mech, Q)
     total = mpmath.mpf(0)
     for value in range(len(Q) + 1):
         p = event_probability(mech, Q, parse_event(f"{component}={value}", view), dps=12)
+        if p.value > 0 and exact_events.all_outputs.applies(mech):
+            assert ("summed" in p.method) == (engine == "summed outputs")
         with mpmath.workdps(30):
             assert abs(p.value - enumerated(mech, Q, statistic, value)) <= 1e-13
             total += p.value
     assert abs(total - 1) < 1e-12
 
 
-def test_hamming_to_noise_free_output_matches_enumeration():
+def test_hamming_to_noise_free_output_matches_enumeration(engine):
     mech = exactdp.mechanism("svt6", eps=1)
     view = view_of(mech, Q)
     reference = [q >= 0 for q in Q]  # svt6: no cutoff, T = 0

@@ -9,6 +9,7 @@ import pytest
 from scipy import stats
 
 from exactdp.errors import InputError
+from exactdp.sampling import discrete_laws as laws
 from exactdp.sampling.hypothesis import p_value
 
 
@@ -79,3 +80,33 @@ def test_samples_need_a_generator():
         p_value(1, 1, 10, 0.1, samples=0, rng=np.random.default_rng(0))
     with pytest.raises(InputError, match="needs a seeded rng"):
         p_value(1, 1, 10, 0.1, samples=5)
+
+
+def test_discrete_laws_equal_scipy_stats():
+    # discrete_laws calls the scipy.special ufuncs behind scipy.stats.binom and .hypergeom (to
+    # spare the tester the import of scipy.stats): the floats must be scipy.stats's, bit for bit,
+    # including below, at and above the hypergeometric support.
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n = int(rng.integers(1, 10**6))
+        c1, c2 = (int(x) for x in rng.integers(0, n + 1, 2))
+        p = float(rng.random())
+        q = float(rng.choice([1e-17, 0.025, 0.5, 0.975, float(rng.random())]))
+        assert laws.binom_ppf(q, c1, p) == stats.binom.ppf(q, c1, p)
+        assert laws.binom_interval(0.99, n, p) == stats.binom.interval(0.99, n, p)
+        k = np.arange(0, c1 + 1, max(1, c1 // 50))
+        assert np.array_equal(laws.binom_pmf(k, c1, p), stats.binom.pmf(k, c1, p))
+        top = int(rng.integers(0, c1 + 1))
+        assert laws.hypergeom_pmf(top, 2 * n, n, top + c2) == \
+            stats.hypergeom.pmf(top, 2 * n, n, top + c2)
+        assert laws.hypergeom_logpmf(top, 2 * n, n, top + c2) == \
+            stats.hypergeom.logpmf(top, 2 * n, n, top + c2)
+        thinned = np.append(k, [0, c1])
+        assert np.array_equal(laws.hypergeom_sf(thinned - 1, 2 * n, n, thinned + c2),
+                              stats.hypergeom.sf(thinned - 1, 2 * n, n, thinned + c2))
+    # edges of the hypergeometric support [max(N − (M − n), 0), min(n, N)] on a small law
+    for k in range(-2, 8):
+        assert laws.hypergeom_sf(np.array([k]), 10, 4, np.array([6]))[0] == \
+            stats.hypergeom.sf(k, 10, 4, 6)
+    for p in (0.0, 1.0):
+        assert laws.binom_interval(0.99, 50, p) == stats.binom.interval(0.99, 50, p)

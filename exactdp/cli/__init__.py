@@ -5,7 +5,7 @@ Each subcommand module has a ``register(subparsers)`` function; errors a user ca
 a precision that cannot be reached exits with code 1; Ctrl-C (SIGINT) prints one line and exits
 with code 130 (128 + the signal number, the shell's convention), after ending any worker process.
 
-Only the module of the command being run is imported (the tester pulls in scipy.stats, the
+Only the module of the command being run is imported (the tester pulls in scipy.special, the
 claims matplotlib and sympy), so ``exactdp loss`` starts in a fraction of a second.
 """
 

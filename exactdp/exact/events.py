@@ -17,7 +17,11 @@ every value of a statistic on one input costs about one integral.  A released va
 ``v = q_i + ν_i`` in ``(a, b)`` at a ⊤ has probability ``Pr[max(a, T + z) < v < b]`` (Lyu Alg. 3 /
 StatDP iSVT4), a Laplace CDF difference.  The integral is evaluated peak-aware
 (``exactdp.exact.event_quadrature``): ``G_E`` is a sum of log-concave products, not log-concave
-itself, so the mass is located by a scan and bounded beyond the cut by ``G_E ≤ 1``.  A threshold redrawn after each ⊤ (Lyu Alg. 2) breaks the conditional
+itself, so the mass is located by a scan and bounded beyond the cut by ``G_E ≤ 1``.  When the
+mechanism has few outputs (at most ``MAX_SUMMED_OUTPUTS``, as with a cutoff c = 1: n + 1 of them)
+and Laplace or exponential noise, the event is instead the finite sum ``Σ_{a ∈ E} Pr[a]`` of its
+outputs' closed forms, all evaluated in one walk of the tree of outputs in ball arithmetic
+(``exactdp.exact.all_outputs``): a rigorous enclosure, in milliseconds.  A threshold redrawn after each ⊤ (Lyu Alg. 2) breaks the conditional
 independence: those events are summed over the enumerated outputs instead (at most
 ``MAX_ENUMERATED_QUERIES`` queries).
 
@@ -30,10 +34,12 @@ Continuous laws give open and closed ends the same probability.
 from __future__ import annotations
 
 import functools
+import itertools
 from collections import defaultdict
 
 import mpmath
 import numpy as np
+from flint import arb
 from mpmath import mpf
 
 from ..errors import InputError, MethodUnavailableError
@@ -48,9 +54,11 @@ from ..program.model import Program
 from ..precision import Probability, check_dps, require_digits, to_mpf, unit_roundoff, working_dps
 from ..sampling.sampler import ABSENT, Samples
 from ..sequences import as_queries
+from . import all_outputs
 from .event_quadrature import integrate_hub
-from .loss import (MAX_ENUMERATED_QUERIES, PrivacyLoss, loss_from_probabilities,
-                   neighbouring_pair, possible_outputs)
+from .loss import (MAX_ENUMERATED_QUERIES, MAX_SHARED_QUERIES, PrivacyLoss,
+                   loss_from_probabilities, neighbouring_pair, possible_outputs)
+from .piece_series import flint_context
 from .probability import probability
 from .sum_events import sum_event_probability
 
@@ -216,6 +224,37 @@ def _programme(mech: ThresholdMechanism, queries: tuple, statistics: tuple, last
     return _Programme(mech, queries, statistics, last)
 
 
+#: Most outputs an event of a fixed-threshold mechanism is summed over (:func:`_summed_outputs`);
+#: beyond, the generating polynomial is integrated.  A cutoff keeps the count small (``statdp.SVT``
+#: with N = 1 has n + 1 outputs).  Measured at 10 and 30 digits: 8 ms for 64 outputs, 0.1–0.15 s
+#: for all 4096 outputs of ``svt6`` on 12 queries, where the quadrature takes 3.6–8.9 s.
+MAX_SUMMED_OUTPUTS = 4096
+
+
+def _output_matrix(outputs: list, n: int) -> np.ndarray:
+    """The outputs as the sampler's answer matrix (1 ⊤, 0 ⊥, ``ABSENT`` after a stop)."""
+    answers = np.full((len(outputs), n), ABSENT, dtype=np.int8)
+    for row, output in enumerate(outputs):
+        answers[row, :len(output)] = output
+    return answers
+
+
+def _summed_outputs(mech: ThresholdMechanism, queries: list, event: Event, outputs: list,
+                    dps: int) -> Probability:
+    """Σ over the outputs in the event of their probabilities, all computed in one walk of the
+    tree of outputs in ball arithmetic (``all_outputs.py``): the sum of the balls encloses the
+    event's probability, its radius is the error bound."""
+    inside = event.mask(Samples(_output_matrix(outputs, len(queries)), None))
+    wanted = [tuple(output) for output, keep in zip(outputs, inside) if keep]
+    balls = all_outputs.all_output_probabilities(mech, queries, wanted, dps)
+    with flint_context(int(working_dps(dps, len(queries)) * 3.33) + 16):
+        total = sum((balls[output] for output in wanted), arb(0))
+        with mpmath.workdps(working_dps(dps, len(queries))):
+            value = mpf(total.mid()._mpf_)
+            error = mpf(total.rad()._mpf_)
+            return _result(value, error, "outputs summed, certified closed form", dps)
+
+
 def _enumerated(mech: ThresholdMechanism, queries: list, event: Event, dps: int) -> Probability:
     """Σ ``probability`` over every output in the event (threshold redrawn after each ⊤)."""
     n = len(queries)
@@ -224,10 +263,9 @@ def _enumerated(mech: ThresholdMechanism, queries: list, event: Event, dps: int)
             f"{mech.name} redraws its threshold: its events are summed over the enumerated "
             f"⊤/⊥ outputs, which needs at most {MAX_ENUMERATED_QUERIES} queries, got {n}")
     value, error = mpf(0), mpf(0)
-    for output in possible_outputs(mech, n):
-        answers = np.full((1, n), ABSENT, dtype=np.int8)
-        answers[0, :len(output)] = output
-        if event.mask(Samples(answers, None))[0]:
+    outputs = list(possible_outputs(mech, n))
+    for output, inside in zip(outputs, event.mask(Samples(_output_matrix(outputs, n), None))):
+        if inside:
             p = probability(mech, queries, output, dps + 5, "closed")
             value, error = value + p.value, error + p.error
     return _result(value, error, "enumerated outputs, closed", dps)
@@ -240,6 +278,11 @@ def _(mech: ThresholdMechanism, queries, event: Event, dps: int):
         return probability(mech, queries, list(event.conditions[0][1].tokens), dps)
     if mech.redraw_threshold:
         return _enumerated(mech, queries, event, dps)
+    if all_outputs.applies(mech) and len(queries) <= MAX_SHARED_QUERIES:
+        outputs = list(itertools.islice(possible_outputs(mech, len(queries)),
+                                        MAX_SUMMED_OUTPUTS + 1))
+        if len(outputs) <= MAX_SUMMED_OUTPUTS:
+            return _summed_outputs(mech, queries, event, outputs, dps)
     statistics, targets, last = _split_event(event)
     with mpmath.workdps(working_dps(dps, len(queries))):
         programme = _programme(mech, tuple(queries), statistics, last, mpmath.mp.prec)

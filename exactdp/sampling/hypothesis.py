@@ -18,10 +18,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
-
 from ..checks import check_positive
 from ..errors import InputError
+from .discrete_laws import (binom_pmf, binom_ppf, hypergeom_logpmf, hypergeom_pmf,
+                            hypergeom_sf)
 
 #: Binomial mass dropped on each side of the exact sum (the p-value is off by at most twice this).
 TAIL_MASS = 1e-17
@@ -51,7 +51,7 @@ def check_counts(c1: object, c2: object, n: object, eps: object) -> tuple[int, i
 
 def _fisher_tail(thinned: np.ndarray, c2: int, n: int) -> np.ndarray:
     """``S(k) = P[X ≥ k]``, ``X ~ Hypergeom(2n, n, k + c2)``, for every ``k`` in ``thinned``."""
-    return stats.hypergeom.sf(thinned - 1, 2 * n, n, thinned + c2)
+    return hypergeom_sf(thinned - 1, 2 * n, n, thinned + c2)
 
 
 def _fisher_tails(k: np.ndarray, c2: int, n: int) -> np.ndarray:
@@ -69,8 +69,8 @@ def _fisher_tails(k: np.ndarray, c2: int, n: int) -> np.ndarray:
     log_ratios = np.log((n - head) * (head + c2 + 1)) - np.log((head + 1) * (2 * n - head - c2))
     top = k[-1]
     # scipy's pmf is accurate to ~1e-11 here, its logpmf only to ~1e-9 (use it on underflow).
-    h_top = stats.hypergeom.pmf(top, 2 * n, n, top + c2)
-    log_top = np.log(h_top) if h_top > 0 else stats.hypergeom.logpmf(top, 2 * n, n, top + c2)
+    h_top = hypergeom_pmf(top, 2 * n, n, top + c2)
+    log_top = np.log(h_top) if h_top > 0 else hypergeom_logpmf(top, 2 * n, n, top + c2)
     log_h = log_top - np.cumsum(log_ratios[::-1])[::-1]
     steps = np.exp(log_h) * (n - c2) / (2 * n - head - c2)
     return _fisher_tail(k[-1:], c2, n) + np.append(np.cumsum(steps[::-1])[::-1], 0.0)
@@ -127,7 +127,7 @@ def p_value(c1: int, c2: int, n: int, eps: float, samples: int | None = None,
         return float(np.mean(_fisher_tail(rng.binomial(c1, keep, samples), c2, n)))
     # Both tails through ppf (scipy's binom.isf is unreliable this far out): c1 − K has the
     # law Binomial(c1, 1 − e^{−ε}).
-    low = int(stats.binom.ppf(TAIL_MASS, c1, keep))
-    high = c1 - int(stats.binom.ppf(TAIL_MASS, c1, 1 - keep))
+    low = int(binom_ppf(TAIL_MASS, c1, keep))
+    high = c1 - int(binom_ppf(TAIL_MASS, c1, 1 - keep))
     k = np.arange(max(low - 1, 0), min(high + 1, c1) + 1)
-    return float(min(np.dot(stats.binom.pmf(k, c1, keep), _fisher_tails(k, c2, n)), 1.0))
+    return float(min(np.dot(binom_pmf(k, c1, keep), _fisher_tails(k, c2, n)), 1.0))

@@ -42,7 +42,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
 
 from ..errors import InputError, MethodUnavailableError
 from ..exact.events import event_probability
@@ -54,6 +53,7 @@ from ..mechanisms.base import Neighbours
 from ..program.model import Program
 from ..program.outputs import program_view
 from ..workers import current_scheduler, parallel_map
+from .discrete_laws import binom_interval
 from .hypothesis import check_counts, p_value
 from .inputs import LENGTHS, candidate_inputs, check_pair
 from .sampler import sample
@@ -493,7 +493,8 @@ class CrossCheck:
         ``ln Pr[M(D1) ∈ E] − ln Pr[M(D2) ∈ E]``.
     runs, c1, c2 : int
     interval1, interval2 : (int, int)
-        ``scipy.stats.binom.interval(CONFIDENCE, runs, P)`` of each count.
+        ``scipy.stats.binom.interval(CONFIDENCE, runs, P)`` of each count
+        (:func:`~exactdp.sampling.discrete_laws.binom_interval`).
     """
 
     d1: tuple
@@ -515,7 +516,7 @@ class CrossCheck:
 
 
 def _binomial_interval(runs: int, p) -> tuple[int, int]:
-    low, high = stats.binom.interval(CONFIDENCE, runs, float(p.value))
+    low, high = binom_interval(CONFIDENCE, runs, float(p.value))
     return int(low), int(high)
 
 
