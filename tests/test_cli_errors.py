@@ -211,11 +211,19 @@ def _running(pid: int) -> bool:
     return state not in {"Z", "X"}
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupt(argv: list[str], workers: int) -> tuple[int, str, list[int]]:
     """Start ``exactdp argv``, wait for its first progress line and its ``workers`` worker
     processes, send SIGINT; return the exit code, stderr and the worker pids."""
+    # as typed at a terminal: SIGINT at its default even when this test run was started in the
+    # background by a shell without job control, which starts its jobs with SIGINT ignored (and
+    # Python then keeps it ignored, so Ctrl-C would be a no-op)
     process = subprocess.Popen([sys.executable, "-m", "exactdp", *argv], cwd=ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=_default_sigint)
     first = process.stderr.readline()
     assert first, "no progress line before the work"
     pids: list[int] = []
