@@ -16,27 +16,18 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from timing import median_time  # noqa: E402
 import exactdp  # noqa: E402
 from exactdp.exact import loss  # noqa: E402
 from benchmarks.distinct_values import random_queries  # noqa: E402
 
 SVT6_D1 = [0, 1, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0]
 
-
-def median_time(function, repeats: int):
-    times, result = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
 
 
 def one_at_a_time(mech, d1, d2, dps=30):

@@ -19,9 +19,7 @@ Run: ``python benchmarks/certified_speed.py`` from the repository root.
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 from fractions import Fraction
 from pathlib import Path
 
@@ -30,6 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from timing import median_time  # noqa: E402
 import exactdp  # noqa: E402
 from tests.reference import gptt_family_probability  # noqa: E402
 
@@ -54,23 +53,16 @@ def svt_case(n):
     return f"svt6 random, {n} queries", mech, queries, ",".join(output)
 
 
-def median_time(function, repeats=REPEATS):
-    times, result = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return result, statistics.median(times)
-
 
 def main() -> None:
     cases = [(gptt_case(t), t) for t in GPTT_SIZES] + [(svt_case(n), None) for n in SVT_SIZES]
     rows = []
     for (label, mech, queries, output), t in cases:
-        certified, certified_time = median_time(
-            lambda: exactdp.probability(mech, queries, output, dps=DPS, method="certified"))
-        auto, auto_time = median_time(
-            lambda: exactdp.probability(mech, queries, output, dps=DPS))
+        certified_time, certified = median_time(
+            lambda: exactdp.probability(mech, queries, output, dps=DPS, method="certified"),
+            REPEATS)
+        auto_time, auto = median_time(
+            lambda: exactdp.probability(mech, queries, output, dps=DPS), REPEATS)
         with mpmath.workdps(2 * DPS + 20):
             width = (certified.upper - certified.lower) / certified.lower
             inside = certified.lower - auto.error <= auto.value <= certified.upper + auto.error

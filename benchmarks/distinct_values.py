@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import sys
-import time
 from fractions import Fraction
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from timing import median_time  # noqa: E402
 import exactdp  # noqa: E402
 
 SIZES = (10, 100, 1000, 10_000)
@@ -65,12 +64,8 @@ def case(name: str, n: int, seed: int = 1):
 
 def timed(name: str, n: int, repeats: int, method: str = "auto"):
     mech, queries, output = case(name, n)
-    times, result = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = exactdp.probability(mech, queries, output, dps=30, method=method)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
+    return median_time(lambda: exactdp.probability(mech, queries, output, dps=30, method=method),
+                       repeats)
 
 
 def main() -> None:

@@ -21,15 +21,14 @@ root.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from timing import median_time  # noqa: E402
 import exactdp  # noqa: E402
 
 
@@ -58,14 +57,6 @@ CASES = [("SVT", svt, dict(epsilon=0.7, N=1, T=1), "statdp.SVT", dict(eps=0.7, N
          ("noisy max", noisy_max, dict(epsilon=0.7), "statdp.noisy_max_v1a", dict(eps=0.7))]
 
 
-def median_time(function, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -86,11 +77,11 @@ def main() -> None:
 
         mech = exactdp.program(func, **kwargs)
         declared = exactdp.mechanism(catalogue, **params)
-        loop_s = median_time(loop, args.repeats)
-        program_s = median_time(lambda: exactdp.sample(mech, queries, args.runs,
-                                                       np.random.default_rng(0)), args.repeats)
-        catalogue_s = median_time(lambda: exactdp.sample(declared, queries, args.runs,
-                                                         np.random.default_rng(0)), args.repeats)
+        loop_s, _ = median_time(loop, args.repeats)
+        program_s, _ = median_time(lambda: exactdp.sample(mech, queries, args.runs,
+                                                             np.random.default_rng(0)), args.repeats)
+        catalogue_s, _ = median_time(lambda: exactdp.sample(declared, queries, args.runs,
+                                                               np.random.default_rng(0)), args.repeats)
         print(f"{name:<10} {loop_s:>8.3f} {program_s:>10.3f} {catalogue_s:>12.4f} "
               f"{program_s / loop_s:>13.2f} {loop_s / catalogue_s:>15.0f}")
 

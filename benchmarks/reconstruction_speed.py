@@ -19,9 +19,7 @@ Run: ``python benchmarks/reconstruction_speed.py`` from the repository root.
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import mpmath
@@ -29,6 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from timing import median_time  # noqa: E402
 from exactdp.attacks import (Budget, Histogram, adult, algorithm_3,  # noqa: E402
                              algorithm_3_pairwise, exact_accuracy, simulate,
                              theorem_5_12_probability, zipf)
@@ -37,23 +36,14 @@ BUDGETS = ("1", "0.5", "0.1")
 REPEATS = 5
 
 
-def median_time(function, repeats: int = REPEATS) -> float:
-    """Median wall-clock seconds of ``function()`` over ``repeats`` calls."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
 
 def main() -> None:
     data = (adult(), zipf(4096, 100000, 1.0, 0))
-    sort_time = median_time(lambda: np.sort(data[0].counts), 51)
+    sort_time, _ = median_time(lambda: np.sort(data[0].counts), 51)
     print(f"baseline: numpy sort of the 4096 Adult counts {sort_time * 1e6:.1f} µs")
     with mpmath.workdps(60):
         argument = mpmath.mpf(-37) / 3
-        exp_time = median_time(lambda: mpmath.exp(argument), 2001)
+        exp_time, _ = median_time(lambda: mpmath.exp(argument), 2001)
     print(f"baseline: one mpmath exponential at 60 digits {exp_time * 1e6:.1f} µs")
     for histogram in data:
         distinct = np.unique(histogram.counts).size
@@ -61,10 +51,10 @@ def main() -> None:
         for eps in BUDGETS:
             budget = Budget.algorithm_4(eps)
             exact = exact_accuracy(histogram, budget, 30)
-            exact_time = median_time(lambda: exact_accuracy(histogram, budget, 30))
-            theorem_time = median_time(lambda: theorem_5_12_probability(
-                histogram, Budget.algorithm_3(eps), last=0))
-            simulate_time = median_time(lambda: simulate(histogram, budget, 10, 0))
+            exact_time, _ = median_time(lambda: exact_accuracy(histogram, budget, 30), REPEATS)
+            theorem_time, _ = median_time(lambda: theorem_5_12_probability(
+                histogram, Budget.algorithm_3(eps), last=0), REPEATS)
+            simulate_time, _ = median_time(lambda: simulate(histogram, budget, 10, 0), REPEATS)
             print(f"  ε = {eps:>3}: exact accuracy (30 digits) {exact_time:6.3f} s, "
                   f"{exact.runs} runs, {exact.terms} terms: "
                   f"{exact_time / exact.terms / exp_time:.2f} mpmath exponentials per term;  "
@@ -72,8 +62,8 @@ def main() -> None:
                   f"10 simulated repetitions {simulate_time * 1e3:5.2f} ms "
                   f"({simulate_time / sort_time:.0f}× one sort)")
     small = Histogram("Zipf 512", zipf(512, 5000, 1.0, 1).counts)
-    pairwise = median_time(lambda: algorithm_3_pairwise(small.counts, 6.5), 3)
-    fast = median_time(lambda: algorithm_3(small, 6.5), 51)
+    pairwise, _ = median_time(lambda: algorithm_3_pairwise(small.counts, 6.5), 3)
+    fast, _ = median_time(lambda: algorithm_3(small, 6.5), 51)
     print(f"\nAlgorithm 3 on 512 cells: pairwise {pairwise * 1e3:.1f} ms, sorted distinct counts "
           f"{fast * 1e6:.1f} µs: ratio {pairwise / fast:.0f}×")
 

@@ -17,13 +17,12 @@ Run: ``python benchmarks/search_speed.py`` from the repository root.
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from timing import median_time  # noqa: E402
 import exactdp  # noqa: E402
 from exactdp import search as worst_case  # noqa: E402
 from exactdp.formatting import format_value  # noqa: E402
@@ -37,18 +36,10 @@ BAD = (("svt4", {}), ("svt5", {}), ("svt6", {}), ("gptt", {}), ("statdp.iSVT1", 
        ("histogram_eps", {"eps": 0.5}), ("statdp.histogram_eps", {"eps": 0.5}))
 
 
-def median_seconds(function, repeats: int) -> tuple[float, object]:
-    times, result = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
-
 
 def baseline() -> float:
     mech = exactdp.mechanism("svt1")
-    seconds, _ = median_seconds(
+    seconds, _ = median_time(
         lambda: exactdp.probability(mech, [0, 1, 0, 1, 0], "F,F,F,F,T", dps=15, method="closed"),
         21)
     return seconds
@@ -68,7 +59,7 @@ def main() -> None:
     print(f"{'mechanism':<28}{'pairs':>6}{'median s':>10}{'× baseline':>12}  ln ratio   witness")
     for name, params in BAD:
         mech = exactdp.mechanism(name, **params)
-        seconds, result = median_seconds(lambda: first_violation(mech), REPEATS)
+        seconds, result = median_time(lambda: first_violation(mech), REPEATS)
         w = result.witness
         print(f"{name:<28}{result.first_violation:>6}{seconds:>10.4f}{seconds / unit:>12.3g}  "
               f"{format_value(w.loss.log_ratio, 6):<9}  d1={w.d1} d2={w.d2} output={w.output}")

@@ -20,9 +20,7 @@ Run: ``python benchmarks/tracing_speed.py`` from the repository root.
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import mpmath
@@ -30,6 +28,7 @@ import mpmath
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from timing import median_time  # noqa: E402
 import exactdp  # noqa: E402
 from exactdp.program import load_program  # noqa: E402
 from exactdp.program import exact as program_exact  # noqa: E402
@@ -38,16 +37,6 @@ SIZES = (10, 100, 1000)
 REPEATS = 3
 PROGRAM = f"{ROOT / 'tests' / 'programs' / 'statdp_algorithms.py'}:svt"
 
-
-def median_time(function, clear_traces: bool) -> tuple[float, object]:
-    times, result = [], None
-    for _ in range(REPEATS):
-        if clear_traces:
-            program_exact._cache.clear()
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
 
 
 def main() -> None:
@@ -58,12 +47,12 @@ def main() -> None:
     for n in SIZES:
         queries, output = f"0*{n}", f"F*{n - 1},T"
         trace_time, paths = median_time(lambda: program_exact.traced_paths(traced, queries),
-                                        clear_traces=True)
+                                        REPEATS, before=program_exact._cache.clear)
         # the paths stay cached: this is the probability alone
         prob_time, ours = median_time(lambda: exactdp.probability(traced, queries, output),
-                                      clear_traces=False)
+                                      REPEATS)
         declared_time, theirs = median_time(
-            lambda: exactdp.probability(declared, queries, output), clear_traces=False)
+            lambda: exactdp.probability(declared, queries, output), REPEATS)
         with mpmath.workdps(40):
             difference = abs(ours.value - theirs.value) / theirs.value
         ratio = (trace_time + prob_time) / declared_time
