@@ -33,6 +33,7 @@ import exactdp  # noqa: E402
 from exactdp.sampling.sampler import walk  # noqa: E402
 from exactdp.sampling.streaming import sample_columns  # noqa: E402
 from exactdp.events import count_events, search_space, view_of  # noqa: E402
+from program_sampling import svt as statdp_svt  # noqa: E402
 
 LENGTHS = (10, 1000)
 EPS, N, T = 0.7, 1, 0.5
@@ -44,21 +45,8 @@ REPEATS = 11
 def statdp_loop(queries: list):
     """StatDP's SVT (Ding et al. Alg. 11) one run at a time, as its ``run_algorithm`` does."""
     def loop(prng: np.random.Generator, runs: int) -> np.ndarray:
-        def svt():
-            out = []
-            noisy_threshold = T + prng.laplace(scale=2.0 / EPS)
-            count = 0
-            for query in queries:
-                if query + prng.laplace(scale=4.0 * N / EPS) >= noisy_threshold:
-                    out.append(True)
-                    count += 1
-                    if count >= N:
-                        break
-                else:
-                    out.append(False)
-            return out.count(False)
-
-        results = np.fromiter((svt() for _ in range(runs)), dtype=np.int64, count=runs)
+        results = np.fromiter((statdp_svt(prng, queries, EPS, N, T) for _ in range(runs)),
+                              dtype=np.int64, count=runs)
         return np.bincount(results, minlength=len(queries) + 1)
     return loop
 
