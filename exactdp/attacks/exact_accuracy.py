@@ -30,14 +30,13 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-import mpmath
 import numpy as np
-from flint import arb, ctx, fmpq
+from flint import arb, ctx
 from mpmath import mpf
-from mpmath.libmp import from_man_exp
 
 from ..errors import InputError, PrecisionError
-from ..precision import check_dps, require_digits, working_dps
+from ..exact.piece_series import to_arb
+from ..precision import check_dps, exact_mpf, require_digits, working_dps
 from .datasets import Histogram
 from .reconstruction import SMALL_COUNT, Budget, DistinctCounts, splits
 
@@ -71,7 +70,7 @@ class LaplaceMasses:
     """
 
     def __init__(self, rate: Fraction):
-        self.rate = arb(fmpq(rate.numerator, rate.denominator))
+        self.rate = to_arb(rate)
         self._decay: dict[int, arb] = {}
         self._gap: dict[int, arb] = {}
 
@@ -105,8 +104,7 @@ class LaplaceMasses:
 
 def ball_to_mpf(ball: arb) -> tuple[mpf, mpf]:
     """The midpoint of ``ball`` and its radius as exact mpf values (no rounding)."""
-    return tuple(mpmath.mp.make_mpf(from_man_exp(int(man), int(exp)))
-                 for man, exp in (ball.mid().man_exp(), ball.rad().man_exp()))
+    return exact_mpf(ball.mid()), exact_mpf(ball.rad())
 
 
 @dataclass(frozen=True)

@@ -4,12 +4,13 @@ in ball arithmetic, sharing the work along the tree of outputs.
 Every output ``a`` of ``n`` queries has ``Pr[a] = ∫ p_ρ(z) Π_{i<|a|} g_i(z − s_i) dz`` with
 ``g_i = F`` (⊥) or ``S`` (⊤) of the query noise and ``s_i = q_i − T`` (``integrand.py``).  All
 outputs share the kinks ``0, s_1, …, s_n``, so on every piece between kinks each factor has a
-fixed piecewise exponential form (``closed_form.py``): ``e^{c + r(z − s)}`` or
+fixed piecewise exponential form, taken in balls with exact rational rates
+(``certified.law_piece``): ``e^{c + r(z − s)}`` or
 ``1 − e^{c + r(z − s)}``.  The outputs form a binary tree (a prefix extended by ⊥ or ⊤); walking
 it depth first, each edge multiplies the state of every piece — an exponent ``c₀ + c₁ z`` and two
 polynomials in ``w^{∓1}``, ``w = e^{z/b}`` — by one factor, so an output costs one polynomial
 product per piece instead of a whole expansion.  At a leaf each Laurent monomial integrates
-exactly, ``∫_a^b e^{λz} dz``, from a table computed once per piece.
+exactly, ``∫_a^b e^{λz} dz`` (``certified.exp_integral``), from a table computed once per piece.
 
 The arithmetic is python-flint's ``arb`` balls at a precision raised by ``n·log₂3`` bits (the
 largest cancellation of the expansion), so each probability comes with a rigorous enclosure: a
@@ -21,12 +22,10 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-import mpmath
-
 from flint import arb, arb_poly
 
 from ..noise import Kind
-from ..precision import to_mpf
+from .certified import exp_integral, law_piece
 from .piece_series import flint_context, to_arb
 
 
@@ -45,30 +44,13 @@ class _Piece:
         self.a, self.b = a, b
         self.middle = b - 1 if a is None else a + 1 if b is None else (a + b) / 2
         try:
-            piece = hub.exponential_piece(Kind.PDF, to_mpf(self.middle))
+            piece = law_piece(hub, Kind.PDF, self.middle)
         except ValueError:  # the hub's density vanishes on this piece
             self.c0 = None
             return
-        self.c0 = arb(piece.log_coefficient)
-        # the rates ±1/scale of Laplace and exponential laws, exactly: a rate that cancels to
-        # zero must be an exact zero, not a ball around it
-        rate = (1 / hub.scale) * (piece.rate > 0) - (1 / hub.scale) * (piece.rate < 0)
-        self.table = {k: _exp_integral(rate + k * inverse_b, a, b) for k in range(-n - 1, n + 2)}
-
-
-def _exp_integral(exact_rate: Fraction, a, b) -> arb:
-    """``∫_a^b e^{rate·z} dz`` for an exact rational rate (``None`` ends infinite, where the
-    integrand must decay)."""
-    if a is None and b is None:
-        raise ValueError("an integral over the whole line does not converge")
-    if exact_rate == 0:
-        return to_arb(b - a) if a is not None and b is not None else arb("inf")
-    rate = to_arb(exact_rate)
-    if a is None:
-        return (rate * to_arb(b)).exp() / rate if rate > 0 else arb("inf")
-    if b is None:
-        return -(rate * to_arb(a)).exp() / rate if rate < 0 else arb("inf")
-    return (rate * to_arb(a)).exp() * (rate * to_arb(b - a)).expm1() / rate
+        self.c0 = piece.log_coefficient
+        self.table = {k: exp_integral(piece.rate + k * inverse_b, a, b)
+                      for k in range(-n - 1, n + 2)}
 
 
 def all_output_probabilities(mech, queries, outputs, dps: int):
@@ -78,7 +60,7 @@ def all_output_probabilities(mech, queries, outputs, dps: int):
     bits = int((dps + 10) * math.log2(10)) + int(n * math.log2(3)) + 16
     hub, noise = mech.threshold_noise, mech.query_noise
     shifts = [Fraction(q) - mech.threshold for q in queries]
-    with flint_context(bits), mpmath.workprec(bits):
+    with flint_context(bits):
         inverse_b = 1 / noise.scale
         kinks = sorted(set(hub.kink_points()) | {s + k for s in shifts
                                                   for k in noise.kink_points()})
@@ -112,12 +94,11 @@ def all_output_probabilities(mech, queries, outputs, dps: int):
 def _form(noise, answer: bool, middle, shift):
     kind = Kind.SF if answer else Kind.CDF
     try:
-        piece = noise.exponential_piece(kind, to_mpf(middle - shift))
+        piece = law_piece(noise, kind, middle - shift)
     except ValueError:  # the factor vanishes on this piece
         return None
-    rate = arb(piece.rate)
-    constant = arb(piece.log_coefficient) - rate * to_arb(shift)
-    sign = 0 if piece.rate == 0 else (1 if piece.rate > 0 else -1)
+    constant = piece.log_coefficient - to_arb(piece.rate * shift)
+    sign = (piece.rate > 0) - (piece.rate < 0)
     return constant, sign, piece.one_minus
 
 

@@ -41,13 +41,14 @@ from fractions import Fraction
 from typing import NamedTuple
 
 import mpmath
-from flint import acb, arb, arb_poly, ctx, fmpq
+from flint import acb, arb, arb_poly, ctx
 
 from ..errors import MethodUnavailableError, PrecisionError
 from ..noise import Exponential, Kind, Laplace, NoiseLaw
 from ..precision import CertifiedProbability, exact_mpf, to_mpf, working_dps
 from .integral_form import Integral, IntegralForm, Term
 from .log_integrand import LogIntegrand
+from .piece_series import to_arb
 from .quadrature import breakpoints, find_peak
 
 #: Closed form when every piece's Laurent polynomial has at most this degree (else integrate;
@@ -58,13 +59,6 @@ GUARD_BITS = 30
 #: The working precision is doubled at most this many times before giving up.
 MAX_DOUBLINGS = 4
 _BITS_PER_DIGIT = math.log2(10)
-
-
-def ball(value) -> arb:
-    """An exact rational (``Fraction`` or ``int``) as a ball containing it."""
-    if isinstance(value, int):
-        return arb(value)
-    return arb(fmpq(value.numerator, value.denominator))
 
 
 # --- the laws in ball arithmetic --------------------------------------------------------------
@@ -83,7 +77,7 @@ def _laplace_piece(law: Laplace, kind: Kind, x: Fraction) -> Piece:
     mirror image (``noise.Laplace``)."""
     inverse = 1 / law.scale
     if kind is Kind.PDF:
-        return Piece(-(2 * ball(law.scale)).log(), inverse if x < 0 else -inverse, False)
+        return Piece(-(2 * to_arb(law.scale)).log(), inverse if x < 0 else -inverse, False)
     below = x < 0 if kind is Kind.CDF else x > 0
     rate = inverse if kind is Kind.CDF else -inverse
     return Piece(-arb.const_log2(), rate if below else -rate, not below)
@@ -98,7 +92,7 @@ def _exponential_piece(law: Exponential, kind: Kind, x: Fraction) -> Piece:
     if x < 0:
         raise ValueError("Exp density and CDF vanish on x < 0: the integral form bounds them")
     if kind is Kind.PDF:
-        return Piece(-ball(law.scale).log(), -inverse, False)
+        return Piece(-to_arb(law.scale).log(), -inverse, False)
     return Piece(arb(0), -inverse, True)
 
 
@@ -145,24 +139,24 @@ class AnalyticPiece:
 
     def log(self, z: arb) -> arb:
         """``g(z)``, the log of the integrand, at a real ball ``z``."""
-        total = self.c0 + ball(self.c1) * z
+        total = self.c0 + to_arb(self.c1) * z
         for a, rate, power in self.factors:
-            total += power * (-(a + ball(rate) * z).expm1()).log()
+            total += power * (-(a + to_arb(rate) * z).expm1()).log()
         return total
 
     def slope(self, z: arb) -> arb:
         """``g'(z) = c1 + Σ m·λ·e^u / expm1(u)``, ``u = a + λz``."""
-        total = ball(self.c1)
+        total = to_arb(self.c1)
         for a, rate, power in self.factors:
-            u = a + ball(rate) * z
-            total += power * ball(rate) * u.exp() / u.expm1()
+            u = a + to_arb(rate) * z
+            total += power * to_arb(rate) * u.exp() / u.expm1()
         return total
 
     def integrand(self, log_scale: arb):
         """``z ↦ e^{g(z) − log_scale}`` on complex balls (an entire function)."""
         c0 = acb(self.c0 - log_scale)
-        c1 = acb(ball(self.c1))
-        terms = [(acb(a), acb(ball(rate)), power) for a, rate, power in self.factors]
+        c1 = acb(to_arb(self.c1))
+        terms = [(acb(a), acb(to_arb(rate)), power) for a, rate, power in self.factors]
 
         def f(z, _analytic):
             value = (c0 + c1 * z).exp()
@@ -188,7 +182,7 @@ def analytic_piece(integral: Integral, middle: Fraction) -> AnalyticPiece:
     for factor in integral.factors:
         piece = law_piece(factor.law, factor.kind, middle - factor.shift)
         # g(z − s) = [1 −] e^{c + λ(z − s)}: the constant part is c − λs
-        constant = piece.log_coefficient - ball(piece.rate * factor.shift)
+        constant = piece.log_coefficient - to_arb(piece.rate * factor.shift)
         if not piece.one_minus:
             c0 += factor.power * constant
             c1 += factor.power * piece.rate
@@ -215,14 +209,19 @@ def _edges(integral: Integral) -> list:
 
 # --- closed form ------------------------------------------------------------------------------
 
-def _exp_integral(r: arb, lo: arb | None, hi: arb | None, width: arb | None) -> arb:
-    """``∫_lo^hi e^{r·z} dz`` for a rate ``r ≠ 0`` (``None``: an infinite end, where the
-    integrand decays; ``width = hi − lo``)."""
-    if lo is None:
-        return (r * hi).exp() / r
-    if hi is None:
-        return -(r * lo).exp() / r
-    return (r * lo).exp() * (r * width).expm1() / r
+def exp_integral(rate: Fraction, lo: Fraction | None, hi: Fraction | None) -> arb:
+    """``∫_lo^hi e^{rate·z} dz`` in balls for an exact rational ``rate`` (``None``: an infinite
+    end; ``+∞`` where the integral diverges there; a zero rate gives the width exactly)."""
+    if lo is not None and hi is not None:
+        width = to_arb(hi - lo)
+        if rate == 0:
+            return width
+        r = to_arb(rate)
+        return (r * to_arb(lo)).exp() * (r * width).expm1() / r
+    if rate == 0 or (lo is None and (hi is None or rate < 0)) or (hi is None and rate > 0):
+        return arb("inf")
+    r = to_arb(rate)
+    return (r * to_arb(hi)).exp() / r if lo is None else -(r * to_arb(lo)).exp() / r
 
 
 def _binomial(log_alpha: arb, power: int) -> arb_poly:
@@ -249,18 +248,11 @@ def _expanded_integral(piece: AnalyticPiece, lo: Fraction | None, hi: Fraction |
             up *= _binomial(a, power)
     offset = down.degree()
     coefficients = (arb_poly(down.coeffs()[::-1]) * up).coeffs()
-    # the monomial w^k integrates e^{(c1 + k·rate) z}; its rate vanishes exactly at one k at most
+    # the monomial w^k integrates e^{(c1 + k·rate) z}, an exact rational rate
     rate = rate or Fraction(0)
-    flat = offset - piece.c1 / rate if rate else (offset if piece.c1 == 0 else None)
-    c1, step = ball(piece.c1), ball(rate)
-    low = None if lo is None else ball(lo)
-    high = None if hi is None else ball(hi)
-    width = None if lo is None or hi is None else ball(hi - lo)
     total = arb(0)
     for index, coefficient in enumerate(coefficients):
-        integral = (width if index == flat
-                    else _exp_integral(c1 + (index - offset) * step, low, high, width))
-        total += coefficient * integral
+        total += coefficient * exp_integral(piece.c1 + (index - offset) * rate, lo, hi)
     return piece.c0.exp() * total
 
 
@@ -277,7 +269,7 @@ def _tail(integral: Integral, x: Fraction, side: int, log_scale: arb) -> arb:
     """A ball ``[0, bound]`` containing ``e^{−log_scale}∫`` beyond ``x`` on ``side``:
     ``e^{g(x) − log_scale}/|g'(x)|`` (tangent of the concave ``g``)."""
     piece = analytic_piece(integral, _probe(integral, x, side))
-    point = ball(x)
+    point = to_arb(x)
     slope = piece.slope(point) * side
     if not slope < 0:
         raise PrecisionError(f"certified tail bound: the log integrand does not decrease "
@@ -328,8 +320,8 @@ def integrate_piecewise(integral: Integral, goal: int) -> arb:
         if a == b:
             continue
         piece = analytic_piece(integral, (a + b) / 2)
-        value = acb.integral(piece.integrand(log_scale), ball(a), ball(b),
-                             rel_tol=target, abs_tol=target * ball(size))
+        value = acb.integral(piece.integrand(log_scale), to_arb(a), to_arb(b),
+                             rel_tol=target, abs_tol=target * to_arb(size))
         total += value.real
     if left_cut:
         total += _tail(integral, points[0], -1, log_scale)
@@ -371,11 +363,11 @@ def log_constant(law: NoiseLaw, kind: Kind, point: Fraction) -> arb | None:
     if law.log(kind, to_mpf(point)) == mpmath.mpf("-inf"):
         return None
     piece = law_piece(law, kind, point)
-    return log_of_piece(piece, piece.log_coefficient + ball(piece.rate * point))
+    return log_of_piece(piece, piece.log_coefficient + to_arb(piece.rate * point))
 
 
 def _log_term(term: Term, goal: int, methods: list) -> arb | None:
-    total = ball(term.multiplicity).log()
+    total = to_arb(term.multiplicity).log()
     for constant in term.constants:
         log_factor = log_constant(constant.law, constant.kind, constant.point)
         if log_factor is None:
