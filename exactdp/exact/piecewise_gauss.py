@@ -35,6 +35,7 @@ import mpmath
 from flint import arb
 
 from ..errors import PrecisionError
+from .gauss_legendre import legendre_rule
 from .integral_form import Integral
 from .piece_series import PiecewiseExponential, flint_context, to_arb
 
@@ -65,13 +66,6 @@ def gauss_order(tau: float, reach: float, dps: int) -> int:
                        - math.log(2 * order + 1) - 3 * math.lgamma(2 * order + 1)) > -target:
         order += 1
     return order
-
-
-@functools.lru_cache(maxsize=32)
-def _legendre(order: int, bits: int):
-    """Nodes and weights of the ``order``-point Gauss–Legendre rule on ``[−1, 1]``."""
-    with flint_context(bits):
-        return [arb.legendre_p_root(order, k, weight=True) for k in range(order)]
 
 
 def _bisect_float(predicate, inside: float, outside: float) -> float:
@@ -251,7 +245,7 @@ def _sum_rules(g: PiecewiseExponential, pieces, dps: int, bits: int, accuracy: i
     nodes, halves, rules = [], [], []
     for a, b, tau, reach in pieces:
         order = gauss_order(tau, reach, dps)
-        rule = (_legendre(order + 2, bits), _legendre(order, bits))
+        rule = (legendre_rule(order + 2, bits), legendre_rule(order, bits))
         middle, half = to_arb((a + b) / 2), to_arb((b - a) / 2)
         halves.append(half)
         rules.append(rule)
