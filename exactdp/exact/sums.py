@@ -26,7 +26,8 @@ from ..mechanisms.sums import NoisySum
 from ..noise import Kind, Laplace
 from ..sequences import Runs, as_output, as_queries
 from ..precision import to_mpf
-from ..precision import Probability, check_dps, check_method, unit_roundoff, working_dps
+from ..precision import (CERTIFIED_METHODS, Probability, check_dps, check_method, unit_roundoff,
+                         working_dps)
 from .integral_form import IntegralForm, make_term
 from .probability import evaluate, probability
 
@@ -85,7 +86,7 @@ def _(mech: NoisySum, queries, output, dps: int = 30, method: str = "auto") -> P
     is_density = any(scale > 0 for _, scale in pairs)
     if any(scale == 0 and r != 0 for r, scale in pairs):
         return evaluate(IntegralForm((), is_density), dps, method)
-    if method == "certified":  # the same product, as a term of constant densities
+    if method in CERTIFIED_METHODS:  # the same product, as a term of constant densities
         densities = Counter((Laplace(scale), Kind.PDF, r) for r, scale in pairs if scale > 0)
         return evaluate(IntegralForm((make_term(densities, Counter()),), is_density), dps, method,
                         f"{mech.name}: density")
