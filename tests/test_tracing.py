@@ -216,6 +216,14 @@ def test_event_on_a_released_number_bounded_on_both_sides():
                                    text.replace("out1", "last").replace("out0 =", "false_count="),
                                    30)
         assert _agree(ours, theirs), text
+    # the difference is certified: an enclosure, computed from the two sides' enclosures, that
+    # holds the catalogue engine's value up to that value's own error bound
+    ours = event_probability(traced, queries, parse_event("out1 in (0.5, 2)", view), 30)
+    theirs = event_probability(declared, queries, "last in (0.5, 2)", 30)
+    assert isinstance(ours, exactdp.CertifiedProbability) and "(difference)" in ours.method
+    with mpmath.workdps(80):
+        assert ours.lower - theirs.error <= theirs.value <= ours.upper + theirs.error
+    assert ours.relative_width <= mpmath.mpf(10) ** -30
 
 
 def test_numbers_reach_the_program_exactly():

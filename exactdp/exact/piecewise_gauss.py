@@ -18,7 +18,17 @@ docs/engine.md §4.
    series truncation, rigorous), the two tails (rigorous) and the difference of the two rules on
    every piece — the estimate of the lower-order rule's error, hence a conservative estimate of
    the higher-order one.  If the total exceeds ``10^{−dps−1}`` of the value, the pieces are
-   halved and the integral recomputed (at most :data:`ROUNDS` times).
+   halved and the integral recomputed (at most :data:`ROUNDS` times).  This is the
+   ``"estimate"`` method (:func:`integrate_pieces`).
+5. The certified rule (:func:`log_integral_certified`) bounds each piece's error instead: the
+   integrand is entire on the piece's formula, so the ``n``-point rule errs by at most
+   ``h·(64/15)·M·ρ^{2−2n}/(ρ² − 1)`` for ``|f| ≤ M`` on the Bernstein ellipse ``E_ρ``
+   (``gauss_legendre.py``), and ``M`` follows from real values only:
+   ``log|f(x + iy)| ≤ g(x) + (y²/2)|g''(x)|`` (each factor ``1 − u e^{iφ}`` has
+   ``|·|² = (1 − u)² + 2u(1 − cos φ)``), with ``g(x) ≤ g(m) + |g'(m)|·|x − m|`` (concavity) and
+   ``|g''|`` at most its sum at the two ends of the ellipse's real extent (each term is monotone).
+   Each piece then gets the fewest nodes whose bound fits its share of the tolerance; the sum
+   plus the ball ``[0, Σ bounds + tails]`` is an enclosure.
 
 The cost is ``O(n)`` pieces times ``O(N)`` nodes times ``O(K)`` per node (``K`` the series
 length, about the accuracy in bits), plus ``O(n·K)`` to build the series: near-linear in the
