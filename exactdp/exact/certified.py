@@ -53,8 +53,8 @@ from .piecewise_gauss import log_integral_certified
 from .quadrature import breakpoints, find_peak
 
 #: Closed form when every piece's Laurent polynomial has at most this degree (else integrate;
-#: the closed form is the cheaper up to about this degree, ``benchmarks/certified_speed.py``).
-CLOSED_FORM_DEGREE = 128
+#: the closed form is the cheaper up to about this degree, ``benchmarks/distinct_values.py``).
+CLOSED_FORM_DEGREE = 64
 #: Bits added to the working precision beyond the goal and the size of the logs.
 GUARD_BITS = 30
 #: The working precision is doubled at most this many times before giving up.
