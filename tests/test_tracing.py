@@ -99,6 +99,25 @@ def test_traced_statdp_algorithms_equal_the_catalogue(case, n):
             assert _agree(ours, theirs), (queries, output, ours.value, theirs.value)
 
 
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_traced_programs_are_certified_around_the_catalogue_closed_form(case):
+    # The default evaluation of a traced program is an enclosure (ball arithmetic); the
+    # catalogue's closed form in mpmath (exact expansion, an independent method) lies inside it
+    # up to that closed form's own error bound.
+    function, name, params, outputs = case
+    traced = load_program(f"{PROGRAMS}:{function}", **params)
+    declared = exactdp.mechanism(name, **_catalogue_params(params))
+    queries = _inputs(5)[0]
+    for output in outputs(5)[::3]:
+        ours = exactdp.probability(traced, queries, output, dps=30)
+        theirs = exactdp.probability(declared, queries, output, dps=30, method="closed")
+        assert isinstance(ours, exactdp.CertifiedProbability), ours.method
+        assert ours.is_zero == theirs.is_zero
+        with mpmath.workdps(80):
+            assert ours.lower - theirs.error <= theirs.value <= ours.upper + theirs.error
+        assert ours.relative_width <= mpmath.mpf(10) ** -30
+
+
 def _false_count(flags: list, n: int) -> int:
     return flags.count(False)
 
