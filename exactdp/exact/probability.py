@@ -44,10 +44,10 @@ from .piece_series import PiecewiseExponential
 from .piecewise_gauss import integrate_pieces
 from .quadrature import integrate
 
-#: ``auto`` uses the closed form as its second method up to this many multiplications.
-AUTO_CLOSED_FORM_OPERATIONS = 20_000
+#: The estimate uses the closed form as its second method up to this many multiplications.
+ESTIMATE_CLOSED_FORM_OPERATIONS = 20_000
 #: ... and only for integrals with at most this many distinct factors (counting is quadratic).
-AUTO_CLOSED_FORM_FACTORS = 150
+ESTIMATE_CLOSED_FORM_FACTORS = 150
 
 
 def evaluate_integral(integral: Integral, dps: int, method: str):
@@ -84,12 +84,12 @@ def evaluate_integral(integral: Integral, dps: int, method: str):
 
 
 def _closed_form_is_cheap(integral: Integral) -> bool:
-    """Whether the closed form costs at most :data:`AUTO_CLOSED_FORM_OPERATIONS`; counting is
-    itself quadratic in the number of factors, so beyond :data:`AUTO_CLOSED_FORM_FACTORS` distinct
+    """Whether the closed form costs at most :data:`ESTIMATE_CLOSED_FORM_OPERATIONS`; counting is
+    itself quadratic in the number of factors, so beyond :data:`ESTIMATE_CLOSED_FORM_FACTORS` distinct
     factors (where the count exceeds the budget for the Sparse Vector and noisy max integrands) it
     is not attempted."""
-    return (len(integral.factors) <= AUTO_CLOSED_FORM_FACTORS
-            and operation_count(integral) <= AUTO_CLOSED_FORM_OPERATIONS)
+    return (len(integral.factors) <= ESTIMATE_CLOSED_FORM_FACTORS
+            and operation_count(integral) <= ESTIMATE_CLOSED_FORM_OPERATIONS)
 
 
 def _magnitude(form: IntegralForm) -> Fraction:

@@ -590,8 +590,8 @@ def _quick(form: SignedForm, dps: int, what: str):
 @max_privacy_loss.register
 def _(mech: Program, d1, d2, dps: int = 30, allow_any_pair: bool = False) -> MaxPrivacyLoss:
     """Every return value of the program on ``d1`` or ``d2`` (from the traced paths); each output
-    probability is evaluated once per side, the maximiser again with two independent methods
-    (``method="auto"``); the probabilities must sum to 1 to ``dps − 5`` digits."""
+    probability is evaluated once per side, the maximiser again by the default (certified)
+    method; the probabilities must sum to 1 to ``dps − 5`` digits."""
     d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
     sides = (outputs_with_forms(mech, d1), outputs_with_forms(mech, d2))
     outputs = list(dict.fromkeys(list(sides[0]) + list(sides[1])))
