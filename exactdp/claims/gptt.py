@@ -32,12 +32,12 @@ from ..formatting import format_bound, format_supported, format_value
 from ..noise import Kind, NoiseLaw
 from ..precision import exact_mpf
 from . import symbolic
-from .certify import (above, all_of, at_most, ball_bounds, ball_ends, certified_loss, certified_verdict,
-                      enclosed_below, exact, loss_ends)
+from .certify import (above, all_of, at_most, ball_bounds, ball_ends, certified_loss,
+                      certified_verdict, enclosed_below, exact, loss_ends)
 from .families import DPS, Family, loss_point
 from .figure_spec import FUNCTION, Curve, FigureSpec, Panel, horizontal
 from .patterns import LOSS_AXIS, evaluate, first_above, fmt, loss_curve, structural_zero
-from .registry import Claim, ClaimResult, register_claim, verdict
+from .registry import Claim, ClaimResult, register_claim
 
 CHEN_M = "Chen & Machanavajjhala 2015 (arXiv:1508.07306)"
 COPIES_AXIS = r"copies $t$  ($D=(0^t,1^t)$, $D'=(1^t,0^t)$, $a=(\bot^t,\top^t)$)"

@@ -148,9 +148,10 @@ def evaluate_reconstruction(progress: Callable[[], None]) -> ClaimResult:
               + "[1, 5] are guessed right with probability "
               + ", ".join(f"{a:.4f}" for a in nonzero_small))
     if certified:
+        where = "above 95% for every budget" if holds else "at or below 95% for a budget"
         detail += ("; certified: the enclosure [lower, upper] of each exact accuracy on Adult "
                    "(the window truncation included as a ball [0, bound on the mass left out]) "
-                   f"lies {'above 95% for every budget' if holds else 'at or below 95% for a budget'}")
+                   f"lies {where}")
     return ClaimResult(decided, detail, tuple(points),
                        FigureSpec("Reconstructing a histogram with GPTT (Chen & "
                                   "Machanavajjhala §5): exact expected accuracy vs simulation",
