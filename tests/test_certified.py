@@ -7,7 +7,7 @@
 * the enclosures of all outputs of small mechanisms add up to an enclosure of 1 (a law of
   probability, no reference value needed);
 * closed forms from the papers lie inside the enclosures; exact zeros certify infinite losses;
-* laws without a certified rule (Gumbel) are refused; the CLI prints outward-rounded ends.
+* Gumbel enclosures contain 60-digit mpmath quadratures; the CLI prints outward-rounded ends.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from mpmath import mpf
 
 import exactdp
 from exactdp.cli import main
-from exactdp.errors import InputError, MethodUnavailableError
+from exactdp.errors import InputError
 from exactdp.exact.loss import possible_outputs
 from exactdp.formatting import format_bound
 from exactdp.mechanisms import OutputKind as Kind
@@ -36,8 +36,6 @@ COUNTS = (1, 2)
 THRESHOLDS = (Fraction(-1, 2), Fraction(0), Fraction(1, 4))
 QUERIES = tuple(Fraction(k, 4) for k in range(-4, 5))
 NAMES = [item.name for item in exactdp.catalogue()]
-#: Laws without a certified rule: their mechanisms must be refused, not evaluated.
-UNCERTIFIED_LAWS = ("Gumbel",)
 
 
 def exact(value) -> Fraction:
@@ -99,11 +97,7 @@ def test_auto_lies_in_the_certified_enclosure(name, data):
     except InputError as error:
         assume(not str(error).startswith("not an output"))
         raise
-    try:
-        certified = exactdp.probability(mech, queries, output, dps=DPS, method="certified")
-    except MethodUnavailableError as error:  # only a law without a certified rule is refused
-        assert any(f"rule for {law}(" in str(error) for law in UNCERTIFIED_LAWS), str(error)
-        return
+    certified = exactdp.probability(mech, queries, output, dps=DPS, method="certified")
     assert isinstance(certified, exactdp.CertifiedProbability)
     assert certified.is_zero == auto.is_zero
     if certified.is_zero:
@@ -180,12 +174,6 @@ def test_loss_enclosure_contains_the_closed_form():
     loss = exactdp.privacy_loss(mech, [0, 0, 0], [1, 1, 1], [-1], dps=25, method="certified")
     assert exact(loss.log_ratio_lower) <= Fraction(3, 2) <= exact(loss.log_ratio_upper)
     assert loss.log_ratio_upper - loss.log_ratio_lower <= mpf(10) ** -24
-
-
-def test_gumbel_is_refused_with_the_law_named():
-    mech = exactdp.mechanism("noisy_max_gumbel", eps=1)
-    with pytest.raises(MethodUnavailableError, match=r"Gumbel\(2\)"):
-        exactdp.probability(mech, [0, 1], [0], method="certified")
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
