@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
+from flint import arb, fmpq
 from mpmath import mpf
 
 from .errors import InputError, PrecisionError
@@ -160,6 +161,12 @@ class Probability:
     def relative_error(self) -> mpf:
         """``error / value`` (0 for an exact zero)."""
         return mpf(0) if self.is_zero else self.error / self.value
+
+
+def to_arb(value: Fraction) -> arb:
+    """An exact rational as a ball at flint's current precision."""
+    value = Fraction(value)
+    return arb(fmpq(value.numerator, value.denominator))
 
 
 def exact_mpf(endpoint) -> mpf:

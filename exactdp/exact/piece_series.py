@@ -3,7 +3,7 @@ cost per node independent of the number of factors.
 
 For ``I = ∫ p_hub(z) Π_j g_j(z − s_j)^{m_j} dz`` with Laplace or exponential laws, each factor is,
 on either side of its kink ``k_j``, ``e^{c + r(z − s)}`` or ``1 − e^{c + r(z − s)}``
-(``NoiseLaw.exponential_piece``).  On a piece between adjacent kinks therefore
+(``NoiseLaw.piece``, ``c`` the log of its coefficient).  On a piece between adjacent kinks therefore
 
     g(z) = A + B·z + Σ_G Σ_{j∈G} m_j log(1 − e^{a_j} y_G),    y_G = e^{r_G z},  a_j = c − r_G s_j,
 
@@ -36,11 +36,11 @@ from fractions import Fraction
 
 import flint
 import numpy as np
-from flint import arb, arb_poly, arb_series, fmpq
+from flint import arb, arb_poly, arb_series
 
 from ..errors import PrecisionError
 from ..noise import Kind
-from ..precision import to_mpf
+from ..precision import to_arb
 from .integral_form import Integral
 
 #: Largest ratio ``e^{a_j} y`` summed by the series (a Laplace factor never exceeds it).
@@ -62,12 +62,6 @@ def flint_context(bits: int, series_length: int = 10):
         flint.ctx.prec, flint.ctx.cap = previous
 
 
-def to_arb(value: Fraction) -> arb:
-    """An exact rational as a ball at flint's current precision."""
-    value = Fraction(value)
-    return arb(fmpq(value.numerator, value.denominator))
-
-
 @dataclass
 class _Side:
     """``[1 −] e^{c + r x}`` on one side of a factor's kink (``valid`` False where it vanishes)."""
@@ -81,13 +75,13 @@ class _Side:
 
 
 def _side(law, kind: Kind, x: Fraction) -> _Side:
-    """The law's exponential form on the side of its kink containing ``x`` (its constants are
-    computed in mpmath at the current precision)."""
+    """The law's exponential form on the side of its kink containing ``x`` (``NoiseLaw.piece``)
+    in balls at flint's current precision."""
     try:
-        piece = law.exponential_piece(kind, to_mpf(x))
+        piece = law.piece(kind, x)
     except ValueError:  # the function vanishes there: the integral's bounds exclude this side
         return _Side(arb(0), arb(0), False, False, -math.inf, 0.0)
-    c, r = arb(piece.log_coefficient), arb(piece.rate)
+    c, r = to_arb(piece.coefficient).log(), to_arb(piece.rate)
     one_minus = piece.one_minus and piece.rate != 0
     if piece.one_minus and piece.rate == 0:  # a constant 1 − e^{c}
         c = (-(c.expm1())).log()

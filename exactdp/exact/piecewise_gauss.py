@@ -47,7 +47,8 @@ from flint import arb
 from ..errors import PrecisionError
 from .gauss_legendre import error_bound, legendre_rule
 from .integral_form import Integral
-from .piece_series import PiecewiseExponential, flint_context, to_arb
+from ..precision import to_arb
+from .piece_series import PiecewiseExponential, flint_context
 
 #: Largest ``τ`` (``h·max|g'|``, :func:`_subdivide`) of a sub-piece.
 STEP = 1.0
