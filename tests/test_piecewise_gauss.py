@@ -16,7 +16,8 @@ from exactdp.exact.integrand import build_output_integral
 from exactdp.exact.noisy_max import index_form
 from exactdp.exact.certified import analytic_piece, closed_piece, log_integral
 from exactdp.exact.gauss_legendre import error_bound, legendre_rule
-from exactdp.exact.piece_series import PiecewiseExponential, to_arb
+from exactdp.exact.piece_series import PiecewiseExponential
+from exactdp.precision import to_arb
 from exactdp.exact.piecewise_gauss import (STEP, _ellipse_bounds, _layout, _subdivide,
                                            integrate_pieces, log_integral_certified)
 from exactdp.sequences import as_queries

@@ -36,7 +36,7 @@ from flint import arb, ctx
 from mpmath import mpf
 
 from ..errors import InputError, PrecisionError
-from ..exact.piece_series import to_arb
+from ..precision import to_arb
 from ..precision import check_dps, exact_mpf, require_digits, working_dps
 from .datasets import Histogram
 from .reconstruction import SMALL_COUNT, Budget, DistinctCounts, splits

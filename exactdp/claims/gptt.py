@@ -26,11 +26,9 @@ from mpmath import mpf
 
 from ..errors import PrecisionError
 from ..exact import CertifiedPrivacyLoss, PrivacyLoss
-from ..exact.certified import law_piece, log_of_piece
-from ..exact.piece_series import to_arb
 from ..formatting import format_bound, format_supported, format_value
 from ..noise import Kind, NoiseLaw
-from ..precision import exact_mpf
+from ..precision import exact_mpf, to_arb
 from . import symbolic
 from .certify import (above, all_of, at_most, ball_bounds, ball_ends, certified_loss,
                       certified_verdict, enclosed_below, exact, loss_ends)
@@ -197,12 +195,11 @@ class ArgumentStep:
 
 def _log_factor(law: NoiseLaw, kind: Kind, x: arb) -> arb:
     """``log F(x)`` or ``log S(x)`` at a ball ``x`` that lies on one side of the law's kink at 0
-    (the laws' pieces in balls, ``exact/certified.py``)."""
+    (the law's ball functions, ``NoiseLaw.ball_log``)."""
     if not (x > 0 or x < 0):
         raise PrecisionError(f"proof-flaw argument: the ball {x.str(5)} straddles the kink of "
                              f"{law} at 0")
-    piece = law_piece(law, kind, Fraction(1 if x > 0 else -1))
-    return log_of_piece(piece, piece.log_coefficient + to_arb(piece.rate) * x)
+    return law.ball_log(kind, 1 if x > 0 else -1).log(x)
 
 
 def log_copy_ratio(copy, z: arb, query_noise: NoiseLaw) -> arb:
