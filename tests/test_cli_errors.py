@@ -63,6 +63,20 @@ def test_an_empty_exception_message_names_its_type(capsys, monkeypatch):
                           "run_prob (exact_commands.py:")
 
 
+def test_a_frame_is_ours_by_its_module_not_its_path(capsys, monkeypatch, tmp_path):
+    # a clone in a folder named exactdp: its tests' files lie under …/exactdp/tests/, yet they
+    # are not the package; the function raising here is compiled with such a file name
+    import exactdp.cli.exact_commands as commands
+
+    namespace = {"__name__": "tests.elsewhere"}
+    source = "def fails(*args, **kwargs):\n    raise ZeroDivisionError()\n"
+    exec(compile(source, str(tmp_path / "exactdp" / "tests" / "elsewhere.py"), "exec"), namespace)
+    monkeypatch.setattr(commands, "probability", namespace["fails"])
+    err = one_line_error(capsys, ["prob", "svt1", "--queries", "0", "--output", "F"], code=1)
+    assert err.startswith("exactdp: cannot answer: ZeroDivisionError without a message in "
+                          "run_prob (exact_commands.py:"), err
+
+
 def test_repeat_counts_beyond_the_length_limit(capsys):
     huge = str(10**21)
     err = one_line_error(capsys, ["loss", "svt1", "--d1", f"0*{huge}", "--d2", f"1*{huge}",
@@ -302,6 +316,66 @@ def test_light_commands_do_not_import_scipy_matplotlib_or_sympy(argv):
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                             text=True, check=True)
     assert result.stdout.splitlines()[-1] == "[]"
+
+
+def _modules_after(code: str) -> list[str]:
+    """The modules of exactdp, numpy and FLINT imported by ``code`` in a fresh interpreter."""
+    code += "; import sys; print(sorted(m for m in sys.modules if m.split('.')[0] in " \
+            "('exactdp', 'numpy', 'flint')))"
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                            text=True, check=True)
+    return eval(result.stdout.splitlines()[-1])
+
+
+def test_the_top_level_help_imports_no_command_module():
+    modules = _modules_after("from exactdp.cli import build_parser; build_parser()")
+    assert modules == ["exactdp", "exactdp.cli", "exactdp.errors"]
+
+
+def test_list_imports_the_catalogue_only():
+    modules = _modules_after("from exactdp.cli import main; main(['list'])")
+    assert "exactdp.cli.list_command" in modules and "exactdp.mechanisms" in modules
+    assert not {"flint", "exactdp.exact", "exactdp.program", "exactdp.cli.common",
+                "exactdp.cli.exact_commands"} & set(modules)
+
+
+def test_a_command_help_imports_its_module_only():
+    modules = _modules_after("from exactdp.cli import build_parser; build_parser('sweep')")
+    assert "exactdp.cli.sweep_command" in modules
+    assert not {"exactdp.cli.tester_commands", "exactdp.cli.exact_commands",
+                "exactdp.cli.reproduce_command"} & set(modules)
+
+
+def test_the_top_level_help_lists_every_command_with_its_help(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    for name, (_, helptext) in COMMANDS.items():
+        assert f"    {name} " in out and helptext.split()[0] in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["test", "statdp.SVT"], ["crosscheck", "statdp.SVT"],
+    ["sweep", "svt1", "--d1", "0", "--d2", "1", "--output", "F", "--t", "1"],
+    ["reproduce", "--only", "svt5-simple"],
+])
+def test_jobs_beyond_eight_per_processor_are_refused(capsys, argv, monkeypatch):
+    _must_not_compute(monkeypatch)
+    bound = 8 * (os.cpu_count() or 1)
+    with pytest.raises(SystemExit) as stop:
+        main([*argv, "--jobs", str(bound + 1)])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--jobs must be at most {bound}" in err
+    assert f"--jobs={bound + 1}" in err
+
+
+@pytest.mark.parametrize("command", ["test", "crosscheck", "sweep", "reproduce"])
+def test_the_jobs_bound_is_stated_in_the_help(capsys, command):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    assert f"at most {8 * (os.cpu_count() or 1)}: 8 per processor" in \
+        " ".join(capsys.readouterr().out.split())
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..sweep import parameter_series, parse_t_values, plot, series_label, sweep
-from .common import (add_any_pair_argument, add_json_argument, add_scheduler_argument,
-                     make_mechanism, parse_params)
+from .common import (add_any_pair_argument, add_jobs_argument, add_json_argument,
+                     add_scheduler_argument, make_mechanism, parse_params)
 
 
 def _check_plot_path(path: str | None) -> Path | None:
@@ -56,8 +56,7 @@ def run_sweep(args: argparse.Namespace) -> int:
 
 def register(subparsers) -> None:
     """Add the ``sweep`` subcommand."""
-    sub = subparsers.add_parser("sweep", help="exact privacy loss over a family D1(t), D2(t), "
-                                "a(t); one series per parameter value; table, JSON or plot")
+    sub = subparsers.add_parser("sweep")
     sub.add_argument("mechanism", metavar="MECH", help="catalogue name (see `exactdp list`), or "
                      "a function in StatDP's convention as FILE.py:FUNCTION")
     sub.add_argument("--param", action="append", default=[], metavar="K=V[,V...]",
@@ -75,7 +74,7 @@ def register(subparsers) -> None:
                      "integers a:b:log (ten per decade, ends included)")
     sub.add_argument("--plot", metavar="FILE.png", help="draw ln ratio against t")
     sub.add_argument("--dps", type=int, default=15, help="significant digits (default 15)")
-    sub.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    add_jobs_argument(sub, 1)
     add_scheduler_argument(sub)
     add_any_pair_argument(sub)
     add_json_argument(sub)
