@@ -229,9 +229,10 @@ def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def _interrupt(argv: list[str], workers: int) -> tuple[int, str, list[int]]:
+def _interrupt(argv: list[str], workers: int,
+               sent: signal.Signals = signal.SIGINT) -> tuple[int, str, list[int]]:
     """Start ``exactdp argv``, wait for its first progress line and its ``workers`` worker
-    processes, send SIGINT; return the exit code, stderr and the worker pids."""
+    processes, send the signal ``sent``; return the exit code, stderr and the worker pids."""
     # as typed at a terminal: SIGINT at its default even when this test run was started in the
     # background by a shell without job control, which starts its jobs with SIGINT ignored (and
     # Python then keeps it ignored, so Ctrl-C would be a no-op)
@@ -250,7 +251,7 @@ def _interrupt(argv: list[str], workers: int) -> tuple[int, str, list[int]]:
             break
         time.sleep(0.1)
     assert len(pids) >= workers, "the worker processes did not start"
-    process.send_signal(signal.SIGINT)
+    process.send_signal(sent)
     _, rest = process.communicate(timeout=120)
     return process.returncode, first + rest, pids
 
@@ -260,6 +261,14 @@ def test_ctrl_c_ends_the_tester_and_its_workers():
                                      "--jobs", "2"], workers=2)
     assert code == 130
     assert "Traceback" not in err and err.splitlines()[-1] == "exactdp: interrupted"
+    assert not any(_running(pid) for pid in workers)
+
+
+def test_sigterm_ends_the_tester_and_its_workers():
+    code, err, workers = _interrupt(["test", "statdp.SVT", "--select-runs", "2000000",
+                                     "--jobs", "2"], workers=2, sent=signal.SIGTERM)
+    assert code == 143
+    assert "Traceback" not in err and err.splitlines()[-1] == "exactdp: terminated"
     assert not any(_running(pid) for pid in workers)
 
 

@@ -92,8 +92,8 @@ def run(claims: Sequence[Claim], out: Path, stream=None,
 
 def _move_into(staging: Path, out: Path) -> None:
     """Move every file of ``staging`` into ``out`` (renames: same file system), with SIGINT
-    held back so that an interrupt cannot leave a mixture of old and new files."""
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    held back (and SIGTERM) so that an interrupt cannot leave a mixture of old and new files."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         if not out.exists():
             umask = os.umask(0)

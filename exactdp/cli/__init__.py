@@ -3,7 +3,8 @@
 Each subcommand module has a ``register(subparsers)`` function; errors a user can cause
 (:class:`~exactdp.errors.InputError`, bad arguments) print one line on stderr and exit with code 2;
 a precision that cannot be reached exits with code 1; Ctrl-C (SIGINT) prints one line and exits
-with code 130 (128 + the signal number, the shell's convention), after ending any worker process.
+with code 130 (128 + the signal number, the shell's convention), SIGTERM (``kill``) likewise with
+code 143, after ending any worker process.
 
 Only the module of the command being run is imported (the tester pulls in scipy.special, the
 claims matplotlib and sympy), so ``exactdp loss`` starts in a fraction of a second; ``exactdp
@@ -16,7 +17,9 @@ import argparse
 import importlib
 import os
 import re
+import signal
 import sys
+import threading
 import traceback
 
 from ..errors import ExactDPError, InputError, Terminated
@@ -98,10 +101,29 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__} without a message{where}"
 
 
+#: The process whose command line runs (workers forked from it have other ids).
+_command_pid = os.getpid()
+
+
+def _on_sigterm(signum, frame) -> None:
+    """SIGTERM unwinds this process like Ctrl-C; a worker forked from it (before it resets the
+    signal) dies of it at once, as by default."""
+    if os.getpid() != _command_pid:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+    raise Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     argv = sys.argv[1:] if argv is None else list(argv)
     command = next((word for word in argv if not word.startswith("-")), None)
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    if in_main_thread:
+        global _command_pid
+        _command_pid = os.getpid()
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         args = build_parser(command).parse_args(argv)
         if getattr(args, "scheduler", None) is None:  # local worker processes, if any
@@ -122,9 +144,15 @@ def main(argv: list[str] | None = None) -> int:
     except MemoryError:
         print("exactdp: cannot answer: out of memory", file=sys.stderr)
         return 1
+    except Terminated:
+        print("exactdp: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("exactdp: interrupted", file=sys.stderr)
         return 130
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def entry_point() -> None:  # pragma: no cover - the console script
