@@ -190,8 +190,42 @@ def test_reproduce_out_in_a_read_only_directory(tmp_path, capsys, monkeypatch):
                                       "--out", str(locked / "figures")])
     finally:
         locked.chmod(0o755)
-    assert f"no write permission on {locked}" in err
+    assert f"cannot be written in {locked} (Permission denied)" in err
     assert not list(locked.iterdir())
+
+
+@pytest.mark.parametrize("argv, named", [
+    (["sweep", "svt1", "--d1", "0", "--d2", "1", "--output", "F", "--t", "1",
+      "--plot", "/proc/exactdp-plot.png"], "--plot"),
+    (["reproduce", "--only", "svt5-simple", "--out", "/proc/exactdp-out"],
+     "the output directory"),
+    (["test", "statdp.SVT", "--runs", "100", "--select-runs", "100",
+      "--log-events", "/proc/exactdp-events.json"], "the event log"),
+])
+def test_an_output_path_that_cannot_be_written_is_refused_first(capsys, monkeypatch, argv,
+                                                                 named):
+    # /proc accepts no new file, whatever the permission bits say (and even for root)
+    _must_not_compute(monkeypatch)
+    import exactdp.sampling.tester as tester
+    import exactdp.sweep as sweep
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("computed before checking the output path")
+
+    monkeypatch.setattr(tester, "sample_columns", refuse)
+    monkeypatch.setattr(sweep, "privacy_loss", refuse)
+    err = one_line_error(capsys, argv)
+    assert err.startswith(f"exactdp: error: {named} cannot be written in /proc ("), err
+    assert argv[-1] in err
+
+
+def test_an_output_file_that_is_a_folder_is_refused(capsys, tmp_path):
+    err = one_line_error(capsys, ["test", "statdp.SVT", "--log-events", str(tmp_path)])
+    assert "the event log must be a .json or .csv file" in err
+    folder = tmp_path / "events.json"
+    folder.mkdir()
+    err = one_line_error(capsys, ["test", "statdp.SVT", "--log-events", str(folder)])
+    assert f"the event log must be a file, got the folder {str(folder)!r}" in err
 
 
 # ------------------------------------------------------------------ Ctrl-C

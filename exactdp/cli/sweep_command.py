@@ -5,27 +5,15 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
-from ..errors import InputError
+from ..checks import check_writable
 from ..sweep import parameter_series, parse_t_values, plot, series_label, sweep
 from .common import (add_any_pair_argument, add_jobs_argument, add_json_argument,
                      add_scheduler_argument, make_mechanism, parse_params)
 
 
-def _check_plot_path(path: str | None) -> Path | None:
-    if path is None:
-        return None
-    path = Path(path)
-    if path.suffix.lower() != ".png":
-        raise InputError(f"--plot must name a .png file, got {str(path)!r}")
-    if not path.parent.is_dir():
-        raise InputError(f"the folder of --plot does not exist: {str(path.parent)!r}")
-    return path
-
-
 def run_sweep(args: argparse.Namespace) -> int:
-    plot_path = _check_plot_path(args.plot)
+    plot_path = None if args.plot is None else check_writable(args.plot, "--plot", (".png",))
     ts = parse_t_values(args.t)
     values = {name: [v.strip() for v in text.split(",")]
               for name, text in parse_params(args.param).items()}
