@@ -129,9 +129,7 @@ def run_reconstruct(args: argparse.Namespace) -> int:
 
 def register(subparsers) -> None:
     """Add the ``reconstruct`` subcommand."""
-    sub = subparsers.add_parser(
-        "reconstruct", help="Chen & Machanavajjhala's reconstruction of a histogram with GPTT: "
-        "exact expected accuracy and simulation")
+    sub = subparsers.add_parser("reconstruct")
     sub.add_argument("--dataset", required=True, metavar="DATA",
                      help="adult (UCI Adult capital-loss, 4096 cells), "
                      "zipf:DOMAIN,TOTAL,EXPONENT,SEED, or FILE.csv (one count per line, or the "
