@@ -31,15 +31,17 @@ import enum
 import functools
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Callable, ClassVar, NamedTuple
 
 import mpmath
-import numpy as np
 from flint import ctx
 from mpmath import mpf
 
 from .errors import MethodUnavailableError, PrecisionError
 from .precision import to_arb, to_mpf
+
+if TYPE_CHECKING:  # numpy is imported where samples are drawn, not to list the catalogue
+    import numpy as np
 
 _NEG_INF = mpf("-inf")
 #: Largest ``−x/b`` at which the Gumbel law is evaluated (``exp(−e^{10^18})`` is still an mpf).
@@ -448,6 +450,7 @@ class NoNoise(NoiseLaw):
 
     def sample(self, rng: np.random.Generator, size, loc=0.0) -> np.ndarray:
         """``loc`` everywhere (no randomness is drawn)."""
+        import numpy as np
         return np.zeros(size) + loc
 
 

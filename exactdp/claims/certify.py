@@ -1,7 +1,6 @@
 """Verdicts that are proofs: a claim's deciding (in)equalities judged on certified enclosures.
 
-Each claim decides its verdict with ``auto`` values (two methods agreeing within an error bound).
-The functions below judge the same statements on enclosures of the log ratio
+A claim's statements are judged on enclosures of the log ratio
 (:class:`~exactdp.exact.loss.CertifiedPrivacyLoss`, ball arithmetic): an inequality is *decided*
 when the whole enclosure lies on one side of the bound, an equality when the enclosure contains
 the exact value and is at most ``10^{−dps}`` wide (relative to ``max(1, |value|)``); otherwise
