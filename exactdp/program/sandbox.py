@@ -1,0 +1,300 @@
+"""The fence around a user's program while exactdp runs it: no randomness but ``prng``, no output
+on standard output, and no run that never ends.
+
+:func:`sandbox` is entered by the tracer (around the exploration of every path) and by the
+sampler (around a batch of runs); for its duration
+
+* **randomness from elsewhere is refused.**  A draw that does not come from the ``prng`` handed
+  to the program would be traced as a constant (the exact probabilities then wrong) and would
+  make a seeded sample irreproducible.  The entry points reached by attribute — ``numpy.random``'s
+  functions (``np.random.laplace``, ``np.random.default_rng``, ``np.random.RandomState``, the bit
+  generators), the ``random`` module's functions and ``random.Random``'s methods, ``secrets``,
+  ``os.urandom`` / ``os.getrandom`` — are replaced by guards, and so are the generators and
+  drawing functions the program's module holds in its globals or its function in its closure
+  (``rng = np.random.default_rng()`` at module level, ``from random import gauss``); calling one
+  raises :class:`~exactdp.errors.InputError` naming the call and the program's line.  Everything
+  is restored on exit, also on error; the guards refuse only in the threads that run a program.
+  Not caught: a generator built inside the program from a class reached otherwise than through
+  these modules' attributes, or held in another module.
+* **standard output goes to standard error**, so that a program's ``print`` cannot corrupt
+  ``--json``;
+* **a run that does not return is reported and stopped**: a watchdog thread notes on standard
+  error, after :data:`NOTICE_AFTER` seconds without a completed run (:meth:`Sandbox.tick`), the
+  program's line the run is at (read from ``sys._current_frames()``, which costs the run
+  nothing), and after ``timeout`` seconds raises an exception in the running thread
+  (``PyThreadState_SetAsyncExc``, delivered between two bytecodes: a pure-Python loop stops at
+  once, a long call into C code when it returns), which becomes one line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import random
+import secrets
+import sys
+import threading
+import time
+import types
+
+import numpy as np
+
+from ..errors import InputError
+
+#: Seconds without a completed run after which the watchdog reports where the run is.
+NOTICE_AFTER = 5.0
+#: Default seconds one run of a program (one traced path, one sampled run) may take.
+TRACE_TIMEOUT = 60.0
+
+#: Threads running a program → how many sandboxes they are in: the guards refuse in these only.
+_SANDBOXED: dict[int, int] = {}
+#: (container id, name) → [container, name, original value, number of sandboxes using it].
+_PATCHES: dict = {}
+_LOCK = threading.RLock()
+_stdout_users = 0
+_stdout_saved = None
+
+
+class _TimedOut(BaseException):
+    """Raised in a run that exceeded its time (a ``BaseException``: a program's ``except
+    Exception`` does not swallow it)."""
+
+
+def _refuse(name: str) -> InputError:
+    from .tracing import _program_location, describe_location  # tracing imports this module
+
+    return InputError(f"the program draws randomness outside prng: {name} (at "
+                      f"{describe_location(_program_location())}); only the prng handed to "
+                      f"the program is modelled and seeded")
+
+
+def _guard(name: str, original):
+    """``original`` that refuses in a sandboxed thread."""
+    def guarded(*args, **kwargs):
+        if threading.get_ident() in _SANDBOXED:
+            raise _refuse(f"{name}()")
+        return original(*args, **kwargs)
+    guarded.__name__ = getattr(original, "__name__", name)
+    guarded.__wrapped__ = original
+    return guarded
+
+
+class _Refusing:
+    """Stands for a generator held by the program's module: every use is refused."""
+
+    def __init__(self, name: str, original):
+        self._name, self._original = name, original
+
+    def __getattr__(self, attribute):
+        if threading.get_ident() in _SANDBOXED:
+            raise _refuse(f"{self._name}.{attribute}")
+        return getattr(self._original, attribute)
+
+    def __call__(self, *args, **kwargs):
+        if threading.get_ident() in _SANDBOXED:
+            raise _refuse(f"{self._name}()")
+        return self._original(*args, **kwargs)
+
+
+def _module_entry_points() -> list[tuple[object, str]]:
+    """``(module or class, attribute)`` of every randomness entry point reached by attribute."""
+    points = [(np.random, name) for name in np.random.__all__
+              if name not in {"Generator", "SeedSequence", "BitGenerator"}]
+    points += [(random, name) for name in random.__all__]
+    points += [(random.Random, name) for name, value in vars(random.Random).items()
+               if isinstance(value, types.FunctionType) and not name.startswith("_")]
+    points += [(secrets, name) for name in secrets.__all__ if name != "compare_digest"]
+    points += [(os, name) for name in ("urandom", "getrandom") if hasattr(os, name)]
+    return points
+
+
+_ENTRY_POINTS = _module_entry_points()
+_RANDOM_TYPES = (np.random.Generator, np.random.RandomState, random.Random)
+_ORIGINALS = {id(getattr(owner, name)): f"{getattr(owner, '__name__', '')}.{name}"
+              for owner, name in _ENTRY_POINTS}
+
+
+def _is_randomness(value) -> bool:
+    """A generator, a bound drawing method of one, or one of the module entry points."""
+    return isinstance(value, _RANDOM_TYPES) or \
+        isinstance(getattr(value, "__self__", None), _RANDOM_TYPES) or id(value) in _ORIGINALS
+
+
+def _held_by(func, allowed) -> list[tuple[object, str, object]]:
+    """``(container, key, value)`` of the randomness the program's module globals and closure
+    hold (containers: the globals dict, or a closure cell under the key ``None``)."""
+    found = []
+    module_globals = getattr(func, "__globals__", None) or {}
+    for key, value in list(module_globals.items()):
+        if value is not allowed and not isinstance(value, types.ModuleType) \
+                and _is_randomness(value):
+            found.append((module_globals, key, value))
+    for cell, name in zip(getattr(func, "__closure__", None) or (),
+                          getattr(getattr(func, "__code__", None), "co_freevars", ())):
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if value is not allowed and _is_randomness(value):
+            found.append((cell, name, value))
+    return found
+
+
+def _install(container, key, replacement) -> None:
+    entry = _PATCHES.get((id(container), key))
+    if entry is not None:
+        entry[3] += 1
+        return
+    if isinstance(container, dict):
+        original = container[key]
+        container[key] = replacement
+    elif isinstance(container, types.CellType):
+        original = container.cell_contents
+        container.cell_contents = replacement
+    else:
+        original = getattr(container, key)
+        setattr(container, key, replacement)
+    _PATCHES[(id(container), key)] = [container, key, original, 1]
+
+
+def _uninstall(container, key) -> None:
+    entry = _PATCHES[(id(container), key)]
+    entry[3] -= 1
+    if entry[3]:
+        return
+    del _PATCHES[(id(container), key)]
+    original = entry[2]
+    if isinstance(container, dict):
+        container[key] = original
+    elif isinstance(container, types.CellType):
+        container.cell_contents = original
+    else:
+        setattr(container, key, original)
+
+
+class Sandbox:
+    """The running program's watchdog; :meth:`tick` after each completed run."""
+
+    def __init__(self, func, timeout: float | None, what: str):
+        self.func, self.timeout, self.what = func, timeout, what
+        self.source = getattr(getattr(func, "__code__", None), "co_filename", None)
+        self.thread = threading.get_ident()
+        self.runs = 0
+        self.fired = False
+        self.location = None
+        self._done = threading.Event()
+        self._lock = threading.Lock()
+        self._watchdog = None
+        if timeout is not None:
+            self._watchdog = threading.Thread(target=self._watch, daemon=True,
+                                              name="exactdp-watchdog")
+            self._watchdog.start()
+
+    def tick(self) -> None:
+        """One run completed."""
+        self.runs += 1
+
+    def _where(self) -> str:
+        """``file:line: source`` of the innermost frame of the program's file in the running
+        thread (``?`` when none is found)."""
+        from .tracing import describe_location  # tracing imports this module
+
+        frame = sys._current_frames().get(self.thread)
+        while frame is not None:
+            if frame.f_code.co_filename == self.source:
+                return describe_location((self.source, frame.f_lineno))
+            frame = frame.f_back
+        return "?"
+
+    def _watch(self) -> None:
+        runs, since, noticed = self.runs, time.monotonic(), False
+        while not self._done.wait(min(1.0, self.timeout)):
+            now = time.monotonic()
+            if self.runs != runs:
+                runs, since, noticed = self.runs, now, False
+                continue
+            if not noticed and now - since >= min(NOTICE_AFTER, self.timeout / 2):
+                noticed = True
+                print(f"exactdp: {self.what} has not finished after {now - since:.0f} s (at "
+                      f"{self._where()}); it is stopped after {self.timeout:g} s "
+                      f"(--trace-timeout)", file=sys.stderr, flush=True)
+            if now - since >= self.timeout:
+                with self._lock:
+                    if self._done.is_set():
+                        return
+                    self.location = self._where()
+                    self.fired = True
+                    ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                        ctypes.c_ulong(self.thread), ctypes.py_object(_TimedOut))
+                return
+
+    def stop(self) -> None:
+        """End the watchdog; a stop it requested and not yet delivered is withdrawn."""
+        with self._lock:
+            self._done.set()
+            if self.fired:
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.thread), None)
+        if self._watchdog is not None:
+            self._watchdog.join()  # no thread left behind (a later fork needs none)
+
+    def timed_out(self) -> InputError:
+        return InputError(f"{self.what} did not finish within {self.timeout:g} s (at "
+                          f"{self.location}); raise --trace-timeout (Python: trace_timeout) if "
+                          f"it only needs longer")
+
+
+@contextlib.contextmanager
+def sandbox(func, prng=None, timeout: float | None = TRACE_TIMEOUT,
+            what: str = "one run of the program"):
+    """Run the program ``func`` inside the fence (see the module's description).
+
+    Parameters
+    ----------
+    func : callable
+        The user's function (its globals and closure are searched for generators).
+    prng : object, optional
+        The generator handed to the program, which stays usable.
+    timeout : float or None
+        Seconds a run may go without completing (:meth:`Sandbox.tick`); ``None``: no limit.
+    what : str
+        The run, in the messages ("the trace of one path of the program").
+
+    Yields
+    ------
+    Sandbox
+    """
+    global _stdout_users, _stdout_saved
+    held = _held_by(func, prng)
+    thread = threading.get_ident()
+    with _LOCK:
+        for owner, name in _ENTRY_POINTS:
+            original = _PATCHES.get((id(owner), name), [None, None, getattr(owner, name)])[2]
+            _install(owner, name, _guard(_ORIGINALS[id(original)], original))
+        for container, key, value in held:
+            _install(container, key, _Refusing(key, value))
+        if not _stdout_users:
+            _stdout_saved, sys.stdout = sys.stdout, sys.stderr
+        _stdout_users += 1
+        _SANDBOXED[thread] = _SANDBOXED.get(thread, 0) + 1
+    guard = Sandbox(func, timeout, what)
+    try:
+        yield guard
+    except _TimedOut:
+        guard.stop()
+        raise guard.timed_out() from None
+    finally:
+        guard.stop()
+        with _LOCK:
+            _SANDBOXED[thread] -= 1
+            if not _SANDBOXED[thread]:
+                del _SANDBOXED[thread]
+            _stdout_users -= 1
+            if not _stdout_users:
+                sys.stdout = _stdout_saved
+            for container, key, _ in held:
+                _uninstall(container, key)
+            for owner, name in _ENTRY_POINTS:
+                _uninstall(owner, name)
+    if guard.fired:  # stopped after the run had returned: the stop was withdrawn
+        raise guard.timed_out()
