@@ -51,12 +51,14 @@ def add_precision_arguments(parser: argparse.ArgumentParser, method: bool = True
     parser.add_argument("--dps", type=int, default=30, help="significant digits (default 30)")
     if method:
         parser.add_argument("--method", choices=METHODS, default="auto",
-                            help="evaluation method (default auto: two methods must agree; "
-                                 "certified: a rigorous enclosure in ball arithmetic)")
+                            help="evaluation method (default auto: an enclosure proven by ball "
+                                 "arithmetic, or the estimate for noise without a certified "
+                                 "rule; certified: the enclosure or an error; estimate: two "
+                                 "methods whose agreement bounds the error)")
         parser.add_argument("--certified", action="store_true",
                             help="same as --method certified: print an enclosure [lower, upper] "
                                  "guaranteed to contain the exact value, of relative width at "
-                                 "most 10^-dps")
+                                 "most 10^-dps, or fail")
 
 
 def chosen_method(args: argparse.Namespace) -> str:
