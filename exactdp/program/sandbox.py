@@ -49,6 +49,8 @@ TRACE_TIMEOUT = 60.0
 
 #: Threads running a program → how many sandboxes they are in: the guards refuse in these only.
 _SANDBOXED: dict[int, int] = {}
+#: Thread → the first refusal in its sandbox (raised on leaving it, should the program swallow it).
+_REFUSED: dict[int, InputError] = {}
 #: (container id, name) → [container, name, original value, number of sandboxes using it].
 _PATCHES: dict = {}
 _LOCK = threading.RLock()
@@ -62,11 +64,14 @@ class _TimedOut(BaseException):
 
 
 def _refuse(name: str) -> InputError:
+    """The refusal of the call ``name`` in the current (sandboxed) thread, remembered."""
     from .tracing import _program_location, describe_location  # tracing imports this module
 
-    return InputError(f"the program draws randomness outside prng: {name} (at "
-                      f"{describe_location(_program_location())}); only the prng handed to "
-                      f"the program is modelled and seeded")
+    error = InputError(f"the program draws randomness outside prng: {name} (at "
+                       f"{describe_location(_program_location())}); only the prng handed to "
+                       f"the program is modelled and seeded")
+    _REFUSED.setdefault(threading.get_ident(), error)
+    return error
 
 
 def _guard(name: str, original):
@@ -97,8 +102,9 @@ class _Refusing:
         return self._original(*args, **kwargs)
 
 
-def _module_entry_points() -> list[tuple[object, str]]:
-    """``(module or class, attribute)`` of every randomness entry point reached by attribute."""
+def _module_entry_points() -> list[tuple[object, str, str]]:
+    """``(module or class, attribute, name in messages)`` of every randomness entry point
+    reached by attribute."""
     points = [(np.random, name) for name in np.random.__all__
               if name not in {"Generator", "SeedSequence", "BitGenerator"}]
     points += [(random, name) for name in random.__all__]
@@ -106,24 +112,24 @@ def _module_entry_points() -> list[tuple[object, str]]:
                if isinstance(value, types.FunctionType) and not name.startswith("_")]
     points += [(secrets, name) for name in secrets.__all__ if name != "compare_digest"]
     points += [(os, name) for name in ("urandom", "getrandom") if hasattr(os, name)]
-    return points
+    return [(owner, name, f"{owner.__name__}.{name}") for owner, name in points]
 
 
 _ENTRY_POINTS = _module_entry_points()
 _RANDOM_TYPES = (np.random.Generator, np.random.RandomState, random.Random)
-_ORIGINALS = {id(getattr(owner, name)): f"{getattr(owner, '__name__', '')}.{name}"
-              for owner, name in _ENTRY_POINTS}
+#: ids of the entry points themselves (``from random import gauss`` holds one).
+_ENTRY_IDS = frozenset(id(getattr(owner, name)) for owner, name, _ in _ENTRY_POINTS)
 
 
 def _is_randomness(value) -> bool:
     """A generator, a bound drawing method of one, or one of the module entry points."""
     return isinstance(value, _RANDOM_TYPES) or \
-        isinstance(getattr(value, "__self__", None), _RANDOM_TYPES) or id(value) in _ORIGINALS
+        isinstance(getattr(value, "__self__", None), _RANDOM_TYPES) or id(value) in _ENTRY_IDS
 
 
 def _held_by(func, allowed) -> list[tuple[object, str, object]]:
     """``(container, key, value)`` of the randomness the program's module globals and closure
-    hold (containers: the globals dict, or a closure cell under the key ``None``)."""
+    hold (containers: the globals dict, or a closure cell)."""
     found = []
     module_globals = getattr(func, "__globals__", None) or {}
     for key, value in list(module_globals.items()):
@@ -141,36 +147,43 @@ def _held_by(func, allowed) -> list[tuple[object, str, object]]:
     return found
 
 
+def _original(container, key):
+    """The value of ``container[key]`` (dict), of the cell, or of the attribute, as it was
+    before any sandbox replaced it."""
+    entry = _PATCHES.get((id(container), key))
+    if entry is not None:
+        return entry[2]
+    if isinstance(container, dict):
+        return container[key]
+    if isinstance(container, types.CellType):
+        return container.cell_contents
+    return getattr(container, key)
+
+
+def _put(container, key, value) -> None:
+    if isinstance(container, dict):
+        container[key] = value
+    elif isinstance(container, types.CellType):
+        container.cell_contents = value
+    else:
+        setattr(container, key, value)
+
+
 def _install(container, key, replacement) -> None:
     entry = _PATCHES.get((id(container), key))
     if entry is not None:
         entry[3] += 1
         return
-    if isinstance(container, dict):
-        original = container[key]
-        container[key] = replacement
-    elif isinstance(container, types.CellType):
-        original = container.cell_contents
-        container.cell_contents = replacement
-    else:
-        original = getattr(container, key)
-        setattr(container, key, replacement)
-    _PATCHES[(id(container), key)] = [container, key, original, 1]
+    _PATCHES[(id(container), key)] = [container, key, _original(container, key), 1]
+    _put(container, key, replacement)
 
 
 def _uninstall(container, key) -> None:
     entry = _PATCHES[(id(container), key)]
     entry[3] -= 1
-    if entry[3]:
-        return
-    del _PATCHES[(id(container), key)]
-    original = entry[2]
-    if isinstance(container, dict):
-        container[key] = original
-    elif isinstance(container, types.CellType):
-        container.cell_contents = original
-    else:
-        setattr(container, key, original)
+    if not entry[3]:
+        del _PATCHES[(id(container), key)]
+        _put(container, key, entry[2])
 
 
 class Sandbox:
@@ -195,9 +208,9 @@ class Sandbox:
         """One run completed."""
         self.runs += 1
 
-    def _where(self) -> str:
+    def _where(self) -> str | None:
         """``file:line: source`` of the innermost frame of the program's file in the running
-        thread (``?`` when none is found)."""
+        thread (``None`` when the thread is not in the program)."""
         from .tracing import describe_location  # tracing imports this module
 
         frame = sys._current_frames().get(self.thread)
@@ -205,7 +218,7 @@ class Sandbox:
             if frame.f_code.co_filename == self.source:
                 return describe_location((self.source, frame.f_lineno))
             frame = frame.f_back
-        return "?"
+        return None
 
     def _watch(self) -> None:
         runs, since, noticed = self.runs, time.monotonic(), False
@@ -217,24 +230,30 @@ class Sandbox:
             if not noticed and now - since >= min(NOTICE_AFTER, self.timeout / 2):
                 noticed = True
                 print(f"exactdp: {self.what} has not finished after {now - since:.0f} s (at "
-                      f"{self._where()}); it is stopped after {self.timeout:g} s "
+                      f"{self._where() or 'exactdp'}); it is stopped after {self.timeout:g} s "
                       f"(--trace-timeout)", file=sys.stderr, flush=True)
             if now - since >= self.timeout:
                 with self._lock:
-                    if self._done.is_set():
-                        return
-                    self.location = self._where()
-                    self.fired = True
+                    location = self._where()
+                    if self._done.is_set() or location is None:
+                        continue  # stopped only inside the program: never in exactdp's code
+                    self.location, self.fired = location, True
                     ctypes.pythonapi.PyThreadState_SetAsyncExc(
                         ctypes.c_ulong(self.thread), ctypes.py_object(_TimedOut))
                 return
 
     def stop(self) -> None:
         """End the watchdog; a stop it requested and not yet delivered is withdrawn."""
-        with self._lock:
-            self._done.set()
-            if self.fired:
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.thread), None)
+        while True:
+            try:
+                with self._lock:
+                    self._done.set()
+                    if self.fired:
+                        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.thread),
+                                                                   None)
+                break
+            except _TimedOut:  # the stop arrived here, on the way out: withdrawn all the same
+                continue
         if self._watchdog is not None:
             self._watchdog.join()  # no thread left behind (a later fork needs none)
 
@@ -268,9 +287,8 @@ def sandbox(func, prng=None, timeout: float | None = TRACE_TIMEOUT,
     held = _held_by(func, prng)
     thread = threading.get_ident()
     with _LOCK:
-        for owner, name in _ENTRY_POINTS:
-            original = _PATCHES.get((id(owner), name), [None, None, getattr(owner, name)])[2]
-            _install(owner, name, _guard(_ORIGINALS[id(original)], original))
+        for owner, name, label in _ENTRY_POINTS:
+            _install(owner, name, _guard(label, _original(owner, name)))
         for container, key, value in held:
             _install(container, key, _Refusing(key, value))
         if not _stdout_users:
@@ -281,7 +299,6 @@ def sandbox(func, prng=None, timeout: float | None = TRACE_TIMEOUT,
     try:
         yield guard
     except _TimedOut:
-        guard.stop()
         raise guard.timed_out() from None
     finally:
         guard.stop()
@@ -289,12 +306,15 @@ def sandbox(func, prng=None, timeout: float | None = TRACE_TIMEOUT,
             _SANDBOXED[thread] -= 1
             if not _SANDBOXED[thread]:
                 del _SANDBOXED[thread]
+            refused = _REFUSED.pop(thread, None)
             _stdout_users -= 1
             if not _stdout_users:
                 sys.stdout = _stdout_saved
             for container, key, _ in held:
                 _uninstall(container, key)
-            for owner, name in _ENTRY_POINTS:
+            for owner, name, _ in _ENTRY_POINTS:
                 _uninstall(owner, name)
     if guard.fired:  # stopped after the run had returned: the stop was withdrawn
         raise guard.timed_out()
+    if refused is not None:  # the program caught the refusal and went on
+        raise refused
