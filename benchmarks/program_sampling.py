@@ -12,7 +12,9 @@ For StatDP's SVT (N = 1) and noisy max (Ding et al., CCS 2018; StatDP's ``algori
 
 Medians of ``--repeats`` timings; the ratios program/loop (the interpreter's overhead) and
 loop/catalogue (what the vectorised samplers save) do not depend on the machine's speed as much
-as the times do.
+as the times do.  Last, the fixed cost of the fence every call of the sampler puts around the
+program (``exactdp.program.sandbox``: guards installed and removed, a watchdog thread started
+and joined), per call, against the per-run loop's time of one run.
 
 Run: ``python benchmarks/program_sampling.py [--runs 20000] [--repeats 5]`` from the repository
 root.
@@ -30,6 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from timing import median_time  # noqa: E402
 import exactdp  # noqa: E402
+from exactdp.program import program  # noqa: E402
+from exactdp.program.sandbox import TRACE_TIMEOUT, sandbox  # noqa: E402
 
 
 def svt(prng, queries, epsilon, N, T):
@@ -75,7 +79,7 @@ def main() -> None:
             rng = np.random.default_rng(0)
             return [func(rng, list(queries), **floats) for _ in range(args.runs)]
 
-        mech = exactdp.program(func, **kwargs)
+        mech = program(func, **kwargs)
         declared = exactdp.mechanism(catalogue, **params)
         loop_s, _ = median_time(loop, args.repeats)
         program_s, _ = median_time(lambda: exactdp.sample(mech, queries, args.runs,
@@ -84,6 +88,15 @@ def main() -> None:
                                                                np.random.default_rng(0)), args.repeats)
         print(f"{name:<10} {loop_s:>8.3f} {program_s:>10.3f} {catalogue_s:>12.4f} "
               f"{program_s / loop_s:>13.2f} {loop_s / catalogue_s:>15.0f}")
+
+    def fence():
+        with sandbox(svt, np.random.default_rng(0), TRACE_TIMEOUT):
+            pass
+
+    calls = 200
+    fence_s, _ = median_time(lambda: [fence() for _ in range(calls)], args.repeats)
+    print(f"sandbox per sampler call: {fence_s / calls * 1e6:.0f} µs = the loop's time of "
+          f"{fence_s / calls / (loop_s / args.runs):.0f} runs (of {CASES[-1][0]})")
 
 
 if __name__ == "__main__":

@@ -51,7 +51,8 @@ TRACE_TIMEOUT = 60.0
 _SANDBOXED: dict[int, int] = {}
 #: Thread → the first refusal in its sandbox (raised on leaving it, should the program swallow it).
 _REFUSED: dict[int, InputError] = {}
-#: (container id, name) → [container, name, original value, number of sandboxes using it].
+#: (container id, key) → [container, key, original value, number of sandboxes using it]: the
+#: generators held by programs' globals and closures, replaced while sandboxed.
 _PATCHES: dict = {}
 _LOCK = threading.RLock()
 _stdout_users = 0
@@ -74,14 +75,14 @@ def _refuse(name: str) -> InputError:
     return error
 
 
-def _guard(name: str, original):
-    """``original`` that refuses in a sandboxed thread."""
+def _guard(name: str, index: int):
+    """The entry point ``index`` of :data:`_ENTRY_POINTS`, refusing in a sandboxed thread and
+    calling the value it replaced (:data:`_REPLACED`) elsewhere."""
     def guarded(*args, **kwargs):
         if threading.get_ident() in _SANDBOXED:
             raise _refuse(f"{name}()")
-        return original(*args, **kwargs)
-    guarded.__name__ = getattr(original, "__name__", name)
-    guarded.__wrapped__ = original
+        return _REPLACED[index](*args, **kwargs)
+    guarded.__name__ = name.rpartition(".")[2]
     return guarded
 
 
@@ -116,6 +117,12 @@ def _module_entry_points() -> list[tuple[object, str, str]]:
 
 
 _ENTRY_POINTS = _module_entry_points()
+#: The guards of the entry points, made once (installing them is a ``setattr`` each).
+_GUARDS = [_guard(label, index) for index, (_, _, label) in enumerate(_ENTRY_POINTS)]
+#: The values the guards replaced while installed, by index.
+_REPLACED: list = []
+#: Sandboxes open in any thread (the guards are installed while there is one).
+_guarded_sandboxes = 0
 _RANDOM_TYPES = (np.random.Generator, np.random.RandomState, random.Random)
 #: ids of the entry points themselves (``from random import gauss`` holds one).
 _ENTRY_IDS = frozenset(id(getattr(owner, name)) for owner, name, _ in _ENTRY_POINTS)
@@ -147,26 +154,12 @@ def _held_by(func, allowed) -> list[tuple[object, str, object]]:
     return found
 
 
-def _original(container, key):
-    """The value of ``container[key]`` (dict), of the cell, or of the attribute, as it was
-    before any sandbox replaced it."""
-    entry = _PATCHES.get((id(container), key))
-    if entry is not None:
-        return entry[2]
-    if isinstance(container, dict):
-        return container[key]
-    if isinstance(container, types.CellType):
-        return container.cell_contents
-    return getattr(container, key)
-
-
 def _put(container, key, value) -> None:
+    """Set ``container[key]`` (a module's globals) or the cell ``container`` to ``value``."""
     if isinstance(container, dict):
         container[key] = value
-    elif isinstance(container, types.CellType):
-        container.cell_contents = value
     else:
-        setattr(container, key, value)
+        container.cell_contents = value
 
 
 def _install(container, key, replacement) -> None:
@@ -174,7 +167,8 @@ def _install(container, key, replacement) -> None:
     if entry is not None:
         entry[3] += 1
         return
-    _PATCHES[(id(container), key)] = [container, key, _original(container, key), 1]
+    original = container[key] if isinstance(container, dict) else container.cell_contents
+    _PATCHES[(id(container), key)] = [container, key, original, 1]
     _put(container, key, replacement)
 
 
@@ -283,12 +277,15 @@ def sandbox(func, prng=None, timeout: float | None = TRACE_TIMEOUT,
     ------
     Sandbox
     """
-    global _stdout_users, _stdout_saved
+    global _stdout_users, _stdout_saved, _guarded_sandboxes
     held = _held_by(func, prng)
     thread = threading.get_ident()
     with _LOCK:
-        for owner, name, label in _ENTRY_POINTS:
-            _install(owner, name, _guard(label, _original(owner, name)))
+        if not _guarded_sandboxes:
+            _REPLACED[:] = [getattr(owner, name) for owner, name, _ in _ENTRY_POINTS]
+            for (owner, name, _), guarded in zip(_ENTRY_POINTS, _GUARDS):
+                setattr(owner, name, guarded)
+        _guarded_sandboxes += 1
         for container, key, value in held:
             _install(container, key, _Refusing(key, value))
         if not _stdout_users:
@@ -312,8 +309,10 @@ def sandbox(func, prng=None, timeout: float | None = TRACE_TIMEOUT,
                 sys.stdout = _stdout_saved
             for container, key, _ in held:
                 _uninstall(container, key)
-            for owner, name, _ in _ENTRY_POINTS:
-                _uninstall(owner, name)
+            _guarded_sandboxes -= 1
+            if not _guarded_sandboxes:
+                for (owner, name, _), original in zip(_ENTRY_POINTS, _REPLACED):
+                    setattr(owner, name, original)
     if guard.fired:  # stopped after the run had returned: the stop was withdrawn
         raise guard.timed_out()
     if refused is not None:  # the program caught the refusal and went on
