@@ -72,6 +72,12 @@ PROGRAMS = textwrap.dedent("""
     def os_urandom(prng, queries):
         return queries[0] + os.urandom(1)[0] > 128  # refused
 
+    def default_argument(prng, queries, rng=np.random.default_rng(4)):
+        return queries[0] + rng.laplace() > 0  # refused
+
+    def keyword_default(prng, queries, *, draw=random.random):
+        return queries[0] + draw() > 0.5  # refused
+
     def swallowed(prng, queries):
         try:
             noise = np.random.laplace()  # refused
@@ -110,6 +116,8 @@ REFUSED = {
     "secrets_module": "secrets.randbelow()",
     "os_urandom": "os.urandom()",
     "swallowed": "numpy.random.laplace()",
+    "default_argument": "rng.laplace",
+    "keyword_default": "draw()",
 }
 
 
@@ -132,7 +140,9 @@ def _untouched(module_globals: dict) -> dict:
     return {"laplace": np.random.laplace, "default_rng": np.random.default_rng,
             "gauss": random.gauss, "Random.random": random.Random.random,
             "urandom": os.urandom, "stdout": sys.stdout,
-            "RNG": module_globals["RNG"], "imported": module_globals["gauss"]}
+            "RNG": module_globals["RNG"], "imported": module_globals["gauss"],
+            "defaults": module_globals["default_argument"].__defaults__,
+            "keyword defaults": module_globals["keyword_default"].__kwdefaults__}
 
 
 @pytest.mark.parametrize("name", sorted(REFUSED))

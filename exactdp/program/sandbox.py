@@ -10,12 +10,16 @@ sampler (around a batch of runs); for its duration
   functions (``np.random.laplace``, ``np.random.default_rng``, ``np.random.RandomState``, the bit
   generators), the ``random`` module's functions and ``random.Random``'s methods, ``secrets``,
   ``os.urandom`` / ``os.getrandom`` — are replaced by guards, and so are the generators and
-  drawing functions the program's module holds in its globals or its function in its closure
-  (``rng = np.random.default_rng()`` at module level, ``from random import gauss``); calling one
-  raises :class:`~exactdp.errors.InputError` naming the call and the program's line.  Everything
-  is restored on exit, also on error; the guards refuse only in the threads that run a program.
-  Not caught: a generator built inside the program from a class reached otherwise than through
-  these modules' attributes, or held in another module.
+  drawing functions the program's module holds in its globals, or its function in its closure or
+  default arguments (``rng = np.random.default_rng()`` at module level, ``from random import
+  gauss``, ``def f(prng, queries, rng=np.random.default_rng())``); calling one raises
+  :class:`~exactdp.errors.InputError` naming the call and the program's line (also on leaving
+  the sandbox, should the program catch it and go on).  Everything is restored on exit, also on
+  error; the guards refuse only in the threads that run a program.  Not caught: a generator
+  held by another module (``lib.rng``), or built from a class reached otherwise than through
+  these modules' attributes.  The guards are installed once for all the sandboxes open at a
+  time, a ``setattr`` each: ``prng`` itself is not wrapped, and a draw from it costs nothing
+  more.
 * **standard output goes to standard error**, so that a program's ``print`` cannot corrupt
   ``--json``;
 * **a run that does not return is reported and stopped**: a watchdog thread notes on standard
@@ -52,7 +56,8 @@ _SANDBOXED: dict[int, int] = {}
 #: Thread → the first refusal in its sandbox (raised on leaving it, should the program swallow it).
 _REFUSED: dict[int, InputError] = {}
 #: (container id, key) → [container, key, original value, number of sandboxes using it]: the
-#: generators held by programs' globals and closures, replaced while sandboxed.
+#: generators held by programs' globals, closures and default arguments, replaced while
+#: sandboxed.
 _PATCHES: dict = {}
 _LOCK = threading.RLock()
 _stdout_users = 0
@@ -135,31 +140,59 @@ def _is_randomness(value) -> bool:
 
 
 def _held_by(func, allowed) -> list[tuple[object, str, object]]:
-    """``(container, key, value)`` of the randomness the program's module globals and closure
-    hold (containers: the globals dict, or a closure cell)."""
+    """``(container, key, replacement)`` for the randomness the program's module globals, its
+    closure and its default arguments hold (containers: the globals dict, a closure cell, the
+    function itself for ``__defaults__`` and ``__kwdefaults__``)."""
+    def held(value) -> bool:
+        return value is not allowed and not isinstance(value, types.ModuleType) \
+            and _is_randomness(value)
+
     found = []
     module_globals = getattr(func, "__globals__", None) or {}
     for key, value in list(module_globals.items()):
-        if value is not allowed and not isinstance(value, types.ModuleType) \
-                and _is_randomness(value):
-            found.append((module_globals, key, value))
+        if held(value):
+            found.append((module_globals, key, _Refusing(key, value)))
+    code = getattr(func, "__code__", None)
     for cell, name in zip(getattr(func, "__closure__", None) or (),
-                          getattr(getattr(func, "__code__", None), "co_freevars", ())):
+                          getattr(code, "co_freevars", ())):
         try:
             value = cell.cell_contents
         except ValueError:  # an empty cell
             continue
-        if value is not allowed and _is_randomness(value):
-            found.append((cell, name, value))
+        if held(value):
+            found.append((cell, name, _Refusing(name, value)))
+    defaults = getattr(func, "__defaults__", None) or ()
+    if code is not None and any(held(value) for value in defaults):
+        names = code.co_varnames[code.co_argcount - len(defaults):code.co_argcount]
+        found.append((func, "__defaults__", tuple(
+            _Refusing(name, value) if held(value) else value
+            for name, value in zip(names, defaults))))
+    keyword_defaults = getattr(func, "__kwdefaults__", None) or {}
+    if any(held(value) for value in keyword_defaults.values()):
+        found.append((func, "__kwdefaults__", {
+            name: _Refusing(name, value) if held(value) else value
+            for name, value in keyword_defaults.items()}))
     return found
 
 
+def _get(container, key):
+    """``container[key]`` (a module's globals), the cell ``container``'s value, or the attribute
+    ``key`` of the function ``container``."""
+    if isinstance(container, dict):
+        return container[key]
+    if isinstance(container, types.CellType):
+        return container.cell_contents
+    return getattr(container, key)
+
+
 def _put(container, key, value) -> None:
-    """Set ``container[key]`` (a module's globals) or the cell ``container`` to ``value``."""
+    """Set what :func:`_get` reads to ``value``."""
     if isinstance(container, dict):
         container[key] = value
-    else:
+    elif isinstance(container, types.CellType):
         container.cell_contents = value
+    else:
+        setattr(container, key, value)
 
 
 def _install(container, key, replacement) -> None:
@@ -167,8 +200,7 @@ def _install(container, key, replacement) -> None:
     if entry is not None:
         entry[3] += 1
         return
-    original = container[key] if isinstance(container, dict) else container.cell_contents
-    _PATCHES[(id(container), key)] = [container, key, original, 1]
+    _PATCHES[(id(container), key)] = [container, key, _get(container, key), 1]
     _put(container, key, replacement)
 
 
@@ -286,8 +318,8 @@ def sandbox(func, prng=None, timeout: float | None = TRACE_TIMEOUT,
             for (owner, name, _), guarded in zip(_ENTRY_POINTS, _GUARDS):
                 setattr(owner, name, guarded)
         _guarded_sandboxes += 1
-        for container, key, value in held:
-            _install(container, key, _Refusing(key, value))
+        for container, key, replacement in held:
+            _install(container, key, replacement)
         if not _stdout_users:
             _stdout_saved, sys.stdout = sys.stdout, sys.stderr
         _stdout_users += 1
