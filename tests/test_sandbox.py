@@ -236,10 +236,20 @@ def test_cli_trace_timeout(source, capsys):
                               "finish within 1 s (at hostile.py:")
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "inf", "nan", "soon"])
-def test_cli_trace_timeout_must_be_positive(source, capsys, value):
+@pytest.mark.parametrize("value, shown", [("0", "0.0"), ("-1", "-1.0"), ("inf", "inf"),
+                                          ("nan", "nan"), ("soon", "'soon'")])
+def test_cli_trace_timeout_must_be_positive(source, capsys, value, shown):
     with pytest.raises(SystemExit) as info:
         main(["prob", f"{source}:prints", "--queries", "0", "--output", "T",
               "--trace-timeout", value])
     assert info.value.code == 2
-    assert f"--trace-timeout={value!r}" in capsys.readouterr().err
+    assert capsys.readouterr().err.strip().endswith(
+        f"--trace-timeout must be a positive number of seconds, got --trace-timeout={shown}")
+
+
+@pytest.mark.parametrize("value", [0, -2.5, float("inf"), True, "10"])
+def test_trace_timeout_must_be_positive(source, value):
+    mech = dataclasses.replace(load_program(f"{source}:prints"), trace_timeout=value)
+    with pytest.raises(InputError, match=r"^trace_timeout must be a positive number of seconds, "
+                       r"got trace_timeout="):
+        traced_paths(mech, [0])

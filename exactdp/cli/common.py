@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import math
 import sys
 
-from ..checks import MAX_JOBS, check_jobs
+from ..checks import MAX_JOBS, check_jobs, check_seconds
 from ..errors import InputError
 from ..formatting import format_value
 from ..mechanisms import entry
@@ -28,13 +27,13 @@ def add_mechanism_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _seconds(text: str) -> float:
     try:
-        seconds = float(text)
+        value = float(text)
     except ValueError:
-        seconds = math.nan
-    if not 0 < seconds < math.inf:
-        raise argparse.ArgumentTypeError(f"--trace-timeout must be a positive number of "
-                                         f"seconds, got --trace-timeout={text!r}")
-    return seconds
+        value = text
+    try:
+        return check_seconds("--trace-timeout", value)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_program_arguments(parser: argparse.ArgumentParser) -> None:

@@ -44,6 +44,7 @@ import types
 
 import numpy as np
 
+from ..checks import check_seconds
 from ..errors import InputError
 
 #: Seconds without a completed run after which the watchdog reports where the run is.
@@ -310,6 +311,7 @@ def sandbox(func, prng=None, timeout: float | None = TRACE_TIMEOUT,
     Sandbox
     """
     global _stdout_users, _stdout_saved, _guarded_sandboxes
+    timeout = check_seconds("trace_timeout", timeout)
     held = _held_by(func, prng)
     thread = threading.get_ident()
     with _LOCK:
