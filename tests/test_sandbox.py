@@ -10,6 +10,7 @@ import random
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,7 @@ from exactdp.cli import main
 from exactdp.errors import InputError
 from exactdp.program import load_program, program
 from exactdp.program.exact import traced_paths
+from exactdp.program.sandbox import sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -177,6 +179,42 @@ def test_a_generator_in_a_closure_is_refused():
     with pytest.raises(InputError, match=r"outside prng: rng\.laplace \(at test_sandbox\.py:"):
         exactdp.probability(program(closure), [0], [True])
     assert isinstance(rng, np.random.Generator)  # the cell holds the generator again
+
+
+def test_sandboxes_in_two_threads_and_a_thread_outside(source):
+    func = load_program(f"{source}:module_generator").func
+    held = func.__globals__["RNG"]
+    entered, leave, drawn = threading.Event(), threading.Event(), []
+
+    def first():
+        with sandbox(func, timeout=None):
+            entered.set()
+            leave.wait()
+
+    def outside():  # a thread running no program keeps numpy's functions
+        drawn.append(np.random.laplace())
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    entered.wait()
+    refusals = []
+    with pytest.raises(InputError) as info:  # the refusals caught here are raised on leaving
+        with sandbox(func, timeout=None):
+            leave.set()
+            thread.join()  # the first sandbox has closed; this one still refuses
+            for call in (lambda: func(None, [0]), np.random.laplace):
+                try:
+                    call()
+                except InputError as refusal:
+                    refusals.append(str(refusal))
+            helper = threading.Thread(target=outside)
+            helper.start()
+            helper.join()
+    assert str(info.value) == refusals[0]
+    assert "outside prng: RNG.laplace (at hostile.py:" in refusals[0]
+    assert "outside prng: numpy.random.laplace() (at test_sandbox.py:" in refusals[1]
+    assert len(drawn) == 1 and isinstance(drawn[0], float)
+    assert func.__globals__["RNG"] is held
 
 
 def test_prng_and_other_threads_keep_their_randomness(source):

@@ -144,9 +144,9 @@ def _held_by(func, allowed) -> list[tuple[object, str, object]]:
     """``(container, key, replacement)`` for the randomness the program's module globals, its
     closure and its default arguments hold (containers: the globals dict, a closure cell, the
     function itself for ``__defaults__`` and ``__kwdefaults__``)."""
-    def held(value) -> bool:
-        return value is not allowed and not isinstance(value, types.ModuleType) \
-            and _is_randomness(value)
+    def held(value) -> bool:  # (or already replaced by a sandbox open in another thread)
+        return isinstance(value, _Refusing) or value is not allowed \
+            and not isinstance(value, types.ModuleType) and _is_randomness(value)
 
     found = []
     module_globals = getattr(func, "__globals__", None) or {}
