@@ -217,7 +217,7 @@ class Sandbox:
     """The running program's watchdog; :meth:`tick` after each completed run."""
 
     def __init__(self, func, timeout: float | None, what: str):
-        self.func, self.timeout, self.what = func, timeout, what
+        self.timeout, self.what = timeout, what
         self.source = getattr(getattr(func, "__code__", None), "co_filename", None)
         self.thread = threading.get_ident()
         self.runs = 0
@@ -248,6 +248,8 @@ class Sandbox:
         return None
 
     def _watch(self) -> None:
+        """The watchdog thread: every second, whether a run completed since the last look; the
+        notice, then the stop, when none did for long enough."""
         runs, since, noticed = self.runs, time.monotonic(), False
         while not self._done.wait(min(1.0, self.timeout)):
             now = time.monotonic()
@@ -285,6 +287,7 @@ class Sandbox:
             self._watchdog.join()  # no thread left behind (a later fork needs none)
 
     def timed_out(self) -> InputError:
+        """The one line for a run stopped at the time limit."""
         return InputError(f"{self.what} did not finish within {self.timeout:g} s (at "
                           f"{self.location}); raise --trace-timeout (Python: trace_timeout) if "
                           f"it only needs longer")
