@@ -137,10 +137,10 @@ def _(mech: Program, queries, runs: int, rng: np.random.Generator) -> ProgramSam
     kwargs = float_arguments(mech)
     func, outputs = mech.func, []
     try:
-        with sandbox(func, rng, mech.trace_timeout, "one sampled run of the program") as watchdog:
+        with sandbox(func, rng, mech.trace_timeout, "one sampled run of the program",
+                     completed=outputs.__len__):
             for _ in range(runs):
                 outputs.append(func(rng, list(answers), **kwargs))
-                watchdog.tick()
     except InputError:
         raise
     except Exception as exc:  # the user's code: reported in one line, never a traceback

@@ -23,7 +23,8 @@ sampler (around a batch of runs); for its duration
 * **standard output goes to standard error**, so that a program's ``print`` cannot corrupt
   ``--json``;
 * **a run that does not return is reported and stopped**: a watchdog thread notes on standard
-  error, after :data:`NOTICE_AFTER` seconds without a completed run (:meth:`Sandbox.tick`), the
+  error, after :data:`NOTICE_AFTER` seconds without a completed run (:meth:`Sandbox.tick`, or
+  the caller's count of runs), the
   program's line the run is at (read from ``sys._current_frames()``, which costs the run
   nothing), and after ``timeout`` seconds raises an exception in the running thread
   (``PyThreadState_SetAsyncExc``, delivered between two bytecodes: a pure-Python loop stops at
@@ -214,10 +215,12 @@ def _uninstall(container, key) -> None:
 
 
 class Sandbox:
-    """The running program's watchdog; :meth:`tick` after each completed run."""
+    """The running program's watchdog; :meth:`tick` after each completed run, unless the runs
+    are counted by ``completed()``."""
 
-    def __init__(self, func, timeout: float | None, what: str):
+    def __init__(self, func, timeout: float | None, what: str, completed=None):
         self.timeout, self.what = timeout, what
+        self.completed = completed or (lambda: self.runs)
         self.source = getattr(getattr(func, "__code__", None), "co_filename", None)
         self.thread = threading.get_ident()
         self.runs = 0
@@ -250,11 +253,11 @@ class Sandbox:
     def _watch(self) -> None:
         """The watchdog thread: every second, whether a run completed since the last look; the
         notice, then the stop, when none did for long enough."""
-        runs, since, noticed = self.runs, time.monotonic(), False
+        runs, since, noticed = self.completed(), time.monotonic(), False
         while not self._done.wait(min(1.0, self.timeout)):
             now = time.monotonic()
-            if self.runs != runs:
-                runs, since, noticed = self.runs, now, False
+            if self.completed() != runs:
+                runs, since, noticed = self.completed(), now, False
                 continue
             if not noticed and now - since >= min(NOTICE_AFTER, self.timeout / 2):
                 noticed = True
@@ -295,7 +298,7 @@ class Sandbox:
 
 @contextlib.contextmanager
 def sandbox(func, prng=None, timeout: float | None = TRACE_TIMEOUT,
-            what: str = "one run of the program"):
+            what: str = "one run of the program", completed=None):
     """Run the program ``func`` inside the fence (see the module's description).
 
     Parameters
@@ -308,6 +311,9 @@ def sandbox(func, prng=None, timeout: float | None = TRACE_TIMEOUT,
         Seconds a run may go without completing (:meth:`Sandbox.tick`); ``None``: no limit.
     what : str
         The run, in the messages ("the trace of one path of the program").
+    completed : callable, optional
+        ``completed()``: the number of runs completed so far (e.g. ``outputs.__len__``, which
+        costs the runs nothing); default: the number of :meth:`Sandbox.tick` calls.
 
     Yields
     ------
@@ -329,7 +335,7 @@ def sandbox(func, prng=None, timeout: float | None = TRACE_TIMEOUT,
             _stdout_saved, sys.stdout = sys.stdout, sys.stderr
         _stdout_users += 1
         _SANDBOXED[thread] = _SANDBOXED.get(thread, 0) + 1
-    guard = Sandbox(func, timeout, what)
+    guard = Sandbox(func, timeout, what, completed)
     try:
         yield guard
     except _TimedOut:
