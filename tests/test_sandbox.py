@@ -291,3 +291,12 @@ def test_trace_timeout_must_be_positive(source, value):
     with pytest.raises(InputError, match=r"^trace_timeout must be a positive number of seconds, "
                        r"got trace_timeout="):
         traced_paths(mech, [0])
+
+
+def test_cli_trace_timeout_reaches_the_sampler(source, capsys):
+    code = main(["test", f"{source}:spins_when_sampled", "--d1", "0", "--d2", "1", "--runs",
+                 "2000", "--select-runs", "1000", "--test-eps", "0.5", "--trace-timeout", "1"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert err[-1].startswith("exactdp: error: one sampled run of the program did not finish "
+                              "within 1 s (at hostile.py:")

@@ -260,10 +260,10 @@ class Sandbox:
                 runs, since, noticed = self.completed(), now, False
                 continue
             if not noticed and now - since >= min(NOTICE_AFTER, self.timeout / 2):
-                noticed = True
-                print(f"exactdp: {self.what} has not finished after {now - since:.0f} s (at "
-                      f"{self._where() or 'exactdp'}); it is stopped after {self.timeout:g} s "
-                      f"(--trace-timeout)", file=sys.stderr, flush=True)
+                noticed, where = True, self._where()
+                print(f"exactdp: {self.what} has not finished after {now - since:.0f} s ("
+                      f"{f'at {where}' if where else 'in exactdp'}); it is stopped after "
+                      f"{self.timeout:g} s (--trace-timeout)", file=sys.stderr, flush=True)
             if now - since >= self.timeout:
                 with self._lock:
                     location = self._where()
