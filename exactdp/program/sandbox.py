@@ -55,7 +55,7 @@ TRACE_TIMEOUT = 60.0
 
 #: Threads running a program → how many sandboxes they are in: the guards refuse in these only.
 _SANDBOXED: dict[int, int] = {}
-#: Thread → the first refusal in its sandbox (raised on leaving it, should the program swallow it).
+#: Thread → the first refusal in its sandbox (raised on leaving it, should the program catch it).
 _REFUSED: dict[int, InputError] = {}
 #: (container id, key) → [container, key, original value, number of sandboxes using it]: the
 #: generators held by programs' globals, closures and default arguments, replaced while
