@@ -1,5 +1,5 @@
-"""Checks of the arguments every command shares: counts, seeds, worker processes, and the paths
-of output files and folders.
+"""Checks of the arguments every command shares: counts, seeds, worker processes, time limits, and
+the paths of output files and folders.
 
 Each returns the value (an ``int``, a :class:`~pathlib.Path`) or raises
 :class:`~exactdp.errors.InputError` naming the argument and echoing the value.
@@ -7,6 +7,7 @@ Each returns the value (an ``int``, a :class:`~pathlib.Path`) or raises
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -24,6 +25,17 @@ def check_positive(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise InputError(f"{name} must be a positive integer, got {name}={value!r}")
     return int(value)
+
+
+def check_seconds(name: str, value: object) -> float | None:
+    """``value`` as a ``float`` if it is a positive, finite number of seconds (``None``, no limit,
+    stays ``None``)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not 0 < value < math.inf:
+        raise InputError(f"{name} must be a positive number of seconds, got {name}={value!r}")
+    return float(value)
 
 
 def check_jobs(value: object) -> int:

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 
-from ..checks import MAX_JOBS, check_jobs
+from ..checks import MAX_JOBS, check_jobs, check_seconds
 from ..errors import InputError
 from ..formatting import format_value
 from ..mechanisms import entry
 from ..precision import METHODS
 from ..program import is_program_spec, load_program
+from ..program.sandbox import TRACE_TIMEOUT
 from ..workers import SCHEDULER_VARIABLE, scheduler_from_environment
 
 def add_mechanism_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,6 +22,27 @@ def add_mechanism_arguments(parser: argparse.ArgumentParser) -> None:
                         "FILE.py:FUNCTION or package.module:FUNCTION")
     parser.add_argument("--param", action="append", default=[], metavar="K=V",
                         help="mechanism parameter, e.g. eps=0.5, c=2, T=1, eps2=inf (repeatable)")
+    add_program_arguments(parser)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = text
+    try:
+        return check_seconds("--trace-timeout", value)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_program_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--trace-timeout SECONDS``: the options of a mechanism given as a program."""
+    parser.add_argument("--trace-timeout", type=_seconds, default=TRACE_TIMEOUT,
+                        metavar="SECONDS", help=f"a program (FILE.py:FUNCTION) whose trace of "
+                        f"one path, or one sampled run, takes longer is stopped (default "
+                        f"{TRACE_TIMEOUT:g}); a notice on stderr after a few seconds says where "
+                        f"it is")
 
 
 def add_precision_arguments(parser: argparse.ArgumentParser, method: bool = True) -> None:
@@ -100,13 +123,14 @@ def parse_params(pairs: list[str]) -> dict[str, str]:
 def build_mechanism(args: argparse.Namespace):
     """The mechanism named on the command line (a catalogue name, or a program as
     ``FILE.py:FUNCTION`` / ``package.module:FUNCTION``), with its ``--param`` values."""
-    return make_mechanism(args.mechanism, parse_params(args.param))
+    return make_mechanism(args.mechanism, parse_params(args.param), args.trace_timeout)
 
 
-def make_mechanism(name: str, params: dict[str, str]):
-    """The catalogue mechanism or program ``name`` with the parameters ``params``."""
+def make_mechanism(name: str, params: dict[str, str], trace_timeout: float = TRACE_TIMEOUT):
+    """The catalogue mechanism or program ``name`` with the parameters ``params`` (a program
+    with the time limit ``trace_timeout`` on one run)."""
     if is_program_spec(name):
-        return load_program(name, **params)
+        return dataclasses.replace(load_program(name, **params), trace_timeout=trace_timeout)
     return entry(name).make(**params)
 
 

@@ -9,7 +9,8 @@ import json
 from ..checks import check_writable
 from ..sweep import parameter_series, parse_t_values, plot, series_label, sweep
 from .common import (add_any_pair_argument, add_jobs_argument, add_json_argument,
-                     add_scheduler_argument, make_mechanism, parse_params)
+                     add_program_arguments, add_scheduler_argument, make_mechanism,
+                     parse_params)
 
 
 def run_sweep(args: argparse.Namespace) -> int:
@@ -17,7 +18,7 @@ def run_sweep(args: argparse.Namespace) -> int:
     ts = parse_t_values(args.t)
     values = {name: [v.strip() for v in text.split(",")]
               for name, text in parse_params(args.param).items()}
-    series = [(params, make_mechanism(args.mechanism, params))
+    series = [(params, make_mechanism(args.mechanism, params, args.trace_timeout))
               for params in parameter_series(values)]
     points = sweep(series, args.d1, args.d2, ts, output=args.output, event=args.event,
                    dps=args.dps, jobs=args.jobs, progress=True, allow_any_pair=args.any_pair)
@@ -50,6 +51,7 @@ def register(subparsers) -> None:
     sub.add_argument("--param", action="append", default=[], metavar="K=V[,V...]",
                      help="parameter; several comma-separated values make one series each "
                      "(repeatable; several swept parameters give every combination)")
+    add_program_arguments(sub)
     sub.add_argument("--d1", required=True, metavar="TEMPLATE",
                      help="query answers on D1, {t} standing for t, e.g. '0*{t},1*{t}'")
     sub.add_argument("--d2", required=True, metavar="TEMPLATE", help="query answers on D2")

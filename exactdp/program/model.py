@@ -22,6 +22,7 @@ from typing import Callable
 from ..errors import InputError
 from ..sequences import to_fraction
 from ..mechanisms.base import Mechanism
+from .sandbox import TRACE_TIMEOUT
 from .tracing import PATH_LIMIT
 
 #: ``path/to/file.py:function`` or ``package.module:function``.
@@ -50,12 +51,17 @@ class Program(Mechanism):
     step_limit : int or None
         Largest number of noise draws and comparisons in one execution path (``None``:
         ``tracing.step_limit``, 1000 plus 100 per query).
+    trace_timeout : float or None
+        Seconds one run of the function (the trace of one path, one sampled run) may take
+        before it is stopped with an :class:`~exactdp.errors.InputError` (``None``: no limit);
+        see ``exactdp.program.sandbox``.
     """
 
     func: Callable = field(compare=False)
     kwargs: tuple = ()
     path_limit: int = PATH_LIMIT
     step_limit: int | None = None
+    trace_timeout: float | None = TRACE_TIMEOUT
 
     @property
     def arguments(self) -> dict:

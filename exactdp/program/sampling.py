@@ -3,7 +3,9 @@
 ``sample(program, queries, runs, rng)`` calls ``func(rng, queries, **kwargs)`` ``runs`` times
 with the seeded ``numpy.random.Generator`` ``rng`` — exactly what StatDP's ``run_algorithm``
 does (Wang, Ding, Wang, Kifer & Zhang, CCS 2018, arXiv:1805.10277; Ding et al., CCS 2018) — so
-every draw of the program comes from ``rng`` and a seeded generator reproduces every run.
+every draw of the program comes from ``rng`` and a seeded generator reproduces every run.  The
+runs are made in :func:`~exactdp.program.sandbox.sandbox`, which refuses any other randomness,
+sends the program's standard output to standard error and stops a run that does not return.
 
 Arithmetic: the sampler runs the program in binary floating point.  The query answers are
 passed as a list of Python floats, the program's numeric parameters as floats (integers stay
@@ -38,6 +40,7 @@ import numpy as np
 from ..errors import InputError
 from ..sampling.sampler import query_array, sample
 from .model import Program, load_program
+from .sandbox import sandbox
 
 #: Kind codes of an entry of an output (``ProgramSamples.kinds``).
 ABSENT, BOOLEAN, INTEGER, NUMBER, BOTTOM = 0, 1, 2, 3, 4
@@ -132,8 +135,14 @@ def _scalars(outputs: list) -> ProgramSamples | None:
 def _(mech: Program, queries, runs: int, rng: np.random.Generator) -> ProgramSamples:
     answers = [float(q) for q in query_array(queries)]
     kwargs = float_arguments(mech)
+    func, outputs = mech.func, []
     try:
-        outputs = [mech.func(rng, list(answers), **kwargs) for _ in range(runs)]
+        with sandbox(func, rng, mech.trace_timeout, "one sampled run of the program",
+                     completed=outputs.__len__):
+            for _ in range(runs):
+                outputs.append(func(rng, list(answers), **kwargs))
+    except InputError:
+        raise
     except Exception as exc:  # the user's code: reported in one line, never a traceback
         raise user_error(exc, mech.func, f"{mech.name} on {answers}") from None
     scalars = _scalars(outputs)

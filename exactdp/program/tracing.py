@@ -41,6 +41,7 @@ from flint import fmpq
 from ..errors import InputError
 from ..noise import Exponential, Gumbel, Laplace, NoiseLaw
 from ..progress import Progress
+from .sandbox import TRACE_TIMEOUT, sandbox
 
 #: Default largest number of execution paths explored for one input.
 PATH_LIMIT = 65_536
@@ -931,7 +932,8 @@ def step_limit(queries) -> int:
 
 
 def trace(func, queries, kwargs: dict, limit: int = PATH_LIMIT,
-          progress: bool | None = None, steps: int | None = None) -> list[Path]:
+          progress: bool | None = None, steps: int | None = None,
+          timeout: float | None = TRACE_TIMEOUT) -> list[Path]:
     """Every execution path of ``func(prng, queries, **kwargs)`` with a symbolic ``prng``.
 
     Parameters
@@ -949,6 +951,10 @@ def trace(func, queries, kwargs: dict, limit: int = PATH_LIMIT,
     progress : bool or None
         Report on standard error when the exploration takes longer than
         :data:`PROGRESS_AFTER` seconds (``None``: only on a terminal).
+    timeout : float or None
+        Seconds the trace of one path may take (an :class:`InputError` beyond it; ``None``: no
+        limit).  The program runs in :func:`~exactdp.program.sandbox.sandbox`: randomness other
+        than ``prng`` is refused, its standard output goes to standard error.
     """
     arguments = {k: exact_argument(v) for k, v in kwargs.items()}
     exact_queries = [exact_argument(q) for q in queries]  # each run gets its own list
@@ -961,41 +967,44 @@ def trace(func, queries, kwargs: dict, limit: int = PATH_LIMIT,
     run = Run(step_limit(queries) if steps is None else steps)
     explored, start, reporter = 0, time.monotonic(), None
     try:
-        while decisions is not None:
-            run.restart(decisions)
-            _CURRENT.append(run)
-            try:
-                result = func(SymbolicPRNG(run), list(exact_queries), **arguments)
-                entries = flatten_result(result)
-            except _Infeasible:
-                entries = None
-            except InputError:
-                raise
-            except Exception as exc:  # the user's code: one line, never a traceback
-                line = ""
-                if exc.__traceback__ is not None:
-                    line = f" (line {exc.__traceback__.tb_frame.f_lineno})"
-                    frames = [f for f in _traceback_frames(exc.__traceback__)
-                              if not os.path.abspath(f[0]).startswith((_HERE, _NUMPY))]
-                    if frames:
-                        line = f" (at {os.path.basename(frames[-1][0])}:{frames[-1][1]})"
-                raise TracingError(f"the program failed while traced: {type(exc).__name__}: "
-                                   f"{exc}{line}") from None
-            finally:
-                _CURRENT.pop()
-            if entries is not None:
-                paths.append(Path(tuple(run.noises), dict(run.fractions), entries))
-            explored += 1
-            if explored > limit:
-                raise InputError(f"the program has more than {limit:,} execution paths on "
-                                 f"{len(queries)} queries (raise the path limit or use fewer "
-                                 f"queries)")
-            if reporter is None and time.monotonic() - start > PROGRESS_AFTER:
-                reporter = Progress(limit, "tracing", "path", enabled=progress)
-                reporter.update(explored)
-            elif reporter is not None:
-                reporter.update(1, f"{len(paths)} feasible")
-            decisions = _next_decisions(run.decisions[:run.position])
+        with sandbox(func, timeout=timeout, what="the trace of one path of the program") as \
+                watchdog:
+            while decisions is not None:
+                run.restart(decisions)
+                _CURRENT.append(run)
+                try:
+                    result = func(SymbolicPRNG(run), list(exact_queries), **arguments)
+                    entries = flatten_result(result)
+                except _Infeasible:
+                    entries = None
+                except InputError:
+                    raise
+                except Exception as exc:  # the user's code: one line, never a traceback
+                    line = ""
+                    if exc.__traceback__ is not None:
+                        line = f" (line {exc.__traceback__.tb_frame.f_lineno})"
+                        frames = [f for f in _traceback_frames(exc.__traceback__)
+                                  if not os.path.abspath(f[0]).startswith((_HERE, _NUMPY))]
+                        if frames:
+                            line = f" (at {os.path.basename(frames[-1][0])}:{frames[-1][1]})"
+                    raise TracingError(f"the program failed while traced: "
+                                       f"{type(exc).__name__}: {exc}{line}") from None
+                finally:
+                    _CURRENT.pop()
+                if entries is not None:
+                    paths.append(Path(tuple(run.noises), dict(run.fractions), entries))
+                explored += 1
+                watchdog.tick()
+                if explored > limit:
+                    raise InputError(f"the program has more than {limit:,} execution paths on "
+                                     f"{len(queries)} queries (raise the path limit or use fewer "
+                                     f"queries)")
+                if reporter is None and time.monotonic() - start > PROGRESS_AFTER:
+                    reporter = Progress(limit, "tracing", "path", enabled=progress)
+                    reporter.update(explored)
+                elif reporter is not None:
+                    reporter.update(1, f"{len(paths)} feasible")
+                decisions = _next_decisions(run.decisions[:run.position])
     finally:
         if collecting:
             gc.enable()
