@@ -1,8 +1,9 @@
 """Certified results (``method="certified"``): enclosures in ball arithmetic.
 
-* over the whole catalogue (hypothesis-drawn parameters, queries and outputs), the ``auto``
-  value lies in the certified enclosure widened by auto's own error bound (the enclosure is far
-  tighter than auto's rounding, so that widening is what "auto inside the enclosure" can mean),
+* over the whole catalogue (hypothesis-drawn parameters, queries and outputs), the estimate
+  (``method="estimate"``, two independent methods) lies in the certified enclosure widened by
+  the estimate's own error bound (the enclosure is far tighter than the estimate's rounding, so
+  that widening is what "estimate inside the enclosure" can mean),
   zeros agree exactly, and the enclosure's relative width is at most ``10^-dps``;
 * the enclosures of all outputs of small mechanisms add up to an enclosure of 1 (a law of
   probability, no reference value needed);
@@ -91,10 +92,10 @@ def catalogue_cases(draw, name: str):
 @settings(max_examples=4, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(data=st.data())
-def test_auto_lies_in_the_certified_enclosure(name, data):
+def test_estimate_lies_in_the_certified_enclosure(name, data):
     mech, queries, output = data.draw(catalogue_cases(name))
     try:
-        auto = exactdp.probability(mech, queries, output, dps=DPS)
+        auto = exactdp.probability(mech, queries, output, dps=DPS, method="estimate")
     except InputError as error:
         assume(not str(error).startswith("not an output"))
         raise
@@ -148,12 +149,12 @@ def test_closed_form_from_the_paper_lies_inside():
 
 def test_tiny_probability_keeps_its_relative_width():
     # GPTT with t = 10^4 copies: a probability near 1e-4283, far below any float; the closed form
-    # is out of reach, so the enclosure comes from the rigorous integration.
+    # is out of reach, so the enclosure comes from the rigorous piecewise Gauss–Legendre rule.
     mech = exactdp.mechanism("gptt", eps1=0.5, eps2=0.5)
     t = 10 ** 4
     p = exactdp.probability(mech, f"0*{t},1*{t}", f"F*{t},T*{t}", dps=25, method="certified")
-    auto = exactdp.probability(mech, f"0*{t},1*{t}", f"F*{t},T*{t}", dps=25)
-    assert "integral" in p.method
+    auto = exactdp.probability(mech, f"0*{t},1*{t}", f"F*{t},T*{t}", dps=25, method="estimate")
+    assert "piecewise-gauss" in p.method
     assert mpf("1e-4300") < p.lower and p.upper < mpf("1e-4200")
     assert contains_with_margin(p, auto.value, auto.error)
     assert exact(p.upper) - exact(p.lower) <= exact(p.lower) / 10 ** 25
@@ -221,7 +222,7 @@ def test_cli_loss_json_has_the_log_ratio_enclosure(capsys):
     # the printed ends (30 digits, rounded outward) still have relative width ≤ 1e-30 + 2 ulps
     assert 0 < high - low <= low * Fraction(3, 10 ** 29)
     auto = exactdp.privacy_loss(exactdp.mechanism("gptt", eps1=0.5, eps2=0.5), f"0*{t},1*{t}",
-                                f"1*{t},0*{t}", f"F*{t},T*{t}")
+                                f"1*{t},0*{t}", f"F*{t},T*{t}", method="estimate")
     assert low - exact(auto.error) <= exact(auto.log_ratio) <= high + exact(auto.error)
 
 

@@ -54,11 +54,13 @@ from ..noise import Kind, NoiseLaw
 from ..precision import CertifiedProbability, exact_mpf, to_arb, to_mpf, working_dps
 from .integral_form import Integral, IntegralForm, Term
 from .log_integrand import LogIntegrand
+from .piece_series import PiecewiseExponential
+from .piecewise_gauss import log_integral_certified
 from .quadrature import breakpoints, find_peak
 
 #: Closed form when every piece's Laurent polynomial has at most this degree (else integrate;
-#: the closed form is the cheaper up to about this degree, ``benchmarks/certified_speed.py``).
-CLOSED_FORM_DEGREE = 128
+#: the closed form is the cheaper up to about this degree, ``benchmarks/distinct_values.py``).
+CLOSED_FORM_DEGREE = 64
 #: Bits added to the working precision beyond the goal and the size of the logs.
 GUARD_BITS = 30
 #: The working precision is doubled at most this many times before giving up.
@@ -305,25 +307,38 @@ def integrate_piecewise(integral: Integral, goal: int) -> arb:
 
 
 def _closed_pieces(integral: Integral):
-    """``[(piece, lo, hi)]`` when every piece qualifies for the closed form, else ``None``."""
+    """``[(piece, lo, hi)]`` when every piece qualifies for the closed form, else ``None``.  The
+    two outer pieces come first: there every CDF or every survival function is on its
+    ``1 − e^{…}`` side, so a large expansion is usually refused after two pieces, not ``n``."""
     edges = _edges(integral)
-    pieces = []
-    for lo, hi in zip(edges, edges[1:]):
+    spans = list(zip(edges, edges[1:]))
+    order = [0, len(spans) - 1] + list(range(1, len(spans) - 1)) if len(spans) > 1 else [0]
+    pieces = {}
+    for index in order:
+        lo, hi = spans[index]
         piece = analytic_piece(integral, _middle(lo, hi))
         if piece.factors and (piece.common_rate() is None
                               or piece.degree() > CLOSED_FORM_DEGREE):
             return None
-        pieces.append((piece, lo, hi))
-    return pieces
+        pieces[index] = (piece, lo, hi)
+    return [pieces[index] for index in range(len(spans))]
 
 
 def log_integral(integral: Integral, goal: int) -> tuple[arb, str]:
-    """``(log I as a ball, "closed" or "integral")`` of a non-empty integral, aiming at a
-    relative accuracy ``2^{−goal}`` (the closed form only for piecewise exponential laws)."""
+    """``(log I as a ball, method name)`` of a non-empty integral, aiming at a relative accuracy
+    ``2^{−goal}``: the closed form where every piece's expansion is small (piecewise exponential
+    laws), else the rigorous piecewise Gauss–Legendre rule
+    (``piecewise_gauss.log_integral_certified``), else ``acb.integral``
+    (:func:`integrate_piecewise`)."""
     laws = [integral.hub] + [factor.law for factor in integral.factors]
     pieces = _closed_pieces(integral) if all(law.closed_form for law in laws) else None
     if pieces is not None:
         return sum((closed_piece(*piece) for piece in pieces), arb(0)).log(), "closed"
+    if PiecewiseExponential.applies(integral):
+        try:
+            return log_integral_certified(integral, goal), "piecewise-gauss"
+        except PrecisionError:  # a piece too close to a zero of the integrand: acb.integral
+            pass
     return integrate_piecewise(integral, goal), "integral"
 
 
@@ -410,15 +425,3 @@ def evaluate_certified(form: IntegralForm, dps: int,
         return CertifiedProbability.exact_zero(form.is_density, dps)
     with ctx.workprec(bits):
         return CertifiedProbability.from_log_ball(log_ball, name, form.is_density, dps)
-
-
-def evaluate_integral_certified(integral: Integral, dps: int):
-    """``(log I, relative width, method)`` of one non-empty integral, as
-    ``probability.evaluate_integral`` returns them: the centre of the enclosure of ``log I`` and
-    a bound on the relative width of the enclosure of ``I``."""
-    def compute(goal):
-        log_value, name = log_integral(integral, goal)
-        return log_value, [name]
-    log_ball, name, bits = enclose(compute, integral.magnitude, dps, "integral")
-    with ctx.workprec(bits):
-        return exact_mpf(log_ball.mid()), exact_mpf(relative_width(log_ball)), name
