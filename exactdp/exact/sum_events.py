@@ -23,12 +23,12 @@ Two constrained coordinates in one segment are one 1-D integral
 more than two in one segment are refused (:class:`~exactdp.errors.MethodUnavailableError`).
 
 Both formulas are polynomials with positive rational coefficients times ``e^{−t}``, evaluated
-once for any arithmetic: mpmath (the default method, the 1-D integral by tanh-sinh checked
-against Gauss–Legendre) or Arb balls (``method="certified"``: the sums are tight, there is no
-cancellation; the 1-D integral is ``acb.integral`` on each piece between kinks, where the
-integrand is entire, and its infinite ends are cut where the bound
+once for any arithmetic: Arb balls (``method="auto"`` or ``"certified"``: the sums are tight,
+there is no cancellation; the 1-D integral is ``acb.integral`` on each piece between kinks,
+where the integrand is entire, and its infinite ends are cut where the bound
 ``∫_R^∞ f_{k_1}(x)·Pr[…] dx ≤ Pr[W_{k_1} > R] = S_{k_1}(R/b)`` is below the accuracy asked
-for, the bound itself added to the enclosure).
+for, the bound itself added to the enclosure) or mpmath (the other methods: the 1-D integral by
+tanh-sinh checked against Gauss–Legendre, their difference the error estimate).
 """
 
 from __future__ import annotations
@@ -46,10 +46,10 @@ from mpmath import mpf
 from ..errors import InputError, MethodUnavailableError, PrecisionError
 from ..events import Interval
 from ..mechanisms.sums import NoisySum
-from ..precision import (CertifiedProbability, Probability, check_dps, check_method,
-                         require_digits, to_arb, to_mpf, unit_roundoff, working_dps)
+from ..precision import (CERTIFIED_METHODS, CertifiedProbability, Probability, check_dps,
+                         check_method, require_digits, to_arb, to_mpf, unit_roundoff, working_dps)
 from ..sequences import as_queries
-from .certified import enclose
+from .certified import _middle, enclose
 from .sums import noiseless_output
 
 #: The right infinite end of a certified 1-D integral is pushed out at most this many times.
@@ -164,6 +164,8 @@ def _interval_mass(k: int, scale: Fraction, interval: Interval) -> tuple[mpf, mp
 class _Constraint:
     noisy_terms: int
     interval: Interval  # on the accumulated noise W_j
+
+
 def _segments(mech: NoisySum, queries, constrained: dict) -> list[tuple[Fraction, list]]:
     """Per segment: its noise scale and the constraints on its accumulated noise, in order."""
     queries = as_queries(queries)
@@ -201,6 +203,10 @@ def _reduce(scale: Fraction, constraints: list):
         raise MethodUnavailableError("at most two constrained coordinates per running sum")
     first, second = constraints
     extra = second.noisy_terms - first.noisy_terms
+    for noisy_terms, interval in ((first.noisy_terms, first.interval), (extra, second.interval)):
+        if noisy_terms and interval.low is not None and interval.high is not None \
+                and interval.low >= interval.high:
+            return "mass", noisy_terms, interval  # a continuous law misses it: an exact zero
     if extra == 0:
         return "mass", first.noisy_terms, first.interval.intersect(second.interval)
     if first.noisy_terms == 0:
@@ -259,15 +265,6 @@ def _segment_probability(scale: Fraction, constraints: list) -> tuple[mpf, mpf, 
     return value, error + abs(other - value), "quad+gauss-legendre"
 
 
-def _middle(a: Fraction | None, c: Fraction | None) -> Fraction:
-    """A point inside ``(a, c)`` (``None`` ends infinite; one end at least is finite)."""
-    if a is None:
-        return c - 1
-    if c is None:
-        return a + 1
-    return (a + c) / 2
-
-
 def _segment_ball(scale: Fraction, constraints: list, goal: int) -> tuple:
     """``(probability as a ball or None for an exact zero, method)`` of one segment's
     constraints, aiming at a relative accuracy ``2^{−goal}`` (module docstring)."""
@@ -318,10 +315,11 @@ def _infinite_piece(first, second, extra, scale, kinks, direction, target, total
 def sum_event_probability(mech: NoisySum, queries, constraints: dict, dps: int,
                           method: str = "auto") -> Probability:
     """``Pr[o_j ∈ I_j for every j]`` for ``constraints = {j: I_j}`` (module docstring); a
-    :class:`~exactdp.precision.CertifiedProbability` for ``method="certified"``."""
+    :class:`~exactdp.precision.CertifiedProbability` for ``method="auto"`` or ``"certified"``,
+    the mpmath estimate for the other methods."""
     dps = check_dps(dps)
     segments = _segments(mech, queries, constraints)
-    if check_method(method) == "certified":
+    if check_method(method) in CERTIFIED_METHODS:
         return _certified(segments, dps)
     with mpmath.workdps(working_dps(dps)):
         value, relative, methods = mpf(1), mpf(0), []
