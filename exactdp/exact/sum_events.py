@@ -274,22 +274,42 @@ def _segment_ball(scale: Fraction, constraints: list, goal: int) -> tuple:
         return (sum(terms[1:], terms[0]) if terms else None), "closed"
     _, first, second, extra = reduced
     kinks = _kinks(first, second)
+    pieces = [(a, c, _integrand(first, second, extra, scale, _middle(a, c), BALLS))
+              for a, c in zip(kinks, kinks[1:])]
     target = arb(2) ** -goal
+    tolerance = target * _size(first, scale, pieces)
     total = arb(0)
 
     def integrate(a: Fraction, c: Fraction, piece) -> arb:
         return acb.integral(lambda z, _analytic: piece(z), to_arb(a), to_arb(c),
-                            rel_tol=target, abs_tol=target * total.lower()).real
+                            rel_tol=target, abs_tol=tolerance).real
 
-    for a, c in zip(kinks, kinks[1:]):  # the finite pieces (0 is inside or an end: one exists)
+    for a, c, piece in pieces:
         if a is not None and c is not None:
-            total += integrate(a, c, _integrand(first, second, extra, scale, (a + c) / 2,
-                                                BALLS))
+            total += integrate(a, c, piece)
     for end, direction in ((kinks[-1], 1), (kinks[0], -1)):
         if end is None:
             total += _infinite_piece(first, second, extra, scale, kinks, direction, target,
                                      total, integrate)
     return total, "integral"
+
+
+def _size(first: _Constraint, scale: Fraction, pieces: list) -> arb:
+    """A rough size of the 1-D integral, for ``acb.integral``'s absolute tolerance only (an
+    integral far below it would come out wide, and :func:`~.certified.enclose` would ask for
+    more; without it, the parts where the integrand is ``e^{−10^6}`` times its peak would be
+    refined in vain): the largest value of the integrand at the finite kinks, times the
+    width of ``I_1`` capped at the scale ``b``."""
+    largest = arb(0)
+    for a, c, piece in pieces:
+        for end in (a, c):
+            if end is not None:
+                value = piece(to_arb(end)).mid()
+                if value > largest:
+                    largest = value
+    low, high = first.interval.low, first.interval.high
+    width = scale if low is None or high is None else min(scale, high - low)
+    return largest * to_arb(width)
 
 
 def _infinite_piece(first, second, extra, scale, kinks, direction, target, total, integrate):
