@@ -364,7 +364,7 @@ def _(mech: NoisySum, queries, event: Event, dps: int):
         if not isinstance(component, Coordinate) or not isinstance(condition, Interval):
             raise InputError(f"no exact engine for the event condition {name}{condition}")
         constraints[component.position] = condition
-    return sum_event_probability(mech, queries, constraints, dps)
+    return sum_event_probability(mech, queries, constraints, dps, method="estimate")
 
 
 @_rule.register
