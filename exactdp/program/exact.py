@@ -528,10 +528,15 @@ def event_form(mech: Program, queries, event) -> SignedForm:
                          False)
 
 
-def event_probability(mech: Program, queries, event, dps: int) -> Probability:
-    """``Pr[program(queries) ∈ event]`` (see :func:`event_form`)."""
-    return evaluate_signed(event_form(mech, queries, event), dps, "auto",
-                           f"{mech.name}: event {event}")
+def event_probability(mech: Program, queries, event, dps: int,
+                      method: str = "auto") -> Probability:
+    """``Pr[program(queries) ∈ event]`` (see :func:`event_form`); ``method="certified"`` an
+    enclosure, :class:`MethodUnavailableError` when the event's form is a difference."""
+    form = event_form(mech, queries, event)
+    if method == "certified" and form.minus.terms:
+        raise MethodUnavailableError(f"{mech.name}: no certified rule for the event {event}, "
+                                     f"a difference of integral forms")
+    return evaluate_signed(form, dps, method, f"{mech.name}: event {event}")
 
 
 def outputs_with_forms(mech: Program, queries) -> dict:
