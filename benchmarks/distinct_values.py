@@ -6,12 +6,13 @@ Cases (random queries in [−3, 3] with six decimals, seeded; each case one outp
 * ``gptt`` ε1 = ε2 = 0.5, a random ⊤/⊥ output (the peak sits among the kinks);
 * ``noisy_max_laplace`` / ``noisy_max_exponential`` (ε = 1), the index 0.
 
-For n = 10, 100, 1000 and 10,000 distinct values it prints the median time of ``exactdp.probability``
-(``method="auto"``: piecewise Gauss–Legendre, two rules, plus the closed form where it is cheap),
-the method used and the relative error bound; then the machine-independent ratios measured in the
-same run: time(1000)/time(10) (goal ≤ 20) and, at n = 10 and 30, the previous engine
-(``method="quad"``: peak-aware tanh-sinh over mpmath, the one ``auto`` used before) against the
-new one.
+For n = 10, 100, 1000 and 10,000 distinct values it prints the median time of
+``exactdp.probability`` by default (``method="auto"``: a certified enclosure — the closed form in
+balls, or piecewise Gauss–Legendre with a proven error bound per piece) and with
+``method="estimate"`` (two rules whose agreement bounds the error), the method used and the
+relative width; then the machine-independent ratios measured in the same run: certified /
+estimate at each n, and time(1000)/time(10).  Finally the whole command line
+(``python -m exactdp prob svt1 … --json``, a fresh interpreter) on 1000 distinct values.
 
 Run: ``python benchmarks/distinct_values.py [--max-n 1000] [--repeats 3]`` from the repository
 root.
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import subprocess
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -31,7 +33,6 @@ from timing import median_time  # noqa: E402
 import exactdp  # noqa: E402
 
 SIZES = (10, 100, 1000, 10_000)
-OLD_SIZES = (10, 30)
 CASES = ("svt1 c=1", "svt1 c=5", "gptt", "noisy_max_laplace", "noisy_max_exponential")
 
 
@@ -68,6 +69,16 @@ def timed(name: str, n: int, repeats: int, method: str = "auto"):
                        repeats)
 
 
+def command_line_time(n: int, repeats: int) -> float:
+    """Median wall time of ``exactdp prob`` on the ``svt1 c=1`` case, a fresh interpreter each."""
+    _, queries, output = case("svt1 c=1", n)
+    command = [sys.executable, "-m", "exactdp", "prob", "svt1", "--param", "eps=1",
+               "--param", "c=1", "--queries", ",".join(str(q) for q in queries),
+               "--output", ",".join(output), "--json"]
+    return median_time(lambda: subprocess.run(command, check=True, capture_output=True),
+                       repeats)[0]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-n", type=int, default=10_000)
@@ -77,20 +88,23 @@ def main() -> None:
     for name in CASES:
         for n in (s for s in SIZES if s <= args.max_n):
             repeats = args.repeats if n <= 1000 else 1
-            median, result = timed(name, n, repeats)
-            medians[name, n] = median
-            print(f"{name:>22}  n = {n:>6}: median {median:8.3f} s  ({result.method}, "
-                  f"relative error ≤ {float(result.relative_error):.1e})", flush=True)
-        for n in OLD_SIZES:
-            old, old_result = timed(name, n, 1, method="quad")
-            new = medians.get((name, n)) or timed(name, n, args.repeats)[0]
-            print(f"{name:>22}  n = {n:>6}: previous engine (quad) {old:8.3f} s, "
-                  f"new / previous = {new / old:.3f}", flush=True)
+            for method in ("auto", "estimate"):
+                median, result = timed(name, n, repeats, method)
+                medians[name, n, method] = median
+                print(f"{name:>22}  n = {n:>6}  {method:>8}: median {median:8.3f} s  "
+                      f"({result.method}, relative error ≤ "
+                      f"{float(result.relative_error):.1e})", flush=True)
     print("\nmachine-independent ratios (medians, same run):")
     for name in CASES:
-        if (name, 1000) in medians:
-            print(f"  {name:>22}: time(1000) / time(10) = "
-                  f"{medians[name, 1000] / medians[name, 10]:.1f}  (goal ≤ 20)")
+        ratios = ", ".join(f"n = {n}: {medians[name, n, 'auto'] / medians[name, n, 'estimate']:.2f}"
+                           for n in SIZES if (name, n, "auto") in medians)
+        print(f"  {name:>22}: certified / estimate  {ratios}")
+        if (name, 1000, "auto") in medians:
+            print(f"  {name:>22}: certified time(1000) / time(10) = "
+                  f"{medians[name, 1000, 'auto'] / medians[name, 10, 'auto']:.1f}")
+    if args.max_n >= 1000:
+        print(f"\ncommand line, svt1 c=1 on 1000 distinct values (certified, --json): median "
+              f"{command_line_time(1000, args.repeats):.2f} s", flush=True)
 
 
 if __name__ == "__main__":

@@ -9,13 +9,30 @@ Examples
 0.388482851236
 """
 
+import importlib
+
 from .errors import ExactDPError, InputError, MethodUnavailableError, PrecisionError
-from .exact import (CertifiedPrivacyLoss, CertifiedProbability, MaxPrivacyLoss, PrivacyLoss,
-                    Probability, max_privacy_loss, privacy_loss, probability)
-from .formatting import format_value
-from .mechanisms import ThresholdMechanism, catalogue, mechanism
-from .program import program
-from .sampling import sample
+
+#: Public name → the module that defines it, imported at the name's first use (PEP 562), so that
+#: ``import exactdp.cli`` and ``exactdp --help`` do not load the engine, numpy and FLINT.
+_LAZY = {**dict.fromkeys(["CertifiedPrivacyLoss", "CertifiedProbability", "MaxPrivacyLoss",
+                          "PrivacyLoss", "Probability", "max_privacy_loss", "privacy_loss",
+                          "probability"], ".exact"),
+         "format_value": ".formatting",
+         **dict.fromkeys(["ThresholdMechanism", "catalogue", "mechanism"], ".mechanisms"),
+         "program": ".program", "sample": ".sampling"}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'exactdp' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted([*globals(), *_LAZY])
 
 __version__ = "0.1.0"
 

@@ -22,3 +22,8 @@ class PrecisionError(ExactDPError, ArithmeticError):
 class MethodUnavailableError(ExactDPError):
     """The requested evaluation method cannot be applied to this integral (e.g. a closed form too
     large to expand)."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM reached the command line: it unwinds like Ctrl-C (ending any worker process) and
+    exits with code 143 (128 + 15)."""

@@ -3,8 +3,11 @@
 A law is a frozen value with its scale.  It gives, at mpmath precision, the log density, log CDF
 and log survival function and their derivatives (the exact engine), the probability of an
 interval, its support, the points where its log functions are not smooth, its piecewise
-exponential form where it has one (the closed form), and a numpy sampler (the sampling side).
-Every other module reads laws through this interface; adding a law is adding one class.
+exponential form where it has one (:meth:`NoiseLaw.piece`: exact rationals, which each
+consumer converts to its own arithmetic), the same log functions in Arb ball arithmetic on real
+and complex balls (:meth:`NoiseLaw.ball_log`, the certified engine), and a numpy sampler (the
+sampling side).  Every other module reads laws through this interface; adding a law is adding
+one class.
 
 Notation (``b`` the scale):
 
@@ -25,16 +28,18 @@ peak-aware quadrature relies on.
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import ClassVar, NamedTuple
+from typing import Callable, ClassVar, NamedTuple
 
 import mpmath
 import numpy as np
+from flint import ctx
 from mpmath import mpf
 
-from .errors import PrecisionError
-from .precision import to_mpf
+from .errors import MethodUnavailableError, PrecisionError
+from .precision import to_arb, to_mpf
 
 _NEG_INF = mpf("-inf")
 #: Largest ``−x/b`` at which the Gumbel law is evaluated (``exp(−e^{10^18})`` is still an mpf).
@@ -52,13 +57,30 @@ class Kind(enum.Enum):
     PDF = "pdf"
 
 
-class ExponentialPiece(NamedTuple):
-    """On one smooth piece, a law's function is ``e^{log_coefficient + rate·x}``
-    (``one_minus=False``) or ``1 − e^{log_coefficient + rate·x}`` (``one_minus=True``)."""
+class Piece(NamedTuple):
+    """On one side of a law's kink, its function is ``coefficient·e^{rate·x}``
+    (``one_minus=False``) or ``1 − coefficient·e^{rate·x}`` (``one_minus=True``), with
+    ``coefficient > 0`` and ``rate`` exact rationals."""
 
-    log_coefficient: mpf
-    rate: mpf
+    coefficient: Fraction
+    rate: Fraction
     one_minus: bool
+
+
+class BallLog(NamedTuple):
+    """``log g``, its derivative and ``g`` itself on one smooth piece of a law's function ``g``,
+    in Arb ball arithmetic at the precision they were made at.
+
+    ``log(x)`` and ``value(x)`` take a real ball (``arb``) or a complex ball (``acb``: the
+    analytic continuation of the piece); ``slope(x)`` takes a real ball.  ``value`` is entire
+    (what ``acb.integral`` needs: an integrand ``Π g_j^{m_j}`` has no branch cut to check, and
+    a zero of ``g`` at the end of a segment, the exponential CDF's at 0, is a zero, not a
+    singularity of ``log g``).
+    """
+
+    log: Callable
+    slope: Callable
+    value: Callable
 
 
 @dataclass(frozen=True)
@@ -72,7 +94,7 @@ class NoiseLaw:
     symbol : str
         Short name for display (``Lap``, ``Exp``, ``Gumbel``).
     closed_form : bool
-        Whether :meth:`exponential_piece` exists (the law is piecewise exponential).
+        Whether :meth:`piece` exists (the law is piecewise exponential).
     kinks : tuple of Fraction
         Points (in units of the scale) where the log functions are not smooth.
     median : Fraction
@@ -152,14 +174,49 @@ class NoiseLaw:
     def _logsf_or_limit(self, x: mpf) -> mpf:
         return mpf(0) if x == -mpmath.inf else _NEG_INF if x == mpmath.inf else self.logsf(x)
 
-    def exponential_piece(self, kind: Kind, x: mpf) -> ExponentialPiece:
-        """The piecewise exponential form of ``kind`` on the smooth piece containing ``x``."""
+    def side(self, x) -> int:
+        """The side of the law's kink containing ``x``: ``−1`` left, ``+1`` right (a point at
+        the kink counts as right; a law without kinks has one side, ``+1``)."""
+        kinks = self.kink_points()
+        return -1 if kinks and x < kinks[0] else 1
+
+    def piece(self, kind: Kind, x) -> Piece:
+        """The piecewise exponential form of ``kind`` on the side of the kink containing ``x``
+        (an exact or mpmath number; ``±1`` names a side), exact rationals
+        (:class:`ValueError` where the function vanishes)."""
         raise NotImplementedError(f"{self.symbol} noise has no piecewise exponential form")
+
+    def ball_log(self, kind: Kind, side: int = 1) -> BallLog:
+        """``log g`` and ``(log g)'`` in balls on the side ``side`` (``±1``, see :meth:`side`)
+        of the kink, for ``g`` the CDF, survival function or density, made at flint's current
+        precision (cached per precision).  On a complex ball the caller chooses the side: the
+        piece of the real segment being integrated."""
+        return _ball_log(self, kind, side, ctx.prec)
+
+    def _ball_log(self, kind: Kind, side: int) -> BallLog:
+        """:meth:`ball_log` without the cache.  A piecewise exponential law takes it from its
+        :meth:`piece`: ``u = log c + r·x`` and ``log g = u`` or ``log(−expm1(u))``, whose
+        derivative is ``r`` or ``−r/expm1(−u)``."""
+        if not self.closed_form:
+            raise MethodUnavailableError(f"certified evaluation has no rule for {self} noise")
+        coefficient, rate, one_minus = self.piece(kind, side)
+        log_coefficient, rate = to_arb(coefficient).log(), to_arb(rate)
+        if not one_minus:
+            return BallLog(lambda x: log_coefficient + rate * x, lambda x: rate,
+                           lambda x: (log_coefficient + rate * x).exp())
+        return BallLog(lambda x: (-(log_coefficient + rate * x).expm1()).log(),
+                       lambda x: -rate / (-(log_coefficient + rate * x)).expm1(),
+                       lambda x: -(log_coefficient + rate * x).expm1())
 
     def sample(self, rng: np.random.Generator, size, loc=0.0) -> np.ndarray:
         """Draws of ``loc + η`` (a numpy array of shape ``size``; ``loc`` broadcasts), the shift
         applied inside numpy's draw where it takes one, which saves a pass over the array."""
         raise NotImplementedError
+
+
+@functools.lru_cache(maxsize=4096)
+def _ball_log(law: NoiseLaw, kind: Kind, side: int, prec: int) -> BallLog:
+    return law._ball_log(kind, side)
 
 
 def _difference(log_big: mpf, log_small: mpf) -> mpf:
@@ -206,15 +263,15 @@ class Laplace(NoiseLaw):
         """``−(d log F)(−x)``."""
         return -self.dlogcdf(-x)
 
-    def exponential_piece(self, kind: Kind, x: mpf) -> ExponentialPiece:
-        """``p``: ``e^{−log(2b) ∓ x/b}``; ``F``: ``½e^{x/b}`` (``x < 0``) or ``1 − ½e^{−x/b}``;
-        ``S``: the mirror image of ``F``."""
-        b = self.b
+    def piece(self, kind: Kind, x) -> Piece:
+        """``p = e^{∓x/b}/(2b)``; ``F = ½e^{x/b}`` (``x < 0``) or ``1 − ½e^{−x/b}``
+        (``x ≥ 0``); ``S = ½e^{−x/b}`` (``x ≥ 0``) or ``1 − ½e^{x/b}`` (``x < 0``)."""
+        inverse, right = 1 / self.scale, x >= 0
         if kind is Kind.PDF:
-            return ExponentialPiece(-mpmath.log(2 * b), (-1 if x > 0 else 1) / b, False)
-        below = x < 0 if kind is Kind.CDF else x > 0
-        rate = (1 if kind is Kind.CDF else -1) / b
-        return ExponentialPiece(-mpmath.ln2, rate if below else -rate, not below)
+            return Piece(inverse / 2, -inverse if right else inverse, False)
+        rate = inverse if kind is Kind.CDF else -inverse
+        below = not right if kind is Kind.CDF else right  # the exponential side
+        return Piece(Fraction(1, 2), rate if below else -rate, not below)
 
     def sample(self, rng: np.random.Generator, size, loc=0.0) -> np.ndarray:
         """``rng.laplace(loc, b, size)``."""
@@ -258,17 +315,17 @@ class Exponential(NoiseLaw):
         """``−1/b`` for ``x ≥ 0``, 0 below."""
         return -1 / self.b if x >= 0 else mpf(0)
 
-    def exponential_piece(self, kind: Kind, x: mpf) -> ExponentialPiece:
-        """On ``x > 0``: ``p = e^{−log b − x/b}``, ``F = 1 − e^{−x/b}``, ``S = e^{−x/b}``; on
+    def piece(self, kind: Kind, x) -> Piece:
+        """On ``x ≥ 0``: ``p = e^{−x/b}/b``, ``F = 1 − e^{−x/b}``, ``S = e^{−x/b}``; on
         ``x < 0`` only ``S = 1 = e^{0}`` is positive."""
-        b = self.b
+        inverse = 1 / self.scale
         if kind is Kind.SF:
-            return ExponentialPiece(mpf(0), -1 / b if x > 0 else mpf(0), False)
-        if x <= 0:
+            return Piece(Fraction(1), -inverse if x >= 0 else Fraction(0), False)
+        if x < 0:
             raise ValueError("Exp density and CDF vanish on x < 0: bound the integral instead")
         if kind is Kind.PDF:
-            return ExponentialPiece(-mpmath.log(b), -1 / b, False)
-        return ExponentialPiece(mpf(0), -1 / b, True)
+            return Piece(inverse, -inverse, False)
+        return Piece(Fraction(1), -inverse, True)
 
     def sample(self, rng: np.random.Generator, size, loc=0.0) -> np.ndarray:
         """``loc + rng.exponential(b, size)``."""
@@ -314,6 +371,32 @@ class Gumbel(NoiseLaw):
     def dlogsf(self, x: mpf) -> mpf:
         """``−p(x)/S(x)``."""
         return -mpmath.exp(self.logpdf(x) - self.logsf(x))
+
+    def _ball_log(self, kind: Kind, side: int) -> BallLog:
+        """With ``t = e^{−x/b}`` (a ball: no overflow, Arb's exponents are unbounded):
+        ``log F = −t``, ``(log F)' = t/b``; ``log p = −log b − x/b − t``,
+        ``(log p)' = (t − 1)/b``; ``log S = log(−expm1(−t))``, ``(log S)' = −p/S``.  ``F``,
+        ``p`` and ``S = −expm1(−t)`` are entire in ``x``; every log is concave on the real line
+        (module docstring)."""
+        inverse, log_scale = to_arb(1 / self.scale), to_arb(self.scale).log()
+
+        def tail(x):
+            return (-x * inverse).exp()
+
+        def log_pdf(x):
+            return -log_scale - x * inverse - tail(x)
+
+        def log_sf(x):
+            return (-(-tail(x)).expm1()).log()
+
+        if kind is Kind.CDF:
+            return BallLog(lambda x: -tail(x), lambda x: tail(x) * inverse,
+                           lambda x: (-tail(x)).exp())
+        if kind is Kind.PDF:
+            return BallLog(log_pdf, lambda x: (tail(x) - 1) * inverse,
+                           lambda x: log_pdf(x).exp())
+        return BallLog(log_sf, lambda x: -(log_pdf(x) - log_sf(x)).exp(),
+                       lambda x: -(-tail(x)).expm1())
 
     def sample(self, rng: np.random.Generator, size, loc=0.0) -> np.ndarray:
         """``rng.gumbel(loc, b, size)``."""

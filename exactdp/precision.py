@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
+from flint import arb, fmpq
 from mpmath import mpf
 
 from .errors import InputError, PrecisionError
@@ -30,8 +31,13 @@ from .errors import InputError, PrecisionError
 GUARD_DIGITS = 15
 #: Largest number of significant digits a caller may ask for.
 MAX_DPS = 1000
-#: The evaluation methods of :func:`exactdp.probability` (``"certified"``: ball arithmetic).
-METHODS = ("auto", "quad", "closed", "certified")
+#: The evaluation methods of :func:`exactdp.probability`: ``"auto"`` (the default) and
+#: ``"certified"`` give enclosures proven by ball arithmetic (``"auto"`` falls back to the
+#: estimate for a noise law without a certified rule), ``"estimate"`` two independent methods
+#: whose agreement bounds the error, ``"quad"`` and ``"closed"`` one method each.
+METHODS = ("auto", "certified", "estimate", "quad", "closed")
+#: The methods that return enclosures.
+CERTIFIED_METHODS = ("auto", "certified")
 
 
 def check_dps(dps: object) -> int:
@@ -86,9 +92,9 @@ def unit_roundoff() -> mpf:
 def advice(method: str) -> str:
     """What to change when ``method`` cannot reach the digits asked for (never the method
     already in use)."""
-    if method in ("auto", "certified"):
+    if method in ("auto", "certified", "estimate"):
         return "ask for fewer digits (dps)"
-    other = "auto" if method == "closed" else "closed"
+    other = "estimate" if method == "closed" else "closed"
     return f"ask for fewer digits (dps) or try method='{other}'"
 
 
@@ -115,8 +121,9 @@ class Probability:
     error : mpf
         Bound on the absolute error of ``value`` (0 for an exact zero).
     method : str
-        How it was obtained: ``"closed"``, ``"quad"``, ``"closed+quad"``,
-        ``"quad+gauss-legendre"``, ``"piecewise-gauss"``, ``"closed+piecewise-gauss"`` or
+        How it was obtained: ``"certified …"`` (an enclosure, :class:`CertifiedProbability`),
+        ``"estimate …"`` (two methods: ``"closed+quad"``, ``"quad+gauss-legendre"``,
+        ``"piecewise-gauss"``, ``"closed+piecewise-gauss"``), ``"closed"``, ``"quad"`` or
         ``"exact zero"``; several integrals give a ``+``-joined set.
     is_density : bool
         True when ``value`` is a density.
@@ -156,6 +163,12 @@ class Probability:
         return mpf(0) if self.is_zero else self.error / self.value
 
 
+def to_arb(value: Fraction) -> arb:
+    """An exact rational as a ball at flint's current precision."""
+    value = Fraction(value)
+    return arb(fmpq(value.numerator, value.denominator))
+
+
 def exact_mpf(endpoint) -> mpf:
     """An exact binary number (an endpoint of an Arb ball) as an mpf, without rounding."""
     mantissa, exponent = endpoint.man_exp()
@@ -164,7 +177,7 @@ def exact_mpf(endpoint) -> mpf:
 
 @dataclass(frozen=True)
 class CertifiedProbability(Probability):
-    """A :class:`Probability` with a certified enclosure (``method="certified"``).
+    """A :class:`Probability` with a certified enclosure (``method="auto"`` or ``"certified"``).
 
     The exact value lies in ``[lower, upper]`` and its logarithm in ``[log_lower, log_upper]``:
     guaranteed by ball arithmetic (``exactdp.exact.certified``), not estimated.  ``value`` and

@@ -67,7 +67,8 @@ def parallel_map(function: Callable, items: Iterable, jobs: int,
         :func:`use_scheduler`, else local processes.
 
     Local workers have SIGINT blocked, so Ctrl-C on a terminal, which signals the whole process
-    group, interrupts only this process.  Its ``KeyboardInterrupt`` — or an exception of a task, or
+    group, interrupts only this process, and SIGTERM at its default.  Its ``KeyboardInterrupt``
+    (the command line's SIGTERM is one too) — or an exception of a task, or
     closing the iterator early — ends the workers (or cancels the cluster's tasks) at once
     instead of waiting for their running tasks, and is raised again.
     """
@@ -86,8 +87,13 @@ def _context():
     return multiprocessing.get_context(method)
 
 
+def _default_sigterm() -> None:
+    """A worker dies of SIGTERM at once (a forked one inherits the command line's handler)."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _local_map(function: Callable, items: Iterable, jobs: int) -> Iterator:
-    pool = ProcessPoolExecutor(jobs, mp_context=_context())
+    pool = ProcessPoolExecutor(jobs, mp_context=_context(), initializer=_default_sigterm)
     try:
         # the pool starts its workers and threads while tasks are submitted: they inherit the
         # blocked signal; an interrupt meanwhile is delivered once it is unblocked

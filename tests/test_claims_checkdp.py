@@ -54,3 +54,36 @@ def test_search_witnesses_recheck_and_twins_stay_within_their_claims():
         assert point["verdict"] == "violation" and loss.log_ratio > int(point["claimed"])
         assert abs(mpmath.mpf(point["twin_log_ratio"])) <= int(point["claimed"]) + 1e-25
     assert result("checkdp-bad").verdict == CONFIRMED
+
+
+def test_noisy_sum_ratio_is_an_exact_rational_from_the_densities():
+    # Independent: the Laplace densities p_b(x) = e^{−|x|/b}/(2b) of the residuals, written out
+    # here at 60 digits.  PartialSum (b = 1/ε) on D = (1), D' = (2), a = 1: residuals 0 and −1,
+    # ln ratio 1/b = ε; SmartSum (M = 2, b = 1/ε per coordinate) on D = (1, 1), D' = (2, 1),
+    # a = (1, 2): residuals (0, 0) and (−1, −1), ln ratio 2ε — both equal to their claim, which
+    # no enclosure can place on one side, so the exact rational decides "within the claim".
+    from fractions import Fraction
+
+    from exactdp.claims.checkdp import twin_within_claim
+    from exactdp.exact.sums import log_density_ratio
+
+    def lap(x, b):
+        return mpmath.exp(-abs(x) / b) / (2 * b)
+
+    with mpmath.workdps(60):
+        for name, params, d1, d2, output, residuals1, residuals2 in (
+                ("partial_sum", {}, "1", "2", "1", (0,), (-1,)),
+                ("smart_sum", {"M": 2}, "1,1", "2,1", "1,2", (0, 0), (-1, -1))):
+            mech = exactdp.mechanism(name, eps=1, **params)
+            expected = (mpmath.log(mpmath.fprod(lap(r, 1) for r in residuals1))
+                        - mpmath.log(mpmath.fprod(lap(r, 1) for r in residuals2)))
+            exact_ratio = log_density_ratio(mech, d1, d2, output)
+            assert isinstance(exact_ratio, Fraction)
+            assert abs(mpmath.mpf(exact_ratio.numerator) / exact_ratio.denominator
+                       - expected) < mpmath.mpf(10) ** -55
+            enclosure = exactdp.privacy_loss(mech, d1, d2, output, method="certified")
+            assert twin_within_claim(mech, d1, d2, output, enclosure) == (True, True)
+    # a miss of an exactly released coordinate is an exact zero: no finite ratio
+    assert log_density_ratio(exactdp.mechanism("bad_smart_sum", eps=1, M=2), "0,0", "1,0",
+                             "0,0") is None
+    assert result("checkdp-bad").certified

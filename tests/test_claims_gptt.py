@@ -88,12 +88,13 @@ def test_gptt_copies_growth_rate():
 def test_proof_flaw_quantities(label, b_rho, b_nu, copy):
     # Chen & Machanavajjhala proof 4.8 (Lyu et al. Appendix 9.3): α = Pr_D'(a), δ = |F^{-1}(α/4)|
     # of Lap(b_ρ) = b_ρ ln(2/α), κ = min over [−δ, δ] of the per-copy integrand ratio (found here
-    # on a grid of 2001 points plus both ends, not assumed to sit at an end), bound κ^t/2.
+    # on a grid of 2001 points plus both ends at 60 digits, not assumed to sit at an end), bound
+    # κ^t/2.  The claim's enclosures (ends rounded outward to 25 digits) must contain them.
     points = series("chenm-proof-flaw", label)
     for t in (1, 2, 5, 10):
         bottoms2 = tuple((q2, t) for _, q2, top in copy if not top)
         tops2 = tuple((q2, t) for _, q2, top in copy if top)
-        with mpmath.workdps(50):
+        with mpmath.workdps(60):
             alpha = output_probability(b_rho, b_nu, bottoms2, tops2)
             delta = b_rho * mpmath.log(2 / alpha)
 
@@ -106,7 +107,11 @@ def test_proof_flaw_quantities(label, b_rho, b_nu, copy):
 
             grid = [-delta + 2 * delta * k / 2000 for k in range(2001)]
             kappa_min = min(kappa(z) for z in grid)
-        point = points[t]
+            bound = t * mpmath.log(kappa_min) - mpmath.log(2)
+            point = points[t]
+            assert mpf(point["kappa_lower"]) <= kappa_min <= mpf(point["kappa_upper"])
+            assert (mpf(point["log_argument_bound_lower"]) <= bound
+                    <= mpf(point["log_argument_bound_upper"]))
         assert close(point["alpha"], alpha, 10)
         assert close(point["delta"], delta, 10)
         assert close(point["kappa"], kappa_min, 10)
@@ -124,3 +129,4 @@ def test_proof_flaw_bound_stays_bounded_for_alg1():
     assert max(powers) < mpmath.log(2) + mpf("0.5")
     assert all(mpf(p["log_ratio"]) - mpf("0.5") < 1e-29 for p in points.values())
     assert result("chenm-proof-flaw").verdict == CONFIRMED
+    assert result("chenm-proof-flaw").certified

@@ -63,6 +63,20 @@ def test_an_empty_exception_message_names_its_type(capsys, monkeypatch):
                           "run_prob (exact_commands.py:")
 
 
+def test_a_frame_is_ours_by_its_module_not_its_path(capsys, monkeypatch, tmp_path):
+    # a clone in a folder named exactdp: its tests' files lie under …/exactdp/tests/, yet they
+    # are not the package; the function raising here is compiled with such a file name
+    import exactdp.cli.exact_commands as commands
+
+    namespace = {"__name__": "tests.elsewhere"}
+    source = "def fails(*args, **kwargs):\n    raise ZeroDivisionError()\n"
+    exec(compile(source, str(tmp_path / "exactdp" / "tests" / "elsewhere.py"), "exec"), namespace)
+    monkeypatch.setattr(commands, "probability", namespace["fails"])
+    err = one_line_error(capsys, ["prob", "svt1", "--queries", "0", "--output", "F"], code=1)
+    assert err.startswith("exactdp: cannot answer: ZeroDivisionError without a message in "
+                          "run_prob (exact_commands.py:"), err
+
+
 def test_repeat_counts_beyond_the_length_limit(capsys):
     huge = str(10**21)
     err = one_line_error(capsys, ["loss", "svt1", "--d1", f"0*{huge}", "--d2", f"1*{huge}",
@@ -176,8 +190,42 @@ def test_reproduce_out_in_a_read_only_directory(tmp_path, capsys, monkeypatch):
                                       "--out", str(locked / "figures")])
     finally:
         locked.chmod(0o755)
-    assert f"no write permission on {locked}" in err
+    assert f"cannot be written in {locked} (Permission denied)" in err
     assert not list(locked.iterdir())
+
+
+@pytest.mark.parametrize("argv, named", [
+    (["sweep", "svt1", "--d1", "0", "--d2", "1", "--output", "F", "--t", "1",
+      "--plot", "/proc/exactdp-plot.png"], "--plot"),
+    (["reproduce", "--only", "svt5-simple", "--out", "/proc/exactdp-out"],
+     "the output directory"),
+    (["test", "statdp.SVT", "--runs", "100", "--select-runs", "100",
+      "--log-events", "/proc/exactdp-events.json"], "the event log"),
+])
+def test_an_output_path_that_cannot_be_written_is_refused_first(capsys, monkeypatch, argv,
+                                                                 named):
+    # /proc accepts no new file, whatever the permission bits say (and even for root)
+    _must_not_compute(monkeypatch)
+    import exactdp.sampling.tester as tester
+    import exactdp.sweep as sweep
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("computed before checking the output path")
+
+    monkeypatch.setattr(tester, "sample_columns", refuse)
+    monkeypatch.setattr(sweep, "privacy_loss", refuse)
+    err = one_line_error(capsys, argv)
+    assert err.startswith(f"exactdp: error: {named} cannot be written in /proc ("), err
+    assert argv[-1] in err
+
+
+def test_an_output_file_that_is_a_folder_is_refused(capsys, tmp_path):
+    err = one_line_error(capsys, ["test", "statdp.SVT", "--log-events", str(tmp_path)])
+    assert "the event log must be a .json or .csv file" in err
+    folder = tmp_path / "events.json"
+    folder.mkdir()
+    err = one_line_error(capsys, ["test", "statdp.SVT", "--log-events", str(folder)])
+    assert f"the event log must be a file, got the folder {str(folder)!r}" in err
 
 
 # ------------------------------------------------------------------ Ctrl-C
@@ -215,9 +263,10 @@ def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def _interrupt(argv: list[str], workers: int) -> tuple[int, str, list[int]]:
+def _interrupt(argv: list[str], workers: int,
+               sent: signal.Signals = signal.SIGINT) -> tuple[int, str, list[int]]:
     """Start ``exactdp argv``, wait for its first progress line and its ``workers`` worker
-    processes, send SIGINT; return the exit code, stderr and the worker pids."""
+    processes, send the signal ``sent``; return the exit code, stderr and the worker pids."""
     # as typed at a terminal: SIGINT at its default even when this test run was started in the
     # background by a shell without job control, which starts its jobs with SIGINT ignored (and
     # Python then keeps it ignored, so Ctrl-C would be a no-op)
@@ -236,7 +285,7 @@ def _interrupt(argv: list[str], workers: int) -> tuple[int, str, list[int]]:
             break
         time.sleep(0.1)
     assert len(pids) >= workers, "the worker processes did not start"
-    process.send_signal(signal.SIGINT)
+    process.send_signal(sent)
     _, rest = process.communicate(timeout=120)
     return process.returncode, first + rest, pids
 
@@ -246,6 +295,14 @@ def test_ctrl_c_ends_the_tester_and_its_workers():
                                      "--jobs", "2"], workers=2)
     assert code == 130
     assert "Traceback" not in err and err.splitlines()[-1] == "exactdp: interrupted"
+    assert not any(_running(pid) for pid in workers)
+
+
+def test_sigterm_ends_the_tester_and_its_workers():
+    code, err, workers = _interrupt(["test", "statdp.SVT", "--select-runs", "2000000",
+                                     "--jobs", "2"], workers=2, sent=signal.SIGTERM)
+    assert code == 143
+    assert "Traceback" not in err and err.splitlines()[-1] == "exactdp: terminated"
     assert not any(_running(pid) for pid in workers)
 
 
@@ -302,6 +359,66 @@ def test_light_commands_do_not_import_scipy_matplotlib_or_sympy(argv):
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                             text=True, check=True)
     assert result.stdout.splitlines()[-1] == "[]"
+
+
+def _modules_after(code: str) -> list[str]:
+    """The modules of exactdp, numpy and FLINT imported by ``code`` in a fresh interpreter."""
+    code += "; import sys; print(sorted(m for m in sys.modules if m.split('.')[0] in " \
+            "('exactdp', 'numpy', 'flint')))"
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                            text=True, check=True)
+    return eval(result.stdout.splitlines()[-1])
+
+
+def test_the_top_level_help_imports_no_command_module():
+    modules = _modules_after("from exactdp.cli import build_parser; build_parser()")
+    assert modules == ["exactdp", "exactdp.cli", "exactdp.errors"]
+
+
+def test_list_imports_the_catalogue_only():
+    modules = _modules_after("from exactdp.cli import main; main(['list'])")
+    assert "exactdp.cli.list_command" in modules and "exactdp.mechanisms" in modules
+    assert not {"flint", "exactdp.exact", "exactdp.program", "exactdp.cli.common",
+                "exactdp.cli.exact_commands"} & set(modules)
+
+
+def test_a_command_help_imports_its_module_only():
+    modules = _modules_after("from exactdp.cli import build_parser; build_parser('sweep')")
+    assert "exactdp.cli.sweep_command" in modules
+    assert not {"exactdp.cli.tester_commands", "exactdp.cli.exact_commands",
+                "exactdp.cli.reproduce_command"} & set(modules)
+
+
+def test_the_top_level_help_lists_every_command_with_its_help(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    for name, (_, helptext) in COMMANDS.items():
+        assert f"    {name} " in out and helptext.split()[0] in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["test", "statdp.SVT"], ["crosscheck", "statdp.SVT"],
+    ["sweep", "svt1", "--d1", "0", "--d2", "1", "--output", "F", "--t", "1"],
+    ["reproduce", "--only", "svt5-simple"],
+])
+def test_jobs_beyond_eight_per_processor_are_refused(capsys, argv, monkeypatch):
+    _must_not_compute(monkeypatch)
+    bound = 8 * (os.cpu_count() or 1)
+    with pytest.raises(SystemExit) as stop:
+        main([*argv, "--jobs", str(bound + 1)])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--jobs must be at most {bound}" in err
+    assert f"--jobs={bound + 1}" in err
+
+
+@pytest.mark.parametrize("command", ["test", "crosscheck", "sweep", "reproduce"])
+def test_the_jobs_bound_is_stated_in_the_help(capsys, command):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    assert f"at most {8 * (os.cpu_count() or 1)}: 8 per processor" in \
+        " ".join(capsys.readouterr().out.split())
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))

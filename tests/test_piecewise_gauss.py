@@ -14,7 +14,12 @@ import exactdp
 from exactdp.exact.closed_form import integrate_closed_form
 from exactdp.exact.integrand import build_output_integral
 from exactdp.exact.noisy_max import index_form
-from exactdp.exact.piecewise_gauss import integrate_pieces
+from exactdp.exact.certified import analytic_piece, closed_piece, log_integral
+from exactdp.exact.gauss_legendre import error_bound, legendre_rule
+from exactdp.exact.piece_series import PiecewiseExponential
+from exactdp.precision import to_arb
+from exactdp.exact.piecewise_gauss import (STEP, _ellipse_bounds, _layout, _subdivide,
+                                           integrate_pieces, log_integral_certified)
 from exactdp.sequences import as_queries
 
 distinct_queries = st.lists(st.fractions(min_value=-3, max_value=3, max_denominator=1000),
@@ -93,12 +98,14 @@ def test_many_distinct_queries_against_the_closed_form():
     assert abs(value - reference) <= relative + reference_relative
 
 
-def test_auto_uses_it_and_leaves_flint_settings_alone():
+@pytest.mark.parametrize("method, name", [("estimate", "estimate piecewise-gauss"),
+                                          ("auto", "certified piecewise-gauss")])
+def test_both_methods_use_it_and_leave_flint_settings_alone(method, name):
     before = flint.ctx.prec, flint.ctx.cap
     mech = exactdp.mechanism("gptt", eps1="0.5", eps2="0.5")
     queries = [Fraction(i, 7) for i in range(-20, 200)]
-    p = exactdp.probability(mech, queries, ["F"] * 110 + ["T"] * 110)
-    assert p.method == "piecewise-gauss" and p.relative_error < mpmath.mpf(10) ** -30
+    p = exactdp.probability(mech, queries, ["F"] * 110 + ["T"] * 110, method=method)
+    assert p.method == name and p.relative_error < mpmath.mpf(10) ** -30
     assert (flint.ctx.prec, flint.ctx.cap) == before
 
 
@@ -114,3 +121,88 @@ def test_few_factors_with_large_powers(power):
     if power == 1:
         reference, reference_relative = log_closed(integral, 40)
         assert abs(value - reference) <= relative + reference_relative
+
+
+# --- the certified rule: piecewise Gauss–Legendre with a proven error bound per piece ---------
+
+def certified_log(integral, goal=110):
+    with flint.ctx.workprec(goal + 40):
+        return log_integral_certified(integral, goal)
+
+
+def contains(ball, value):
+    """Whether the arb ``ball`` contains the mpf ``value`` (compared exactly)."""
+    return ball.lower() <= flint.arb(value) <= ball.upper()
+
+
+@settings(max_examples=12, deadline=None)
+@given(queries=distinct_queries, name=st.sampled_from(["gptt", "svt1"]), data=st.data())
+def test_certified_enclosure_contains_the_closed_form(queries, name, data):
+    # The closed form (exact expansion in mpmath, closed_form.py) at 60 digits is independent of
+    # the quadrature; its own error bound is far below the enclosure's width.
+    integral = sparse_vector_integral(name, queries, data)
+    enclosure = certified_log(integral)
+    reference, reference_relative = log_closed(integral, 60)
+    assert reference_relative < mpmath.mpf(10) ** -55
+    with mpmath.workdps(80):
+        assert contains(enclosure, reference)
+    assert enclosure.rad() < flint.arb(2) ** -100
+
+
+@settings(max_examples=8, deadline=None)
+@given(queries=distinct_queries, law=st.sampled_from(["laplace", "exponential"]),
+       index=st.integers(min_value=0, max_value=39))
+def test_certified_noisy_max_contains_the_closed_form(queries, law, index):
+    mech = exactdp.mechanism(f"noisy_max_{law}", eps=1)
+    form = index_form(mech, as_queries(queries), index % len(queries))
+    integral = form.terms[0].integrals[0][0]
+    enclosure = certified_log(integral)
+    reference, _ = log_closed(integral, 60)
+    with mpmath.workdps(80):
+        assert contains(enclosure, reference)
+
+
+@settings(max_examples=15, deadline=None)
+@given(queries=st.lists(st.fractions(min_value=-3, max_value=3, max_denominator=20),
+                        min_size=1, max_size=6, unique=True),
+       order=st.integers(min_value=2, max_value=6), data=st.data())
+def test_ellipse_bound_exceeds_the_actual_error_of_the_rule(queries, order, data):
+    # On each piece of a Sparse Vector integrand the n-point rule's actual error — against the
+    # piece's exact integral by the expansion in balls (certified.closed_piece) — is at most the
+    # bound from the ellipse; few nodes, so that the error is far from zero.
+    integral = sparse_vector_integral("gptt", queries, data)
+    with flint.ctx.workprec(200), mpmath.workprec(200):
+        g = PiecewiseExponential(integral)
+        points, reference, _ = _layout(g, integral, 60.0)
+        pieces = _subdivide(g, points, STEP)
+        rhos, bounds = _ellipse_bounds(g, pieces, reference)
+        rule = legendre_rule(order, 200)
+        for (a, b, _, _), rho, (log_modulus, _) in zip(pieces, rhos, bounds):
+            middle, half = to_arb((a + b) / 2), to_arb((b - a) / 2)
+            nodes = [middle + half * x for x, _ in rule]
+            (values,) = g.log_values([(a, b)], [nodes], 190)
+            rule_value = half * sum((w * (v - reference).exp() for (_, w), v in
+                                     zip(rule, values)), flint.arb(0))
+            exact = closed_piece(analytic_piece(integral, (a + b) / 2), a, b) \
+                / reference.exp()
+            actual = abs(rule_value - exact)
+            bound = error_bound(log_modulus.exp(), to_arb(rho), order, half)
+            assert actual.upper() <= bound
+
+
+def test_certified_falls_back_to_acb_integral_where_a_piece_is_too_close_to_a_zero(monkeypatch):
+    # The fallback path: with the rule refused, log_integral answers by acb.integral, and both
+    # enclosures overlap (two rigorous methods on one integral).
+    mech = exactdp.mechanism("gptt", eps1="0.5", eps2="0.5")
+    queries = [Fraction(i, 7) for i in range(-20, 200)]
+    integral = build_output_integral(mech, queries, ["F"] * 110 + ["T"] * 110
+                                     ).terms[0].integrals[0][0]
+    with flint.ctx.workprec(150):
+        rule, name = log_integral(integral, 110)
+        assert name == "piecewise-gauss"
+
+        def refuse(*_):
+            raise exactdp.PrecisionError("refused")
+        monkeypatch.setattr("exactdp.exact.certified.log_integral_certified", refuse)
+        fallback, name = log_integral(integral, 110)
+        assert name == "integral" and rule.overlaps(fallback)

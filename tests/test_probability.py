@@ -159,7 +159,7 @@ def test_closed_form_refuses_huge_expansions():
 
 
 def test_disagreeing_methods_raise(monkeypatch):
-    # The auto policy: if the two methods disagree beyond 10^-dps, no value is returned.
+    # The estimate's policy: if the two methods disagree beyond 10^-dps, no value is returned.
     module = importlib.import_module("exactdp.exact.probability")
 
     real = module.integrate_closed_form
@@ -170,8 +170,9 @@ def test_disagreeing_methods_raise(monkeypatch):
 
     monkeypatch.setattr(module, "integrate_closed_form", perturbed)
     with pytest.raises(PrecisionError, match="could not reach 30 significant digits"):
-        exactdp.probability(exactdp.mechanism("svt1"), [0, 1], "F,T")
-    assert exactdp.probability(exactdp.mechanism("svt1"), [0, 1], "F,T", dps=10).value > 0
+        exactdp.probability(exactdp.mechanism("svt1"), [0, 1], "F,T", method="estimate")
+    assert exactdp.probability(exactdp.mechanism("svt1"), [0, 1], "F,T", dps=10,
+                               method="estimate").value > 0
 
 
 @pytest.mark.parametrize("dps", [0, -1, 1001, 2.5, True])

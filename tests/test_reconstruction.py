@@ -122,6 +122,21 @@ def test_exact_accuracy_equals_brute_force_on_a_tiny_domain(eps, delta):
     assert exact.accuracy.error < mpmath.mpf(10) ** -25 * exact.accuracy.value
 
 
+@pytest.mark.parametrize("eps, delta, dps", [("1", "0.05", 25), ("0.3", "0.05", 12),
+                                              ("1", "1e-100", 20)])
+def test_exact_accuracy_enclosures_contain_the_brute_force_value(eps, delta, dps):
+    # The window truncation is part of the enclosure [lower, upper]: the brute-force sum over
+    # every threshold (no window) at 40 digits lies inside it, and it is 10^-dps narrow.
+    exact = exact_accuracy(Histogram("tiny", np.array(TINY)), Budget.algorithm_4(eps, delta),
+                           dps=dps)
+    figure = exact.accuracy
+    with mpmath.workdps(60):     # the enclosure can be far narrower than 10^-dps
+        reference = brute_force_accuracy(list(TINY), mpmath.mpf(eps), delta)
+        assert figure.lower <= reference <= figure.upper
+        assert figure.lower <= figure.value <= figure.upper
+        assert figure.upper - figure.lower <= 2 * mpmath.mpf(10) ** -dps * figure.value
+
+
 def laplace_cdf(scale, x):
     """Pr[η ≤ x] for η ~ Lap(scale), from its closed form."""
     return mpmath.exp(x / scale) / 2 if x < 0 else 1 - mpmath.exp(-x / scale) / 2
@@ -237,8 +252,9 @@ def test_theorem_5_12_probability_is_at_least_one_minus_delta_under_its_hypothes
     histogram, budget = Histogram("support", np.array(counts)), Budget.algorithm_3("3")
     assert budget.threshold == 1 and histogram.support_k == 6
     exact = theorem_5_12_probability(histogram, budget)
-    with mpmath.workdps(40):
+    with mpmath.workdps(60):     # the enclosure can be far narrower than 10^-30
         reference = brute_force_theorem(counts, 3, 4)
+        assert exact.lower <= reference <= exact.upper
     assert abs(exact.value - reference) < mpmath.mpf(10) ** -28
     assert exact.value >= 1 - 0.05
 
@@ -333,8 +349,11 @@ def test_json_output_schema(capsys):
         assert (r["domain"], r["scale"], r["k"], r["repetitions"]) == (4096, 32561, 10, 10)
         assert 0 < float(r["exact_accuracy"]) < float(r["exact_accuracy_small"]) < 1
         assert float(r["exact_accuracy_error"]) < 1e-30
+        for key in ("exact_accuracy", "exact_accuracy_small"):
+            lower, upper = Fraction(r[f"{key}_lower"]), Fraction(r[f"{key}_upper"])
+            assert 0 < upper - lower < Fraction(1, 10**29)
         assert isinstance(r["simulated_accuracy"], float)
-    assert float(records[0]["theorem_5_12_probability"]) >= 0.95
+    assert Fraction(records[0]["theorem_5_12_probability_lower"]) >= Fraction(95, 100)
     assert records[1]["theorem_5_12_probability"] is None     # k = 10 ≤ 2α = 12
 
 
@@ -364,6 +383,10 @@ def test_chenm_reconstruction_claim(tmp_path):
     exact = exact_accuracy(adult(), Budget.algorithm_4("0.1"), dps=20)
     assert abs(float(adult_points[2]["exact_accuracy"]) - float(exact.accuracy.value)) < 1e-15
     assert all(float(p["exact_accuracy_small"]) > 0.95 for p in adult_points)
+    # decided on the enclosures: every lower end above 95%
+    assert claim.certified
+    assert all(Fraction(p["exact_accuracy_small_lower"]) > Fraction(95, 100)
+               for p in adult_points)
     markdown = to_markdown([(get_claim("chenm-reconstruction"), claim)])
     assert "| series | eps | exact_accuracy |" in markdown
     first, second = tmp_path / "a.png", tmp_path / "b.png"

@@ -54,7 +54,7 @@ def test_parameter_errors_name_the_value(bad_value, message):
 def test_partial_sum_density_by_hand():
     # Σq = 3, output 4.5: (ε/2)·e^{−ε·1.5} with ε = 1 (PartialSum) and 2ε (BadPartialSum).
     p = exactdp.probability(exactdp.mechanism("partial_sum"), [1, 2], "4.5")
-    assert p.is_density and p.method == "closed"
+    assert p.is_density and p.method == "certified closed"
     assert abs(p.value - lap(1.5, 1)) < mpmath.mpf(10) ** -30
     bad = exactdp.probability(exactdp.mechanism("bad_partial_sum"), [1, 2], "4.5")
     assert abs(bad.value - lap(1.5, 0.5)) < mpmath.mpf(10) ** -30

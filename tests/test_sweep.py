@@ -127,7 +127,7 @@ def test_jobs_do_not_change_the_points(capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--t", "1:2"], "--t must be a list"),
     (["--t", "1", "--d1", "0", "--d2", "1", "--output", "F"], "no template contains {t}"),
-    (["--t", "1", "--plot", "out.pdf"], "--plot must name a .png file"),
+    (["--t", "1", "--plot", "out.pdf"], "--plot must be a .png file"),
     (["--t", "1", "--param", "nope=1"], "nope"),
     (["--t", "0"], "at t=0"),
 ])

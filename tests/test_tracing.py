@@ -99,6 +99,25 @@ def test_traced_statdp_algorithms_equal_the_catalogue(case, n):
             assert _agree(ours, theirs), (queries, output, ours.value, theirs.value)
 
 
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_traced_programs_are_certified_around_the_catalogue_closed_form(case):
+    # The default evaluation of a traced program is an enclosure (ball arithmetic); the
+    # catalogue's closed form in mpmath (exact expansion, an independent method) lies inside it
+    # up to that closed form's own error bound.
+    function, name, params, outputs = case
+    traced = load_program(f"{PROGRAMS}:{function}", **params)
+    declared = exactdp.mechanism(name, **_catalogue_params(params))
+    queries = _inputs(5)[0]
+    for output in outputs(5)[::3]:
+        ours = exactdp.probability(traced, queries, output, dps=30)
+        theirs = exactdp.probability(declared, queries, output, dps=30, method="closed")
+        assert isinstance(ours, exactdp.CertifiedProbability), ours.method
+        assert ours.is_zero == theirs.is_zero
+        with mpmath.workdps(80):
+            assert ours.lower - theirs.error <= theirs.value <= ours.upper + theirs.error
+        assert ours.relative_width <= mpmath.mpf(10) ** -30
+
+
 def _false_count(flags: list, n: int) -> int:
     return flags.count(False)
 
@@ -216,6 +235,14 @@ def test_event_on_a_released_number_bounded_on_both_sides():
                                    text.replace("out1", "last").replace("out0 =", "false_count="),
                                    30)
         assert _agree(ours, theirs), text
+    # the difference is certified: an enclosure, computed from the two sides' enclosures, that
+    # holds the catalogue engine's value up to that value's own error bound
+    ours = event_probability(traced, queries, parse_event("out1 in (0.5, 2)", view), 30)
+    theirs = event_probability(declared, queries, "last in (0.5, 2)", 30)
+    assert isinstance(ours, exactdp.CertifiedProbability) and "(difference)" in ours.method
+    with mpmath.workdps(80):
+        assert ours.lower - theirs.error <= theirs.value <= ours.upper + theirs.error
+    assert ours.relative_width <= mpmath.mpf(10) ** -30
 
 
 def test_numbers_reach_the_program_exactly():

@@ -19,8 +19,9 @@ window around θ are enumerated, the window wide enough that the Laplace mass ou
 Every interval end is an integer in a suitable unit, so every Laplace mass is a short
 expression in ``e^{−λk}`` for integers ``k``; they are evaluated in python-flint's ``arb`` ball
 arithmetic (each ``e^{−λk}`` once), whose radius is a rigorous bound on every rounding error.
-The mass left out of the window enters the error bound (the accuracy lies in [0, 1]), and the
-window is widened until the bound meets the digits asked for.  The mathematics and the error
+The mass left out of the windows is non-negative and bounded: it enters the enclosure as a ball
+``[0, L]`` added to the computed sum, so every figure is an enclosure ``[lower, upper]``, and the
+windows are widened until its width meets the digits asked for.  The mathematics and the error
 bound are in ``docs/reconstruction.md``.
 """
 
@@ -35,7 +36,7 @@ from flint import arb, ctx
 from mpmath import mpf
 
 from ..errors import InputError, PrecisionError
-from ..exact.piece_series import to_arb
+from ..precision import to_arb
 from ..precision import check_dps, exact_mpf, require_digits, working_dps
 from .datasets import Histogram
 from .reconstruction import SMALL_COUNT, Budget, DistinctCounts, splits
@@ -190,25 +191,43 @@ def working_bits(dps: int, distinct: DistinctCounts, histogram: Histogram,
 
 @dataclass(frozen=True)
 class ExactValue:
-    """An exact figure and a bound on its absolute error."""
+    """An exact figure: an enclosure ``[lower, upper]`` of it (exact binary ends), and its
+    midpoint ``value`` with half its width ``error`` (a bound on the absolute error)."""
 
     value: mpf
     error: mpf
+    lower: mpf
+    upper: mpf
+
+    @classmethod
+    def of(cls, enclosure: arb) -> ExactValue:
+        """The figure enclosed by the ball ``enclosure`` (ends taken at the current flint
+        precision, rounded outward)."""
+        value, error = ball_to_mpf(enclosure)
+        return cls(value, error, exact_mpf(enclosure.lower()), exact_mpf(enclosure.upper()))
+
+    @classmethod
+    def exact(cls, value) -> ExactValue:
+        """A figure known exactly."""
+        value = mpf(value)
+        return cls(value, mpf(0), value, value)
 
 
 def _exact_value(ball: arb, left_out: arb, dps: int, what: str) -> ExactValue | None:
-    """The figure whose true value lies in ``ball + [0, L]``, ``L`` the upper end of
-    ``left_out``: the midpoint and radius of that enclosure.  None when ``L`` alone exceeds
-    ``10^-dps`` of the value (widening the sums helps); a :class:`PrecisionError` when the
-    rounding (the ball's radius) keeps it from ``dps`` digits."""
+    """The figure whose true value lies in the enclosure ``ball + [0, L]``, ``ball`` the
+    computed sum and ``L`` the upper end of ``left_out``, a bound on the non-negative mass the
+    summation windows leave out.  None when ``L`` alone exceeds ``10^-dps`` of the value
+    (widening the sums helps); a :class:`PrecisionError` when the rounding (the ball's radius)
+    keeps it from ``dps`` digits."""
     left = left_out.upper()
-    value, error = ball_to_mpf(ball + arb(left / 2, left / 2))
+    figure = ExactValue.of(ball + arb(left / 2, left / 2))
+    value, error = figure.value, figure.error
     if error <= value * mpf(10) ** -dps:
-        return ExactValue(value, error)
+        return figure
     if not value or ball_to_mpf(left)[0] > value * mpf(10) ** -dps:
         return None
     require_digits(error / value, dps, what)
-    return ExactValue(value, error)
+    return figure
 
 
 @dataclass(frozen=True)
@@ -383,7 +402,7 @@ def theorem_5_12_probability(histogram: Histogram, budget: Budget, last: int | N
     # P_i = S_i for i ≤ m needs the counts 0..m present and a split after each of them.
     present = values.size > last and np.array_equal(values[:last + 1], np.arange(last + 1))
     if not present:
-        return ExactValue(mpf(0), mpf(0))     # some S_i (i ≤ m) is empty: P_i = S_i is impossible
+        return ExactValue.exact(0)     # some S_i (i ≤ m) is empty: P_i = S_i is impossible
     needed = min(last + 1, values.size - 1)
     bits = working_bits(dps, distinct, histogram, budget)
     digits = dps + LEFT_OUT_GUARD

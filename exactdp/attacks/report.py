@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ..formatting import format_supported, format_value
+from ..formatting import format_bound, format_supported, format_value
 from ..sequences import format_number
 from .datasets import Histogram
 from .exact_accuracy import exact_accuracy, theorem_5_12_probability
@@ -23,9 +23,18 @@ PAPER_ADULT = {"domain": 4096, "scale": 17665, "k": 15, "small_cells": 4062,
 Z95 = 1.959963984540054
 
 
-def _exact(figure, dps: int) -> tuple[str, str]:
-    """The value to the digits its error supports, and the error to 3 digits."""
-    return format_supported(figure.value, figure.error, dps), format_value(figure.error, 3)
+def _exact(figure, dps: int) -> tuple[str, str, str, str]:
+    """The value to the digits its error supports, the error to 3 digits, and the ends of the
+    enclosure rounded outward to ``dps`` digits."""
+    return (format_supported(figure.value, figure.error, dps), format_value(figure.error, 3),
+            format_bound(figure.lower, dps, False), format_bound(figure.upper, dps, True))
+
+
+def _exact_fields(key: str, figure, dps: int, error_key: str | None = None) -> dict:
+    """``key``, ``error_key`` (default ``key_error``), ``key_lower`` and ``key_upper`` of
+    ``figure`` (all None without it)."""
+    names = (key, error_key or f"{key}_error", f"{key}_lower", f"{key}_upper")
+    return dict(zip(names, (None,) * 4 if figure is None else _exact(figure, dps)))
 
 
 def half_width(sample: np.ndarray) -> float | None:
@@ -52,12 +61,8 @@ def report(histogram: Histogram, epsilon, delta, repetitions: int, seed: int, dp
            "eps": format_number(budget.epsilon), "eps1": format_number(budget.epsilon1),
            "eps2": format_number(budget.epsilon2), "delta": format_number(budget.delta),
            "threshold": budget.threshold}
-    out["exact_accuracy"], out["exact_accuracy_error"] = _exact(exact.accuracy, dps)
-    if exact.accuracy_small is None:
-        out["exact_accuracy_small"] = out["exact_accuracy_small_error"] = None
-    else:
-        out["exact_accuracy_small"], out["exact_accuracy_small_error"] = \
-            _exact(exact.accuracy_small, dps)
+    out |= _exact_fields("exact_accuracy", exact.accuracy, dps)
+    out |= _exact_fields("exact_accuracy_small", exact.accuracy_small, dps)
     small = simulated.accuracy_small
     out |= {"simulated_accuracy": float(simulated.accuracy.mean()),
             "simulated_accuracy_halfwidth": half_width(simulated.accuracy),
@@ -67,10 +72,8 @@ def report(histogram: Histogram, epsilon, delta, repetitions: int, seed: int, dp
             else half_width(small),
             "repetitions": simulated.repetitions, "seed": seed,
             "theorem_5_12_alpha": theorem.threshold, "theorem_5_12_m": last if last >= 0 else None,
-            "theorem_5_12_probability": None, "theorem_5_12_error": None,
             "theorem_5_12_bound": format_number(1 - budget.delta)}
-    if probability is not None:
-        out["theorem_5_12_probability"], out["theorem_5_12_error"] = _exact(probability, dps)
-    return out
+    return out | _exact_fields("theorem_5_12_probability", probability, dps,
+                               "theorem_5_12_error")
 
 

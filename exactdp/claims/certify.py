@@ -15,11 +15,12 @@ import math
 from fractions import Fraction
 from typing import Iterable
 
+from flint import arb, ctx
 from mpmath import mpf
 
+from ..precision import exact_mpf
 from .families import DPS, Family
 from .registry import UNDECIDED, verdict
-
 
 
 def exact(value: mpf) -> Fraction | float:
@@ -28,6 +29,33 @@ def exact(value: mpf) -> Fraction | float:
         return float(value)
     mantissa, exponent = value.man_exp
     return (-1 if value < 0 else 1) * Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
+
+
+def ball_bounds(ball: arb) -> tuple[mpf, mpf]:
+    """The ends of an Arb ball as exact binary mpf values, rounded outward (at 64 bits beyond
+    the ball's midpoint, so the rounding is far below its radius)."""
+    with ctx.workprec(max(ctx.prec, ball.mid().bits() + 64)):
+        return exact_mpf(ball.lower()), exact_mpf(ball.upper())
+
+
+def ball_ends(ball: arb) -> tuple[Fraction, Fraction]:
+    """The ends of an Arb ball as exact numbers (:func:`ball_bounds`)."""
+    return tuple(exact(end) for end in ball_bounds(ball))
+
+
+def loss_ends(loss) -> tuple:
+    """The ends of a certified loss's enclosure of the ln ratio as exact numbers."""
+    return exact(loss.log_ratio_lower), exact(loss.log_ratio_upper)
+
+
+def enclosed_below(left: tuple, right: tuple) -> bool | None:
+    """``x < y`` for every ``x`` in ``left`` and ``y`` in ``right`` (enclosures ``(lower,
+    upper)`` of exact numbers; a number is ``(value, value)``): true when ``left``'s upper end is
+    below ``right``'s lower end, false when ``left``'s lower end is at or above ``right``'s
+    upper end (then ``x ≥ y`` whatever the exact values), undecided otherwise."""
+    if left[1] < right[0]:
+        return True
+    return False if left[0] >= right[1] else None
 
 
 def certified_loss(family: Family, size: int, dps: int = DPS):

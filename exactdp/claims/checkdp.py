@@ -42,12 +42,15 @@ import mpmath
 from mpmath import mpf
 
 from ..exact import privacy_loss
+from ..exact.sums import log_density_ratio
 from ..precision import to_mpf
 from ..formatting import format_value
 from ..mechanisms import mechanism
+from ..mechanisms.sums import NoisySum
 from ..search import search, worst_output
 from ..sequences import format_number
-from .certify import all_of, certified_loss, certified_verdict, equals, exceeds, within
+from .certify import (all_of, certified_loss, certified_verdict, equals, exceeds, loss_ends,
+                      within)
 from .families import DPS, Family, loss_point, tolerance
 from .figure_spec import EXACT, STATEMENT, Curve, FigureSpec, Panel, horizontal
 from .patterns import LOSS_AXIS, evaluate, fmt, loss_curve
@@ -99,6 +102,44 @@ SEARCH_LENGTH = 5
 SEARCH_EVALUATIONS = 60
 
 
+def closed_form_ratio(mech, d1, d2, output, enclosure) -> Fraction | None:
+    """The exact ln ratio of a noisy-sum output (``exact.sums.log_density_ratio``, an exact
+    rational), checked to lie in the certified ``enclosure``; None for other mechanisms, an exact
+    zero, or (an internal inconsistency, never observed) a value outside the enclosure."""
+    if not isinstance(mech, NoisySum):
+        return None
+    value = log_density_ratio(mech, d1, d2, output)
+    if value is None:
+        return None
+    lower, upper = loss_ends(enclosure)
+    return value if lower <= value <= upper else None
+
+
+def _equal_to(family: Family, size: int, enclosure, value) -> bool | None:
+    """``ln ratio = value``: decided exactly by the noisy sums' closed form where there is one,
+    else on the enclosure (:func:`~exactdp.claims.certify.equals`)."""
+    exact_ratio = closed_form_ratio(family.build(), family.d1.format(t=size),
+                                    family.d2.format(t=size), family.output.format(t=size),
+                                    enclosure)
+    if exact_ratio is not None:
+        return exact_ratio == value
+    return equals(enclosure, value)
+
+
+def twin_within_claim(twin, d1, d2, output, enclosure) -> tuple[bool | None, bool]:
+    """``|ln ratio| ≤ claimed ε`` of a correct twin, and whether the noisy sums' closed form
+    decided it: on the enclosure when it lies within the claim, else (the bound attained
+    exactly, as by PartialSum's ε) from the exact rational ln ratio."""
+    claimed = Fraction(twin.claimed_eps)
+    decided = within(enclosure, claimed)
+    if decided is not None:
+        return decided, False
+    exact_ratio = closed_form_ratio(twin, d1, d2, output, enclosure)
+    if exact_ratio is None:
+        return None, False
+    return abs(exact_ratio) <= claimed, True
+
+
 def _families(series, progress: Callable[[], None]):
     """Points, curves, whether every ln ratio equals its exact value (``+∞`` an exact zero),
     or, without one, stays within the claim, and the same decided on certified enclosures."""
@@ -120,7 +161,7 @@ def _families(series, progress: Callable[[], None]):
                 decisions.append(equals(enclosure, exact_value))
             else:
                 holds &= abs(loss.log_ratio - value) <= tolerance(scale=value)
-                decisions.append(equals(enclosure, exact_value))
+                decisions.append(_equal_to(family, size, enclosure, exact_value))
             points.append(loss_point(family, size, loss, claimed=str(claimed),
                                      expected="none" if value is None
                                      else format_value(value, DPS)))
@@ -156,7 +197,7 @@ def _value_panel(curves) -> Panel:
 def _searched(progress: Callable[[], None]):
     """Each bad variant's search witness and the twin's worst output on the same inputs (and
     whether certified enclosures prove the violation)."""
-    points, holds, rows, decisions = [], True, [], []
+    points, holds, rows, decisions, by_closed_form = [], True, [], [], []
     for index, (label, name, params, twin_name) in enumerate(SEARCHED, start=1):
         bad = mechanism(name, eps=EPS, **params)
         twin = mechanism(twin_name, eps=EPS, **params)
@@ -169,10 +210,15 @@ def _searched(progress: Callable[[], None]):
         claimed = to_mpf(twin.claimed_eps)
         twin_ok = abs(twin_loss.log_ratio) <= claimed + tolerance(scale=claimed)
         holds &= result.verdict == "violation" and twin_ok
-        # the violation is certified; the twin's bound is often attained exactly (PartialSum's
-        # ε, SmartSum's 2ε), which no enclosure can put on one side of it
         decisions.append(exceeds(privacy_loss(bad, w.d1, w.d2, w.output, dps=DPS,
                                               method="certified"), bad.claimed_eps))
+        twin_enclosure = privacy_loss(twin, w.d1, w.d2, str(twin_witness.output), dps=DPS,
+                                      method="certified")
+        decided, closed = twin_within_claim(twin, w.d1, w.d2, str(twin_witness.output),
+                                            twin_enclosure)
+        decisions.append(decided)
+        if closed:
+            by_closed_form.append(twin_name)
         rows.append((index, label, w.loss.log_ratio, abs(twin_loss.log_ratio), bad.claimed_eps))
         points.append({"series": f"search: {label} ({name})", "size": len(w.d1),
                        "d1": str(w.d1), "d2": str(w.d2), "output": str(w.output),
@@ -183,7 +229,7 @@ def _searched(progress: Callable[[], None]):
                        "twin": twin_name, "twin_output": str(twin_witness.output),
                        "twin_log_ratio": format_value(twin_loss.log_ratio, DPS)})
         progress()
-    return holds, points, rows, all_of(decisions)
+    return holds, points, rows, all_of(decisions), by_closed_form
 
 
 def _search_panel(rows) -> Panel:
@@ -206,7 +252,7 @@ def evaluate_checkdp(progress: Callable[[], None]) -> ClaimResult:
     """All three parts of the module docstring; confirmed when every value is as stated."""
     sums_hold, sum_points, sum_curves, sums_decided = _families(SUM_SERIES, progress)
     values_hold, value_points, value_curves, values_decided = _families(VALUE_SERIES, progress)
-    search_holds, search_points, rows, search_decided = _searched(progress)
+    search_holds, search_points, rows, search_decided, by_closed_form = _searched(progress)
     decided, certified = certified_verdict(
         all_of((sums_decided, values_decided, search_decided)),
         sums_hold and values_hold and search_holds)
@@ -216,9 +262,13 @@ def evaluate_checkdp(progress: Callable[[], None]) -> ClaimResult:
               f"(GapSVT and NoisyMax within ε), for t = {SIZES[0]} … {SIZES[-1]}; the search "
               f"finds a violation for all {len(rows)} bad variants ({'; '.join(finite)}; the "
               f"rest +∞), and every correct twin stays within its claim on the same inputs"
-              + ("; certified: every family's enclosure contains its exact value (at most "
-                 "1e-30 wide) or lies within the claim, and every witness's enclosure lies "
-                 "beyond the claimed ε (the twins' search rows are not certified)"
+              + ("; certified: the noisy sums' ln ratios equal their values exactly (the "
+                 "exact rational ln ratio of their Laplace densities, inside the enclosure), "
+                 "every other family's enclosure contains its exact value (at most 1e-30 wide) "
+                 "or lies within the claim, every witness's enclosure lies beyond the claimed "
+                 "ε, and every twin's enclosure on the same inputs lies within its claim"
+                 + (f" — except {', '.join(by_closed_form)}, whose ln ratio equals its claim "
+                    f"exactly (the same exact rational)" if by_closed_form else "")
                  if certified else ""))
     return ClaimResult(decided, detail,
                        tuple(sum_points + value_points + search_points),

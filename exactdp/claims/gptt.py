@@ -21,18 +21,21 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Callable
 
-import mpmath
+from flint import arb, ctx
 from mpmath import mpf
 
-from ..exact import PrivacyLoss
-from ..formatting import format_value
+from ..errors import PrecisionError
+from ..exact import CertifiedPrivacyLoss, PrivacyLoss
+from ..formatting import format_bound, format_supported, format_value
 from ..noise import Kind, NoiseLaw
+from ..precision import exact_mpf, to_arb
 from . import symbolic
-from .certify import above, all_of, at_most, certified_loss, certified_verdict
-from .families import DPS, Family, loss_point, tolerance
+from .certify import (above, all_of, at_most, ball_bounds, ball_ends, certified_loss,
+                      certified_verdict, enclosed_below, exact, loss_ends)
+from .families import DPS, Family, loss_point
 from .figure_spec import FUNCTION, Curve, FigureSpec, Panel, horizontal
 from .patterns import LOSS_AXIS, evaluate, first_above, fmt, loss_curve, structural_zero
-from .registry import Claim, ClaimResult, register_claim, verdict
+from .registry import Claim, ClaimResult, register_claim
 
 CHEN_M = "Chen & Machanavajjhala 2015 (arXiv:1508.07306)"
 COPIES_AXIS = r"copies $t$  ($D=(0^t,1^t)$, $D'=(1^t,0^t)$, $a=(\bot^t,\top^t)$)"
@@ -160,58 +163,95 @@ register_claim(Claim(
 
 # --- chenm-proof-flaw -----------------------------------------------------------------------
 
+#: Arb precision (bits) of the argument's quantities, far beyond the enclosures they start from.
+ARGUMENT_BITS = 256
+#: Significant digits of the enclosure ends in the points (rounded outward).
+ENCLOSURE_DIGITS = 25
+
+
 @dataclass(frozen=True)
 class ArgumentStep:
-    """The quantities of Chen & Machanavajjhala's proof of Thm 4.7 at one t.
+    """The quantities of Chen & Machanavajjhala's proof of Thm 4.7 at one t, as Arb balls that
+    contain the exact values.
 
     Attributes
     ----------
-    alpha : mpf
+    alpha : arb
         ``α(t) = Pr[M(D')=a]``.
-    delta : mpf
+    delta : arb
         ``δ(t) = |F_{b_ρ}^{-1}(α/4)| = b_ρ ln(2/α)``: the tails of ``Lap(b_ρ)`` beyond ±δ have
         mass α/2.
-    log_kappa : mpf
+    log_kappa : arb
         ``ln κ(t)``, κ the minimum over ``z ∈ [−δ, δ]`` of the per-copy integrand ratio.
-    log_bound : mpf
+    log_bound : arb
         ``ln(κ(t)^t / 2)``: the argument's lower bound on the ln ratio.
     """
 
-    alpha: mpf
-    delta: mpf
-    log_kappa: mpf
-    log_bound: mpf
+    alpha: arb
+    delta: arb
+    log_kappa: arb
+    log_bound: arb
 
 
-def log_copy_ratio(copy, z: mpf, query_noise: NoiseLaw) -> mpf:
-    """``ln κ(z)``: the log ratio of one copy's factors on D and D' at threshold noise z.
+def _log_factor(law: NoiseLaw, kind: Kind, x: arb) -> arb:
+    """``log F(x)`` or ``log S(x)`` at a ball ``x`` that lies on one side of the law's kink at 0
+    (the law's ball functions, ``NoiseLaw.ball_log``)."""
+    if not (x > 0 or x < 0):
+        raise PrecisionError(f"proof-flaw argument: the ball {x.str(5)} straddles the kink of "
+                             f"{law} at 0")
+    return law.ball_log(kind, 1 if x > 0 else -1).log(x)
+
+
+def log_copy_ratio(copy, z: arb, query_noise: NoiseLaw) -> arb:
+    """``ln κ(z)``: the log ratio of one copy's factors on D and D' at threshold noise ``z`` (a
+    ball, on one side of every kink ``q``).
 
     ``copy`` lists ``(q_D, q_D', is_top)``; ⊥ contributes ``F_{b_ν}(z − q)``, ⊤ ``S_{b_ν}(z − q)``
     (the master integral with T = 0, ``docs/mathematics.md`` §4.1).
     """
-    total = mpf(0)
+    total = arb(0)
     for q_d, q_d2, is_top in copy:
         kind = Kind.SF if is_top else Kind.CDF
-        total += query_noise.log(kind, z - q_d) - query_noise.log(kind, z - q_d2)
+        total += _log_factor(query_noise, kind, z - q_d) - _log_factor(query_noise, kind, z - q_d2)
     return total
 
 
-def argument_step(family: Family, copy, size: int, loss: PrivacyLoss) -> ArgumentStep:
-    """α(t), δ(t), κ(t) and the bound κ(t)^t/2 of Chen & Machanavajjhala's proof of Thm 4.7.
+def _ball(lower: mpf, upper: mpf) -> arb:
+    """The ball ``[lower, upper]`` of two exact binary ends (at the current precision)."""
+    return to_arb(exact(lower)).union(to_arb(exact(upper)))
+
+
+def argument_step(family: Family, copy, size: int, loss: CertifiedPrivacyLoss) -> ArgumentStep:
+    """α(t), δ(t), κ(t) and the bound κ(t)^t/2 of Chen & Machanavajjhala's proof of Thm 4.7, in
+    balls from the certified enclosure of ``α = Pr[M(D')=a]`` in ``loss``.
 
     Notes
     -----
-    κ(z) is quasi-concave for both families (for GPTT it is symmetric about z = ½ and increases
-    up to ½; for Alg. 1's ``F(z)/F(z−1)`` it decreases, F being log-concave), so its minimum over
-    ``[−δ, δ]`` is at an end point.  For a fixed t each step of the argument is valid, so
-    ``ln ratio ≥ ln(κ(t)^t/2)``; the flaw is only the conclusion that this grows with t.
+    κ(z) is quasi-concave for both families, so its minimum over ``[−δ, δ]`` is at an end point
+    (``docs/mathematics.md`` §9, ``chenm-proof-flaw``, proves it: for Alg. 1, ``ln κ(z) =
+    ln F(z) − ln F(z−1)`` decreases because F is log-concave; for GPTT, ``ln κ(z) = h(z) +
+    h(1−z)`` with ``h = ln F(·) − ln F(· − 1)`` is symmetric about ½ and increases up to ½).  Both
+    ends are evaluated in balls and ``κ(t)`` is the ball of their minimum.  For a fixed t each step
+    of the argument is valid, so ``ln ratio ≥ ln(κ(t)^t/2)``; the flaw is only the conclusion
+    that this grows with t.
     """
     mech = family.build()
-    with mpmath.workdps(DPS + 10):
-        delta = mech.threshold_noise.b * (mpmath.ln2 - loss.p2.log_value)
-        noise = mech.query_noise
-        log_kappa = min(log_copy_ratio(copy, -delta, noise), log_copy_ratio(copy, delta, noise))
-        return ArgumentStep(loss.p2.value, delta, log_kappa, size * log_kappa - mpmath.ln2)
+    with ctx.workprec(ARGUMENT_BITS):
+        log_alpha = _ball(loss.p2.log_lower, loss.p2.log_upper)
+        delta = to_arb(mech.threshold_noise.scale) * (arb.const_log2() - log_alpha)
+        ends = [log_copy_ratio(copy, z, mech.query_noise) for z in (-delta, delta)]
+        log_kappa = ends[0].min(ends[1])
+        return ArgumentStep(log_alpha.exp(), delta, log_kappa, size * log_kappa - arb.const_log2())
+
+
+def _decimal(ball: arb, digits: int = 12) -> str:
+    """The ball's midpoint to the digits its radius supports (at most ``digits``)."""
+    return format_supported(exact_mpf(ball.mid()), exact_mpf(ball.rad()), digits)
+
+
+def _float(ball: arb) -> float:
+    """The ball's midpoint as a float, for figures."""
+    return float(exact_mpf(ball.mid()))
 
 
 FLAW_SIZES = (1, 2, 5, 10, 100, 1000, 10**4, 10**5, 10**6)
@@ -231,59 +271,108 @@ def _flaw_panels(family, rows, reference_label, reference, color, yscale):
                     Curve("exact ln ratio", sizes,
                           tuple(float(loss.log_ratio) for _, loss, _ in rows), color=color),
                     Curve(r"argument's bound $\ln(\kappa(t)^t/2)$", sizes,
-                          tuple(float(step.log_bound) for _, _, step in rows), color=color + 2),
+                          tuple(_float(step.log_bound) for _, _, step in rows), color=color + 2),
                     horizontal(f"{reference_label} = {reference:g}", reference, sizes, -1)),
                 xscale="log", yscale=yscale, ylim=(-1, None) if yscale == "symlog" else None)
     bottom = Panel(f"{family.label}: the quantities depend on t", "t (copies)",
                    "value (log scale): δ in threshold units, logs in nats", (
                        Curve(r"$\delta(t) = b_\rho\ln(2/\alpha(t))$", sizes,
-                             tuple(float(step.delta) for _, _, step in rows), FUNCTION, 0),
+                             tuple(_float(step.delta) for _, _, step in rows), FUNCTION, 0),
                        Curve(r"$-\ln\alpha(t)$,  $\alpha(t) = \Pr[M(D')=a]$", sizes,
                              tuple(float(-loss.p2.log_value) for _, loss, _ in rows),
                              FUNCTION, 1),
                        Curve(r"$\ln\kappa(t)$", sizes,
-                             tuple(float(step.log_kappa) for _, _, step in rows), FUNCTION, 2),
+                             tuple(_float(step.log_kappa) for _, _, step in rows), FUNCTION, 2),
                        Curve(r"$t\,\ln\kappa(t) = \ln\kappa(t)^t$", sizes,
-                             tuple(float(size * step.log_kappa) for size, _, step in rows),
+                             tuple(_float(size * step.log_kappa) for size, _, step in rows),
                              FUNCTION, 3)),
                    xscale="log", yscale="log")
     return top, bottom
 
 
+def _flaw_point(family, size, loss, step) -> dict:
+    """The JSON record of one t: the loss, the argument's quantities, and the enclosures of κ(t)
+    and of the bound (ends rounded outward)."""
+    with ctx.workprec(ARGUMENT_BITS):
+        kappa, power = step.log_kappa.exp(), size * step.log_kappa
+    ends = {}
+    for name, ball in (("kappa", kappa), ("log_argument_bound", step.log_bound)):
+        lower, upper = ball_bounds(ball)
+        ends |= {f"{name}_lower": format_bound(lower, ENCLOSURE_DIGITS, False),
+                 f"{name}_upper": format_bound(upper, ENCLOSURE_DIGITS, True)}
+    return loss_point(family, size, loss, alpha=_decimal(step.alpha), delta=_decimal(step.delta),
+                      kappa=_decimal(kappa), log_kappa_power=_decimal(power),
+                      log_argument_bound=_decimal(step.log_bound), **ends)
+
+
+def _flaw_decisions(gptt_rows, svt1_rows) -> tuple[bool | None, int]:
+    """The verdict's inequalities on enclosures, and the number of Alg. 1 sizes whose exact ln
+    ratio is enclosed with ε/2 inside (rather than below it).
+
+    Decided: the bound below the exact ln ratio at every t (both families); Alg. 1's bound below
+    ε/2 at every t (the argument proves no violation); GPTT's bound above 2ε1 at the largest t;
+    Alg. 1's exact ln ratio at most ε/2 where its enclosure lies at or below ε/2, and containing
+    ε/2 where it straddles it (there it agrees with ε/2 to the enclosure's width, 10^-DPS).
+    """
+    half, two_eps1 = Fraction(1, 2), Fraction(1)
+    decisions = [enclosed_below(ball_ends(step.log_bound), loss_ends(loss))
+                 for rows in (gptt_rows, svt1_rows) for _, loss, step in rows]
+    decisions += [enclosed_below(ball_ends(step.log_bound), (half, half))
+                  for _, _, step in svt1_rows]
+    decisions.append(enclosed_below((two_eps1, two_eps1), ball_ends(gptt_rows[-1][2].log_bound)))
+    straddling = 0
+    for _, loss, _ in svt1_rows:
+        decided = at_most(loss, half)
+        if decided is None:
+            lower, upper = loss_ends(loss)
+            decided = lower <= half <= upper or None
+            straddling += 1
+        decisions.append(decided)
+    return all_of(decisions), straddling
+
+
 def evaluate_proof_flaw(progress: Callable[[], None]) -> ClaimResult:
-    """The argument's quantities and bound next to the exact ratio, for GPTT and Alg. 1."""
+    """The argument's quantities and bound (in balls) next to the exact ratio (certified
+    enclosures), for GPTT and Alg. 1."""
     points, tops, bottoms, columns = [], [], [], []
     for color, (family, copy, label, reference, yscale) in enumerate(FLAW_FAMILIES):
-        rows = [(size, loss, argument_step(family, copy, size, loss))
-                for size, loss in evaluate(family, FLAW_SIZES, progress)]
-        points += [loss_point(family, size, loss, alpha=format_value(step.alpha, 12),
-                              delta=format_value(step.delta, 12),
-                              kappa=format_value(mpmath.exp(step.log_kappa), 12),
-                              log_kappa_power=format_value(size * step.log_kappa, 12),
-                              log_argument_bound=format_value(step.log_bound, 12))
-                   for size, loss, step in rows]
+        rows = []
+        for size in FLAW_SIZES:
+            loss = certified_loss(family, size)
+            rows.append((size, loss, argument_step(family, copy, size, loss)))
+            progress()
+        points += [_flaw_point(family, *row) for row in rows]
         top, bottom = _flaw_panels(family, rows, label, reference, color, yscale)
         tops.append(top)
         bottoms.append(bottom)
         columns.append(rows)
     gptt_rows, svt1_rows = columns
-    valid = all(step.log_bound < loss.log_ratio for rows in columns for _, loss, step in rows)
-    svt1_bound = max(step.log_bound for _, _, step in svt1_rows)
-    svt1_ratio = max(loss.log_ratio for _, loss, _ in svt1_rows)
-    holds = valid and svt1_bound <= svt1_ratio and svt1_ratio - mpf(1) / 2 <= tolerance()
-    last_power = svt1_rows[-1][2].log_bound + mpmath.ln2
-    lowest = min(step.log_bound for _, _, step in svt1_rows)
-    detail = (f"for Alg. 1, ln(κ(t)^t/2) stays between {fmt(lowest, 4)} and {fmt(svt1_bound, 4)} "
-              f"for t = 1 … 10^6 (κ(t)^t → {fmt(mpmath.exp(last_power), 4)}, bounded), so the "
-              f"argument proves no violation, and the exact ln ratio never goes above ε/2 = 0.5 "
-              f"(Lemma 1; it reaches 0.5 to {DPS} digits); for GPTT κ(t) ≥ e^(ε2) and the bound "
-              f"grows with t (ln(κ^t/2) = {fmt(gptt_rows[-1][2].log_bound, 7)} vs exact "
+    decision, straddling = _flaw_decisions(gptt_rows, svt1_rows)
+    decided, certified = certified_verdict(decision)
+    lowest = min(ball_bounds(step.log_bound)[0] for _, _, step in svt1_rows)
+    highest = max(ball_bounds(step.log_bound)[1] for _, _, step in svt1_rows)
+    with ctx.workprec(ARGUMENT_BITS):
+        last_power = (svt1_rows[-1][2].log_bound + arb.const_log2()).exp()
+    separated = len(svt1_rows) - straddling
+    detail = (f"for Alg. 1, ln(κ(t)^t/2) stays between {format_bound(lowest, 4, False)} and "
+              f"{format_bound(highest, 4, True)} for t = 1 … 10^6 (κ(t)^t → "
+              f"{_decimal(last_power, 4)}, bounded), so the argument proves no violation, and "
+              f"the exact ln ratio never goes above ε/2 = 0.5 (Lemma 1; it reaches 0.5 to {DPS} "
+              f"digits); for GPTT κ(t) ≥ e^(ε2) and the bound grows with t (ln(κ^t/2) = "
+              f"{_decimal(gptt_rows[-1][2].log_bound, 7)} vs exact "
               f"{fmt(gptt_rows[-1][1].log_ratio, 7)} at t = 10^6)")
-    return ClaimResult(verdict(holds), detail, tuple(points),
+    if certified:
+        detail += (f"; certified: at every t the enclosure of the bound lies below that of the "
+                   f"exact ln ratio and, for Alg. 1, below ε/2; for GPTT it lies above 2ε1 at "
+                   f"t = 10^6; Alg. 1's exact ln ratio is enclosed at or below ε/2 for the "
+                   f"{separated} smallest t, and for the other {straddling} its enclosure (at "
+                   f"most 1e-{DPS} wide) contains ε/2")
+    return ClaimResult(decided, detail, tuple(points),
                        FigureSpec("The flaw in Chen & Machanavajjhala's proof of Thm 4.7 "
                                   "(Lyu et al., Appendix 9.3)", (*tops, *bottoms)),
                        (("inf_z κ(z) for GPTT (Chen & M.'s κ(z))",
-                         symbolic.latex(symbolic.pair_ratio_infimum(1 / symbolic.EPS2))),))
+                         symbolic.latex(symbolic.pair_ratio_infimum(1 / symbolic.EPS2))),),
+                       certified)
 
 
 register_claim(Claim(

@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from ..checks import check_writable
 from ..errors import InputError
 from ..progress import Progress
 from ..workers import parallel_map
@@ -48,17 +49,7 @@ def _evaluate(claim_id: str) -> ClaimResult:
 def check_out(out: Path) -> None:
     """An :class:`~exactdp.errors.InputError` if ``out`` is a file, lies under a file, or cannot
     be written (``out`` itself if it exists, else its nearest existing ancestor)."""
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise InputError(f"the output directory must not be an existing file, got {out}")
-    base = out
-    while not base.exists():
-        base = base.parent
-    if not base.is_dir():
-        raise InputError(f"the output directory must not lie under the file {base}, got {out}")
-    if not os.access(base, os.W_OK | os.X_OK):
-        raise InputError(f"the output directory must be writable (no write permission on "
-                         f"{base}), got {out}")
+    check_writable(out, "the output directory", directory=True)
 
 
 def run(claims: Sequence[Claim], out: Path, stream=None,
@@ -92,8 +83,8 @@ def run(claims: Sequence[Claim], out: Path, stream=None,
 
 def _move_into(staging: Path, out: Path) -> None:
     """Move every file of ``staging`` into ``out`` (renames: same file system), with SIGINT
-    held back so that an interrupt cannot leave a mixture of old and new files."""
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    held back (and SIGTERM) so that an interrupt cannot leave a mixture of old and new files."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         if not out.exists():
             umask = os.umask(0)

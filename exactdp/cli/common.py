@@ -6,26 +6,13 @@ import argparse
 import json
 import sys
 
+from ..checks import MAX_JOBS, check_jobs
 from ..errors import InputError
 from ..formatting import format_value
 from ..mechanisms import entry
 from ..precision import METHODS
 from ..program import is_program_spec, load_program
-from ..sequences import MAX_LENGTH, MAX_MAGNITUDE
 from ..workers import SCHEDULER_VARIABLE, scheduler_from_environment
-
-#: The notation every subcommand's ``--help`` ends with.
-EPILOG = f"""\
-notation:
-  x*k        k copies of x: --queries 0*1000,1*1000 is 1000 zeros then 1000 ones (at most
-             {MAX_LENGTH:.0e} entries in all; numbers are exact decimals of magnitude at most
-             {MAX_MAGNITUDE:.0e})
-  T, F       the answers ⊤ (above the threshold) and ⊥ (below) in an output: --output F*999,T
-  -1,0       a value may start with a minus sign: --d1 -1,0 and --d1=-1,0 are the same
-  log_ratio  the privacy loss ln(p1/p2) in nats (natural logarithm), p1 and p2 the probabilities
-             (or densities) of the output or event on D1 and D2
-"""
-
 
 def add_mechanism_arguments(parser: argparse.ArgumentParser) -> None:
     """``MECH`` and repeated ``--param k=v``."""
@@ -40,12 +27,14 @@ def add_precision_arguments(parser: argparse.ArgumentParser, method: bool = True
     parser.add_argument("--dps", type=int, default=30, help="significant digits (default 30)")
     if method:
         parser.add_argument("--method", choices=METHODS, default="auto",
-                            help="evaluation method (default auto: two methods must agree; "
-                                 "certified: a rigorous enclosure in ball arithmetic)")
+                            help="evaluation method (default auto: an enclosure proven by ball "
+                                 "arithmetic, or the estimate for noise without a certified "
+                                 "rule; certified: the enclosure or an error; estimate: two "
+                                 "methods whose agreement bounds the error)")
         parser.add_argument("--certified", action="store_true",
                             help="same as --method certified: print an enclosure [lower, upper] "
                                  "guaranteed to contain the exact value, of relative width at "
-                                 "most 10^-dps")
+                                 "most 10^-dps, or fail")
 
 
 def chosen_method(args: argparse.Namespace) -> str:
@@ -71,6 +60,22 @@ def add_scheduler_argument(parser: argparse.ArgumentParser) -> None:
                         help=f"Dask scheduler to run the parallel work on, e.g. "
                         f"tcp://host:8786 (default: ${SCHEDULER_VARIABLE}, else local worker "
                         f"processes; --jobs is then ignored)")
+
+
+def _jobs(text: str) -> int:
+    try:
+        return check_jobs(int(text))
+    except ValueError as exc:  # not an integer, or out of range (InputError)
+        message = str(exc) if isinstance(exc, InputError) else \
+            f"--jobs must be a positive integer, got --jobs={text!r}"
+        raise argparse.ArgumentTypeError(message) from None
+
+
+def add_jobs_argument(parser: argparse.ArgumentParser, default: int) -> None:
+    """``--jobs J``: local worker processes, from 1 to :data:`~exactdp.checks.MAX_JOBS`."""
+    parser.add_argument("--jobs", type=_jobs, default=default, metavar="J",
+                        help=f"worker processes (default {default}, at most {MAX_JOBS}: 8 per "
+                        f"processor)")
 
 
 def add_json_argument(parser: argparse.ArgumentParser) -> None:

@@ -1,45 +1,18 @@
-"""``exactdp list``, ``prob``, ``loss`` and ``maxloss``: the exact engine on the command line
+"""``exactdp prob``, ``loss`` and ``maxloss``: the exact engine on the command line
 (an output, or with ``--event`` an event of ``exactdp.events``)."""
 
 from __future__ import annotations
 
 import argparse
-import json
-from fractions import Fraction
 
 from ..errors import InputError
 from ..exact import (CertifiedPrivacyLoss, CertifiedProbability, max_privacy_loss, privacy_loss,
                      probability)
 from ..exact.events import event_privacy_loss, event_probability
 from ..formatting import format_bound, format_supported, format_value
-from ..mechanisms import catalogue
-from ..sequences import format_number
 from .common import (add_any_pair_argument, add_json_argument, add_mechanism_arguments,
                      add_precision_arguments, build_mechanism, chosen_method, emit,
                      error_digits)
-
-
-def _show(value) -> str:
-    return format_number(value) if isinstance(value, Fraction) else str(value)
-
-
-def run_list(args: argparse.Namespace) -> int:
-    rows = []
-    for item in catalogue():
-        rows.append({
-            "name": item.name, "source": item.source, "noise": item.summary,
-            "parameters": ", ".join(f"{p.name}={_show(p.default)}" for p in item.params),
-            "claimed": item.claimed, "true_privacy": item.true_privacy,
-        })
-    if args.json:
-        print(json.dumps(rows))
-        return 0
-    for row in rows:
-        print(f"{row['name']}  —  {row['source']}")
-        print(f"    noise: {row['noise']}")
-        print(f"    parameters (defaults): {row['parameters']}")
-        print(f"    claimed: {row['claimed']};  true privacy: {row['true_privacy']}")
-    return 0
 
 
 def _check_event_method(args: argparse.Namespace) -> None:
@@ -153,12 +126,8 @@ def _add_output_or_event(parser: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers) -> None:
-    """Add the four subcommands."""
-    listing = subparsers.add_parser("list", help="the mechanism catalogue")
-    add_json_argument(listing)
-    listing.set_defaults(run=run_list)
-
-    prob = subparsers.add_parser("prob", help="exact probability (or density) of one output")
+    """Add ``prob``, ``loss`` and ``maxloss``."""
+    prob = subparsers.add_parser("prob")
     add_mechanism_arguments(prob)
     prob.add_argument("--queries", required=True, metavar="Q", help="e.g. 0*1000,1*1000")
     _add_output_or_event(prob)
@@ -166,9 +135,8 @@ def register(subparsers) -> None:
     add_json_argument(prob)
     prob.set_defaults(run=run_prob)
 
-    for name, helptext in (("loss", "exact privacy loss of one output"),
-                           ("maxloss", "exact largest privacy loss over every output")):
-        sub = subparsers.add_parser(name, help=helptext)
+    for name in ("loss", "maxloss"):
+        sub = subparsers.add_parser(name)
         add_mechanism_arguments(sub)
         sub.add_argument("--d1", required=True, metavar="Q", help="query answers on D1")
         sub.add_argument("--d2", required=True, metavar="Q", help="query answers on D2")

@@ -21,7 +21,7 @@ def run_search(args: argparse.Namespace) -> int:
 
 def register(subparsers) -> None:
     """Add the ``search`` subcommand."""
-    sub = subparsers.add_parser("search", help="exact worst-case search for a privacy violation")
+    sub = subparsers.add_parser("search")
     add_mechanism_arguments(sub)
     sub.add_argument("--max-length", type=int, default=5, metavar="N",
                      help=f"longest query vector tried (default 5; a Sparse Vector variant may "

@@ -5,27 +5,15 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
-from ..errors import InputError
+from ..checks import check_writable
 from ..sweep import parameter_series, parse_t_values, plot, series_label, sweep
-from .common import (add_any_pair_argument, add_json_argument, add_scheduler_argument,
-                     make_mechanism, parse_params)
-
-
-def _check_plot_path(path: str | None) -> Path | None:
-    if path is None:
-        return None
-    path = Path(path)
-    if path.suffix.lower() != ".png":
-        raise InputError(f"--plot must name a .png file, got {str(path)!r}")
-    if not path.parent.is_dir():
-        raise InputError(f"the folder of --plot does not exist: {str(path.parent)!r}")
-    return path
+from .common import (add_any_pair_argument, add_jobs_argument, add_json_argument,
+                     add_scheduler_argument, make_mechanism, parse_params)
 
 
 def run_sweep(args: argparse.Namespace) -> int:
-    plot_path = _check_plot_path(args.plot)
+    plot_path = None if args.plot is None else check_writable(args.plot, "--plot", (".png",))
     ts = parse_t_values(args.t)
     values = {name: [v.strip() for v in text.split(",")]
               for name, text in parse_params(args.param).items()}
@@ -56,8 +44,7 @@ def run_sweep(args: argparse.Namespace) -> int:
 
 def register(subparsers) -> None:
     """Add the ``sweep`` subcommand."""
-    sub = subparsers.add_parser("sweep", help="exact privacy loss over a family D1(t), D2(t), "
-                                "a(t); one series per parameter value; table, JSON or plot")
+    sub = subparsers.add_parser("sweep")
     sub.add_argument("mechanism", metavar="MECH", help="catalogue name (see `exactdp list`), or "
                      "a function in StatDP's convention as FILE.py:FUNCTION")
     sub.add_argument("--param", action="append", default=[], metavar="K=V[,V...]",
@@ -75,7 +62,7 @@ def register(subparsers) -> None:
                      "integers a:b:log (ten per decade, ends included)")
     sub.add_argument("--plot", metavar="FILE.png", help="draw ln ratio against t")
     sub.add_argument("--dps", type=int, default=15, help="significant digits (default 15)")
-    sub.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    add_jobs_argument(sub, 1)
     add_scheduler_argument(sub)
     add_any_pair_argument(sub)
     add_json_argument(sub)

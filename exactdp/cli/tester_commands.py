@@ -15,8 +15,8 @@ from ..sampling.tester import (MAX_RUNS, MAX_TEST_EPS, NEIGHBOUR_NOTIONS, SELECT
                                check_event_log, check_lengths, crosscheck, detect, json_number,
                                parse_eps_list, write_event_log)
 from ..sequences import format_number
-from .common import (add_any_pair_argument, add_json_argument, add_mechanism_arguments,
-                     add_scheduler_argument, build_mechanism, emit)
+from .common import (add_any_pair_argument, add_jobs_argument, add_json_argument,
+                     add_mechanism_arguments, add_scheduler_argument, build_mechanism, emit)
 
 #: ``exactdp test``'s default test budgets.
 DEFAULT_TEST_EPS = "0.2:2:0.2"
@@ -99,14 +99,14 @@ def _add_tester_arguments(parser: argparse.ArgumentParser, runs: int) -> None:
     parser.add_argument("--runs", type=int, default=runs, help=f"runs per input (default {runs}, "
                         f"at most {MAX_RUNS:,}); progress is reported on stderr")
     parser.add_argument("--seed", type=int, default=0, help="seed of every draw (default 0)")
-    parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    add_jobs_argument(parser, 1)
     add_scheduler_argument(parser)
     add_json_argument(parser)
 
 
 def register(subparsers) -> None:
     """Add ``pvalue``, ``crosscheck`` and ``test``."""
-    pvalue = subparsers.add_parser("pvalue", help="StatDP's p-value from two event counts")
+    pvalue = subparsers.add_parser("pvalue")
     pvalue.add_argument("--c1", type=int, required=True, help="count of the event on D1")
     pvalue.add_argument("--c2", type=int, required=True, help="count of the event on D2")
     pvalue.add_argument("--n", type=int, required=True, help="runs on each input")
@@ -118,8 +118,7 @@ def register(subparsers) -> None:
     add_json_argument(pvalue)
     pvalue.set_defaults(run=run_pvalue)
 
-    check = subparsers.add_parser("crosscheck", help="sampled event counts against exact "
-                                  "probabilities")
+    check = subparsers.add_parser("crosscheck")
     _add_tester_arguments(check, SELECT_RUNS)
     check.add_argument("--event", metavar="E", help="e.g. 'false_count=3', 'hamming=2', "
                        "'index=0', 'out0 in (-inf, 1.5)', 'output=F,T', clauses joined by 'and' "
@@ -127,8 +126,7 @@ def register(subparsers) -> None:
                        "in nats")
     check.set_defaults(run=run_crosscheck)
 
-    test = subparsers.add_parser("test", help="StatDP's counterexample detector with exact ε_E "
-                                 "(exact_event_eps = ln P[M(d1)∈E] − ln P[M(d2)∈E] in nats)")
+    test = subparsers.add_parser("test")
     _add_tester_arguments(test, TEST_RUNS)
     test.add_argument("--test-eps", default=DEFAULT_TEST_EPS, metavar="LIST|a:b:step",
                       help=f"test budgets (default {DEFAULT_TEST_EPS}; at most {MAX_TEST_EPS})")

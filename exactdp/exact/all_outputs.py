@@ -26,7 +26,8 @@ from flint import arb, arb_poly
 
 from ..noise import Kind
 from .certified import exp_integral, law_piece
-from .piece_series import flint_context, to_arb
+from ..precision import to_arb
+from .piece_series import flint_context
 
 
 def applies(mech) -> bool:

@@ -5,14 +5,18 @@ contain the exact value, whatever the rounding and the cancellation — they onl
 The evaluation reads the integral form (``integral_form.py``) and nothing else:
 
 * exact rational inputs (shifts, bounds, scales, points) become balls of ``p/q``;
-* a **constant** ``g(x)^k`` is ``k·log g(x)`` from the law's piecewise exponential form;
+* a **constant** ``g(x)^k`` is ``k·log g(x)`` from the law's ball functions
+  (``NoiseLaw.ball_log``);
 * an **integral** ``I = ∫ p_hub(z) Π g_j(z − s_j)^{m_j} dz`` is split at its kinks; on each
-  piece the integrand is ``exp(c₀ + c₁z) · Π_j (1 − e^{a_j + λ_j z})^{m_j}``
-  (Laplace: ``F_b(x) = ½e^{x/b}`` for ``x < 0``, ``1 − ½e^{−x/b}`` for ``x ≥ 0``; exponential:
-  ``F_b(x) = 1 − e^{−x/b}`` on ``x > 0``), an entire function of ``z``.  It is integrated
+  piece every ``g_j`` is an entire function of ``z`` (``NoiseLaw.ball_log`` on the side of the
+  law's kink that holds the piece).  For piecewise exponential laws the integrand is
+  ``exp(c₀ + c₁z) · Π_j (1 − e^{a_j + λ_j z})^{m_j}`` (``NoiseLaw.piece``; Laplace:
+  ``F_b(x) = ½e^{x/b}`` for ``x < 0``, ``1 − ½e^{−x/b}`` for ``x ≥ 0``; exponential:
+  ``F_b(x) = 1 − e^{−x/b}`` on ``x > 0``).  It is integrated
 
-  - *in closed form* when the expansion is small: with ``w = e^{z/b}`` the product is a
-    Laurent polynomial in ``w`` (``closed_form.py``), integrated term by term in balls; or
+  - *in closed form* when the laws are piecewise exponential and the expansion is small: with
+    ``w = e^{z/b}`` the product is a Laurent polynomial in ``w`` (``closed_form.py``),
+    integrated term by term in balls; or
   - *rigorously* with ``acb.integral`` (adaptive Gauss–Legendre with a certified error bound
     from the integrand's size on complex ellipses; Johansson, "Numerical integration in
     arbitrary-precision ball arithmetic", ICMS 2018, arXiv:1802.07942) between the peak-aware
@@ -21,15 +25,17 @@ The evaluation reads the integral form (``integral_form.py``) and nothing else:
     factored out, and the two cut-off tails bounded by the tangent of the concave log
     integrand ``g``: for ``R`` right of the peak, ``g(z) ≤ g(R) + g'(R)(z − R)``, so
     ``∫_R^∞ e^{g} ≤ e^{g(R)}/|g'(R)|`` (the left tail alike), with ``g(R)`` and ``g'(R)``
-    themselves balls.  The laws are log-concave (their densities, CDFs and survival functions),
-    so ``g`` is concave on the whole line and the bound holds whatever the kinks beyond ``R``;
+    themselves balls.  The laws are log-concave (their densities, CDFs and survival functions:
+    Laplace, exponential, Gumbel), so ``g`` is concave on the whole line and the bound holds
+    whatever the kinks beyond ``R``; a Gumbel CDF ``exp(−e^{−x/b})`` far left of its mode is a
+    ball like any other (no underflow);
 * a **term** is the sum of the logs; the **form** ``log Σ_t e^{ℓ_t}``.
 
 Arb's exponent range is unbounded, so ``1e-428491`` is a ball like any other.  The working
 precision starts at the requested digits plus the digits the largest logarithm costs, and is
 doubled until the relative width of the result is at most ``10^{−dps}``
-(:class:`~exactdp.errors.PrecisionError` otherwise).  Laws without a certified rule (Gumbel) are
-refused with :class:`~exactdp.errors.MethodUnavailableError`.
+(:class:`~exactdp.errors.PrecisionError` otherwise).  A law without ball functions ("no noise",
+which never carries a factor) is refused with :class:`~exactdp.errors.MethodUnavailableError`.
 """
 
 from __future__ import annotations
@@ -43,17 +49,18 @@ from typing import NamedTuple
 import mpmath
 from flint import acb, arb, arb_poly, ctx
 
-from ..errors import MethodUnavailableError, PrecisionError
-from ..noise import Exponential, Kind, Laplace, NoiseLaw
-from ..precision import CertifiedProbability, exact_mpf, to_mpf, working_dps
+from ..errors import PrecisionError
+from ..noise import Kind, NoiseLaw
+from ..precision import CertifiedProbability, exact_mpf, to_arb, to_mpf, working_dps
 from .integral_form import Integral, IntegralForm, Term
 from .log_integrand import LogIntegrand
-from .piece_series import to_arb
+from .piece_series import PiecewiseExponential
+from .piecewise_gauss import log_integral_certified
 from .quadrature import breakpoints, find_peak
 
 #: Closed form when every piece's Laurent polynomial has at most this degree (else integrate;
-#: the closed form is the cheaper up to about this degree, ``benchmarks/certified_speed.py``).
-CLOSED_FORM_DEGREE = 128
+#: the closed form is the cheaper up to about this degree, ``benchmarks/distinct_values.py``).
+CLOSED_FORM_DEGREE = 64
 #: Bits added to the working precision beyond the goal and the size of the logs.
 GUARD_BITS = 30
 #: The working precision is doubled at most this many times before giving up.
@@ -63,70 +70,67 @@ _BITS_PER_DIGIT = math.log2(10)
 
 # --- the laws in ball arithmetic --------------------------------------------------------------
 
-class Piece(NamedTuple):
-    """On one smooth piece a law's function is ``e^{log_coefficient + rate·x}`` or, with
-    ``one_minus``, ``1 − e^{log_coefficient + rate·x}``; ``rate`` is an exact rational."""
+class BallPiece(NamedTuple):
+    """A law's piece (``NoiseLaw.piece``) in balls: its function is
+    ``e^{log_coefficient + rate·x}`` or, with ``one_minus``, ``1 − e^{log_coefficient + rate·x}``;
+    ``rate`` stays an exact rational."""
 
     log_coefficient: arb
     rate: Fraction
     one_minus: bool
 
 
-def _laplace_piece(law: Laplace, kind: Kind, x: Fraction) -> Piece:
-    """``p = e^{−log(2b) ∓ x/b}``; ``F = ½e^{x/b}`` (``x < 0``) or ``1 − ½e^{−x/b}``; ``S`` the
-    mirror image (``noise.Laplace``)."""
-    inverse = 1 / law.scale
-    if kind is Kind.PDF:
-        return Piece(-(2 * to_arb(law.scale)).log(), inverse if x < 0 else -inverse, False)
-    below = x < 0 if kind is Kind.CDF else x > 0
-    rate = inverse if kind is Kind.CDF else -inverse
-    return Piece(-arb.const_log2(), rate if below else -rate, not below)
-
-
-def _exponential_piece(law: Exponential, kind: Kind, x: Fraction) -> Piece:
-    """On ``x > 0``: ``p = e^{−log b − x/b}``, ``F = 1 − e^{−x/b}``, ``S = e^{−x/b}``; on
-    ``x < 0`` only ``S = 1`` is positive (``noise.Exponential``)."""
-    inverse = 1 / law.scale
-    if kind is Kind.SF:
-        return Piece(arb(0), -inverse if x > 0 else Fraction(0), False)
-    if x < 0:
-        raise ValueError("Exp density and CDF vanish on x < 0: the integral form bounds them")
-    if kind is Kind.PDF:
-        return Piece(-to_arb(law.scale).log(), -inverse, False)
-    return Piece(arb(0), -inverse, True)
-
-
-#: The laws with a certified rule, and their piecewise exponential forms.
-PIECES = {Laplace: _laplace_piece, Exponential: _exponential_piece}
-
-
-def check_law(law: NoiseLaw) -> None:
-    """:class:`MethodUnavailableError` unless ``law`` has a certified rule."""
-    if type(law) not in PIECES:
-        raise MethodUnavailableError(
-            f"certified evaluation has no rule for {law} noise (certified results cover "
-            f"Laplace and exponential noise); use method='auto'")
-
-
-def law_piece(law: NoiseLaw, kind: Kind, x: Fraction) -> Piece:
-    """The piece of ``kind`` of ``law`` that contains ``x`` (right-continuous at a kink)."""
-    check_law(law)
-    return _cached_piece(law, kind, (x > 0) - (x < 0), ctx.prec)
+def law_piece(law: NoiseLaw, kind: Kind, x: Fraction) -> BallPiece:
+    """The piece of ``kind`` of ``law`` that contains ``x`` (right-continuous at the kink), at
+    flint's current precision (:class:`ValueError` where the function vanishes)."""
+    return _cached_piece(law, kind, law.side(x), ctx.prec)
 
 
 @functools.lru_cache(maxsize=4096)
-def _cached_piece(law: NoiseLaw, kind: Kind, sign: int, prec: int) -> Piece:
-    """The piece on the side ``sign`` of the law's kink at 0, at the Arb precision ``prec``
-    (every law with a certified rule has its only kink at 0)."""
-    return PIECES[type(law)](law, kind, Fraction(sign))
+def _cached_piece(law: NoiseLaw, kind: Kind, side: int, prec: int) -> BallPiece:
+    """The piece on the side ``side`` of the law's kink, at the Arb precision ``prec``."""
+    coefficient, rate, one_minus = law.piece(kind, side)
+    return BallPiece(to_arb(coefficient).log(), rate, one_minus)
 
 
-def log_of_piece(piece: Piece, u: arb) -> arb:
-    """``log`` of the piece's function at ``x``, given ``u = log_coefficient + rate·x``."""
-    return (-u.expm1()).log() if piece.one_minus else u
+# --- the log integrand on one segment ---------------------------------------------------------
+
+class SegmentIntegrand:
+    """``g(z) = log p_hub(z) + Σ_j m_j log g_j(z − s_j)`` on a segment between kinks, from the
+    laws' ball functions (``NoiseLaw.ball_log``) on the sides of their kinks that contain
+    ``middle`` (any law with a certified rule: piecewise exponential or smooth)."""
+
+    def __init__(self, integral: Integral, middle: Fraction):
+        hub = integral.hub
+        self.terms = [(hub.ball_log(Kind.PDF, hub.side(middle)), arb(0), 1)]
+        self.terms += [(f.law.ball_log(f.kind, f.law.side(middle - f.shift)), to_arb(f.shift),
+                        f.power) for f in integral.factors]
+
+    def log(self, z: arb) -> arb:
+        """``g(z)`` at a real ball ``z``."""
+        return sum((power * functions.log(z - shift) for functions, shift, power in self.terms),
+                   arb(0))
+
+    def slope(self, z: arb) -> arb:
+        """``g'(z)`` at a real ball ``z``."""
+        return sum((power * functions.slope(z - shift)
+                    for functions, shift, power in self.terms), arb(0))
+
+    def integrand(self, log_scale: arb):
+        """``z ↦ e^{−log_scale} Π_j g_j(z − s_j)^{m_j}`` on complex balls: a product of entire
+        functions, so the ``analytic`` flag of ``acb.integral`` needs no check."""
+        scale = acb((-log_scale).exp())
+        terms = self.terms
+
+        def f(z, _analytic):
+            value = scale
+            for functions, shift, power in terms:
+                value *= functions.value(z - shift) ** power
+            return value
+        return f
 
 
-# --- one analytic piece of an integrand -------------------------------------------------------
+# --- one analytic piece of a piecewise exponential integrand (the closed form) ----------------
 
 @dataclass
 class AnalyticPiece:
@@ -136,34 +140,6 @@ class AnalyticPiece:
     c0: arb
     c1: Fraction
     factors: list
-
-    def log(self, z: arb) -> arb:
-        """``g(z)``, the log of the integrand, at a real ball ``z``."""
-        total = self.c0 + to_arb(self.c1) * z
-        for a, rate, power in self.factors:
-            total += power * (-(a + to_arb(rate) * z).expm1()).log()
-        return total
-
-    def slope(self, z: arb) -> arb:
-        """``g'(z) = c1 + Σ m·λ·e^u / expm1(u)``, ``u = a + λz``."""
-        total = to_arb(self.c1)
-        for a, rate, power in self.factors:
-            u = a + to_arb(rate) * z
-            total += power * to_arb(rate) * u.exp() / u.expm1()
-        return total
-
-    def integrand(self, log_scale: arb):
-        """``z ↦ e^{g(z) − log_scale}`` on complex balls (an entire function)."""
-        c0 = acb(self.c0 - log_scale)
-        c1 = acb(to_arb(self.c1))
-        terms = [(acb(a), acb(to_arb(rate)), power) for a, rate, power in self.factors]
-
-        def f(z, _analytic):
-            value = (c0 + c1 * z).exp()
-            for a, rate, power in terms:
-                value *= (-(a + rate * z).expm1()) ** power
-            return value
-        return f
 
     def degree(self) -> int:
         """Degree of the Laurent polynomial of the closed form."""
@@ -268,13 +244,13 @@ def _probe(integral: Integral, x: Fraction, side: int) -> Fraction:
 def _tail(integral: Integral, x: Fraction, side: int, log_scale: arb) -> arb:
     """A ball ``[0, bound]`` containing ``e^{−log_scale}∫`` beyond ``x`` on ``side``:
     ``e^{g(x) − log_scale}/|g'(x)|`` (tangent of the concave ``g``)."""
-    piece = analytic_piece(integral, _probe(integral, x, side))
+    segment = SegmentIntegrand(integral, _probe(integral, x, side))
     point = to_arb(x)
-    slope = piece.slope(point) * side
+    slope = segment.slope(point) * side
     if not slope < 0:
         raise PrecisionError(f"certified tail bound: the log integrand does not decrease "
                              f"beyond {float(x)} (slope {slope})")
-    bound = ((piece.log(point) - log_scale).exp() / -slope).upper()
+    bound = ((segment.log(point) - log_scale).exp() / -slope).upper()
     return arb(0, bound).nonnegative_part()
 
 
@@ -319,8 +295,8 @@ def integrate_piecewise(integral: Integral, goal: int) -> arb:
     for a, b in zip(points, points[1:]):
         if a == b:
             continue
-        piece = analytic_piece(integral, (a + b) / 2)
-        value = acb.integral(piece.integrand(log_scale), to_arb(a), to_arb(b),
+        segment = SegmentIntegrand(integral, (a + b) / 2)
+        value = acb.integral(segment.integrand(log_scale), to_arb(a), to_arb(b),
                              rel_tol=target, abs_tol=target * to_arb(size))
         total += value.real
     if left_cut:
@@ -331,27 +307,38 @@ def integrate_piecewise(integral: Integral, goal: int) -> arb:
 
 
 def _closed_pieces(integral: Integral):
-    """``[(piece, lo, hi)]`` when every piece qualifies for the closed form, else ``None``."""
+    """``[(piece, lo, hi)]`` when every piece qualifies for the closed form, else ``None``.  The
+    two outer pieces come first: there every CDF or every survival function is on its
+    ``1 − e^{…}`` side, so a large expansion is usually refused after two pieces, not ``n``."""
     edges = _edges(integral)
-    pieces = []
-    for lo, hi in zip(edges, edges[1:]):
+    spans = list(zip(edges, edges[1:]))
+    order = [0, len(spans) - 1] + list(range(1, len(spans) - 1)) if len(spans) > 1 else [0]
+    pieces = {}
+    for index in order:
+        lo, hi = spans[index]
         piece = analytic_piece(integral, _middle(lo, hi))
         if piece.factors and (piece.common_rate() is None
                               or piece.degree() > CLOSED_FORM_DEGREE):
             return None
-        pieces.append((piece, lo, hi))
-    return pieces
+        pieces[index] = (piece, lo, hi)
+    return [pieces[index] for index in range(len(spans))]
 
 
 def log_integral(integral: Integral, goal: int) -> tuple[arb, str]:
-    """``(log I as a ball, "closed" or "integral")`` of a non-empty integral, aiming at a
-    relative accuracy ``2^{−goal}``."""
-    check_law(integral.hub)
-    for factor in integral.factors:
-        check_law(factor.law)
-    pieces = _closed_pieces(integral)
+    """``(log I as a ball, method name)`` of a non-empty integral, aiming at a relative accuracy
+    ``2^{−goal}``: the closed form where every piece's expansion is small (piecewise exponential
+    laws), else the rigorous piecewise Gauss–Legendre rule
+    (``piecewise_gauss.log_integral_certified``), else ``acb.integral``
+    (:func:`integrate_piecewise`)."""
+    laws = [integral.hub] + [factor.law for factor in integral.factors]
+    pieces = _closed_pieces(integral) if all(law.closed_form for law in laws) else None
     if pieces is not None:
         return sum((closed_piece(*piece) for piece in pieces), arb(0)).log(), "closed"
+    if PiecewiseExponential.applies(integral):
+        try:
+            return log_integral_certified(integral, goal), "piecewise-gauss"
+        except PrecisionError:  # a piece too close to a zero of the integrand: acb.integral
+            pass
     return integrate_piecewise(integral, goal), "integral"
 
 
@@ -359,11 +346,9 @@ def log_integral(integral: Integral, goal: int) -> tuple[arb, str]:
 
 def log_constant(law: NoiseLaw, kind: Kind, point: Fraction) -> arb | None:
     """``log g(point)`` as a ball, ``None`` where ``g`` vanishes (decided exactly)."""
-    check_law(law)
     if law.log(kind, to_mpf(point)) == mpmath.mpf("-inf"):
         return None
-    piece = law_piece(law, kind, point)
-    return log_of_piece(piece, piece.log_coefficient + to_arb(piece.rate * point))
+    return law.ball_log(kind, law.side(point)).log(to_arb(point))
 
 
 def _log_term(term: Term, goal: int, methods: list) -> arb | None:
@@ -440,15 +425,3 @@ def evaluate_certified(form: IntegralForm, dps: int,
         return CertifiedProbability.exact_zero(form.is_density, dps)
     with ctx.workprec(bits):
         return CertifiedProbability.from_log_ball(log_ball, name, form.is_density, dps)
-
-
-def evaluate_integral_certified(integral: Integral, dps: int):
-    """``(log I, relative width, method)`` of one non-empty integral, as
-    ``probability.evaluate_integral`` returns them: the centre of the enclosure of ``log I`` and
-    a bound on the relative width of the enclosure of ``I``."""
-    def compute(goal):
-        log_value, name = log_integral(integral, goal)
-        return log_value, [name]
-    log_ball, name, bits = enclose(compute, integral.magnitude, dps, "integral")
-    with ctx.workprec(bits):
-        return exact_mpf(log_ball.mid()), exact_mpf(relative_width(log_ball)), name

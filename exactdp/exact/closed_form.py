@@ -2,7 +2,7 @@
 (Laplace, exponential).
 
 Between consecutive kinks every factor is either a pure exponential ``e^{c + λx}`` or
-``1 − e^{c + λx}`` (``NoiseLaw.exponential_piece``; e.g. ``F_b(x) = ½e^{x/b}`` for ``x < 0``,
+``1 − e^{c + λx}`` (``NoiseLaw.piece``, ``c`` the log of its coefficient; e.g. ``F_b(x) = ½e^{x/b}`` for ``x < 0``,
 ``1 − ½e^{−x/b}`` for ``x ≥ 0``).  When every ``1 − …`` factor has a rate ``±1/b`` with one
 common ``b``, put ``w = e^{z/b}``: on a piece the integrand is ``e^{c₀ + c₁z} · P(w)`` with ``P``
 the Laurent polynomial
@@ -26,6 +26,8 @@ largest ``|λ|·|end|`` of the integrated exponentials.
 """
 
 from __future__ import annotations
+
+from fractions import Fraction
 
 import mpmath
 from mpmath import mpf
@@ -59,15 +61,22 @@ def _pieces(integral: Integral):
         yield a, b, middle
 
 
+def _mp_piece(law, kind: Kind, x: Fraction) -> tuple[mpf, mpf, bool]:
+    """``(c, λ, one_minus)``: the law's exact piece containing ``x`` (``NoiseLaw.piece``) at
+    mpmath precision, ``c`` the log of its coefficient."""
+    coefficient, rate, one_minus = law.piece(kind, x)
+    return mpmath.log(to_mpf(coefficient)), to_mpf(rate), one_minus
+
+
 def operation_count(integral: Integral) -> int:
     """Coefficient multiplications the expansion needs (summed over pieces)."""
     total = 0
     for _, _, middle in _pieces(integral):
         degrees = [0, 0]
         for factor in integral.factors:
-            piece = factor.law.exponential_piece(factor.kind, to_mpf(middle - factor.shift))
-            if piece.one_minus and piece.rate:
-                degrees[piece.rate > 0] += factor.power
+            _, rate, one_minus = factor.law.piece(factor.kind, middle - factor.shift)
+            if one_minus and rate:
+                degrees[rate > 0] += factor.power
         down, up = degrees
         total += 2 * (down + 1) * (up + 1) + down * down + up * up
     return total
@@ -106,25 +115,25 @@ def _exp_integral(rate: mpf, lo: mpf, hi: mpf) -> mpf:
 def _piece(integral: Integral, a, b, middle):
     """``(c₀, total, magnitude, error factor)`` of the integral over one piece, ``e^{c₀}``
     factored out; ``error factor`` is the multiple of ``M·u`` bounding the rounding error."""
-    hub = integral.hub.exponential_piece(Kind.PDF, to_mpf(middle))
-    c0, c1 = hub.log_coefficient, hub.rate
-    size_c0 = abs(hub.log_coefficient)
+    c0, c1, _ = _mp_piece(integral.hub, Kind.PDF, middle)
+    size_c0 = abs(c0)
     down, up = [mpf(1)], [mpf(1)]  # polynomials in w^{-1} and in w
     inverse_b, largest_log = None, mpf(0)
     for factor in integral.factors:
         s = to_mpf(factor.shift)
-        piece = factor.law.exponential_piece(factor.kind, to_mpf(middle - factor.shift))
+        log_coefficient, piece_rate, one_minus = _mp_piece(factor.law, factor.kind,
+                                                           middle - factor.shift)
         # g(z − s) = [1 −] e^{c + λ(z − s)}: the constant part is c − λs
-        constant = piece.log_coefficient - piece.rate * s
-        if not piece.one_minus:
+        constant = log_coefficient - piece_rate * s
+        if not one_minus:
             c0 += factor.power * constant
-            c1 += factor.power * piece.rate
-            size_c0 += factor.power * (abs(piece.log_coefficient) + abs(piece.rate * s))
+            c1 += factor.power * piece_rate
+            size_c0 += factor.power * (abs(log_coefficient) + abs(piece_rate * s))
             continue
-        if piece.rate == 0:  # a constant 1 − e^{c}
-            c0 += factor.power * mpmath.log(-mpmath.expm1(piece.log_coefficient))
+        if piece_rate == 0:  # a constant 1 − e^{c}
+            c0 += factor.power * mpmath.log(-mpmath.expm1(log_coefficient))
             continue
-        rate = abs(piece.rate)
+        rate = abs(piece_rate)
         if inverse_b is None:
             inverse_b = rate
         elif rate != inverse_b:
@@ -132,7 +141,7 @@ def _piece(integral: Integral, a, b, middle):
                                          "factors; use method='quad'")
         largest_log = max(largest_log, abs(constant))
         expansion = _binomial_expansion(constant, factor.power)
-        if piece.rate < 0:
+        if piece_rate < 0:
             down = _multiply(down, expansion)
         else:
             up = _multiply(up, expansion)

@@ -3,7 +3,7 @@ cost per node independent of the number of factors.
 
 For ``I = ∫ p_hub(z) Π_j g_j(z − s_j)^{m_j} dz`` with Laplace or exponential laws, each factor is,
 on either side of its kink ``k_j``, ``e^{c + r(z − s)}`` or ``1 − e^{c + r(z − s)}``
-(``NoiseLaw.exponential_piece``).  On a piece between adjacent kinks therefore
+(``NoiseLaw.piece``, ``c`` the log of its coefficient).  On a piece between adjacent kinks therefore
 
     g(z) = A + B·z + Σ_G Σ_{j∈G} m_j log(1 − e^{a_j} y_G),    y_G = e^{r_G z},  a_j = c − r_G s_j,
 
@@ -36,11 +36,11 @@ from fractions import Fraction
 
 import flint
 import numpy as np
-from flint import arb, arb_poly, arb_series, fmpq
+from flint import arb, arb_poly, arb_series
 
 from ..errors import PrecisionError
 from ..noise import Kind
-from ..precision import to_mpf
+from ..precision import to_arb
 from .integral_form import Integral
 
 #: Largest ratio ``e^{a_j} y`` summed by the series (a Laplace factor never exceeds it).
@@ -62,12 +62,6 @@ def flint_context(bits: int, series_length: int = 10):
         flint.ctx.prec, flint.ctx.cap = previous
 
 
-def to_arb(value: Fraction) -> arb:
-    """An exact rational as a ball at flint's current precision."""
-    value = Fraction(value)
-    return arb(fmpq(value.numerator, value.denominator))
-
-
 @dataclass
 class _Side:
     """``[1 −] e^{c + r x}`` on one side of a factor's kink (``valid`` False where it vanishes)."""
@@ -81,13 +75,13 @@ class _Side:
 
 
 def _side(law, kind: Kind, x: Fraction) -> _Side:
-    """The law's exponential form on the side of its kink containing ``x`` (its constants are
-    computed in mpmath at the current precision)."""
+    """The law's exponential form on the side of its kink containing ``x`` (``NoiseLaw.piece``)
+    in balls at flint's current precision."""
     try:
-        piece = law.exponential_piece(kind, to_mpf(x))
+        piece = law.piece(kind, x)
     except ValueError:  # the function vanishes there: the integral's bounds exclude this side
         return _Side(arb(0), arb(0), False, False, -math.inf, 0.0)
-    c, r = arb(piece.log_coefficient), arb(piece.rate)
+    c, r = to_arb(piece.coefficient).log(), to_arb(piece.rate)
     one_minus = piece.one_minus and piece.rate != 0
     if piece.one_minus and piece.rate == 0:  # a constant 1 − e^{c}
         c = (-(c.expm1())).log()
@@ -226,28 +220,36 @@ class PiecewiseExponential:
         (the bound actually added is computed for each piece)."""
         return accuracy_bits + self.total_power.bit_length() + 4
 
-    def log_values(self, pieces, nodes, accuracy_bits: int):
-        """``g`` at the nodes of each piece.
+    def log_values(self, pieces, nodes, accuracy_bits: int, derivatives=(0,)):
+        """``g`` (or its derivatives) at the nodes of each piece.
 
         Parameters
         ----------
         pieces : list of (Fraction, Fraction)
-            Consecutive pieces, left to right, none containing a kink in its interior.
+            Consecutive intervals, left to right.  Each stands for the smooth piece of ``g``
+            around its middle: ``g`` is evaluated by that piece's formula (continued
+            analytically where the interval reaches beyond a kink, as the ellipse bound of
+            ``piecewise_gauss.py`` needs), and no zero of a ``1 − e^{…}`` factor of the
+            formula may lie in the interval.
         nodes : list of list of arb
-            The points of each piece.
+            The points of each piece, inside its interval.
         accuracy_bits : int
             The absolute accuracy wanted of ``g`` (the series' length).
+        derivatives : tuple of int
+            Which of ``g``, ``g'``, ``g''`` (0, 1, 2) to evaluate.
 
         Returns
         -------
-        list of list of arb
-            ``g`` at each node, the series' truncation bound included in the radius.
+        list of list of arb, or a list of them
+            ``g`` at each node, the series' truncation bound included in the radius; with
+            several ``derivatives``, one such list per derivative, in their order.
         """
         length = self.series_length(accuracy_bits)
-        totals = [[arb(0) for _ in piece_nodes] for piece_nodes in nodes]
+        totals = {d: [[arb(0) for _ in piece_nodes] for piece_nodes in nodes]
+                  for d in derivatives}
         middles = [(a + b) / 2 for a, b in pieces]
         splits = [bisect.bisect_left(self.kinks, m) for m in middles]  # factors left of each piece
-        self._linear(pieces, nodes, splits, totals)
+        self._linear(nodes, splits, totals)
         for name, order in (("right", 1), ("left", -1)):
             groups: dict = {}
             for index, f in enumerate(self.factors):
@@ -257,10 +259,13 @@ class PiecewiseExponential:
             with flint_context(flint.ctx.prec, length + 1):
                 for members in groups.values():
                     self._group(name, order, members, pieces, nodes, splits, totals, length)
-        return totals
+        if derivatives == (0,):
+            return totals[0]
+        return [totals[d] for d in derivatives]
 
-    def _linear(self, pieces, nodes, splits, totals) -> None:
-        """Add ``A + B z``: prefix sums of the right sides, suffix sums of the left sides."""
+    def _linear(self, nodes, splits, totals) -> None:
+        """Add ``A + B z`` (and its derivative ``B``): prefix sums of the right sides, suffix
+        sums of the left sides."""
         n = len(self.factors)
 
         def cumulative(name, indices):
@@ -276,15 +281,24 @@ class PiecewiseExponential:
 
         prefix = cumulative("right", range(n))
         suffix = cumulative("left", range(n - 1, -1, -1))
-        for piece_nodes, split, total in zip(nodes, splits, totals):
+        for p, (piece_nodes, split) in enumerate(zip(nodes, splits)):
             a = prefix[split][0] + suffix[n - split][0]
             b = prefix[split][1] + suffix[n - split][1]
             for i, z in enumerate(piece_nodes):
-                total[i] += a + b * z
+                if 0 in totals:
+                    totals[0][p][i] += a + b * z
+                if 1 in totals:
+                    totals[1][p][i] += b
 
     def _group(self, name, order, members, pieces, nodes, splits, totals, length) -> None:
-        """Add one group's ``Σ m_j log(1 − e^{a_j} y)``: sweep the pieces in the direction in
-        which the group's factors enter their ``1 −`` side, adding each factor's series once."""
+        """Add one group's ``Σ m_j log(1 − e^{a_j} y)``, ``y = e^{rz}`` (or its derivatives):
+        sweep the pieces in the direction in which the group's factors enter their ``1 −``
+        side, adding each factor's series once (and removing it again only where an interval
+        reaches back closer to its kink than the previous one).
+
+        With ``P(y) = Σ_k c_k y^k`` the series, ``d^d/dz^d P(e^{rz}) = r^d Σ_k k^d c_k y^k``;
+        ``|c_k y^k| ≤ (M/k)ρ^k`` (``M`` the summed powers, ``ρ`` the largest ratio), so the
+        truncation after ``y^K`` costs at most ``|r|^d M Σ_{k>K} k^{d−1} ρ^k``."""
         first = self.factors[members[0]]
         side = getattr(first, name)
         r = side.r
@@ -296,7 +310,7 @@ class PiecewiseExponential:
             members = members[::-1]
         sequence = range(len(pieces)) if order > 0 else range(len(pieces) - 1, -1, -1)
         series = arb_series([0])
-        poly = arb_poly([0])
+        polys: dict = {}
         added, power_sum, dirty = 0, 0, False
         for p in sequence:
             a_edge, b_edge = pieces[p]
@@ -319,7 +333,12 @@ class PiecewiseExponential:
                 far -= 1
             if not added and far < length // DIRECT_FRACTION:
                 far = 0  # a few factors: direct evaluation is cheaper than a series
-            far = max(far, added)  # the sweep only adds (a rounding doubt keeps one in)
+            while added > far:  # an interval reaching back beyond the last one's edge
+                added -= 1
+                f = self.factors[members[added]]
+                series -= f.power * arb_series([1, -(side.c - r * f.shift_arb).exp()]).log()
+                power_sum -= f.power
+                dirty = True
             while added < far:
                 f = self.factors[members[added]]
                 a_j = side.c - r * f.shift_arb
@@ -328,9 +347,11 @@ class PiecewiseExponential:
                 added += 1
                 dirty = True
             if dirty:
-                poly = arb_poly(series.coeffs())
+                coefficients = series.coeffs()
+                polys = {d: arb_poly([k ** d * c for k, c in enumerate(coefficients)])
+                         * r ** d for d in totals}
                 dirty = False
-            tail = arb(0)
+            tails = {d: arb(0) for d in totals}
             if far:
                 nearest = self.factors[members[far - 1]]
                 ratio = (side.c + r * (to_arb(edge) - nearest.shift_arb)).exp()
@@ -338,14 +359,40 @@ class PiecewiseExponential:
                 if not ratio < 1:
                     raise PrecisionError("a series of the log integrand does not converge at "
                                          "this precision")
-                tail = power_sum * ratio ** (length + 1) / ((length + 1) * (1 - ratio))
-                tail = arb(0, tail.upper())
+                tails = {d: _series_tail(power_sum, ratio, length, d) * abs(r) ** d
+                         for d in totals}
+                tails = {d: arb(0, t.upper()) for d, t in tails.items()}
             near = [(f, side.c - r * f.shift_arb)
                     for f in (self.factors[members[i]] for i in range(far, active))]
-            for i, z in enumerate(nodes[p]):
-                value = tail
-                if far:
-                    value += poly((r * z).exp())
-                for f, a_j in near:
-                    value += f.power * (-(a_j + r * z).expm1()).log()
-                totals[p][i] += value
+            for d, values in totals.items():
+                poly = polys.get(d)
+                for i, z in enumerate(nodes[p]):
+                    value = tails[d]
+                    if far:
+                        value += poly((r * z).exp())
+                    for f, a_j in near:
+                        value += f.power * _log_one_minus_exp(a_j + r * z, r, d)
+                    values[p][i] += value
+
+
+def _series_tail(power_sum: int, ratio: arb, length: int, derivative: int) -> arb:
+    """``M Σ_{k>K} k^{d−1} ρ^k`` for ``d = 0, 1, 2`` (:meth:`PiecewiseExponential._group`):
+    ``Mρ^{K+1}/((K + 1)(1 − ρ))``, ``Mρ^{K+1}/(1 − ρ)`` and
+    ``Mρ^{K+1}((K + 1)(1 − ρ) + ρ)/(1 − ρ)²``."""
+    head = power_sum * ratio ** (length + 1)
+    if derivative == 0:
+        return head / ((length + 1) * (1 - ratio))
+    if derivative == 1:
+        return head / (1 - ratio)
+    return head * ((length + 1) * (1 - ratio) + ratio) / (1 - ratio) ** 2
+
+
+def _log_one_minus_exp(t: arb, r: arb, derivative: int) -> arb:
+    """``log(1 − e^t)`` for ``t = a + rz`` and its first two derivatives in ``z``:
+    ``r e^t/expm1(t)`` and ``−r² e^t/expm1(t)²``."""
+    if derivative == 0:
+        return (-t.expm1()).log()
+    ratio = t.exp() / t.expm1()
+    if derivative == 1:
+        return r * ratio
+    return -r * r * ratio / t.expm1()

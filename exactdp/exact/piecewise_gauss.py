@@ -18,7 +18,17 @@ docs/engine.md §4.
    series truncation, rigorous), the two tails (rigorous) and the difference of the two rules on
    every piece — the estimate of the lower-order rule's error, hence a conservative estimate of
    the higher-order one.  If the total exceeds ``10^{−dps−1}`` of the value, the pieces are
-   halved and the integral recomputed (at most :data:`ROUNDS` times).
+   halved and the integral recomputed (at most :data:`ROUNDS` times).  This is the
+   ``"estimate"`` method (:func:`integrate_pieces`).
+5. The certified rule (:func:`log_integral_certified`) bounds each piece's error instead: the
+   integrand is entire on the piece's formula, so the ``n``-point rule errs by at most
+   ``h·(64/15)·M·ρ^{2−2n}/(ρ² − 1)`` for ``|f| ≤ M`` on the Bernstein ellipse ``E_ρ``
+   (``gauss_legendre.py``), and ``M`` follows from real values only:
+   ``log|f(x + iy)| ≤ g(x) + (y²/2)|g''(x)|`` (each factor ``1 − u e^{iφ}`` has
+   ``|·|² = (1 − u)² + 2u(1 − cos φ)``), with ``g(x) ≤ g(m) + |g'(m)|·|x − m|`` (concavity) and
+   ``|g''|`` at most its sum at the two ends of the ellipse's real extent (each term is monotone).
+   Each piece then gets the fewest nodes whose bound fits its share of the tolerance; the sum
+   plus the ball ``[0, Σ bounds + tails]`` is an enclosure.
 
 The cost is ``O(n)`` pieces times ``O(N)`` nodes times ``O(K)`` per node (``K`` the series
 length, about the accuracy in bits), plus ``O(n·K)`` to build the series: near-linear in the
@@ -27,20 +37,26 @@ number of distinct factors, independent of their powers.
 
 from __future__ import annotations
 
-import functools
 import math
 from fractions import Fraction
 
+import flint
 import mpmath
 from flint import arb
 
 from ..errors import PrecisionError
-from .gauss_legendre import legendre_rule
+from .gauss_legendre import error_bound, legendre_rule
 from .integral_form import Integral
-from .piece_series import PiecewiseExponential, flint_context, to_arb
+from ..precision import to_arb
+from .piece_series import PiecewiseExponential, flint_context
 
 #: Largest ``τ`` (``h·max|g'|``, :func:`_subdivide`) of a sub-piece.
 STEP = 1.0
+#: Bernstein ellipse parameter of the certified rule: each node gains ``2·log10 ρ`` ≈ 1.2 digits,
+#: and the ellipse reaches ``(ρ + ρ^{−1})/2`` ≈ 2.1 half-widths from the piece's middle.
+RHO = Fraction(4)
+#: Precision of the ellipse bounds (they need only a few correct bits of ``log M``).
+BOUND_BITS = 64
 #: Subdivision rounds (each halves every piece); the last one's error bound is returned, and
 #: the caller raises PrecisionError if it exceeds ``10^{−dps}``.
 ROUNDS = 4
@@ -186,8 +202,35 @@ def _to_mpf(x: arb):
     return mpmath.mpf(x.mid()._mpf_)
 
 
+def _layout(g: PiecewiseExponential, integral: Integral, drop: float):
+    """The points that cut ``[z_L, z_R]`` (the peak, the kinks between, the cut-off points or
+    the bounds), the log integrand at the peak as the reference ``e^{g*}`` factored out, and the
+    two tails' rigorous bound relative to it (module docstring, items 1–2)."""
+    lower = -math.inf if integral.lower is None else float(integral.lower)
+    upper = math.inf if integral.upper is None else float(integral.upper)
+    peak = _peak(g, lower, upper)
+    peak_float = g.value_float(peak)
+    points, tail_points = {Fraction(peak)}, []
+    for direction, bound, exact_bound in ((-1, lower, integral.lower),
+                                          (1, upper, integral.upper)):
+        cut = _cut_point(g, peak, peak_float - drop, direction, bound)
+        if cut is None:
+            points.add(exact_bound)
+        else:
+            points.add(Fraction(cut))
+            tail_points.append(Fraction(cut))
+    low, high = min(points), max(points)
+    points.update(k for k in g.kinks if low < k < high)
+    reference = arb(g.value_and_slope(Fraction(peak))[0].mid())
+    tails = arb(0)
+    for point in tail_points:
+        tails += _tail(g, point, reference)
+    return sorted(points), reference, tails
+
+
 def integrate_pieces(integral: Integral, dps: int):
-    """``∫ p_hub Π factors`` by piecewise Gauss–Legendre (module docstring).
+    """``∫ p_hub Π factors`` by piecewise Gauss–Legendre with an estimated error (module
+    docstring): the ``"estimate"`` method.
 
     Returns
     -------
@@ -203,27 +246,7 @@ def integrate_pieces(integral: Integral, dps: int):
     digits = int(bits / math.log2(10)) + 1
     with flint_context(bits), mpmath.workdps(digits):
         g = PiecewiseExponential(integral)
-        lower = -math.inf if integral.lower is None else float(integral.lower)
-        upper = math.inf if integral.upper is None else float(integral.upper)
-        peak = _peak(g, lower, upper)
-        peak_float = g.value_float(peak)
-        drop = (dps + 10) * math.log(10)
-        points, tail_points = {Fraction(peak)}, []
-        for direction, bound, exact_bound in ((-1, lower, integral.lower),
-                                              (1, upper, integral.upper)):
-            cut = _cut_point(g, peak, peak_float - drop, direction, bound)
-            if cut is None:
-                points.add(exact_bound)
-            else:
-                points.add(Fraction(cut))
-                tail_points.append(Fraction(cut))
-        low, high = min(points), max(points)
-        points.update(k for k in g.kinks if low < k < high)
-        points = sorted(points)
-        reference = arb(g.value_and_slope(Fraction(peak))[0].mid())
-        tails = arb(0)
-        for point in tail_points:
-            tails += _tail(g, point, reference)
+        points, reference, tails = _layout(g, integral, (dps + 10) * math.log(10))
         step = STEP
         for _ in range(ROUNDS):
             pieces = _subdivide(g, points, step)
@@ -236,6 +259,99 @@ def integrate_pieces(integral: Integral, dps: int):
         error_mpf = _to_mpf(arb(error.upper()))
         return (_to_mpf(reference),
                 [(_to_mpf(high_sum), error_mpf), (_to_mpf(low_sum), error_mpf)])
+
+
+def log_integral_certified(integral: Integral, goal: int) -> arb:
+    """``log ∫ p_hub Π factors`` as a ball: piecewise Gauss–Legendre with the rigorous error
+    bound of each piece (module docstring, item 5), at flint's current precision, aiming at a
+    relative accuracy ``2^{−goal}``.
+
+    Raises
+    ------
+    PrecisionError
+        If a piece's bound cannot be made finite (the caller falls back to ``acb.integral``).
+    """
+    bits = flint.ctx.prec
+    accuracy = goal + 10
+    with mpmath.workprec(bits):
+        g = PiecewiseExponential(integral)
+        points, reference, tails = _layout(g, integral, (goal + 20) * math.log(2))
+        pieces = _subdivide(g, points, STEP)
+        rhos, log_moduli = _ellipse_bounds(g, pieces, reference)
+        guess = math.fsum(float(b - a) * math.exp(min(float(m[1]), 700.0))
+                          for (a, b, _, _), m in zip(pieces, log_moduli))
+        budget = math.log(guess / len(pieces)) - (goal + 2) * math.log(2)
+        orders, nodes, rules, halves = [], [], [], []
+        for (a, b, _, _), rho, (log_modulus, _) in zip(pieces, rhos, log_moduli):
+            half = (b - a) / 2
+            order = _certified_order(float(half), float(rho), float(log_modulus.upper()),
+                                     budget)
+            rule = legendre_rule(order, bits)
+            middle, half_ball = to_arb((a + b) / 2), to_arb(half)
+            orders.append(order)
+            rules.append(rule)
+            halves.append(half_ball)
+            nodes.append([middle + half_ball * x for x, _ in rule])
+        logs = g.log_values([(a, b) for a, b, _, _ in pieces], nodes, accuracy)
+        total = arb(0, tails.upper())  # the tails, non-negative: a ball covering [0, tails]
+        for rule, half, values, order, rho, (log_modulus, _) in zip(
+                rules, halves, logs, orders, rhos, log_moduli):
+            total += half * sum((w * (v - reference).exp() for (_, w), v in zip(rule, values)),
+                                arb(0))
+            bound = error_bound(log_modulus.exp(), to_arb(rho), order, half)
+            total += arb(0, bound.upper())
+        if not total > 0:
+            raise PrecisionError("the piecewise Gauss–Legendre enclosure of an integral "
+                                 "contains zero")
+        return reference + total.log()
+
+
+def _certified_order(half: float, rho: float, log_modulus: float, budget: float) -> int:
+    """The fewest nodes ``n ≥ 2`` whose bound ``h·(64/15)·M·ρ^{2−2n}/(ρ² − 1)``
+    (``gauss_legendre.error_bound``) is below ``e^{budget}``, ``M = e^{log_modulus}``."""
+    log_head = math.log(half * 64 / 15 / (rho * rho - 1)) + log_modulus
+    return max(2, math.ceil(1 + (log_head - budget) / (2 * math.log(rho))))
+
+
+def _ellipse_bounds(g: PiecewiseExponential, pieces, reference: arb):
+    """For each piece, the Bernstein ellipse parameter ``ρ`` and a bound on
+    ``log |e^{g − reference}|`` on the ellipse (module docstring, item 5), with the log
+    integrand at the piece's middle (for the budget)."""
+    rhos = [_ellipse_parameter(reach) for _, _, _, reach in pieces]
+    extents, nodes = [], []
+    for (a, b, _, _), rho in zip(pieces, rhos):
+        middle, half = (a + b) / 2, (b - a) / 2
+        reach = (rho + 1 / rho) / 2 * half
+        extents.append((middle - reach, middle + reach))
+        nodes.append([to_arb(middle), to_arb(middle - reach), to_arb(middle + reach)])
+    with flint_context(BOUND_BITS):
+        values, slopes, curvatures = g.log_values(extents, nodes, BOUND_BITS // 2,
+                                                  derivatives=(0, 1, 2))
+        bounds = []
+        for (a, b, _, _), rho, value, slope, curvature in zip(pieces, rhos, values, slopes,
+                                                               curvatures):
+            half = to_arb((b - a) / 2)
+            rho_ball = to_arb(rho)
+            major = (rho_ball + 1 / rho_ball) / 2 * half
+            minor = (rho_ball - 1 / rho_ball) / 2 * half
+            log_modulus = (value[0] - reference + abs(slope[0]) * major
+                           + minor * minor / 2 * (abs(curvature[1]) + abs(curvature[2])))
+            if not log_modulus.is_finite():
+                raise PrecisionError("the ellipse bound of a Gauss–Legendre piece is not "
+                                     "finite")
+            bounds.append((arb(log_modulus.upper()), value[0] - reference))
+    return rhos, bounds
+
+
+def _ellipse_parameter(reach: float) -> Fraction:
+    """:data:`RHO`, or a smaller ``ρ`` whose ellipse stays at most three quarters of the way
+    to the nearest zero of a factor, ``reach`` piece widths away (its real semi-axis
+    ``(ρ + ρ^{−1})/2`` half-widths)."""
+    largest = 1 + 1.5 * reach
+    for rho in (RHO, Fraction(2), Fraction(3, 2), Fraction(5, 4), Fraction(9, 8)):
+        if (rho + 1 / rho) / 2 <= largest:
+            return rho
+    raise PrecisionError("a Gauss–Legendre piece lies too close to a zero of its integrand")
 
 
 def _sum_rules(g: PiecewiseExponential, pieces, dps: int, bits: int, accuracy: int,

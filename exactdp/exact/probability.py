@@ -4,16 +4,19 @@ Every family writes ``Pr[M(D) = a]`` in the integral form (``integral_form.py``)
 each a product of constant factors and of one-dimensional integrals.  Each distinct integral is
 evaluated by one or two methods:
 
+* ``"auto"`` (default) and ``"certified"`` — a rigorous enclosure in ball arithmetic
+  (``certified.py``): the closed form where the expansion is small, otherwise piecewise
+  Gauss–Legendre with a proven error bound per piece (``piecewise_gauss.py``: cost
+  near-linear in the number of distinct factors), ``acb.integral`` as the fallback.  For a
+  noise law without a certified rule ``"auto"`` returns the estimate, and its method says so;
+* ``"estimate"`` — two methods whose agreement joins the error bound.  For Laplace and
+  exponential noise the first is piecewise Gauss–Legendre quadrature in ball arithmetic with an
+  estimated error; the second is the closed form when the expansion is small, otherwise the
+  same pieces with a Gauss–Legendre rule of lower order.  For other laws (Gumbel) they are
+  tanh-sinh and Gauss–Legendre quadrature on the same peak-aware breakpoints.  An integral
+  without factors has a one-term closed form without cancellation and needs no second method;
 * ``"closed"`` — exact expansion at a precision raised to absorb cancellation (``closed_form.py``);
-* ``"quad"`` — peak-aware tanh-sinh quadrature (``quadrature.py``);
-* ``"certified"`` — a rigorous enclosure in ball arithmetic (``certified.py``);
-* ``"auto"`` (default) — two methods whose agreement joins the error bound.  For Laplace and
-  exponential noise the first is piecewise Gauss–Legendre quadrature in ball arithmetic
-  (``piecewise_gauss.py``: cost near-linear in the number of distinct factors); the second is
-  the closed form when the expansion is small, otherwise the same pieces with a Gauss–Legendre
-  rule of lower order.  For other laws (Gumbel) they are tanh-sinh and Gauss–Legendre quadrature
-  on the same peak-aware breakpoints.  An integral without factors has a one-term closed form
-  without cancellation and needs no second method.
+* ``"quad"`` — peak-aware tanh-sinh quadrature (``quadrature.py``).
 
 The relative errors of the factors add up (to first order) to the relative error of a term; the
 terms are non-negative, so the relative error of their sum is at most the largest one.  A result
@@ -29,11 +32,11 @@ from fractions import Fraction
 import mpmath
 from mpmath import mpf
 
-from ..errors import InputError
+from ..errors import InputError, MethodUnavailableError
 from ..mechanisms.description import ThresholdMechanism
-from ..precision import (Probability, check_dps, check_method, to_mpf, unit_roundoff,
-                         working_dps)
-from .certified import evaluate_certified, evaluate_integral_certified
+from ..precision import (CERTIFIED_METHODS, Probability, check_dps, check_method, to_mpf,
+                         unit_roundoff, working_dps)
+from .certified import evaluate_certified
 from .closed_form import has_closed_form, integrate_closed_form, operation_count
 from .integral_form import Integral, IntegralForm, Term
 from .integrand import build_output_integral
@@ -41,16 +44,14 @@ from .piece_series import PiecewiseExponential
 from .piecewise_gauss import integrate_pieces
 from .quadrature import integrate
 
-#: ``auto`` uses the closed form as its second method up to this many multiplications.
-AUTO_CLOSED_FORM_OPERATIONS = 20_000
+#: The estimate uses the closed form as its second method up to this many multiplications.
+ESTIMATE_CLOSED_FORM_OPERATIONS = 20_000
 #: ... and only for integrals with at most this many distinct factors (counting is quadratic).
-AUTO_CLOSED_FORM_FACTORS = 150
+ESTIMATE_CLOSED_FORM_FACTORS = 150
 
 
 def evaluate_integral(integral: Integral, dps: int, method: str):
     """``(log I, relative error bound, method name)`` of one non-empty integral."""
-    if method == "certified":
-        return evaluate_integral_certified(integral, dps)
     with mpmath.workdps(working_dps(dps, integral.magnitude)):
         def log_and_rel(log_scale, scaled, error):
             log_value = log_scale + mpmath.log(scaled)
@@ -58,10 +59,10 @@ def evaluate_integral(integral: Integral, dps: int, method: str):
             return log_value, error / scaled + 4 * (abs(log_value) + 1) * unit_roundoff()
 
         closed = has_closed_form(integral)
-        if method == "closed" or (method == "auto" and closed and not integral.factors):
+        if method == "closed" or (method == "estimate" and closed and not integral.factors):
             log_value, rel = log_and_rel(*integrate_closed_form(integral, dps))
             return log_value, rel, "closed"
-        if method == "auto" and PiecewiseExponential.applies(integral):
+        if method == "estimate" and PiecewiseExponential.applies(integral):
             log_scale, results = integrate_pieces(integral, dps)
             name = "piecewise-gauss"
         else:
@@ -83,12 +84,12 @@ def evaluate_integral(integral: Integral, dps: int, method: str):
 
 
 def _closed_form_is_cheap(integral: Integral) -> bool:
-    """Whether the closed form costs at most :data:`AUTO_CLOSED_FORM_OPERATIONS`; counting is
-    itself quadratic in the number of factors, so beyond :data:`AUTO_CLOSED_FORM_FACTORS` distinct
+    """Whether the closed form costs at most :data:`ESTIMATE_CLOSED_FORM_OPERATIONS`; counting is
+    itself quadratic in the number of factors, so beyond :data:`ESTIMATE_CLOSED_FORM_FACTORS` distinct
     factors (where the count exceeds the budget for the Sparse Vector and noisy max integrands) it
     is not attempted."""
-    return (len(integral.factors) <= AUTO_CLOSED_FORM_FACTORS
-            and operation_count(integral) <= AUTO_CLOSED_FORM_OPERATIONS)
+    return (len(integral.factors) <= ESTIMATE_CLOSED_FORM_FACTORS
+            and operation_count(integral) <= ESTIMATE_CLOSED_FORM_OPERATIONS)
 
 
 def _magnitude(form: IntegralForm) -> Fraction:
@@ -133,8 +134,13 @@ def evaluate(form: IntegralForm, dps: int = 30, method: str = "auto",
     relative error of a term (plus the rounding of the sum).
     """
     dps, method = check_dps(dps), check_method(method)
-    if method == "certified":
-        return evaluate_certified(form, dps, what)
+    if method in CERTIFIED_METHODS:
+        try:
+            return evaluate_certified(form, dps, what)
+        except MethodUnavailableError:
+            if method == "certified":
+                raise
+            method = "estimate"
     live = [term for term in form.terms if not term.is_zero]
     if not live:
         return Probability.exact_zero(form.is_density, dps)
@@ -148,6 +154,8 @@ def evaluate(form: IntegralForm, dps: int = 30, method: str = "auto",
         total = mpmath.fsum(mpmath.exp(log - top) for log, _ in logs)
         relative = max(rel for _, rel in logs) + 4 * len(logs) * unit_roundoff()
         name = "+".join(dict.fromkeys(methods)) or "closed"
+        if method == "estimate":
+            name = f"estimate {name}"
         return Probability.from_log(top + mpmath.log(total), relative, name, form.is_density,
                                     dps, what, method)
 
@@ -168,9 +176,13 @@ def probability(mech, queries, output, dps: int = 30, method: str = "auto") -> P
     dps : int
         Significant digits wanted (1 to 1000).  The value's relative error estimate is at most
         ``10^{-dps}``, or :class:`~exactdp.errors.PrecisionError` is raised.
-    method : {"auto", "quad", "closed", "certified"}
-        ``"certified"`` returns a :class:`~exactdp.precision.CertifiedProbability`: an
-        enclosure ``[lower, upper]`` guaranteed by ball arithmetic (``exact/certified.py``).
+    method : {"auto", "certified", "estimate", "quad", "closed"}
+        ``"auto"`` and ``"certified"`` return a
+        :class:`~exactdp.precision.CertifiedProbability`: an enclosure ``[lower, upper]``
+        guaranteed by ball arithmetic (``exact/certified.py``); ``"auto"`` falls back to the
+        estimate for a noise law without a certified rule (its ``method`` then starts with
+        ``"estimate"``), ``"certified"`` raises
+        :class:`~exactdp.errors.MethodUnavailableError` there.
 
     Returns
     -------

@@ -26,7 +26,8 @@ from ..mechanisms.sums import NoisySum
 from ..noise import Kind, Laplace
 from ..sequences import Runs, as_output, as_queries
 from ..precision import to_mpf
-from ..precision import Probability, check_dps, check_method, unit_roundoff, working_dps
+from ..precision import (CERTIFIED_METHODS, Probability, check_dps, check_method, unit_roundoff,
+                         working_dps)
 from .integral_form import IntegralForm, make_term
 from .probability import evaluate, probability
 
@@ -76,6 +77,26 @@ def residuals(mech: NoisySum, queries, output) -> list[tuple[Fraction, Fraction]
     return result
 
 
+def log_density_ratio(mech: NoisySum, d1, d2, output) -> Fraction | None:
+    """``ln(f_{d1}(o)/f_{d2}(o))`` exactly, or None when a density is an exact zero.
+
+    Both densities are products of ``p_{b_j}(r_j) = e^{−|r_j|/b_j}/(2b_j)`` over the same noisy
+    coordinates (module docstring), so the ratio is ``Σ_j (|r_j(d2)| − |r_j(d1)|)/b_j``: an exact
+    rational.
+
+    Examples
+    --------
+    >>> from exactdp import mechanism
+    >>> log_density_ratio(mechanism("partial_sum", eps=1), [1], [2], [1])
+    Fraction(1, 1)
+    """
+    sides = [residuals(mech, queries, output) for queries in (d1, d2)]
+    if any(scale == 0 and r != 0 for pairs in sides for r, scale in pairs):
+        return None
+    return sum((Fraction(abs(r2) - abs(r1)) / scale
+                for (r1, scale), (r2, _) in zip(*sides) if scale > 0), Fraction(0))
+
+
 @probability.register
 def _(mech: NoisySum, queries, output, dps: int = 30, method: str = "auto") -> Probability:
     """Closed-form density of a noisy-sum output (module docstring); every method is the closed
@@ -85,7 +106,7 @@ def _(mech: NoisySum, queries, output, dps: int = 30, method: str = "auto") -> P
     is_density = any(scale > 0 for _, scale in pairs)
     if any(scale == 0 and r != 0 for r, scale in pairs):
         return evaluate(IntegralForm((), is_density), dps, method)
-    if method == "certified":  # the same product, as a term of constant densities
+    if method in CERTIFIED_METHODS:  # the same product, as a term of constant densities
         densities = Counter((Laplace(scale), Kind.PDF, r) for r, scale in pairs if scale > 0)
         return evaluate(IntegralForm((make_term(densities, Counter()),), is_density), dps, method,
                         f"{mech.name}: density")

@@ -23,21 +23,24 @@ that drew it (docs/programs.md).
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
+from flint import arb, ctx
 from mpmath import mpf
 
 from ..errors import InputError, MethodUnavailableError, PrecisionError
+from ..exact.certified import relative_width
 from ..exact.integral_form import IntegralBuilder, IntegralForm, make_term
 from ..exact.loss import (MaxPrivacyLoss, best_by_loss, conclude_max_loss, max_privacy_loss,
                           neighbouring_pair)
 from ..exact.probability import evaluate, probability
 from ..noise import Kind, Laplace, NoiseLaw
 from ..events import Interval
-from ..precision import MAX_DPS, Probability, check_dps
+from ..precision import MAX_DPS, CertifiedProbability, Probability, check_dps
 from ..sequences import Runs, as_output, as_queries
 from .model import Program
 from .tracing import Linear, Path, TracingError, linear_key, trace
@@ -441,6 +444,10 @@ def evaluate_signed(form: SignedForm, dps: int, method: str, what: str) -> Proba
     for _ in range(DIFFERENCE_TRIES):
         plus = evaluate(form.plus, min(dps + guard, MAX_DPS), method, what)
         minus = evaluate(form.minus, min(dps + guard, MAX_DPS), method, what)
+        if isinstance(plus, CertifiedProbability) and isinstance(minus, CertifiedProbability):
+            difference = _certified_difference(plus, minus, dps, form.plus.is_density)
+            if difference is not None:
+                return difference
         with mpmath.workdps(dps + guard + 10):
             value, error = plus.value - minus.value, plus.error + minus.error
             if value > 0 and error <= value * mpf(10) ** -dps:
@@ -453,6 +460,24 @@ def evaluate_signed(form: SignedForm, dps: int, method: str, what: str) -> Proba
         guard += lost + DIFFERENCE_GUARD
     raise PrecisionError(f"{what}: the difference F(U) − F(L) of a noise bounded on both sides "
                          f"cancels beyond {min(dps + guard, MAX_DPS)} digits")
+
+
+def _certified_difference(plus: CertifiedProbability, minus: CertifiedProbability, dps: int,
+                          is_density: bool) -> CertifiedProbability | None:
+    """The enclosure ``[plus.lower − minus.upper, plus.upper − minus.lower]`` of the
+    difference, in ball arithmetic; ``None`` while it is not positive or wider than
+    ``10^{−dps}`` relative (the caller asks both sides for more digits)."""
+    bits = int((max(plus.dps, minus.dps) + 20) * math.log2(10))
+    with ctx.workprec(bits):
+        difference = (arb(plus.lower).union(arb(plus.upper))
+                      - arb(minus.lower).union(arb(minus.upper)))
+        if not difference > 0:
+            return None
+        log_ball = difference.log()
+        if not relative_width(log_ball) <= arb(10) ** -dps:
+            return None
+        return CertifiedProbability.from_log_ball(log_ball, f"{plus.method} (difference)",
+                                                  is_density, dps)
 
 
 def output_form(mech: Program, queries, output) -> SignedForm:
@@ -570,8 +595,8 @@ def _quick(form: SignedForm, dps: int, what: str):
 @max_privacy_loss.register
 def _(mech: Program, d1, d2, dps: int = 30, allow_any_pair: bool = False) -> MaxPrivacyLoss:
     """Every return value of the program on ``d1`` or ``d2`` (from the traced paths); each output
-    probability is evaluated once per side, the maximiser again with two independent methods
-    (``method="auto"``); the probabilities must sum to 1 to ``dps − 5`` digits."""
+    probability is evaluated once per side, the maximiser again by the default (certified)
+    method; the probabilities must sum to 1 to ``dps − 5`` digits."""
     d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
     sides = (outputs_with_forms(mech, d1), outputs_with_forms(mech, d2))
     outputs = list(dict.fromkeys(list(sides[0]) + list(sides[1])))

@@ -47,7 +47,7 @@ from ..errors import InputError, MethodUnavailableError
 from ..exact.events import event_probability
 from ..progress import Progress
 from ..sequences import format_number
-from ..checks import check_positive, check_seed
+from ..checks import check_positive, check_seed, check_writable
 from ..events import Event, View, count_events, parse_event, search_space, view_of
 from ..mechanisms.base import Neighbours
 from ..program.model import Program
@@ -256,14 +256,9 @@ EVENT_LOG_FIELDS = ("test_eps", "d1", "d2", "event", "c1", "c2", "p_value", "sel
 
 
 def check_event_log(path) -> Path:
-    """``path`` as a :class:`~pathlib.Path` if it ends in ``.json`` or ``.csv`` and its folder
-    exists."""
-    path = Path(path)
-    if path.suffix.lower() not in {".json", ".csv"}:
-        raise InputError(f"the event log must be a .json or .csv file, got {str(path)!r}")
-    if not path.parent.is_dir():
-        raise InputError(f"the folder of the event log does not exist: {str(path.parent)!r}")
-    return path
+    """``path`` as a :class:`~pathlib.Path` if it ends in ``.json`` or ``.csv`` and can be
+    written."""
+    return check_writable(path, "the event log", (".json", ".csv"))
 
 
 def write_event_log(path, rows: list[dict]) -> None:
