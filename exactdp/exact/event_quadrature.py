@@ -31,9 +31,8 @@ from flint import acb, arb
 from mpmath import mpf
 
 from ..noise import Kind
-from ..precision import unit_roundoff
-from .certified import law_piece, log_constant
-from .piece_series import to_arb
+from ..precision import to_arb, unit_roundoff
+from .certified import log_constant
 
 #: Drops of ``h`` below its largest value at which breakpoints are placed (before the cut-off).
 LEVELS = (1, 4, 16, 64, 256, 1024)
@@ -172,7 +171,7 @@ def integrate_hub_certified(hub, conditional_on, points: list, log_scale: arb, g
 
     Parameters
     ----------
-    hub : noise law with a certified rule (``certified.law_piece``)
+    hub : noise law with a certified rule (``NoiseLaw.ball_log``)
     conditional_on : callable
         ``middle ↦`` the function ``z ↦ G(z)`` on complex balls on the piece containing the
         exact rational ``middle`` (an entire function there), or ``None`` where ``G`` vanishes
@@ -193,17 +192,16 @@ def integrate_hub_certified(hub, conditional_on, points: list, log_scale: arb, g
             continue
         middle = (a + b) / 2
         conditional = conditional_on(middle)
-        try:
-            density = law_piece(hub, Kind.PDF, middle)
-        except ValueError:  # the hub's density vanishes on this piece
-            continue
         if conditional is None:
             continue
-        c0 = acb(density.log_coefficient - log_scale)
-        rate = acb(to_arb(density.rate))
+        try:
+            density = hub.ball_log(Kind.PDF, hub.side(middle)).log
+        except ValueError:  # the hub's density vanishes on this piece
+            continue
+        scale = acb(-log_scale)
 
-        def integrand(z, _analytic, c0=c0, rate=rate, conditional=conditional):
-            return (c0 + rate * z).exp() * conditional(z)
+        def integrand(z, _analytic, density=density, conditional=conditional, scale=scale):
+            return (density(z) + scale).exp() * conditional(z)
 
         total += acb.integral(integrand, to_arb(a), to_arb(b), rel_tol=target,
                               abs_tol=target * to_arb(size)).real

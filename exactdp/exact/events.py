@@ -55,17 +55,17 @@ from ..mechanisms.sums import NoisySum
 from ..noise import Kind
 from ..program.exact import event_probability as program_event_probability
 from ..program.model import Program
-from ..precision import (CertifiedProbability, Probability, check_dps, require_digits, to_mpf,
-                         unit_roundoff, working_dps)
+from ..precision import (CertifiedProbability, Probability, check_dps, require_digits, to_arb,
+                         to_mpf, unit_roundoff, working_dps)
 from ..sampling.sampler import ABSENT, Samples
 from ..sequences import as_queries
 from . import all_outputs
-from .certified import _middle, check_law, enclose, law_piece, log_constant, log_form
+from .certified import _middle, enclose, log_constant, log_form
 from .event_quadrature import integrate_hub, integrate_hub_certified, locate_mass
 from .integrand import build_output_integral
 from .loss import (MAX_ENUMERATED_QUERIES, MAX_SHARED_QUERIES, PrivacyLoss,
                    loss_from_probabilities, neighbouring_pair, possible_outputs)
-from .piece_series import flint_context, to_arb
+from .piece_series import flint_context
 from .probability import probability
 from .sum_events import sum_event_probability
 
@@ -346,23 +346,20 @@ class _Argument(NamedTuple):
 
 def _ball_function(law, kind: Kind, x: _Argument):
     """``g(x)`` for ``g`` the CDF or survival function of ``law``, on the piece containing
-    ``x.middle``: a function of a complex ball ``z`` (``e^{c + λx}`` or ``1 − e^{c + λx}``,
-    ``certified.law_piece``), or an exact ``0``/``1`` where ``g`` is constant."""
+    ``x.middle``: a function of a complex ball ``z`` (the entire ``value`` of
+    ``NoiseLaw.ball_log`` on that side of the law's kink), a constant ball when ``x`` does not
+    move with ``z``, or an exact ``0``/``1`` where ``g`` is constant."""
     if law.is_point_mass:
         low, high = law.positive_region(kind)
         return int((low is None or x.middle > low) and (high is None or x.middle < high))
     try:
-        piece = law_piece(law, kind, x.middle)
+        value = law.ball_log(kind, law.side(x.middle)).value
     except ValueError:  # the function vanishes on this piece
         return 0
-    if piece.rate == 0 or x.shift is None:
-        u = piece.log_coefficient + to_arb(piece.rate * x.middle)
-        return acb(-u.expm1() if piece.one_minus else u.exp())
-    c = acb(piece.log_coefficient + to_arb(piece.rate * x.shift))
-    rate = acb(to_arb(piece.rate))
-    if piece.one_minus:
-        return lambda z: -(c + rate * z).expm1()
-    return lambda z: (c + rate * z).exp()
+    if x.shift is None:
+        return acb(value(to_arb(x.middle)))
+    shift = acb(to_arb(x.shift))
+    return lambda z: value(z + shift)
 
 
 def _ball_interval(law, low: _Argument | None, high: _Argument | None):
@@ -428,7 +425,7 @@ def _summed_outputs(mech: ThresholdMechanism, queries: list, event: Event, outpu
     tree of outputs in ball arithmetic (``all_outputs.py``): the sum of the balls encloses the
     event's probability."""
     wanted = _outputs_in(event, outputs, len(queries))
-    method = "outputs summed, certified closed form"
+    method = "outputs summed, closed form"
 
     def compute(goal):
         balls = all_outputs.all_output_probabilities(mech, queries, wanted, _goal_digits(goal))
@@ -453,8 +450,6 @@ def _enumerated(mech: ThresholdMechanism, queries: list, event: Event, dps: int,
             f"⊤/⊥ outputs, which needs at most {MAX_ENUMERATED_QUERIES} queries, got {n}")
     wanted = _outputs_in(event, list(possible_outputs(mech, n)), n)
     if certified:
-        check_law(mech.threshold_noise)
-        check_law(mech.query_noise)
         forms = [build_output_integral(mech, queries, list(output)) for output in wanted]
 
         def compute(goal):
@@ -516,7 +511,6 @@ def _generating_polynomial_certified(mech: ThresholdMechanism, queries: list, st
     breakpoints and the scale factored out from the estimate's scan at low precision.  An
     exact zero when ``G_E`` or the hub's density vanishes identically on every piece."""
     hub = mech.threshold_noise
-    check_law(hub)
     with mpmath.workdps(working_dps(10, len(queries))):
         programme = _programme(mech, tuple(queries), statistics, last, mpmath.mp.prec)
         kinks = programme.kinks()
@@ -545,11 +539,8 @@ def _generating_polynomial_certified(mech: ThresholdMechanism, queries: list, st
 
 def _hub_positive(hub, middle: Fraction) -> bool:
     """Whether the hub's density is positive on the piece containing ``middle``."""
-    try:
-        law_piece(hub, Kind.PDF, middle)
-    except ValueError:
-        return False
-    return True
+    low, high = hub.positive_region(Kind.PDF)
+    return (low is None or middle > low) and (high is None or middle < high)
 
 
 # ----------------------------------------------------------------------------- noisy max, histogram
@@ -618,7 +609,6 @@ def _noisy_max_value_certified(mech: NoisyMaxMechanism, answers, condition: Inte
     """``Π_j F(b − q_j)^{m_j} − Π_j F(a − q_j)^{m_j}`` in balls; an exact zero when the first
     product vanishes (a factor is an exact zero) or the interval is empty: for a law with a
     certified rule ``F`` increases strictly where it is positive."""
-    check_law(mech.noise)
     low, high = condition.low, condition.high
 
     def compute(goal):
@@ -648,7 +638,6 @@ def _log_interval(law, low: Fraction | None, high: Fraction | None) -> arb | Non
 def _histogram_certified(mech: HistogramMechanism, answers: list, intervals: list,
                          dps: int) -> CertifiedProbability:
     """``Π_i Pr[a_i < q_i + η < b_i]`` in balls (bins are independent)."""
-    check_law(mech.noise)
     shifted = [tuple(None if end is None else Fraction(end) - answers[position]
                      for end in (interval.low, interval.high))
                for position, interval in intervals]
