@@ -132,7 +132,9 @@ def event_probability(mech, queries, event, dps: int = 30, method: str = "auto")
         if method == "certified":
             raise
     estimate = _rule(mech, queries, event, dps, False)
-    return dataclasses.replace(estimate, method=f"estimate: {estimate.method}")
+    if estimate.method.startswith("estimate"):
+        return estimate
+    return dataclasses.replace(estimate, method=f"estimate {estimate.method}")
 
 
 def event_privacy_loss(mech, d1, d2, event, dps: int = 30, allow_any_pair: bool = False,
@@ -475,7 +477,7 @@ def _(mech: ThresholdMechanism, queries, event: Event, dps: int, certified: bool
     queries = as_queries(queries).expand()
     if len(event.conditions) == 1 and isinstance(event.conditions[0][1], OutputIs):
         return probability(mech, queries, list(event.conditions[0][1].tokens), dps,
-                           "certified" if certified else "auto")
+                           "certified" if certified else "estimate")
     if mech.redraw_threshold:
         return _enumerated(mech, queries, event, dps, certified)
     if all_outputs.applies(mech) and len(queries) <= MAX_SHARED_QUERIES:
@@ -560,7 +562,7 @@ def _(mech: NoisyMaxMechanism, queries, event: Event, dps: int, certified: bool)
     component, condition = _single_condition(event, (Index, Coordinate))
     if isinstance(component, Index):
         return probability(mech, queries, str(condition.value), dps,
-                           "certified" if certified else "auto")
+                           "certified" if certified else "estimate")
     answers = as_queries(queries)
     if certified:
         return _noisy_max_value_certified(mech, answers, condition, dps)
@@ -696,4 +698,4 @@ def _(mech: NoisySum, queries, event: Event, dps: int, certified: bool):
 @_rule.register
 def _(mech: Program, queries, event: Event, dps: int, certified: bool):
     return program_event_probability(mech, queries, event, dps,
-                                     "certified" if certified else "auto")
+                                     "certified" if certified else "estimate")

@@ -556,12 +556,14 @@ def event_form(mech: Program, queries, event) -> SignedForm:
 def event_probability(mech: Program, queries, event, dps: int,
                       method: str = "auto") -> Probability:
     """``Pr[program(queries) ∈ event]`` (see :func:`event_form`); ``method="certified"`` an
-    enclosure, :class:`MethodUnavailableError` when the event's form is a difference."""
-    form = event_form(mech, queries, event)
-    if method == "certified" and form.minus.terms:
-        raise MethodUnavailableError(f"{mech.name}: no certified rule for the event {event}, "
+    enclosure, :class:`MethodUnavailableError` when a difference of two forms could not be
+    enclosed (:func:`evaluate_signed` then returns the estimate)."""
+    probability = evaluate_signed(event_form(mech, queries, event), dps, method,
+                                  f"{mech.name}: event {event}")
+    if method == "certified" and not isinstance(probability, CertifiedProbability):
+        raise MethodUnavailableError(f"{mech.name}: no certified enclosure of the event {event}, "
                                      f"a difference of integral forms")
-    return evaluate_signed(form, dps, method, f"{mech.name}: event {event}")
+    return probability
 
 
 def outputs_with_forms(mech: Program, queries) -> dict:
