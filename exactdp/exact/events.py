@@ -29,6 +29,11 @@ Noisy max: an index is ``exactdp.probability``; the value ``v``:
 ``Pr[a < max < b] = Π_j F(b − q_j) − Π_j F(a − q_j)``.  Histogram: bins are independent,
 ``Pr[a < v_i < b] = F(b − q_i) − F(a − q_i)``.  Noisy sums: ``exactdp.exact.sum_events``.
 Continuous laws give open and closed ends the same probability.
+
+Certified (the default, ``method="auto"``/``"certified"``): the same rules in ball arithmetic —
+``G_E`` on complex balls piece by piece, integrated by ``acb.integral`` with the tails bounded
+by ``G_E ≤ 1`` (``event_quadrature.integrate_hub_certified``), the noisy max and histogram
+differences of CDF products as balls (docs/engine.md, "Certified events").
 """
 
 from __future__ import annotations
