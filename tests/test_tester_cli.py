@@ -60,7 +60,12 @@ def test_isvt3_verdicts_with_exact_event_eps(capsys):
     low, high = json.loads(out)
     for record in (low, high):
         assert set(record) == {"test_eps", "p_value", "d1", "d2", "event", "c1", "c2",
-                               "exact_event_eps"}
+                               "exact_event_eps", "exact_event_eps_lower",
+                               "exact_event_eps_upper"}
+        # the certified enclosure of the exact loss, its centre inside
+        assert record["exact_event_eps_lower"] <= record["exact_event_eps"] \
+            <= record["exact_event_eps_upper"]
+        assert record["exact_event_eps_upper"] - record["exact_event_eps_lower"] < 1e-8
         # exact_event_eps is ln P[M(d1)∈E] − ln P[M(d2)∈E], whichever count is larger
         assert 0 < abs(record["exact_event_eps"]) <= 1.225 + 1e-9
         assert (record["exact_event_eps"] > 0) == (record["c1"] > record["c2"])
@@ -73,6 +78,10 @@ def test_test_table_output(capsys):
                        "0.5", "--runs", "2000", "--select-runs", "1000")
     assert code == 0
     assert "p-value" in out and "exact ε_E" in out and "false_count=" in out
+    # the exact loss printed as its certified enclosure, ends rounded outward
+    row = next(line for line in out.splitlines() if "false_count=" in line)
+    low, high = (float(x) for x in row.split("[")[1].split("]")[0].split(","))
+    assert low < high
 
 
 def test_crosscheck_json(capsys):

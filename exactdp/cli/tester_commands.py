@@ -7,13 +7,15 @@ import json
 
 import numpy as np
 
-from ..formatting import format_value
+from mpmath import mpf
+
+from ..formatting import format_bound, format_value
 from ..checks import check_seed
 from ..sampling.hypothesis import MAX_SAMPLES, STATDP_SAMPLES, p_value
 from ..sampling.inputs import LENGTHS
 from ..sampling.tester import (MAX_RUNS, MAX_TEST_EPS, NEIGHBOUR_NOTIONS, SELECT_RUNS, TEST_RUNS,
-                               check_event_log, check_lengths, crosscheck, detect, json_number,
-                               parse_eps_list, write_event_log)
+                               check_event_log, check_lengths, crosscheck, detect,
+                               enclosure_fields, json_number, parse_eps_list, write_event_log)
 from ..sequences import format_number
 from .common import (add_any_pair_argument, add_jobs_argument, add_json_argument,
                      add_mechanism_arguments, add_scheduler_argument, build_mechanism, emit)
@@ -46,11 +48,26 @@ def run_crosscheck(args: argparse.Namespace) -> int:
         "d1": _queries(check.d1), "d2": _queries(check.d2), "event": str(check.event),
         "p1": format_value(check.exact.p1.value, 12), "p2": format_value(check.exact.p2.value, 12),
         "exact_event_eps": json_number(check.exact_event_eps),
+        **enclosure_fields(check.exact),
         "runs": check.runs, "c1": check.c1, "c2": check.c2,
         "interval1": list(check.interval1), "interval2": list(check.interval2),
         "consistent": check.consistent,
     }, f"{mech}: sampled counts against exact probabilities (99.9% binomial intervals)")
     return 0
+
+
+def _shown_loss(record: dict) -> str:
+    """``exact ε_E`` of a record: the certified enclosure ``[lower, upper]`` rounded outward
+    to 6 significant digits, else the value (``inf``) or ``n/a``."""
+    exact = record["exact_event_eps"]
+    if exact is None:
+        return "n/a"
+    if isinstance(exact, str):
+        return exact
+    if "exact_event_eps_lower" in record:
+        return (f"[{format_bound(mpf(record['exact_event_eps_lower']), 6, False)}, "
+                f"{format_bound(mpf(record['exact_event_eps_upper']), 6, True)}]")
+    return f"{exact:.4f}"
 
 
 def run_test(args: argparse.Namespace) -> int:
@@ -70,11 +87,11 @@ def run_test(args: argparse.Namespace) -> int:
         return 0
     print(f"{mech}: StatDP test (p < 0.05 rejects ε-DP; exact ε_E = ln P[M(d1)∈E] − "
           f"ln P[M(d2)∈E], the event's true loss)")
-    print(f"  {'test ε':>7}  {'p-value':>10}  {'exact ε_E':>9}  event  [d1 | d2]")
-    for r in records:
-        exact = r["exact_event_eps"]
-        shown = "n/a" if exact is None else exact if isinstance(exact, str) else f"{exact:.4f}"
-        print(f"  {r['test_eps']:>7g}  {r['p_value']:>10.3g}  {shown:>9}  {r['event']}  "
+    shown = [_shown_loss(r) for r in records]
+    width = max([len("exact ε_E")] + [len(text) for text in shown])
+    print(f"  {'test ε':>7}  {'p-value':>10}  {'exact ε_E':>{width}}  event  [d1 | d2]")
+    for r, text in zip(records, shown):
+        print(f"  {r['test_eps']:>7g}  {r['p_value']:>10.3g}  {text:>{width}}  {r['event']}  "
               f"[{r['d1']} | {r['d2']}]")
     for reason in dict.fromkeys(r["exact_unavailable"] for r in records
                                 if "exact_unavailable" in r):

@@ -16,14 +16,23 @@ apply.  Here, with ``h = log p_hub + log G``:
 The error bound is mpmath's estimate plus the two rules' difference, plus the cut-off tails,
 bounded rigorously by ``G ≤ 1``: ``∫_{−∞}^{L} p_hub G ≤ F_hub(L)`` and
 ``∫_{R}^{∞} p_hub G ≤ S_hub(R)``, plus the rounding of ``h`` at the working precision.
+
+Certified (:func:`integrate_hub_certified`): the same breakpoints (their positions need not be
+exact, they only cut the domain) and the same tail bounds, in ball arithmetic, with
+``acb.integral`` on each piece instead of step 3: a rigorous enclosure.
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import mpmath
+from flint import acb, arb
 from mpmath import mpf
 
-from ..precision import unit_roundoff
+from ..noise import Kind
+from ..precision import to_arb, unit_roundoff
+from .certified import log_constant
 
 #: Drops of ``h`` below its largest value at which breakpoints are placed (before the cut-off).
 LEVELS = (1, 4, 16, 64, 256, 1024)
@@ -37,9 +46,10 @@ def _log(x: mpf) -> mpf:
     return mpmath.log(x) if x > 0 else mpf("-inf")
 
 
-def integrate_hub(hub, conditional, kinks: list, scale: mpf, terms: int = 1,
-                  digits: int | None = None):
-    """``∫ p_hub(z) · conditional(z) dz`` at the current working precision.
+def locate_mass(hub, conditional, kinks: list, scale: mpf, digits: int):
+    """Steps 1–2 of the module docstring at the current working precision: ``(h*, points)``,
+    the largest value of ``h = log p_hub + log G`` seen and the sorted breakpoints, from ``L``
+    to ``R`` (``None`` when ``h`` is ``−∞`` at every point scanned).
 
     Parameters
     ----------
@@ -51,24 +61,12 @@ def integrate_hub(hub, conditional, kinks: list, scale: mpf, terms: int = 1,
         Points where ``G`` is not smooth.
     scale : mpf
         The smallest noise scale of the integrand (sets the scan step).
-    terms : int
-        How many rounded factors ``G`` multiplies (for the rounding bound).
-    digits : int, optional
-        Significant digits wanted.  The scan runs at the working precision; the two quadratures,
-        which dominate the cost (tanh-sinh refines until its estimate reaches the precision it
-        runs at), run at ``digits +`` :data:`QUADRATURE_GUARD` when that is lower, the rounding
-        bound following that precision.  Default: the working precision's digits.
-
-    Returns
-    -------
-    (log_scale, value, error)
-        The integral is ``e^{log_scale} · value``, with absolute error at most
-        ``e^{log_scale} · error``; ``value = 0`` when the scan finds no mass.
+    digits : int
+        Significant digits wanted (sets the cut-off ``D``).
     """
     def h(z):
         return hub.logpdf(z) + _log(conditional(z))
 
-    digits = mpmath.mp.dps if digits is None else min(mpmath.mp.dps, digits + QUADRATURE_GUARD)
     cutoff = (digits + 5) * mpmath.ln10
     step = scale / 2
     anchors = sorted(set(kinks) | {mpf(0)})
@@ -76,7 +74,7 @@ def integrate_hub(hub, conditional, kinks: list, scale: mpf, terms: int = 1,
     grid = _grid(low, high, step, anchors)
     peak_value = max(h(z) for z in grid)
     if peak_value == mpf("-inf"):
-        return mpf(0), mpf(0), mpf(0)
+        return None
     while True:  # widen until the hub's tails beyond [L, R] are negligible
         level = peak_value + mpmath.log(step) - cutoff
         width = 4 * scale
@@ -105,10 +103,40 @@ def integrate_hub(hub, conditional, kinks: list, scale: mpf, terms: int = 1,
             if not 0 <= i < len(grid):
                 break
             points.add(grid[i])
-    points = sorted(points)
+    return peak_value, sorted(points)
+
+
+def integrate_hub(hub, conditional, kinks: list, scale: mpf, terms: int = 1,
+                  digits: int | None = None):
+    """``∫ p_hub(z) · conditional(z) dz`` at the current working precision.
+
+    Parameters
+    ----------
+    hub, conditional, kinks, scale
+        As for :func:`locate_mass`.
+    terms : int
+        How many rounded factors ``G`` multiplies (for the rounding bound).
+    digits : int, optional
+        Significant digits wanted.  The scan runs at the working precision; the two quadratures,
+        which dominate the cost (tanh-sinh refines until its estimate reaches the precision it
+        runs at), run at ``digits +`` :data:`QUADRATURE_GUARD` when that is lower, the rounding
+        bound following that precision.  Default: the working precision's digits.
+
+    Returns
+    -------
+    (log_scale, value, error)
+        The integral is ``e^{log_scale} · value``, with absolute error at most
+        ``e^{log_scale} · error``; ``value = 0`` when the scan finds no mass.
+    """
+    digits = mpmath.mp.dps if digits is None else min(mpmath.mp.dps, digits + QUADRATURE_GUARD)
+    located = locate_mass(hub, conditional, kinks, scale, digits)
+    if located is None:
+        return mpf(0), mpf(0), mpf(0)
+    peak_value, points = located
+    low, high = points[0], points[-1]
 
     def scaled(z):
-        return mpmath.exp(h(z) - peak_value)
+        return mpmath.exp(hub.logpdf(z) + _log(conditional(z)) - peak_value)
 
     with mpmath.workdps(digits):
         value, error = mpmath.quad(scaled, points, error=True)
@@ -129,3 +157,56 @@ def _grid(low: mpf, high: mpf, step: mpf, kinks: list) -> list:
     edges = [low] + [k for k in kinks if low < k < high] + [high]
     points |= {(a + b) / 2 for a, b in zip(edges, edges[1:])}
     return sorted(points)
+
+
+def integrate_hub_certified(hub, conditional_on, points: list, log_scale: arb, goal: int,
+                            size: Fraction) -> arb:
+    """An Arb ball containing ``e^{−log_scale} ∫ p_hub(z) G(z) dz``.
+
+    ``acb.integral`` (Johansson, "Numerical integration in arbitrary-precision ball
+    arithmetic", ICMS 2018) integrates ``p_hub·G`` on each piece between consecutive
+    ``points`` (exact rationals that contain every kink of ``G`` and of ``p_hub`` between the
+    outer two); the tails beyond the outer points are bounded with ``0 ≤ G ≤ 1`` by the hub's
+    own tails, ``[0, F_hub(L)]`` and ``[0, S_hub(R)]``, in balls (``certified.log_constant``).
+
+    Parameters
+    ----------
+    hub : noise law with a certified rule (``NoiseLaw.ball_log``)
+    conditional_on : callable
+        ``middle ↦`` the function ``z ↦ G(z)`` on complex balls on the piece containing the
+        exact rational ``middle`` (an entire function there), or ``None`` where ``G`` vanishes
+        identically.
+    points : list of Fraction
+        Sorted breakpoints ``L = points[0] < … < points[-1] = R``.
+    log_scale : arb
+        Factored out of the integrand (near the log of its largest value).
+    goal : int
+        Relative accuracy ``2^{−goal}`` aimed at (effort, not rigour).
+    size : Fraction
+        A rough size of the scaled integral (sets the absolute tolerance).
+    """
+    target = arb(2) ** -goal
+    total = arb(0)
+    for a, b in zip(points, points[1:]):
+        if a == b:
+            continue
+        middle = (a + b) / 2
+        conditional = conditional_on(middle)
+        if conditional is None:
+            continue
+        try:
+            density = hub.ball_log(Kind.PDF, hub.side(middle)).log
+        except ValueError:  # the hub's density vanishes on this piece
+            continue
+        scale = acb(-log_scale)
+
+        def integrand(z, _analytic, density=density, conditional=conditional, scale=scale):
+            return (density(z) + scale).exp() * conditional(z)
+
+        total += acb.integral(integrand, to_arb(a), to_arb(b), rel_tol=target,
+                              abs_tol=target * to_arb(size)).real
+    for kind, end in ((Kind.CDF, points[0]), (Kind.SF, points[-1])):
+        log_tail = log_constant(hub, kind, end)
+        if log_tail is not None:
+            total += arb(0, (log_tail - log_scale).exp().upper()).nonnegative_part()
+    return total

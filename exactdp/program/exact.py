@@ -554,10 +554,17 @@ def event_form(mech: Program, queries, event) -> SignedForm:
                          False)
 
 
-def event_probability(mech: Program, queries, event, dps: int) -> Probability:
-    """``Pr[program(queries) ∈ event]`` (see :func:`event_form`)."""
-    return evaluate_signed(event_form(mech, queries, event), dps, "auto",
-                           f"{mech.name}: event {event}")
+def event_probability(mech: Program, queries, event, dps: int,
+                      method: str = "auto") -> Probability:
+    """``Pr[program(queries) ∈ event]`` (see :func:`event_form`); ``method="certified"`` an
+    enclosure, :class:`MethodUnavailableError` when a difference of two forms could not be
+    enclosed (:func:`evaluate_signed` then returns the estimate)."""
+    probability = evaluate_signed(event_form(mech, queries, event), dps, method,
+                                  f"{mech.name}: event {event}")
+    if method == "certified" and not isinstance(probability, CertifiedProbability):
+        raise MethodUnavailableError(f"{mech.name}: no certified enclosure of the event {event}, "
+                                     f"a difference of integral forms")
+    return probability
 
 
 def outputs_with_forms(mech: Program, queries) -> dict:

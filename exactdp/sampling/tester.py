@@ -42,9 +42,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from mpmath.libmp import to_float
 
 from ..errors import InputError, MethodUnavailableError
 from ..exact.events import event_probability
+from ..exact.loss import CertifiedPrivacyLoss, loss_from_probabilities
 from ..progress import Progress
 from ..sequences import format_number
 from ..checks import check_positive, check_seed, check_writable
@@ -280,21 +282,29 @@ def write_event_log(path, rows: list[dict]) -> None:
 @dataclass(frozen=True)
 class ExactEvent:
     """``Pr[M(D1) ∈ E]``, ``Pr[M(D2) ∈ E]`` (``None`` when the engine cannot compute them, and
-    ``unavailable`` says why)."""
+    ``unavailable`` says why); certified enclosures where a certified rule exists."""
 
     p1: object
     p2: object
     unavailable: str | None = None
 
     def loss(self):
-        """``ln P1 − ln P2``; ``None`` without exact values or when both are 0."""
+        """``ln P1 − ln P2`` (the centre of its enclosure when certified); ``None`` without
+        exact values or when both are 0."""
         if self.p1 is None or (self.p1.is_zero and self.p2.is_zero):
             return None
-        if self.p2.is_zero:
-            return math.inf
-        if self.p1.is_zero:
-            return -math.inf
-        return float(self.p1.log_value - self.p2.log_value)
+        return float(loss_from_probabilities(self.p1, self.p2).log_ratio)
+
+    def loss_enclosure(self) -> tuple[float, float] | None:
+        """``(lower, upper)``: floats rounded outward from the certified enclosure of
+        ``ln P1 − ln P2`` (``±inf`` for a structural zero); ``None`` when not certified."""
+        if self.loss() is None:
+            return None
+        loss = loss_from_probabilities(self.p1, self.p2)
+        if not isinstance(loss, CertifiedPrivacyLoss):
+            return None
+        return (to_float(loss.log_ratio_lower._mpf_, rnd="f"),
+                to_float(loss.log_ratio_upper._mpf_, rnd="c"))
 
 
 @functools.lru_cache(maxsize=256)
@@ -322,8 +332,10 @@ class TestResult:
         Test counts on D1 and D2 (the p-value examines the larger against the smaller, as
         StatDP's ``run_algorithm`` does).
     exact_event_eps : float or None
-        ``ln Pr[M(D1) ∈ E] − ln Pr[M(D2) ∈ E]``, exactly (``None`` when not computable); its
-        sign does not follow the counts.
+        ``ln Pr[M(D1) ∈ E] − ln Pr[M(D2) ∈ E]``, exactly (``None`` when not computable): the
+        centre of its certified enclosure (:meth:`ExactEvent.loss_enclosure`, recorded as
+        ``exact_event_eps_lower``/``exact_event_eps_upper``); its sign does not follow the
+        counts.
     exact : ExactEvent
         The exact probabilities of the event on D1 and D2.
     """
@@ -354,8 +366,19 @@ class TestResult:
                 "d2": ",".join(format_number(v) for v in self.d2),
                 "event": str(self.event), "c1": self.c1, "c2": self.c2,
                 "exact_event_eps": json_number(self.exact_event_eps),
+                **enclosure_fields(self.exact),
                 **({"exact_unavailable": self.exact.unavailable} if self.exact.unavailable
                    else {})}
+
+
+def enclosure_fields(exact: ExactEvent) -> dict:
+    """``exact_event_eps_lower``/``_upper``: the certified ends of the exact loss as JSON
+    numbers (none when it is not certified)."""
+    enclosure = exact.loss_enclosure()
+    if enclosure is None:
+        return {}
+    return {"exact_event_eps_lower": json_number(enclosure[0]),
+            "exact_event_eps_upper": json_number(enclosure[1])}
 
 
 def json_number(value: float | None):
