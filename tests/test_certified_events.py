@@ -227,12 +227,16 @@ def test_event_privacy_loss_is_an_enclosure():
         assert exact(loss.log_ratio_lower) <= exact(reference) <= exact(loss.log_ratio_upper)
 
 
-def test_noisy_sums_fall_back_to_the_estimate_under_auto_only():
+def test_noisy_sums_are_certified():
+    # partial_sum, ε = 1: out0 = q0 + q1 + Lap(1) = 3 + Lap(1), so
+    # Pr[out0 ∈ (0, 1)] = F(−2) − F(−3) = (e^{−2} − e^{−3}) / 2 (Laplace CDF, docs/mathematics.md)
     mech = exactdp.mechanism("partial_sum")
-    with pytest.raises(MethodUnavailableError):
-        event_probability(mech, [1, 2], "out0 in (0, 1)", method="certified")
-    p = event_probability(mech, [1, 2], "out0 in (0, 1)")
-    assert p.method.startswith("estimate") and not isinstance(p, CertifiedProbability)
+    p = event_probability(mech, [1, 2], "out0 in (0, 1)", dps=30)
+    assert isinstance(p, CertifiedProbability)
+    with mpmath.workdps(60):
+        reference = (mpmath.exp(-2) - mpmath.exp(-3)) / 2
+    assert exact(p.lower) <= exact(reference) <= exact(p.upper)
+    assert p.upper - p.lower <= 1e-30 * reference
 
 
 def test_estimate_is_todays_estimate():

@@ -110,8 +110,7 @@ def event_probability(mech, queries, event, dps: int = 30, method: str = "auto")
     method : {"auto", "certified", "estimate"}
         ``"certified"``: a :class:`~exactdp.precision.CertifiedProbability`, an enclosure of
         relative width at most ``10^{−dps}`` (:class:`~exactdp.errors.MethodUnavailableError`
-        where no certified rule exists: Gumbel noise, noisy sums, programs whose events are
-        differences); ``"estimate"``: mpmath with an estimated error bound; ``"auto"``: the
+        where no certified rule exists: programs whose events are differences); ``"estimate"``: mpmath with an estimated error bound; ``"auto"``: the
         certified enclosure where it exists, else the estimate, its ``method`` starting with
         ``"estimate"``.
 
@@ -689,15 +688,14 @@ def _(mech: HistogramMechanism, queries, event: Event, dps: int, certified: bool
 
 @_rule.register
 def _(mech: NoisySum, queries, event: Event, dps: int, certified: bool):
-    if certified:
-        raise MethodUnavailableError("no certified rule for events of noisy sums")
     constraints = {}
     for name, condition in event.conditions:
         component = event.view.component(name)
         if not isinstance(component, Coordinate) or not isinstance(condition, Interval):
             raise InputError(f"no exact engine for the event condition {name}{condition}")
         constraints[component.position] = condition
-    return sum_event_probability(mech, queries, constraints, dps, method="estimate")
+    return sum_event_probability(mech, queries, constraints, dps,
+                                 "certified" if certified else "estimate")
 
 
 @_rule.register
