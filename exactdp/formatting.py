@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+
 import mpmath
+from mpmath.libmp import from_man_exp, from_rational
 
 
 def format_value(value, digits: int) -> str:
@@ -79,3 +84,161 @@ def format_bound(value, digits: int, upward: bool) -> str:
         return f"{whole}.{fraction}" if fraction else whole
     body = text[0] + ("." + text[1:] if len(text) > 1 else "")
     return f"{body}e{point - 1:+d}"
+
+
+def format_error(error) -> str:
+    """An error bound rounded *up* to 2 significant digits (it still bounds)."""
+    return format_bound(error, 2, upward=True)
+
+
+def _exact(value) -> Fraction:
+    """A finite mpf, or a decimal string, as the exact rational it denotes."""
+    if isinstance(value, str):
+        return Fraction(Decimal(value))
+    mantissa, exponent = (int(part) for part in value.man_exp)
+    return Fraction(mantissa) * Fraction(2) ** exponent
+
+
+def _upper_mpf(value: Fraction):
+    """The smallest 64-bit binary number ``≥ value``."""
+    return mpmath.mpf(from_rational(value.numerator, value.denominator, 64, "u"))
+
+
+@dataclass(frozen=True)
+class PrintedNumber:
+    """A computed number as printed, with what proves it.
+
+    Attributes
+    ----------
+    value : str
+        A decimal ``float``, ``decimal.Decimal`` and ``mpmath.mpf`` all parse (or ``"inf"``,
+        ``"-inf"``): the centre to the significant digits its error supports, never fewer than
+        one (inside the printed enclosure when there is one).
+    error : str
+        A bound on ``|value − exact|`` for the *printed* decimal, rounding included, rounded up
+        to 2 significant digits.
+    text : str
+        The spelling for tables: ``value``, or ``"0 ± E"`` when the error reaches the value's own
+        size (then not even its sign is proven; ``E`` bounds the distance from 0).
+    lower, upper : str or None
+        The ends of a certified enclosure rounded outward (``None`` for an estimate).
+    """
+
+    value: str
+    error: str
+    text: str
+    lower: str | None = None
+    upper: str | None = None
+
+    def fields(self, name: str, text: bool) -> dict[str, str]:
+        """``{name: …}`` plus the enclosure: ``name_lower``/``name_upper`` in JSON, one
+        ``name_enclosure`` entry ``[lower, upper]`` in text."""
+        if self.lower is None:
+            return {name: self.text if text else self.value}
+        if text:
+            return {name: self.text, f"{name}_enclosure": f"[{self.lower}, {self.upper}]"}
+        return {name: self.value, f"{name}_lower": self.lower, f"{name}_upper": self.upper}
+
+
+def printed_number(centre, digits: int, error=None, enclosure=None) -> PrintedNumber:
+    """The decimal to print for ``centre``, whose distance to the exact value is at most
+    ``error`` (an estimate's bound) or which lies in ``enclosure = (lower, upper)`` with the
+    exact value (a certified result), and the error bound that covers that decimal.
+
+    Rule: with ``spread`` the engine's error (or the larger distance from ``centre`` to an end),
+    the centre is printed to ``s = floor(log10(|centre|/spread))`` significant digits, clamped to
+    ``[1, digits]`` (more if needed to land inside the printed enclosure); the printed error is
+    ``spread + |printed − centre|`` (estimate) or ``max(printed − lower, upper − printed)``
+    (enclosure), computed exactly in rationals and rounded up.  Infinities and exact values
+    (``spread = 0``) print as they are.
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> third = mpmath.mpf(1) / 3
+    >>> printed_number(third, 5, error=mpmath.mpf("1e-20"))
+    PrintedNumber(value='0.33333', error='3.4e-6', text='0.33333', lower=None, upper=None)
+    >>> tiny = printed_number(mpmath.mpf("-1.4e-48"), 30, error=mpmath.mpf("1.2e-43"))
+    >>> tiny.value, tiny.error, tiny.text
+    ('-1.0e-48', '1.3e-43', '0 ± 1.3e-43')
+    """
+    if mpmath.isinf(centre):
+        infinite = format_value(centre, digits)
+        ends = (infinite, infinite) if enclosure is not None else (None, None)
+        return PrintedNumber(infinite, "0", infinite, *ends)
+    exact_centre = _exact(centre)
+    if enclosure is not None:
+        ends = tuple(_exact(end) for end in enclosure)
+        printed_ends = (format_bound(enclosure[0], digits, False),
+                        format_bound(enclosure[1], digits, True))
+
+        def distance(decimal: Fraction) -> Fraction:
+            return max(decimal - ends[0], ends[1] - decimal)
+    else:
+        printed_ends = (None, None)
+        engine_error = _exact(error)
+
+        def distance(decimal: Fraction) -> Fraction:
+            return engine_error + abs(decimal - exact_centre)
+    spread = distance(exact_centre)
+    if spread == 0:
+        shown = digits
+    elif spread >= abs(exact_centre):
+        shown = 1
+    else:
+        supported = int(mpmath.floor(mpmath.log10(abs(centre) / _upper_mpf(spread))))
+        shown = max(1, min(digits, supported))
+    value = format_value(centre, shown)
+    if enclosure is not None:
+        low, high = (_exact(end) for end in printed_ends)
+        while not low <= _exact(value) <= high:  # ends at the exact binary centre at the latest
+            shown += 1
+            value = format_value(centre, shown)
+    error = format_error(_upper_mpf(distance(_exact(value))))
+    text = value
+    if spread > 0 and spread >= abs(exact_centre):
+        text = f"0 ± {format_error(_upper_mpf(distance(Fraction(0))))}"
+    return PrintedNumber(value, error, text, *printed_ends)
+
+
+def _log_error_bound(probability):
+    """A bound on the error of ``ln(value)`` of an estimated probability: with
+    ``r = error/value < 1``, ``|ln v − ln v̂| ≤ −ln(1 − r)`` (ball arithmetic, upper end);
+    ``inf`` when ``r ≥ 1``."""
+    from flint import arb, ctx, fmpq
+
+    if probability.is_zero:  # ln 0 = −∞ exactly
+        return mpmath.mpf(0)
+    relative = _exact(probability.error) / _exact(probability.value)
+    if relative >= 1:
+        return mpmath.inf
+    with ctx.workprec(128):
+        bound = -(-arb(fmpq(relative.numerator, relative.denominator))).log1p()
+        mantissa, exponent = bound.upper().man_exp()
+    return mpmath.mpf(from_man_exp(int(mantissa), int(exponent)))
+
+
+def printed_probability(result, digits: int) -> tuple[PrintedNumber, PrintedNumber]:
+    """The printed probability (or density) and its natural log, for a
+    :class:`~exactdp.precision.Probability` estimate (its ``error``; for the log,
+    ``−ln(1 − error/value)``) or a :class:`~exactdp.precision.CertifiedProbability`
+    (its enclosures ``[lower, upper]`` and ``[log_lower, log_upper]``)."""
+    from .precision import CertifiedProbability
+
+    if isinstance(result, CertifiedProbability):
+        return (printed_number(result.value, digits, enclosure=(result.lower, result.upper)),
+                printed_number(result.log_value, digits,
+                               enclosure=(result.log_lower, result.log_upper)))
+    return (printed_number(result.value, digits, error=result.error),
+            printed_number(result.log_value, digits, error=_log_error_bound(result)))
+
+
+def printed_log_ratio(loss, digits: int) -> PrintedNumber:
+    """The printed ``ln(p1/p2)`` of a :class:`~exactdp.exact.loss.PrivacyLoss` (its ``error``)
+    or of a :class:`~exactdp.exact.loss.CertifiedPrivacyLoss` (its enclosure)."""
+    from .exact.loss import CertifiedPrivacyLoss
+
+    if isinstance(loss, CertifiedPrivacyLoss):
+        return printed_number(loss.log_ratio, digits,
+                              enclosure=(loss.log_ratio_lower, loss.log_ratio_upper))
+    return printed_number(loss.log_ratio, digits, error=loss.error)
