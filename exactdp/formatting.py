@@ -7,7 +7,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 import mpmath
-from mpmath.libmp import from_man_exp, from_rational
+from mpmath.libmp import from_man_exp, from_rational, to_rational
 
 
 def format_value(value, digits: int) -> str:
@@ -95,8 +95,8 @@ def _exact(value) -> Fraction:
     """A finite mpf, or a decimal string, as the exact rational it denotes."""
     if isinstance(value, str):
         return Fraction(Decimal(value))
-    mantissa, exponent = (int(part) for part in value.man_exp)
-    return Fraction(mantissa) * Fraction(2) ** exponent
+    numerator, denominator = to_rational(value._mpf_)  # exact, whatever mpmath's precision
+    return Fraction(int(numerator), int(denominator))
 
 
 def _upper_mpf(value: Fraction):
@@ -242,3 +242,30 @@ def printed_log_ratio(loss, digits: int) -> PrintedNumber:
         return printed_number(loss.log_ratio, digits,
                               enclosure=(loss.log_ratio_lower, loss.log_ratio_upper))
     return printed_number(loss.log_ratio, digits, error=loss.error)
+
+
+def probability_record(result, digits: int, text: bool = False) -> dict[str, str]:
+    """The printed fields of a probability: ``probability``, ``log_probability``, ``error`` and
+    ``log_error`` (each covering its printed decimal), for a certified result ``lower``,
+    ``upper``, ``log_lower``, ``log_upper`` rounded outward (in ``text``: ``enclosure`` and
+    ``log_enclosure`` lines, and ``0 ± E`` for a value without a proven digit)."""
+    value, log = printed_probability(result, digits)
+    record = {"probability": value.text if text else value.value}
+    if value.lower is not None and text:
+        record["enclosure"] = f"[{value.lower}, {value.upper}]"
+    record["log_probability"] = log.text if text else log.value
+    if log.lower is not None:
+        record |= ({"log_enclosure": f"[{log.lower}, {log.upper}]"} if text else
+                   {"lower": value.lower, "upper": value.upper,
+                    "log_lower": log.lower, "log_upper": log.upper})
+    return record | {"error": value.error, "log_error": log.error}
+
+
+def loss_record(loss, digits: int, text: bool = False) -> dict[str, str]:
+    """The printed fields of a privacy loss: ``p1``, ``p2``, ``log_ratio`` (for a certified
+    loss also ``log_ratio_lower``/``log_ratio_upper``, in ``text`` one ``log_ratio_enclosure``)
+    and ``error``, the bound on the printed ``log_ratio``'s distance to the exact one."""
+    ratio = printed_log_ratio(loss, digits)
+    p1, p2 = (printed_probability(side, digits)[0] for side in (loss.p1, loss.p2))
+    return {"p1": p1.text if text else p1.value, "p2": p2.text if text else p2.value,
+            **ratio.fields("log_ratio", text), "error": ratio.error}
