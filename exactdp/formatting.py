@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from fractions import Fraction
 
 import mpmath
-from mpmath.libmp import from_man_exp, from_rational, to_rational
+from flint import arb, ctx
+
+from .precision import exact_mpf
 
 
 def format_value(value, digits: int) -> str:
@@ -63,8 +64,6 @@ def format_bound(value, digits: int, upward: bool) -> str:
     """
     if mpmath.isinf(value) or value == 0:
         return format_value(value, digits)
-    from flint import arb, ctx
-
     if value < 0:
         return "-" + format_bound(mpmath.fneg(value, exact=True), digits, not upward)
     mantissa, exponent = (int(part) for part in value.man_exp)
@@ -91,17 +90,9 @@ def format_error(error) -> str:
     return format_bound(error, 2, upward=True)
 
 
-def _exact(value) -> Fraction:
-    """A finite mpf, or a decimal string, as the exact rational it denotes."""
-    if isinstance(value, str):
-        return Fraction(Decimal(value))
-    numerator, denominator = to_rational(value._mpf_)  # exact, whatever mpmath's precision
-    return Fraction(int(numerator), int(denominator))
-
-
-def _upper_mpf(value: Fraction):
-    """The smallest 64-bit binary number ``≥ value``."""
-    return mpmath.mpf(from_rational(value.numerator, value.denominator, 64, "u"))
+def _upper(ball) -> mpmath.mpf:
+    """The upper end of an Arb ball, as an exact mpf."""
+    return exact_mpf(ball.upper())
 
 
 @dataclass(frozen=True)
@@ -166,56 +157,55 @@ def printed_number(centre, digits: int, error=None, enclosure=None) -> PrintedNu
         infinite = format_value(centre, digits)
         ends = (infinite, infinite) if enclosure is not None else (None, None)
         return PrintedNumber(infinite, "0", infinite, *ends)
-    exact_centre = _exact(centre)
+    printed_ends = (None, None)
     if enclosure is not None:
-        ends = tuple(_exact(end) for end in enclosure)
         printed_ends = (format_bound(enclosure[0], digits, False),
                         format_bound(enclosure[1], digits, True))
+    # Arb balls hold every input exactly at this precision (or enclose it), whatever the exponent
+    with ctx.workprec(128 + 4 * digits + max(int(x.man).bit_length() for x in
+                                             (centre, *(enclosure or (error,))))):
+        if enclosure is not None:
+            low, high = arb(enclosure[0]), arb(enclosure[1])
 
-        def distance(decimal: Fraction) -> Fraction:
-            return max(decimal - ends[0], ends[1] - decimal)
-    else:
-        printed_ends = (None, None)
-        engine_error = _exact(error)
+            def distance(decimal: str) -> mpmath.mpf:
+                return max(_upper(arb(decimal) - low), _upper(high - arb(decimal)))
+        else:
+            engine_error, exact_centre = arb(error), arb(centre)
 
-        def distance(decimal: Fraction) -> Fraction:
-            return engine_error + abs(decimal - exact_centre)
-    spread = distance(exact_centre)
-    if spread == 0:
-        shown = digits
-    elif spread >= abs(exact_centre):
-        shown = 1
-    else:
-        supported = int(mpmath.floor(mpmath.log10(abs(centre) / _upper_mpf(spread))))
-        shown = max(1, min(digits, supported))
-    value = format_value(centre, shown)
-    if enclosure is not None:
-        low, high = (_exact(end) for end in printed_ends)
-        while not low <= _exact(value) <= high:  # ends at the exact binary centre at the latest
-            shown += 1
-            value = format_value(centre, shown)
-    error = format_error(_upper_mpf(distance(_exact(value))))
-    text = value
-    if spread > 0 and spread >= abs(exact_centre):
-        text = f"0 ± {format_error(_upper_mpf(distance(Fraction(0))))}"
-    return PrintedNumber(value, error, text, *printed_ends)
+            def distance(decimal: str) -> mpmath.mpf:
+                return _upper(engine_error + abs(arb(decimal) - exact_centre))
+        spread = (max(_upper(arb(centre) - low), _upper(high - arb(centre)))
+                  if enclosure is not None else _upper(arb(error)))
+        if spread == 0:
+            shown = digits
+        elif spread >= abs(centre):
+            shown = 1
+        else:
+            with mpmath.workdps(20):
+                supported = int(mpmath.floor(mpmath.log10(abs(centre) / spread)))
+            shown = max(1, min(digits, supported))
+        value = format_value(centre, shown)
+        if enclosure is not None:  # ends at the exact binary centre at the latest
+            while not Decimal(printed_ends[0]) <= Decimal(value) <= Decimal(printed_ends[1]):
+                shown += 1
+                value = format_value(centre, shown)
+        text = value
+        if spread > 0 and spread >= abs(centre):
+            text = f"0 ± {format_error(distance('0'))}"
+        return PrintedNumber(value, format_error(distance(value)), text, *printed_ends)
 
 
 def _log_error_bound(probability):
     """A bound on the error of ``ln(value)`` of an estimated probability: with
     ``r = error/value < 1``, ``|ln v − ln v̂| ≤ −ln(1 − r)`` (ball arithmetic, upper end);
     ``inf`` when ``r ≥ 1``."""
-    from flint import arb, ctx, fmpq
-
     if probability.is_zero:  # ln 0 = −∞ exactly
         return mpmath.mpf(0)
-    relative = _exact(probability.error) / _exact(probability.value)
-    if relative >= 1:
-        return mpmath.inf
     with ctx.workprec(128):
-        bound = -(-arb(fmpq(relative.numerator, relative.denominator))).log1p()
-        mantissa, exponent = bound.upper().man_exp()
-    return mpmath.mpf(from_man_exp(int(mantissa), int(exponent)))
+        relative = arb(probability.error) / arb(probability.value)
+        if _upper(relative) >= 1:
+            return mpmath.inf
+        return _upper(-(-relative).log1p())
 
 
 def printed_probability(result, digits: int) -> tuple[PrintedNumber, PrintedNumber]:
