@@ -71,8 +71,10 @@ def format_error(error) -> str:
 
 
 def _upper(ball) -> mpmath.mpf:
-    """The upper end of an Arb ball, as an exact mpf."""
-    return exact_mpf(ball.upper())
+    """The upper end of an Arb ball, as an exact mpf (``inf`` for a ball that is not finite,
+    e.g. a distance to an infinite end)."""
+    end = ball.upper()
+    return exact_mpf(end) if end.is_finite() else mpmath.inf
 
 
 @dataclass(frozen=True)
@@ -120,7 +122,7 @@ def printed_number(centre, digits: int, error=None, enclosure=None) -> PrintedNu
     the centre is printed to ``s = floor(log10(|centre|/spread))`` significant digits, clamped to
     ``[1, digits]`` (more if needed to land inside the printed enclosure); the printed error is
     ``spread + |printed − centre|`` (estimate) or ``max(printed − lower, upper − printed)``
-    (enclosure), computed exactly in rationals and rounded up.  Infinities and exact values
+    (enclosure), bounded above in Arb ball arithmetic (any exponent) and rounded up.  Infinities and exact values
     (``spread = 0``) print as they are.
 
     Examples

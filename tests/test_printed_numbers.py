@@ -109,3 +109,15 @@ def test_the_printed_error_bounds_the_printed_probability(capsys):
                 assert abs(mpf(record["probability"]) - truth) <= mpf(record["error"])
                 assert abs(mpf(record["log_probability"]) - mpmath.log(truth)) <= \
                     mpf(record["log_error"])
+
+
+def test_exact_values_and_unbounded_errors():
+    # an exact binary value prints with error 0 when its digits fit, else its rounding error
+    assert printed_number(mpf("0.5"), 5, error=mpf(0)).error == "0"
+    third = printed_number(mpf(1) / 3, 5, error=mpf(0))
+    assert exact(third.value) == Fraction(33333, 10 ** 5)
+    assert abs(Fraction(1, 3) - exact(third.value)) <= exact(third.error)
+    # an enclosure with an infinite end proves no digit: "inf" error, parsable value
+    unbounded = printed_number(mpf(-3), 5, enclosure=(mpf("-inf"), mpf(-2)))
+    assert (unbounded.error, unbounded.lower, unbounded.upper) == ("inf", "-inf", "-2")
+    assert float(unbounded.value) == -3.0
