@@ -122,8 +122,9 @@ def printed_number(centre, digits: int, error=None, enclosure=None) -> PrintedNu
     the centre is printed to ``s = floor(log10(|centre|/spread))`` significant digits, clamped to
     ``[1, digits]`` (more if needed to land inside the printed enclosure); the printed error is
     ``spread + |printed − centre|`` (estimate) or ``max(printed − lower, upper − printed)``
-    (enclosure), bounded above in Arb ball arithmetic (any exponent) and rounded up.  Infinities and exact values
-    (``spread = 0``) print as they are.
+    (enclosure), bounded above in Arb ball arithmetic (any exponent) and rounded up.
+    Infinities and exact values (``spread = 0``) print as they are.  JSON takes ``value`` (it
+    always parses); tables take ``text``, which says ``0 ± E`` where no digit is proven.
 
     Examples
     --------

@@ -57,7 +57,8 @@ def run_maxloss(args: argparse.Namespace) -> int:
     mech = build_mechanism(args)
     result = max_privacy_loss(mech, args.d1, args.d2, dps=args.dps, allow_any_pair=args.any_pair)
     record = {"output": str(result.output),
-              **loss_record(result.loss, args.dps, text=not args.json), "method": result.loss.p1.method,
+              **loss_record(result.loss, args.dps, text=not args.json),
+              "method": result.loss.p1.method,
               "outputs_enumerated": str(result.outputs),
               "sum_p1": format_value(result.total1, args.dps),
               "sum_p2": format_value(result.total2, args.dps)}
