@@ -49,7 +49,7 @@ from .exact.loss import (MAX_ENUMERATED_QUERIES, PrivacyLoss, loss_from_probabil
                          worst_of_all_outputs)
 from .exact.probability import probability
 from .exact.sums import noiseless_output
-from .formatting import format_value
+from .formatting import format_value, printed_log_ratio
 from .mechanisms.base import Mechanism, Neighbours
 from .mechanisms.description import Release, ThresholdMechanism
 from .mechanisms.histogram import HistogramMechanism
@@ -425,11 +425,11 @@ class SearchResult:
         """The JSON record of ``exactdp search --json``."""
         loss, mech, witness = self.witness.loss, self.mechanism, self.witness
         params = _param_options(mech)
+        ratio = printed_log_ratio(loss, dps)
         d1, d2, output = (str(x) for x in (witness.d1, witness.d2, witness.output))
         record = {
             "mechanism": str(mech), "d1": d1, "d2": d2, "output": output,
-            "log_ratio": format_value(loss.log_ratio, dps),
-            "log_ratio_error": format_value(loss.error, 3),
+            "log_ratio": ratio.value, "log_ratio_error": ratio.error,
             "claimed": "none" if self.claimed is None else format_number(self.claimed),
             "verdict": self.verdict, "evaluations": self.evaluations,
             "stopped_by": self.stopped_by, "first_violation": self.first_violation,
@@ -439,7 +439,7 @@ class SearchResult:
         if witness.event is not None:
             record.update({
                 "event": witness.event,
-                "event_log_ratio": format_value(witness.event_loss.log_ratio, dps),
+                "event_log_ratio": printed_log_ratio(witness.event_loss, dps).value,
                 "event_recheck": f"exactdp loss {mech.name} {params} {_inputs(d1, d2)} "
                                  f"--event {shlex.quote(witness.event)}"})
         return record

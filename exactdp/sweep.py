@@ -27,7 +27,7 @@ import mpmath
 from .errors import ExactDPError, InputError
 from .exact.events import event_privacy_loss
 from .exact.loss import PrivacyLoss, privacy_loss
-from .formatting import format_supported, format_value
+from .formatting import loss_record
 from .progress import Progress
 from .checks import check_positive
 from .sequences import format_number, to_fraction
@@ -132,12 +132,10 @@ class SweepPoint:
     loss: PrivacyLoss
 
     def record(self, dps: int) -> dict:
-        """The JSON object: numbers as decimal strings to the digits they support."""
+        """The JSON object: numbers as decimal strings to the digits they support
+        (:func:`~exactdp.formatting.loss_record`)."""
         return {"t": format_number(self.t), "params": dict(self.params),
-                "p1": format_value(self.loss.p1.value, dps),
-                "p2": format_value(self.loss.p2.value, dps),
-                "log_ratio": format_supported(self.loss.log_ratio, self.loss.error, dps),
-                "error": format_value(self.loss.error, 3)}
+                **loss_record(self.loss, dps)}
 
 
 @dataclass(frozen=True)

@@ -200,8 +200,8 @@ def test_cli_prob_json_has_the_enclosure(capsys):
                          "--certified", "--json")
     assert code == 0 and err == ""
     record = json.loads(out)
-    assert set(record) == {"probability", "log_probability", "error", "method", "lower", "upper",
-                           "log_lower", "log_upper"}
+    assert set(record) == {"probability", "log_probability", "error", "log_error", "method",
+                           "lower", "upper", "log_lower", "log_upper"}
     # Lyu et al. §3.2 closed form, as above
     with mpmath.workdps(60):
         truth = (1 - mpmath.exp(mpf(-1) / 2)) / 2

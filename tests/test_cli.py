@@ -21,8 +21,8 @@ def test_prob_json(capsys):
     code, out, err = run(capsys, "prob", "svt5", "--queries", "0,1", "--output", "F,T", "--json")
     assert code == 0 and err == ""
     record = json.loads(out)
-    assert set(record) == {"probability", "log_probability", "error", "method", "lower", "upper",
-                           "log_lower", "log_upper"}
+    assert set(record) == {"probability", "log_probability", "error", "log_error", "method",
+                           "lower", "upper", "log_lower", "log_upper"}
     # Lyu, Su & Li, PVLDB 2017 (arXiv:1603.01699), §3.2: Pr[Alg. 5(0, 1) = (⊥, ⊤)] = ½(1 − e^{−ε/2})
     # to the printed 30 digits (rounding ≤ 5e-31) plus the engine's bound 10^-30 (relative).
     with mpmath.workdps(40):

@@ -33,7 +33,7 @@ def test_claim_ids_are_unique():
 
 
 def test_default_output_directory():
-    args = build_parser().parse_args(["reproduce"])
+    args = build_parser("reproduce").parse_args(["reproduce"])
     assert args.out == "figures" and args.only is None
 
 

@@ -73,8 +73,11 @@ def test_json_schema_and_values(capsys):
     assert [(r["params"]["eps"], r["t"]) for r in records] == \
         [(eps, t) for eps in ("0.5", "2") for t in ("-1", "-0.25", "0.5", "1.25", "2")]
     for r in records:
-        assert set(r) == {"t", "params", "p1", "p2", "log_ratio", "error"}
+        # certified by default: the enclosure's ends are printed beside the value
+        assert set(r) == {"t", "params", "p1", "p2", "log_ratio", "log_ratio_lower",
+                          "log_ratio_upper", "error"}
         assert all(isinstance(r[key], str) for key in ("t", "p1", "p2", "log_ratio", "error"))
+        assert float(r["log_ratio_lower"]) <= float(r["log_ratio"]) <= float(r["log_ratio_upper"])
         eps, t = float(r["params"]["eps"]), float(r["t"])
         assert float(r["log_ratio"]) == pytest.approx(eps * (abs(t - 1) - abs(t)), abs=1e-13)
         assert float(r["error"]) < 1e-13

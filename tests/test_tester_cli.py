@@ -12,7 +12,11 @@ from exactdp.sampling.hypothesis import p_value
 
 
 def run(capsys, *argv):
-    code = main(list(argv))
+    """Exit code, stdout and stderr of ``exactdp *argv`` (argparse's usage errors exit here)."""
+    try:
+        code = main(list(argv))
+    except SystemExit as exit_info:
+        code = exit_info.code
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 
@@ -109,7 +113,7 @@ def test_crosscheck_json(capsys):
     (["test", "statdp.SVT", "--test-eps", "-1"], "eps must be finite and non-negative"),
     (["test", "statdp.SVT", "--runs", "0"], "runs must be a positive integer, got runs=0"),
     (["test", "statdp.SVT", "--jobs", "0", "--d1", "1", "--d2", "2"],
-     "jobs must be a positive integer, got jobs=0"),
+     "--jobs must be a positive integer, got --jobs=0"),
     (["test", "statdp.SVT", "--d1", "1,1"], "give both d1 and d2, or neither"),
     (["test", "statdp.SVT", "--d1", "1,1", "--d2", "3,1"], "d1 and d2 are not neighbours"),
     (["crosscheck", "histogram", "--d1", "1,1", "--d2", "2,2"],

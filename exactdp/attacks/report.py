@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ..formatting import format_bound, format_supported, format_value
+from ..formatting import printed_number
 from ..sequences import format_number
 from .datasets import Histogram
 from .exact_accuracy import exact_accuracy, theorem_5_12_probability
@@ -24,10 +24,11 @@ Z95 = 1.959963984540054
 
 
 def _exact(figure, dps: int) -> tuple[str, str, str, str]:
-    """The value to the digits its error supports, the error to 3 digits, and the ends of the
-    enclosure rounded outward to ``dps`` digits."""
-    return (format_supported(figure.value, figure.error, dps), format_value(figure.error, 3),
-            format_bound(figure.lower, dps, False), format_bound(figure.upper, dps, True))
+    """The value to the digits its enclosure supports, the bound on that printed decimal's
+    error, and the ends of the enclosure rounded outward to ``dps`` digits
+    (:func:`~exactdp.formatting.printed_number`)."""
+    printed = printed_number(figure.value, dps, enclosure=(figure.lower, figure.upper))
+    return printed.value, printed.error, printed.lower, printed.upper
 
 
 def _exact_fields(key: str, figure, dps: int, error_key: str | None = None) -> dict:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from mpmath import mpf
 
 from ..exact import PrivacyLoss, privacy_loss
-from ..formatting import format_value
+from ..formatting import format_value, loss_record
 from ..mechanisms import mechanism
 
 #: Significant digits of every exact evaluation in the claims (and of the decimal strings).
@@ -62,13 +62,13 @@ class Family:
 
 
 def loss_point(family: Family, size: int, loss: PrivacyLoss, dps: int = DPS, **extra) -> dict:
-    """The JSON record of one evaluated member: series, size, log ratio, both probabilities and
-    the error estimate of the log ratio, plus ``extra`` fields (already strings)."""
-    return {"series": family.label, "size": size,
-            "log_ratio": format_value(loss.log_ratio, dps),
-            "log_ratio_error": format_value(loss.error, 3),
-            "p1": format_value(loss.p1.value, dps), "p2": format_value(loss.p2.value, dps),
-            **extra}
+    """The JSON record of one evaluated member: series, size, log ratio (with its enclosure when
+    certified), both probabilities and the bound ``log_ratio_error`` on the printed log ratio's
+    distance to the exact one (:func:`~exactdp.formatting.loss_record`), plus ``extra`` fields
+    (already strings)."""
+    record = loss_record(loss, dps)
+    error = record.pop("error")
+    return {"series": family.label, "size": size, **record, "log_ratio_error": error, **extra}
 
 
 def tolerance(dps: int = DPS, scale=1) -> mpf:

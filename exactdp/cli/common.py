@@ -9,7 +9,6 @@ import sys
 
 from ..checks import MAX_JOBS, check_jobs, check_seconds
 from ..errors import InputError
-from ..formatting import format_value
 from ..mechanisms import entry
 from ..precision import METHODS
 from ..program import is_program_spec, load_program
@@ -132,11 +131,6 @@ def make_mechanism(name: str, params: dict[str, str], trace_timeout: float = TRA
     if is_program_spec(name):
         return dataclasses.replace(load_program(name, **params), trace_timeout=trace_timeout)
     return entry(name).make(**params)
-
-
-def error_digits(error) -> str:
-    """An error estimate to 3 significant digits."""
-    return format_value(error, 3)
 
 
 def emit(args: argparse.Namespace, record: dict[str, str], title: str) -> None:

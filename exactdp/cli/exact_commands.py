@@ -9,10 +9,9 @@ from ..errors import InputError
 from ..exact import (CertifiedPrivacyLoss, CertifiedProbability, max_privacy_loss, privacy_loss,
                      probability)
 from ..exact.events import event_privacy_loss, event_probability
-from ..formatting import format_bound, format_supported, format_value
+from ..formatting import format_value, loss_record, probability_record
 from .common import (add_any_pair_argument, add_json_argument, add_mechanism_arguments,
-                     add_precision_arguments, build_mechanism, chosen_method, emit,
-                     error_digits)
+                     add_precision_arguments, build_mechanism, chosen_method, emit)
 
 
 def _check_event_method(args: argparse.Namespace) -> None:
@@ -20,19 +19,6 @@ def _check_event_method(args: argparse.Namespace) -> None:
     if args.event is not None and args.method != "auto":
         raise InputError(f"--method applies to --output only (events choose their own method), "
                          f"got --method {args.method} with --event")
-
-
-def _enclosure(lower, upper, dps: int) -> str:
-    """``[lower, upper]`` rounded outward to ``dps`` digits (the printed ends still enclose)."""
-    return f"[{format_bound(lower, dps, False)}, {format_bound(upper, dps, True)}]"
-
-
-def _certified_prob_fields(result, dps: int) -> dict[str, str]:
-    """The enclosure of the probability and of its log, ends rounded outward."""
-    return {"lower": format_bound(result.lower, dps, False),
-            "upper": format_bound(result.upper, dps, True),
-            "log_lower": format_bound(result.log_lower, dps, False),
-            "log_upper": format_bound(result.log_upper, dps, True)}
 
 
 def run_prob(args: argparse.Namespace) -> int:
@@ -44,48 +30,10 @@ def run_prob(args: argparse.Namespace) -> int:
     else:
         result = probability(mech, args.queries, args.output, dps=args.dps, method=args.method)
         what = f"{'density' if result.is_density else 'probability'} of the output"
-    if isinstance(result, CertifiedProbability):
-        record = {"probability": format_supported(result.value, result.error, args.dps),
-                  "log_probability": format_supported(
-                      result.log_value, (result.log_upper - result.log_lower) / 2, args.dps),
-                  **_certified_prob_fields(result, args.dps)}
-        if not args.json:
-            record = {"probability": record["probability"],
-                      "enclosure": _enclosure(result.lower, result.upper, args.dps),
-                      "log_probability": record["log_probability"],
-                      "log_enclosure": _enclosure(result.log_lower, result.log_upper, args.dps)}
-        emit(args, {**record, "error": error_digits(result.error), "method": result.method},
-             f"{mech}: {what} (certified)")
-        return 0
-    emit(args, {
-        "probability": format_value(result.value, args.dps),
-        "log_probability": format_value(result.log_value, args.dps),
-        "error": error_digits(result.error),
-        "method": result.method,
-    }, f"{mech}: {what}")
+    certified = " (certified)" if isinstance(result, CertifiedProbability) else ""
+    emit(args, {**probability_record(result, args.dps, text=not args.json),
+                "method": result.method}, f"{mech}: {what}{certified}")
     return 0
-
-
-def _loss_record(loss, dps: int, text: bool = False) -> dict[str, str]:
-    """``p1``, ``p2``, ``log_ratio``, its computed error bound ``error`` and the ``method``; a
-    certified loss has its enclosure instead of the error (``log_ratio_lower``,
-    ``log_ratio_upper``, or one ``log_ratio_enclosure`` line in text)."""
-    if isinstance(loss, CertifiedPrivacyLoss):
-        ends = (format_bound(loss.log_ratio_lower, dps, False),
-                format_bound(loss.log_ratio_upper, dps, True))
-        ratio = ({"log_ratio_enclosure": f"[{ends[0]}, {ends[1]}]"} if text else
-                 {"log_ratio_lower": ends[0], "log_ratio_upper": ends[1]})
-        return {"p1": format_supported(loss.p1.value, loss.p1.error, dps),
-                "p2": format_supported(loss.p2.value, loss.p2.error, dps),
-                "log_ratio": format_supported(loss.log_ratio, loss.error, dps),
-                **ratio, "error": error_digits(loss.error), "method": loss.p1.method}
-    return {
-        "p1": format_value(loss.p1.value, dps),
-        "p2": format_value(loss.p2.value, dps),
-        "log_ratio": format_supported(loss.log_ratio, loss.error, dps),
-        "error": error_digits(loss.error),
-        "method": loss.p1.method,
-    }
 
 
 def run_loss(args: argparse.Namespace) -> int:
@@ -100,7 +48,7 @@ def run_loss(args: argparse.Namespace) -> int:
                             method=args.method, allow_any_pair=args.any_pair)
         what = "the output"
     certified = " (certified)" if isinstance(loss, CertifiedPrivacyLoss) else ""
-    emit(args, _loss_record(loss, args.dps, text=not args.json),
+    emit(args, {**loss_record(loss, args.dps, text=not args.json), "method": loss.p1.method},
          f"{mech}: privacy loss ln(p1/p2) of {what}{certified}")
     return 0
 
@@ -108,7 +56,9 @@ def run_loss(args: argparse.Namespace) -> int:
 def run_maxloss(args: argparse.Namespace) -> int:
     mech = build_mechanism(args)
     result = max_privacy_loss(mech, args.d1, args.d2, dps=args.dps, allow_any_pair=args.any_pair)
-    record = {"output": str(result.output), **_loss_record(result.loss, args.dps),
+    record = {"output": str(result.output),
+              **loss_record(result.loss, args.dps, text=not args.json),
+              "method": result.loss.p1.method,
               "outputs_enumerated": str(result.outputs),
               "sum_p1": format_value(result.total1, args.dps),
               "sum_p2": format_value(result.total2, args.dps)}

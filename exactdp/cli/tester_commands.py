@@ -9,7 +9,7 @@ import numpy as np
 
 from mpmath import mpf
 
-from ..formatting import format_bound, format_value
+from ..formatting import format_bound, printed_probability
 from ..checks import check_seed
 from ..sampling.hypothesis import MAX_SAMPLES, STATDP_SAMPLES, p_value
 from ..sampling.inputs import LENGTHS
@@ -46,7 +46,8 @@ def run_crosscheck(args: argparse.Namespace) -> int:
                        lengths=check_lengths(args.lengths), neighbours=args.neighbours)
     emit(args, {
         "d1": _queries(check.d1), "d2": _queries(check.d2), "event": str(check.event),
-        "p1": format_value(check.exact.p1.value, 12), "p2": format_value(check.exact.p2.value, 12),
+        **{side: printed_probability(getattr(check.exact, side), 12)[0].value
+           for side in ("p1", "p2")},
         "exact_event_eps": json_number(check.exact_event_eps),
         **enclosure_fields(check.exact),
         "runs": check.runs, "c1": check.c1, "c2": check.c2,
