@@ -1,9 +1,12 @@
 """privacy_loss and max_privacy_loss."""
 
+import random
 from fractions import Fraction
 
 import mpmath
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import exactdp
 from exactdp.errors import InputError
@@ -108,5 +111,60 @@ def test_max_loss_beyond_12_queries_with_a_cutoff():
     d1 = [i % 3 for i in range(40)]
     result = exactdp.max_privacy_loss(mech, d1, [q + 1 for q in d1])
     assert result.outputs == 41 and abs(result.loss.log_ratio) <= 1
+    with mpmath.workdps(40):
+        assert abs(result.total1 - 1) < 1e-25 and abs(result.total2 - 1) < 1e-25
+
+
+def _exact(endpoint) -> Fraction:
+    mantissa, exponent = endpoint.man_exp()
+    return Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
+
+
+def _ends(ball) -> tuple[Fraction, Fraction]:
+    """The exact ends of an arb ball (its exact midpoint and radius, without rounding)."""
+    middle, radius = _exact(ball.mid()), _exact(ball.rad())
+    return middle - radius, middle + radius
+
+
+@settings(max_examples=8, deadline=None, derandomize=True)
+@given(st.lists(st.fractions(min_value=-3, max_value=3, max_denominator=8), min_size=1,
+                max_size=5))
+def test_svt1_all_outputs_hold_the_certified_probabilities_and_sum_to_one(queries):
+    # Each ball of the tree walk (all_outputs.py) must overlap the per-output certified
+    # enclosure (exactdp.probability(method="certified"), integrated piecewise on its own, not
+    # by the walk); the balls of all n + 1 outputs of svt1 c = 1 must sum to a ball holding 1.
+    from exactdp.exact.all_outputs import all_output_probabilities
+    from exactdp.exact.loss import possible_outputs
+    mech = exactdp.mechanism("svt1", eps=1, c=1)
+    outputs = [tuple(o) for o in possible_outputs(mech, len(queries))]
+    assert len(outputs) == len(queries) + 1
+    balls = all_output_probabilities(mech, queries, outputs, 30)
+    lower = upper = Fraction(0)
+    for output in outputs:
+        low, high = _ends(balls[output])
+        assert high - low <= low / 10 ** 30
+        certified = exactdp.probability(mech, queries, ["T" if a else "F" for a in output],
+                                        dps=30, method="certified")
+        assert low <= _exact_mpf(certified.upper) and _exact_mpf(certified.lower) <= high
+        lower, upper = lower + low, upper + high
+    assert lower <= 1 <= upper
+
+
+def _exact_mpf(value) -> Fraction:
+    mantissa, exponent = value.man_exp  # the mpf's own mantissa, not re-rounded
+    return Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
+
+
+def test_max_loss_beyond_the_former_limit_of_200_queries():
+    # svt1 c = 1 on 220 random queries: the maximiser's loss from the walk agrees with its two
+    # probabilities certified one output at a time, and stays within ε (Lyu, Su & Li 2017, Thm 4.1).
+    rng = random.Random(3)
+    d1 = [Fraction(rng.randint(-3000, 3000), 1000) for _ in range(220)]
+    d2 = [q + rng.choice((-1, 1)) for q in d1]
+    mech = exactdp.mechanism("svt1", eps=1, c=1)
+    result = exactdp.max_privacy_loss(mech, d1, d2)
+    assert result.outputs == 221 and abs(result.loss.log_ratio) <= 1
+    certified = exactdp.privacy_loss(mech, d1, d2, result.output, method="certified")
+    assert certified.log_ratio_lower <= result.loss.log_ratio <= certified.log_ratio_upper
     with mpmath.workdps(40):
         assert abs(result.total1 - 1) < 1e-25 and abs(result.total2 - 1) < 1e-25

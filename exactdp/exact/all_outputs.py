@@ -50,8 +50,31 @@ class _Piece:
             self.c0 = None
             return
         self.c0 = piece.log_coefficient
-        self.table = {k: exp_integral(piece.rate + k * inverse_b, a, b)
-                      for k in range(-n - 1, n + 2)}
+        self.table = _ExpIntegrals(piece.rate, inverse_b, a, b)
+
+
+class _ExpIntegrals(dict):
+    """``table[k] = ∫_a^b e^{(rate + k·step)z} dz`` in balls, each made on first use (an output
+    reads only the exponents its factors reach).  On a finite piece ``e^{λa}·expm1(λ(b − a))/λ``
+    from the balls of ``rate``, ``step`` and the ends, made once; the exact rational rate decides
+    a zero rate (the width) and the infinite ends go to :func:`~.certified.exp_integral`."""
+
+    def __init__(self, rate: Fraction, step: Fraction, a, b):
+        super().__init__()
+        self.rate, self.step, self.a, self.b = rate, step, a, b
+        if a is not None and b is not None:
+            self.balls = to_arb(rate), to_arb(step), to_arb(a), to_arb(b - a)
+
+    def __missing__(self, k: int) -> arb:
+        rate = self.rate + k * self.step
+        if self.a is None or self.b is None or rate == 0:
+            value = exp_integral(rate, self.a, self.b)
+        else:
+            rate_ball, step_ball, a, width = self.balls
+            exponent = rate_ball + k * step_ball
+            value = (exponent * a).exp() * (exponent * width).expm1() / exponent
+        self[k] = value
+        return value
 
 
 def all_output_probabilities(mech, queries, outputs, dps: int):
@@ -67,9 +90,10 @@ def all_output_probabilities(mech, queries, outputs, dps: int):
                                                   for k in noise.kink_points()})
         edges = [None] + kinks + [None]
         pieces = [_Piece(hub, a, b, inverse_b, n) for a, b in zip(edges, edges[1:])]
-        # per piece, per query, per answer: (log coefficient, rate sign, one_minus)
-        forms = [[{answer: _form(noise, answer, piece.middle, s) for answer in
-                   (False, True)} for s in shifts] for piece in pieces]
+        # per piece, per query, per answer: (log coefficient, rate sign, one_minus), made once
+        # per query and side of its kink and shared by the pieces on that side
+        made: dict = {}
+        forms = [[_forms(made, noise, piece.middle, s) for s in shifts] for piece in pieces]
         wanted = set(outputs)
         prefixes = {output[:k] for output in wanted for k in range(len(output) + 1)}
         results: dict = {}
@@ -90,6 +114,15 @@ def all_output_probabilities(mech, queries, outputs, dps: int):
                 stack.append((extended, [_multiply(state, forms[p][depth][answer])
                                          for p, state in enumerate(states)]))
         return results
+
+
+def _forms(made: dict, noise, middle, shift) -> dict:
+    """``{answer: form}`` of the query ``shift`` at the point ``middle``, from ``made`` where
+    the side of its kink containing ``middle − shift`` was seen before."""
+    key = (shift, noise.side(middle - shift))
+    if key not in made:
+        made[key] = {answer: _form(noise, answer, middle, shift) for answer in (False, True)}
+    return made[key]
 
 
 def _form(noise, answer: bool, middle, shift):

@@ -28,7 +28,7 @@ from .probability import probability
 MAX_ENUMERATED_QUERIES = 12
 #: ... or, where every output is evaluated at once (``all_outputs.py``), to this many queries
 #: and this many outputs (a cutoff keeps the count small: ``svt1`` with c = 1 has n + 1).
-MAX_SHARED_QUERIES = 200
+MAX_SHARED_QUERIES = 400
 MAX_SHARED_OUTPUTS = 2**16
 
 
