@@ -18,9 +18,12 @@ Notation (``b`` the scale):
 * ``Gumbel(b)``: density ``e^{−(x/b + e^{−x/b})}/b``; CDF ``exp(−e^{−x/b})``; survival
   ``1 − exp(−e^{−x/b})`` (report noisy max with Gumbel noise is the exponential mechanism:
   McSherry & Talwar, FOCS 2007; Dwork & Roth 2014, §3.4);
+* ``N(0, σ²)`` (Gaussian, scale ``σ``): density ``e^{−x²/(2σ²)}/(σ√(2π))``; CDF
+  ``½ erfc(−x/(σ√2))``; survival ``½ erfc(x/(σ√2))`` (the Gaussian Sparse Vector: Zhu & Wang,
+  "Improving Sparse Vector Technique with Rényi Differential Privacy", NeurIPS 2020);
 * no noise: the point mass at 0 (CDF and survival are indicators, there is no density).
 
-The survival function is computed directly, never as ``1 − F`` (cancellation).  All three
+The survival function is computed directly, never as ``1 − F`` (cancellation).  All four
 continuous laws are log-concave (their density, CDF and survival function), which the
 peak-aware quadrature relies on.
 """
@@ -34,7 +37,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Callable, ClassVar, NamedTuple
 
 import mpmath
-from flint import ctx
+from flint import arb, ctx
 from mpmath import mpf
 
 from .errors import MethodUnavailableError, PrecisionError
@@ -102,6 +105,8 @@ class NoiseLaw:
     median : Fraction
         The median in units of the scale (where :meth:`interval` switches from the CDF to the
         survival function).
+    symmetric : bool
+        Whether ``−η`` has the law of ``η``.
     """
 
     scale: Fraction
@@ -109,6 +114,7 @@ class NoiseLaw:
     closed_form: ClassVar[bool] = False
     kinks: ClassVar[tuple] = ()
     median: ClassVar[Fraction] = Fraction(0)
+    symmetric: ClassVar[bool] = False
 
     def __post_init__(self):
         if not isinstance(self.scale, Fraction) or self.scale <= 0:
@@ -234,6 +240,7 @@ class Laplace(NoiseLaw):
 
     symbol: ClassVar[str] = "Lap"
     closed_form: ClassVar[bool] = True
+    symmetric: ClassVar[bool] = True
     kinks: ClassVar[tuple] = (0,)
 
     def logpdf(self, x: mpf) -> mpf:
@@ -406,6 +413,72 @@ class Gumbel(NoiseLaw):
 
 
 @dataclass(frozen=True)
+class Gaussian(NoiseLaw):
+    """``N(0, σ²)`` with ``σ`` the scale: density ``e^{−x²/(2σ²)}/(σ√(2π))``, CDF
+    ``½ erfc(−x/(σ√2))``, survival ``½ erfc(x/(σ√2))`` (module docstring)."""
+
+    symbol: ClassVar[str] = "N"
+    symmetric: ClassVar[bool] = True
+
+    def __str__(self) -> str:
+        return f"N(0, {self.scale}²)"
+
+    def _standard(self, x: mpf) -> mpf:
+        """``x/(σ√2)``."""
+        return x / (self.b * mpmath.sqrt(2))
+
+    def logpdf(self, x: mpf) -> mpf:
+        """``−x²/(2σ²) − log(σ√(2π))``."""
+        return -(x / self.b) ** 2 / 2 - mpmath.log(self.b * mpmath.sqrt(2 * mpmath.pi))
+
+    def dlogpdf(self, x: mpf) -> mpf:
+        """``−x/σ²``."""
+        return -x / self.b ** 2
+
+    def logcdf(self, x: mpf) -> mpf:
+        """``log(½ erfc(−x/(σ√2)))`` (``erfc`` keeps the far left tail without underflow)."""
+        return mpmath.log(mpmath.erfc(-self._standard(x)) / 2)
+
+    def dlogcdf(self, x: mpf) -> mpf:
+        """``p(x)/F(x)``."""
+        return mpmath.exp(self.logpdf(x) - self.logcdf(x))
+
+    def logsf(self, x: mpf) -> mpf:
+        """``log(½ erfc(x/(σ√2)))``."""
+        return mpmath.log(mpmath.erfc(self._standard(x)) / 2)
+
+    def dlogsf(self, x: mpf) -> mpf:
+        """``−p(x)/S(x)``."""
+        return -mpmath.exp(self.logpdf(x) - self.logsf(x))
+
+    def _ball_log(self, kind: Kind, side: int) -> BallLog:
+        """In balls, with ``u = x/(σ√2)``: ``log F = log(½ erfc(−u))``, ``log S =
+        log(½ erfc(u))``, ``log p = −u² − log(σ√(2π))``; the derivatives ``p/F``, ``−p/S`` and
+        ``−x/σ²``.  ``erfc`` and ``e^{−u²}`` are entire; every log is concave on the real line
+        (the normal law is log-concave, and so are its CDF and survival function)."""
+        sigma = to_arb(self.scale)
+        inverse = 1 / (sigma * arb(2).sqrt())
+        log_norm = (sigma * (2 * arb.pi()).sqrt()).log()
+
+        def log_pdf(x):
+            return -(x * inverse) ** 2 - log_norm
+
+        def tail(x, sign):
+            return (sign * x * inverse).erfc() / 2
+
+        if kind is Kind.PDF:
+            return BallLog(log_pdf, lambda x: -x / sigma ** 2, lambda x: log_pdf(x).exp())
+        sign = -1 if kind is Kind.CDF else 1
+        return BallLog(lambda x: tail(x, sign).log(),
+                       lambda x: -sign * (log_pdf(x) - tail(x, sign).log()).exp(),
+                       lambda x: tail(x, sign))
+
+    def sample(self, rng: np.random.Generator, size, loc=0.0) -> np.ndarray:
+        """``rng.normal(loc, σ, size)``."""
+        return rng.normal(loc, float(self.scale), size)
+
+
+@dataclass(frozen=True)
 class NoNoise(NoiseLaw):
     """The point mass at 0: ``F(x) = 1[x ≥ 0]``, ``S(x) = 1[x ≤ 0]``; no density."""
 
@@ -454,6 +527,6 @@ class NoNoise(NoiseLaw):
         return np.zeros(size) + loc
 
 
-def laplace_or_none(scale: Fraction) -> NoiseLaw:
-    """``Lap(scale)``, or :class:`NoNoise` for ``scale = 0``."""
-    return NoNoise() if scale == 0 else Laplace(scale)
+def noise_or_none(scale: Fraction, law: type[NoiseLaw] = Laplace) -> NoiseLaw:
+    """``law(scale)``, or :class:`NoNoise` for ``scale = 0``."""
+    return NoNoise() if scale == 0 else law(scale)

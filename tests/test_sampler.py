@@ -27,7 +27,7 @@ def test_frequencies_match_exact_probabilities(name):
                for out in possible_outputs(mech, len(QUERIES))]
     assert set(counts) <= set(outputs)
     for output in outputs:
-        p = float(exactdp.probability(mech, QUERIES, output, dps=15, method="closed").value)
+        p = float(exactdp.probability(mech, QUERIES, output, dps=15).value)
         # two-sided binomial interval with 1e-6 tail mass per output
         low, high = binom.interval(1 - 1e-6, RUNS, p)
         assert low <= counts.get(output, 0) <= high, (output, p, counts.get(output, 0))

@@ -287,8 +287,8 @@ def numpy_exp(prng, queries, epsilon):
     return np.exp(prng.laplace(scale=1.0 / epsilon, size=len(queries))).argmax()
 
 
-def gaussian(prng, queries, epsilon):
-    return queries[0] + prng.normal(scale=1.0 / epsilon)
+def uniform(prng, queries, epsilon):
+    return queries[0] + prng.uniform(0, 1.0 / epsilon)
 
 
 def product(prng, queries, epsilon):
@@ -301,8 +301,8 @@ def product(prng, queries, epsilon):
     (noise_in_while, r"cannot trace a noise in a while condition \(at test_tracing\.py:\d+: "
                      r"while count < prng\.laplace"),
     (numpy_exp, r"cannot trace numpy\.exp on noises \(at test_tracing\.py:\d+: return np\.exp"),
-    (gaussian, r"cannot trace prng\.normal .* \(at test_tracing\.py:\d+: return queries\[0\] \+ "
-               r"prng\.normal"),
+    (uniform, r"cannot trace prng\.uniform .* \(at test_tracing\.py:\d+: return queries\[0\] \+ "
+              r"prng\.uniform"),
     (product, r"cannot trace a product of two noises \(at test_tracing\.py:\d+"),
 ])
 def test_out_of_class_programs_are_refused_in_one_line(function, message):

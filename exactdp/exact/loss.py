@@ -238,9 +238,10 @@ def best_by_loss(evaluated, dps: int):
 
 
 def _separate_best(mech, d1: Runs, d2: Runs, outputs, dps: int):
-    """The output of largest |loss| and both totals, each output by its own closed form."""
-    return best_by_loss(((output, probability(mech, d1, Runs.from_items(output), dps, "closed"),
-                          probability(mech, d2, Runs.from_items(output), dps, "closed"))
+    """The output of largest |loss| and both totals, each output evaluated on its own (the
+    default method: certified, or the estimate for a law without a certified rule)."""
+    return best_by_loss(((output, probability(mech, d1, Runs.from_items(output), dps),
+                          probability(mech, d2, Runs.from_items(output), dps))
                          for output in outputs), dps)
 
 

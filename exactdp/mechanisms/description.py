@@ -4,11 +4,11 @@ A mechanism is written down once, as data, and read by two interpreters: the exa
 (``exactdp.exact``) and the vectorised sampler (``exactdp.sampling.sampler``).  The run of every
 mechanism of this family is (Lyu, Su & Li, PVLDB 2017, arXiv:1603.01699, Alg. 1–7)::
 
-    ρ ~ Lap(threshold_scale)
+    ρ ~ law(threshold_scale)                         (law: Laplace unless declared otherwise)
     for each query q_i:
-        ν_i ~ Lap(query_scale)                       (no noise when query_scale = 0)
+        ν_i ~ law(query_scale)                       (no noise when query_scale = 0)
         if q_i + ν_i ≥ threshold + ρ:  release ⊤     (or a number, see ``release``)
-            if redraw_threshold: ρ ~ Lap(threshold_scale)
+            if redraw_threshold: ρ ~ law(threshold_scale)
             stop after the ``cutoff``-th ⊤           (never when cutoff is None)
         else:                          release ⊥
 """
@@ -19,7 +19,7 @@ import enum
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..noise import Laplace, NoiseLaw, laplace_or_none
+from ..noise import Laplace, NoiseLaw, noise_or_none
 from .base import Mechanism, OutputKind
 
 
@@ -43,9 +43,9 @@ class ThresholdMechanism(Mechanism):
     Attributes
     ----------
     threshold_scale : Fraction
-        Scale ``b_ρ > 0`` of the Laplace threshold noise.
+        Scale ``b_ρ > 0`` of the threshold noise.
     query_scale : Fraction
-        Scale ``b_ν ≥ 0`` of the Laplace noise added to each query (0: no noise).
+        Scale ``b_ν ≥ 0`` of the noise added to each query (0: no noise).
     threshold : Fraction
         The public threshold ``T``.
     cutoff : int or None
@@ -54,6 +54,9 @@ class ThresholdMechanism(Mechanism):
         What is output at a ⊤ position.
     release_scale : Fraction or None
         Scale of the fresh noise when ``release`` is ``Release.FRESH_VALUE``.
+    law : type of NoiseLaw
+        The law of every noise, made from its scale (:class:`~exactdp.noise.Laplace`, or
+        :class:`~exactdp.noise.Gaussian` with the scale its standard deviation).
     redraw_threshold : bool
         Whether ρ is drawn afresh after each ⊤ (Lyu Alg. 2).
     statdp_view : str or None
@@ -72,6 +75,7 @@ class ThresholdMechanism(Mechanism):
     release_scale: Fraction | None = None
     redraw_threshold: bool = False
     statdp_view: str | None = None
+    law: type[NoiseLaw] = Laplace
 
     def __post_init__(self):
         if self.threshold_scale <= 0 or self.query_scale < 0:
@@ -91,15 +95,15 @@ class ThresholdMechanism(Mechanism):
 
     @property
     def threshold_noise(self) -> NoiseLaw:
-        """``Lap(b_ρ)``."""
-        return Laplace(self.threshold_scale)
+        """``law(b_ρ)``."""
+        return self.law(self.threshold_scale)
 
     @property
     def query_noise(self) -> NoiseLaw:
-        """``Lap(b_ν)``, or no noise when ``b_ν = 0``."""
-        return laplace_or_none(self.query_scale)
+        """``law(b_ν)``, or no noise when ``b_ν = 0``."""
+        return noise_or_none(self.query_scale, self.law)
 
     @property
     def release_noise(self) -> NoiseLaw | None:
-        """The fresh noise of a ``FRESH_VALUE`` release, ``Lap(release_scale)``."""
-        return Laplace(self.release_scale) if self.release_scale else None
+        """The fresh noise of a ``FRESH_VALUE`` release, ``law(release_scale)``."""
+        return self.law(self.release_scale) if self.release_scale else None

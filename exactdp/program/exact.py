@@ -38,7 +38,7 @@ from ..exact.integral_form import IntegralBuilder, IntegralForm, make_term
 from ..exact.loss import (MaxPrivacyLoss, best_by_loss, conclude_max_loss, max_privacy_loss,
                           neighbouring_pair)
 from ..exact.probability import evaluate, probability
-from ..noise import Kind, Laplace, NoiseLaw
+from ..noise import Kind, NoiseLaw
 from ..events import Interval
 from ..precision import MAX_DPS, CertifiedProbability, Probability, check_dps
 from ..sequences import Runs, as_output, as_queries
@@ -72,11 +72,11 @@ def _name(index: int, path: Path) -> str:
 
 
 def scaled_law(law: NoiseLaw, factor: Fraction, what: str) -> NoiseLaw:
-    """The law of ``factor·η`` for ``η ~ law`` (a negative factor only for the symmetric
-    Laplace law)."""
-    if factor < 0 and not isinstance(law, Laplace):
+    """The law of ``factor·η`` for ``η ~ law`` (a negative factor only for a symmetric law:
+    Laplace, Gaussian)."""
+    if factor < 0 and not law.symmetric:
         raise TracingError(f"{what}: −η for η ~ {law} has no law in exactdp (only the "
-                           f"Laplace law is symmetric)")
+                           f"Laplace and Gaussian laws are symmetric)")
     return law if factor == 1 else type(law)(law.scale * abs(factor))
 
 

@@ -39,7 +39,7 @@ import numpy as np
 from flint import fmpq
 
 from ..errors import InputError
-from ..noise import Exponential, Gumbel, Laplace, NoiseLaw
+from ..noise import Exponential, Gaussian, Gumbel, Laplace, NoiseLaw
 from ..progress import Progress
 from .sandbox import TRACE_TIMEOUT, sandbox
 
@@ -570,8 +570,8 @@ def _size(size):
 
 
 class SymbolicPRNG:
-    """The ``prng`` a traced program receives: ``laplace``, ``exponential`` and ``gumbel``
-    draw noise symbols; any other method is refused."""
+    """The ``prng`` a traced program receives: ``laplace``, ``exponential``, ``gumbel`` and
+    ``normal`` (numpy's signatures) draw noise symbols; any other method is refused."""
 
     def __init__(self, run: "Run"):
         self._run = run
@@ -595,11 +595,14 @@ class SymbolicPRNG:
     def gumbel(self, loc=0.0, scale=1.0, size=None):
         return self._draw("Gumbel", Gumbel, loc, scale, size)
 
+    def normal(self, loc=0.0, scale=1.0, size=None):
+        return self._draw("normal", Gaussian, loc, scale, size)
+
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
         raise unsupported(f"prng.{name} (the exact interpreter knows prng.laplace, "
-                          f"prng.exponential and prng.gumbel)")
+                          f"prng.exponential, prng.gumbel and prng.normal)")
 
 
 # ----------------------------------------------------------------------------- runs and paths

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..mechanisms.sums import NoisySum
-from ..noise import laplace_or_none
+from ..noise import noise_or_none
 from .families import Draws
 from .sampler import query_array
 from .sampler import sample
@@ -25,5 +25,5 @@ def _(mech: NoisySum, queries, runs: int, rng: np.random.Generator) -> Draws:
     for j, term in enumerate(terms):
         previous = values[:, j - 1] if term.carry else 0.0
         values[:, j] = (previous + (prefix[term.last] - prefix[term.first])
-                        + laplace_or_none(term.scale).sample(rng, runs))
+                        + noise_or_none(term.scale).sample(rng, runs))
     return Draws(values)
