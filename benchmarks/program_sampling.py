@@ -1,4 +1,4 @@
-"""Benchmark: the sampling interpreter of programs (``exactdp.program.sampling``).
+"""Benchmark: the sampling interpreter of programs (``exactdp.programs.sampling``).
 
 For StatDP's SVT (N = 1) and noisy max (Ding et al., CCS 2018; StatDP's ``algorithms.py``) on
 ``n`` queries, the time to draw ``--runs`` outputs
@@ -13,7 +13,7 @@ For StatDP's SVT (N = 1) and noisy max (Ding et al., CCS 2018; StatDP's ``algori
 Medians of ``--repeats`` timings; the ratios program/loop (the interpreter's overhead) and
 loop/catalogue (what the vectorised samplers save) do not depend on the machine's speed as much
 as the times do.  Last, the cost of the fence every call of the sampler puts around the program
-(``exactdp.program.sandbox``: guards installed and removed, a watchdog thread started and
+(``exactdp.programs.sandbox``: guards installed and removed, a watchdog thread started and
 joined): the sampler's CPU time with and without it, interleaved, and the fence alone per call.
 
 Run: ``python benchmarks/program_sampling.py [--runs 20000] [--repeats 5]`` from the repository
@@ -34,9 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from timing import median_time  # noqa: E402
 import exactdp  # noqa: E402
-from exactdp.program import program  # noqa: E402
-from exactdp.program import sampling as program_sampling  # noqa: E402
-from exactdp.program.sandbox import TRACE_TIMEOUT, sandbox  # noqa: E402
+from exactdp.programs import program  # noqa: E402
+from exactdp.programs import sampling as program_sampling  # noqa: E402
+from exactdp.programs.sandbox import TRACE_TIMEOUT, sandbox  # noqa: E402
 
 
 def svt(prng, queries, epsilon, N, T):
@@ -66,7 +66,7 @@ CASES = [("SVT", svt, dict(epsilon=0.7, N=1, T=1), "statdp.SVT", dict(eps=0.7, N
 
 
 class _NoFence:
-    """Stands for :func:`~exactdp.program.sandbox.sandbox` in the runs timed without it."""
+    """Stands for :func:`~exactdp.programs.sandbox.sandbox` in the runs timed without it."""
 
     def __init__(self, *args, **kwargs):
         pass

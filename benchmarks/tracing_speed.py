@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 from timing import median_time  # noqa: E402
 import exactdp  # noqa: E402
-from exactdp.program import load_program  # noqa: E402
-from exactdp.program import exact as program_exact  # noqa: E402
+from exactdp.programs import load_program  # noqa: E402
+from exactdp.programs import exact as program_exact  # noqa: E402
 
 SIZES = (10, 100, 1000)
 REPEATS = 3

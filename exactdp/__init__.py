@@ -20,7 +20,7 @@ _LAZY = {**dict.fromkeys(["CertifiedPrivacyLoss", "CertifiedProbability", "MaxPr
                           "probability"], ".exact"),
          "format_value": ".formatting",
          **dict.fromkeys(["ThresholdMechanism", "catalogue", "mechanism"], ".mechanisms"),
-         "program": ".program", "sample": ".sampling"}
+         "program": ".programs", "sample": ".sampling"}
 
 
 def __getattr__(name: str):

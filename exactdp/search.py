@@ -55,7 +55,7 @@ from .mechanisms.description import Release, ThresholdMechanism
 from .mechanisms.histogram import HistogramMechanism
 from .mechanisms.noisy_max import NoisyMaxMechanism
 from .mechanisms.sums import NoisySum
-from .program.model import Program
+from .programs.model import Program
 from .sampling.inputs import input_patterns
 from .progress import Progress
 from .checks import check_positive, check_seed

@@ -380,7 +380,7 @@ def test_list_imports_the_catalogue_only():
     (~0.25 s), the engine or the command modules."""
     modules = _modules_after("from exactdp.cli import main; main(['list'])")
     assert "exactdp.cli.list_command" in modules and "exactdp.mechanisms" in modules
-    assert not {"numpy", "exactdp.exact", "exactdp.program", "exactdp.cli.common",
+    assert not {"numpy", "exactdp.exact", "exactdp.programs", "exactdp.cli.common",
                 "exactdp.cli.exact_commands"} & set(modules)
 
 

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import exactdp
-from exactdp.program import load_program
+from exactdp.programs import load_program
 from exactdp.cli import main
 from exactdp.exact.probability import probability
 from exactdp.noise import Gaussian, Kind

@@ -11,9 +11,9 @@ import exactdp
 from exactdp.cli import main
 from exactdp.errors import InputError
 from exactdp.events import Equals, Interval, IsBottom, parse_event, search_space, view_of
-from exactdp.program import load_program, program
-from exactdp.program.outputs import Category, Number, NumberOrBottom, program_view
-from exactdp.program.sampling import INTEGER
+from exactdp.programs import load_program, program
+from exactdp.programs.outputs import Category, Number, NumberOrBottom, program_view
+from exactdp.programs.sampling import INTEGER
 from exactdp.sampling.tester import detect
 
 #: StatDP's algorithms as its users write them (Ding, Wang, Wang, Zhang & Kifer, CCS 2018,
@@ -222,8 +222,8 @@ def test_scalar_outputs_are_recorded_as_the_function_returns_them(algorithms):
 
 
 def test_exact_event_loss_of_a_program_equals_the_catalogues():
-    # needs the exact interpreter of programs (exactdp.program.exact)
-    pytest.importorskip("exactdp.program.exact")
+    # needs the exact interpreter of programs (exactdp.programs.exact)
+    pytest.importorskip("exactdp.programs.exact")
     from exactdp.exact.events import event_privacy_loss
 
     source = textwrap.dedent(ALGORITHMS)

@@ -1,4 +1,4 @@
-"""The fence around a user's program (``exactdp.program.sandbox``), while it is traced and while
+"""The fence around a user's program (``exactdp.programs.sandbox``), while it is traced and while
 it is sampled: randomness not drawn from ``prng`` is refused in one line naming the call and the
 program's line, the program's standard output goes to standard error, a run that does not return
 is reported and stopped; everything patched is restored afterwards."""
@@ -19,9 +19,9 @@ import pytest
 import exactdp
 from exactdp.cli import main
 from exactdp.errors import InputError
-from exactdp.program import load_program, program
-from exactdp.program.exact import traced_paths
-from exactdp.program.sandbox import sandbox
+from exactdp.programs import load_program, program
+from exactdp.programs.exact import traced_paths
+from exactdp.programs.sandbox import sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -5,6 +5,8 @@ descriptions to 25 digits; out-of-class programs are refused in one line."""
 import dataclasses
 import itertools
 import json
+import subprocess
+import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -17,8 +19,8 @@ from exactdp.cli import main
 from exactdp.errors import InputError
 from exactdp.events import Coordinate, View, parse_event
 from exactdp.exact.events import event_probability
-from exactdp.program import load_program, program, tracing
-from exactdp.program.exact import traced_paths
+from exactdp.programs import load_program, program, tracing
+from exactdp.programs.exact import traced_paths
 from exactdp.sampling.inputs import STATDP_PATTERNS
 
 PROGRAMS = Path(__file__).parent / "programs" / "statdp_algorithms.py"
@@ -400,3 +402,11 @@ def test_cli_boolean_entry_events_read_t_and_f(capsys):
         assert code == 0
         losses[clause] = json.loads(capsys.readouterr().out)["log_ratio"]
     assert losses["out0=F"] == losses["out0=0"] and losses["out1=T"] == losses["out1=1"]
+
+
+def test_exactdp_program_is_the_function_after_its_package_is_imported():
+    # The package of programs is ``exactdp.programs``: importing it (as the engine does) must not
+    # shadow the public function ``exactdp.program`` (as a package ``exactdp.program`` did).
+    code = ("import exactdp.programs.tracing, exactdp; "
+            "assert callable(exactdp.program), exactdp.program")
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -11,8 +11,8 @@ from ..checks import MAX_JOBS, check_jobs, check_seconds
 from ..errors import InputError
 from ..mechanisms import entry
 from ..precision import METHODS
-from ..program import is_program_spec, load_program
-from ..program.sandbox import TRACE_TIMEOUT
+from ..programs import is_program_spec, load_program
+from ..programs.sandbox import TRACE_TIMEOUT
 from ..workers import SCHEDULER_VARIABLE, scheduler_from_environment
 
 def add_mechanism_arguments(parser: argparse.ArgumentParser) -> None:

@@ -58,8 +58,8 @@ from ..mechanisms.histogram import HistogramMechanism
 from ..mechanisms.noisy_max import NoisyMaxMechanism
 from ..mechanisms.sums import NoisySum
 from ..noise import Kind
-from ..program.exact import event_probability as program_event_probability
-from ..program.model import Program
+from ..programs.exact import event_probability as program_event_probability
+from ..programs.model import Program
 from ..precision import (CertifiedProbability, Probability, check_dps, require_digits, to_arb,
                          to_mpf, unit_roundoff, working_dps)
 from ..sampling.sampler import ABSENT, Samples

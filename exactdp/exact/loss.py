@@ -180,7 +180,7 @@ def max_privacy_loss(mech, d1, d2, dps: int = 30,
     recomputed with ``method="auto"`` (two independent methods).  The probabilities of all
     outputs must sum to 1 on both sides to ``dps - 5`` digits, or
     :class:`~exactdp.errors.PrecisionError` is raised.  A generic function on the mechanism's
-    type: programs register their own enumeration (``exactdp.program.exact``).
+    type: programs register their own enumeration (``exactdp.programs.exact``).
     """
     d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
     n = len(d1)

@@ -19,8 +19,8 @@ on ε, so one selection batch serves every test ε (StatDP draws one per ε, and
 ``reselect=True``); the test batch of an input pair is shared by every event selected on it; and
 the p-value is the exact expectation over the thinning (no Monte-Carlo noise).
 
-Programs (``exactdp.program``) are run by their own function (``exactdp.program.sampling``); their
-events follow the return type, read from the pilot runs (``exactdp.program.outputs``).  When the
+Programs (``exactdp.programs``) are run by their own function (``exactdp.programs.sampling``); their
+events follow the return type, read from the pilot runs (``exactdp.programs.outputs``).  When the
 exact interpreter cannot handle a program or event, the verdict is still given and
 :attr:`ExactEvent.unavailable` says why there is no exact loss beside it.
 
@@ -52,8 +52,8 @@ from ..sequences import format_number
 from ..checks import check_positive, check_seed, check_writable
 from ..events import Event, View, count_events, parse_event, search_space, view_of
 from ..mechanisms.base import Neighbours
-from ..program.model import Program
-from ..program.outputs import program_view
+from ..programs.model import Program
+from ..programs.outputs import program_view
 from ..workers import current_scheduler, parallel_map
 from .discrete_laws import binom_interval
 from .hypothesis import check_counts, p_value

@@ -2,7 +2,7 @@
 
 A program returns a scalar, a tuple, a list or a 1-D array; its entries are the components
 ``out0``, ``out1``, … of the one event grammar (``exactdp.events``).  The kind of each entry is
-read from sampled runs (``exactdp.program.sampling``), as StatDP's ``run_algorithm`` reads it
+read from sampled runs (``exactdp.programs.sampling``), as StatDP's ``run_algorithm`` reads it
 from a sample run (Ding, Wang, Wang, Zhang & Kifer, "Detecting Violations of Differential
 Privacy", CCS 2018, arXiv:1805.10277, §4.3):
 

@@ -2,7 +2,7 @@
 
 The values given to the function keep exactdp's rule that ``0.7`` means seven tenths: they are
 stored as exact rationals here, and each interpreter hands them to the function in its own
-arithmetic (the tracer as exact rationals, ``exactdp.program.tracing.Exact``; the sampler as
+arithmetic (the tracer as exact rationals, ``exactdp.programs.tracing.Exact``; the sampler as
 floats).
 """
 
@@ -54,7 +54,7 @@ class Program(Mechanism):
     trace_timeout : float or None
         Seconds one run of the function (the trace of one path, one sampled run) may take
         before it is stopped with an :class:`~exactdp.errors.InputError` (``None``: no limit);
-        see ``exactdp.program.sandbox``.
+        see ``exactdp.programs.sandbox``.
     """
 
     func: Callable = field(compare=False)

@@ -4,7 +4,7 @@
 with the seeded ``numpy.random.Generator`` ``rng`` — exactly what StatDP's ``run_algorithm``
 does (Wang, Ding, Wang, Kifer & Zhang, CCS 2018, arXiv:1805.10277; Ding et al., CCS 2018) — so
 every draw of the program comes from ``rng`` and a seeded generator reproduces every run.  The
-runs are made in :func:`~exactdp.program.sandbox.sandbox`, which refuses any other randomness,
+runs are made in :func:`~exactdp.programs.sandbox.sandbox`, which refuses any other randomness,
 sends the program's standard output to standard error and stops a run that does not return.
 
 Arithmetic: the sampler runs the program in binary floating point.  The query answers are
@@ -16,7 +16,7 @@ floats, which is what a run of the program on a computer does.
 The outputs are recorded entry by entry (:class:`ProgramSamples`): a scalar is one entry, a
 tuple, list or one-dimensional array its entries in order; each entry's *kind* (absent, boolean,
 integer, number, ⊥) is kept beside its value, so the tester can infer the event space from the
-return type (``exactdp.program.outputs``).
+return type (``exactdp.programs.outputs``).
 
 Worker processes: a program loaded from a file (``load_program("file.py:fn")``) is pickled by
 its file and function name and re-loaded in the worker (:func:`_reduce_program`), so the

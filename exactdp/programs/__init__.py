@@ -7,7 +7,7 @@ mechanism; :func:`load_program` finds one from the command line's ``FILE.py:FUNC
 ``package.module:FUNCTION``.
 """
 
-from .. import exact as _engine  # noqa: F401  (the engine first: it imports program.exact)
+from .. import exact as _engine  # noqa: F401  (the engine first: it imports programs.exact)
 from . import outputs, sampling  # noqa: F401  (register the sampler and the event view)
 from .model import Program, is_program_spec, load_program, program
 from . import exact  # registers the exact engine of programs  # noqa: E402,F401

@@ -956,7 +956,7 @@ def trace(func, queries, kwargs: dict, limit: int = PATH_LIMIT,
         :data:`PROGRESS_AFTER` seconds (``None``: only on a terminal).
     timeout : float or None
         Seconds the trace of one path may take (an :class:`InputError` beyond it; ``None``: no
-        limit).  The program runs in :func:`~exactdp.program.sandbox.sandbox`: randomness other
+        limit).  The program runs in :func:`~exactdp.programs.sandbox.sandbox`: randomness other
         than ``prng`` is refused, its standard output goes to standard error.
     """
     arguments = {k: exact_argument(v) for k, v in kwargs.items()}
