@@ -21,12 +21,13 @@ import mpmath
 from flint import arb
 from mpmath import mpf
 
-from ..errors import MethodUnavailableError, PrecisionError
+from ..errors import InputError, MethodUnavailableError, PrecisionError
+from ..mechanisms.noisy_max import NoisyMaxMechanism
 from ..noise import Gaussian, Laplace, NoiseLaw
 from ..precision import CertifiedProbability, exact_mpf, to_arb
 from ..sequences import Runs, to_fraction
 from . import all_outputs
-from .loss import enumerated_outputs
+from .loss import MAX_ENUMERATED_QUERIES, enumerated_outputs
 from .piece_series import flint_context
 from .probability import probability
 
@@ -87,9 +88,13 @@ def output_probability_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[a
     """``[(Pr[M(d1) = a], Pr[M(d2) = a])]`` over every output ``a`` of either input, as balls
     of relative width ``≤ 10^{−dps}`` (exact zeros exact), at flint's precision for ``dps``
     digits.  ⊤/⊥ mechanisms: the outputs of ``max_privacy_loss``'s enumeration, all at once
-    where ``all_outputs.py`` applies, else each output's certified probability.  A generic
+    where ``all_outputs.py`` applies, else each output's certified probability; noisy max
+    releasing an index: each index's certified probability.  A generic
     function: programs register their own."""
-    outputs, shared = enumerated_outputs(mech, len(d1), "a divergence")
+    if isinstance(mech, NoisyMaxMechanism):
+        outputs, shared = _indices(mech, len(d1)), False
+    else:
+        outputs, shared = enumerated_outputs(mech, len(d1), "a divergence")
     if shared:
         keys = [tuple(output) for output in outputs]
         sides = [all_outputs.all_output_probabilities(mech, d.expand(), keys, dps)
@@ -99,6 +104,19 @@ def output_probability_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[a
         return [tuple(certified_ball(probability(mech, d, Runs.from_items(output), dps,
                                                  "certified"), mech.name) for d in (d1, d2))
                 for output in outputs]
+
+
+def _indices(mech: NoisyMaxMechanism, n: int) -> list[list[int]]:
+    """The outputs of noisy max releasing an index: ``[0], …, [n − 1]`` (ties have
+    probability 0)."""
+    if mech.releases_value:
+        raise MethodUnavailableError(f"{mech.name} releases the largest noisy value with its "
+                                     f"index: divergences of released numbers are computed for "
+                                     f"one number q + η only")
+    if n > MAX_ENUMERATED_QUERIES:
+        raise InputError(f"a divergence enumerates every output: at most "
+                         f"{MAX_ENUMERATED_QUERIES} queries for {mech.name}, got {n}")
+    return [[index] for index in range(n)]
 
 
 def bits_for(dps: int) -> int:
