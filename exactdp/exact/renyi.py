@@ -29,8 +29,9 @@ from ..precision import check_dps, to_arb
 from ..sequences import to_fraction
 from .certified import exp_integral
 from .loss import neighbouring_pair
-from .output_pairs import (GUARD_DIGITS, Enclosed, LocationShift, location_shift,
+from .output_pairs import (GUARD_DIGITS, Enclosed, LocationShift, bits_for, location_shift,
                            output_probability_pairs, refined)
+from .piece_series import flint_context
 
 #: ``α = ∞``: the largest log ratio.
 INFINITE_ORDER = math.inf
@@ -121,24 +122,23 @@ def renyi_divergence(mech, d1, d2, alphas, dps: int = 30,
         return [RenyiPoint(alpha, Enclosed.of_ball(arb(0))) for alpha in orders]
     if any(p1 != 0 and p2 == 0 for p1, p2 in pairs):  # an output only d1 can produce
         return [RenyiPoint(alpha, Enclosed.of_ball(arb("inf"))) for alpha in orders]
-    pairs = [(p1, p2) for p1, p2 in pairs if p1 != 0]
-    return [RenyiPoint(alpha, _discrete_divergence(pairs, alpha, dps, mech.name))
+    with flint_context(bits_for(dps + GUARD_DIGITS)):  # the logs once, shared by every α
+        logs = [(p1.log(), p2.log()) for p1, p2 in pairs if p1 != 0]
+    return [RenyiPoint(alpha, _discrete_divergence(logs, alpha, dps, mech.name))
             for alpha in orders]
 
 
-def _discrete_divergence(pairs: list, alpha, dps: int, name: str) -> Enclosed:
-    """``(1/(α−1)) ln Σ e^{α ln p1 + (1−α) ln p2}``, or ``max ln(p1/p2)`` for ``α = ∞``, over
-    pairs of positive balls."""
+def _discrete_divergence(logs: list, alpha, dps: int, name: str) -> Enclosed:
+    """``(1/(α−1)) ln Σ e^{α ln p1 + (1−α) ln p2}``, or ``max ln(p1/p2)`` for ``α = ∞``, from
+    the pairs ``(ln p1, ln p2)`` of the outputs with ``p1 > 0``."""
     def compute() -> arb:
         if alpha == INFINITE_ORDER:
-            losses = [p1.log() - p2.log() for p1, p2 in pairs]
-            largest = losses[0]
-            for loss in losses[1:]:
-                largest = largest.max(loss)
+            largest = logs[0][0] - logs[0][1]
+            for log1, log2 in logs[1:]:
+                largest = largest.max(log1 - log2)
             return largest
         order = to_arb(alpha)
-        total = sum(((order * p1.log() + (1 - order) * p2.log()).exp() for p1, p2 in pairs),
-                    arb(0))
+        total = sum(((order * log1 + (1 - order) * log2).exp() for log1, log2 in logs), arb(0))
         return total.log() / (order - 1)
 
     return refined(compute, dps, f"{name}: D_α (α = {alpha})")
