@@ -7,7 +7,6 @@ and brute-force sums over the outputs of each output's probability from
 ``exactdp.probability`` (one output at a time, not the shared enumeration of the profile).
 """
 
-import itertools
 import json
 from fractions import Fraction
 
@@ -87,7 +86,8 @@ def test_gaussian_release_matches_balle_wang_theorem_8(sigma, shift):
         for point in exactdp.privacy_profile(mech, [shift], [0], eps_list, dps=30,
                                              allow_any_pair=True):
             assert_encloses(point, balle_wang_delta(point.eps, sigma, shift))
-            assert point.delta.upper - point.delta.lower <= mpmath.mpf(10) ** -29 * point.delta.value
+            width = point.delta.upper - point.delta.lower
+            assert width <= mpmath.mpf(10) ** -29 * point.delta.value
 
 
 def test_gaussian_profile_far_tail_is_certified_not_underflowed():

@@ -124,15 +124,37 @@ def bits_for(dps: int) -> int:
     return int(dps * 3.33) + 64
 
 
+@dataclass(frozen=True)
+class Enclosed:
+    """A computed number and its certified enclosure: exact binary ``mpf`` values with
+    ``lower ≤ exact ≤ upper`` (``value`` the ball's centre; all three ``+inf`` for an infinite
+    divergence)."""
+
+    value: mpf
+    lower: mpf
+    upper: mpf
+
+    @classmethod
+    def of_ball(cls, ball: arb) -> Enclosed:
+        """The centre and ends of ``ball``, rounded outward at flint's current precision
+        (``+inf`` for the exact ``arb("inf")``; a ball of infinite radius encloses nothing
+        useful: :class:`~exactdp.errors.PrecisionError`)."""
+        if not ball.is_finite():
+            if ball.is_exact() and ball > 0:
+                return cls(mpmath.inf, mpmath.inf, mpmath.inf)
+            raise PrecisionError(f"no finite enclosure: {ball.str(5)}")
+        return cls(*(exact_mpf(end) for end in (ball.mid(), ball.lower(), ball.upper())))
+
+
 #: How many times :func:`refined` doubles the precision before giving up.
 REFINEMENTS = 6
 
 
-def refined(compute, dps: int, what: str, absolute: bool = False) -> "Enclosed":
-    """The :class:`Enclosed` of ``compute()`` (a ball) at doubling Arb precisions until its radius is at most
-    ``10^{−dps}`` of its centre's magnitude — or, with ``absolute``, of 1 (a difference of
-    probabilities whose exact value may be 0) — else :class:`~exactdp.errors.PrecisionError`
-    naming ``what`` and the width reached."""
+def refined(compute, dps: int, what: str, absolute: bool = False) -> Enclosed:
+    """The :class:`Enclosed` of ``compute()`` (a ball) at doubling Arb precisions until its
+    radius is at most ``10^{−dps}`` of its centre's magnitude — or, with ``absolute``, of 1
+    (a difference of probabilities whose exact value may be 0) — else
+    :class:`~exactdp.errors.PrecisionError` naming ``what`` and the width reached."""
     bits = bits_for(dps)
     for _ in range(REFINEMENTS):
         with flint_context(bits):
@@ -144,21 +166,3 @@ def refined(compute, dps: int, what: str, absolute: bool = False) -> "Enclosed":
         bits *= 2
     raise PrecisionError(f"{what}: the enclosure {ball.str(5)} did not reach {dps} digits at "
                          f"{bits // 2} bits")
-
-
-@dataclass(frozen=True)
-class Enclosed:
-    """A computed number and its certified enclosure: exact binary ``mpf`` values with
-    ``lower ≤ exact ≤ upper`` (``value`` the ball's centre; all three ``±inf`` when exact)."""
-
-    value: mpf
-    lower: mpf
-    upper: mpf
-
-    @classmethod
-    def of_ball(cls, ball: arb) -> "Enclosed":
-        """The centre and ends of ``ball`` (``+inf`` for ``arb("inf")``, an infinite value),
-        rounded outward at flint's current precision."""
-        if not ball.is_finite():
-            return cls(mpmath.inf, mpmath.inf, mpmath.inf)
-        return cls(*(exact_mpf(end) for end in (ball.mid(), ball.lower(), ball.upper())))
