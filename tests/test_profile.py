@@ -239,3 +239,24 @@ def test_cli_gaussian_scale_must_be_positive(capsys):
     assert main(["profile", "svt_gaussian", "--param", "sigma1=0", "--d1", "0", "--d2", "1",
                  "--eps", "1"]) == 2
     assert "sigma1 must be positive" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name, params, d1, d2, b", [
+    ("histogram", {"eps": "0.5"}, [0, 3, 5], [1, 3, 5], 2),        # b = Δ/ε
+    ("histogram", {"eps": 2}, [4, 3], [4, 2], "0.5"),
+    ("statdp.histogram_eps", {"eps": 3}, [0, 3], [1, 7], 3),       # first bin only, b = ε
+])
+def test_laplace_histograms_are_the_laplace_profile_of_the_differing_bin(name, params, d1, d2,
+                                                                         b):
+    # the other bins are i.i.d. on both inputs: the joint density ratio is the differing bin's
+    mech = exactdp.mechanism(name, **params)
+    with mpmath.workdps(60):
+        for point in exactdp.privacy_profile(mech, d1, d2, [0, "0.3", 1, 2], dps=30,
+                                             allow_any_pair=True):
+            assert_encloses(point, laplace_delta(point.eps, b))
+
+
+def test_histograms_differing_in_two_bins_are_refused():
+    with pytest.raises(MethodUnavailableError, match="2 bins differ"):
+        exactdp.privacy_profile(exactdp.mechanism("histogram"), [0, 0], [1, 1], [1],
+                                allow_any_pair=True)

@@ -179,3 +179,12 @@ def test_cli_renyi_bad_input_is_one_line_and_exit_2(alpha, message, capsys):
     assert main(["renyi", "svt1", "--d1", "0", "--d2", "1", "--alpha", alpha]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_laplace_histogram_is_mironov_proposition_6_of_the_differing_bin():
+    mech = exactdp.mechanism("histogram", eps="0.5")   # b = 2; bins 1 and 2 agree
+    points = exactdp.renyi_divergence(mech, [7, 3, 5], [7, 3, 4], [2, 5, "inf"], dps=30)
+    with mpmath.workdps(60):
+        for point in points[:-1]:
+            assert_encloses(point, mironov_laplace(point.alpha, 2))
+        assert_encloses(points[-1], mpmath.mpf(1) / 2)

@@ -6,9 +6,9 @@ Privacy profiles (``profile.py``) and Rényi divergences (``renyi.py``) are func
 pair of distributions ``(M(d1), M(d2))``; this module produces that pair once, whatever the
 functional, through the engine: the ⊤/⊥ outputs of ``max_privacy_loss``'s enumeration
 (``loss.enumerated_outputs``, all at once by ``all_outputs.py`` where it applies, else one
-certified probability per output), the return values of a traced program
+certified probability per output), noisy max's indices, the return values of a traced program
 (``programs/exact.py`` registers its own), and for a program releasing ``q + η`` with ``η``
-Laplace or Gaussian the :class:`LocationShift` ``(law, μ1, μ2)``.
+Laplace or Gaussian, or a Laplace histogram, the :class:`LocationShift` ``(law, μ1, μ2)``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from flint import arb
 from mpmath import mpf
 
 from ..errors import InputError, MethodUnavailableError, PrecisionError
+from ..mechanisms.histogram import HistogramMechanism
 from ..mechanisms.noisy_max import NoisyMaxMechanism
 from ..noise import Gaussian, Laplace, NoiseLaw
 from ..precision import CertifiedProbability, exact_mpf, to_arb
@@ -65,6 +66,23 @@ def location_shift(mech, d1: Runs, d2: Runs) -> LocationShift | None:
     """The :class:`LocationShift` when ``mech`` releases one number ``q + η``, ``None`` when its
     outputs are discrete (a generic function: programs register their own)."""
     return None
+
+
+@location_shift.register
+def _(mech: HistogramMechanism, d1: Runs, d2: Runs) -> LocationShift:
+    """The one bin in which the histograms differ (the first when none does): the other bins
+    are independent and identically distributed on both inputs, so the ratio of the joint
+    densities is that of this bin, and every divergence is the bin's."""
+    q1, q2 = d1.expand(), d2.expand()
+    bins = range(1 if mech.first_bin_only else len(q1))
+    differing = [i for i in bins if q1[i] != q2[i]] or [0]
+    if len(differing) > 1:
+        raise MethodUnavailableError(f"{mech.name}: {len(differing)} bins differ; divergences "
+                                     f"of released numbers are computed for one number q + η "
+                                     f"(neighbouring histograms differ in one bin)")
+    index, = differing
+    return location_shift_of(mech.noise, to_fraction(q1[index], "a query"),
+                             to_fraction(q2[index], "a query"), mech.name)
 
 
 def ball_of(result: CertifiedProbability) -> arb:
