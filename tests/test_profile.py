@@ -195,6 +195,7 @@ def test_bad_eps_is_one_input_error(eps_list, message):
     (exactdp.mechanism("svt3"), 2, "releases numbers"),
     (exactdp.mechanism("noisy_max_laplace_value"), 2, "releases the largest noisy value"),
     (exactdp.program(two_released_numbers), 1, "one number q"),
+    (exactdp.mechanism("partial_sum"), 1, "divergences are computed for ⊤/⊥ outputs"),
 ])
 def test_what_is_not_covered_is_refused_in_one_line(mech, queries, message):
     with pytest.raises((InputError, MethodUnavailableError), match=message):

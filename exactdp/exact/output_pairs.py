@@ -22,6 +22,7 @@ from flint import arb
 from mpmath import mpf
 
 from ..errors import InputError, MethodUnavailableError, PrecisionError
+from ..mechanisms.description import ThresholdMechanism
 from ..mechanisms.histogram import HistogramMechanism
 from ..mechanisms.noisy_max import NoisyMaxMechanism
 from ..noise import Gaussian, Laplace, NoiseLaw
@@ -111,6 +112,11 @@ def output_probability_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[a
     function: programs register their own."""
     if isinstance(mech, NoisyMaxMechanism):
         outputs, shared = _indices(mech, len(d1)), False
+    elif not isinstance(mech, ThresholdMechanism):
+        raise MethodUnavailableError(f"{mech.name}: divergences are computed for ⊤/⊥ outputs, "
+                                     f"noisy max's index, a program's discrete return values, "
+                                     f"one released number q + η (Laplace, Gaussian) and "
+                                     f"Laplace histograms differing in one bin")
     else:
         outputs, shared = enumerated_outputs(mech, len(d1), "a divergence")
     if shared:
