@@ -130,6 +130,20 @@ def output_probability_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[a
                 for output in outputs]
 
 
+def complete_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[arb, arb]]:
+    """:func:`output_probability_pairs`, checked: on each input the enclosures of all outputs
+    must sum to a ball containing 1 (every output enumerated), else
+    :class:`~exactdp.errors.PrecisionError`."""
+    pairs = output_probability_pairs(mech, d1, d2, dps)
+    with flint_context(bits_for(dps)):
+        for side in (0, 1):
+            total = sum((pair[side] for pair in pairs), arb(0))
+            if not total.contains(1):
+                raise PrecisionError(f"{mech.name}: the probabilities of all outputs on d"
+                                     f"{side + 1} sum to {total.str(10)}, not 1")
+    return pairs
+
+
 def _indices(mech: NoisyMaxMechanism, n: int) -> list[list[int]]:
     """The outputs of noisy max releasing an index: ``[0], …, [n − 1]`` (ties have
     probability 0)."""

@@ -25,8 +25,8 @@ from ..noise import Kind, Laplace
 from ..precision import check_dps, to_arb
 from ..sequences import to_fraction
 from .loss import neighbouring_pair
-from .output_pairs import (GUARD_DIGITS, Enclosed, LocationShift, location_shift,
-                           output_probability_pairs, refined)
+from .output_pairs import (GUARD_DIGITS, Enclosed, LocationShift, complete_pairs,
+                           location_shift, refined)
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ def privacy_profile(mech, d1, d2, eps_list, dps: int = 30,
     shift = location_shift(mech, d1, d2)
     if shift is not None:
         return [ProfilePoint(eps, _shift_delta(shift, eps, dps)) for eps in values]
-    pairs = output_probability_pairs(mech, d1, d2, dps + GUARD_DIGITS)
+    pairs = complete_pairs(mech, d1, d2, dps + GUARD_DIGITS)
     return [ProfilePoint(eps, _discrete_delta(pairs, eps, dps, mech.name)) for eps in values]
 
 

@@ -29,8 +29,8 @@ from ..precision import check_dps, to_arb
 from ..sequences import to_fraction
 from .certified import exp_integral
 from .loss import neighbouring_pair
-from .output_pairs import (GUARD_DIGITS, Enclosed, LocationShift, bits_for, location_shift,
-                           output_probability_pairs, refined)
+from .output_pairs import (GUARD_DIGITS, Enclosed, LocationShift, bits_for, complete_pairs,
+                           location_shift, refined)
 from .piece_series import flint_context
 
 #: ``α = ∞``: the largest log ratio.
@@ -117,7 +117,7 @@ def renyi_divergence(mech, d1, d2, alphas, dps: int = 30,
     shift = location_shift(mech, d1, d2)
     if shift is not None:
         return [RenyiPoint(alpha, _shift_divergence(shift, alpha, dps)) for alpha in orders]
-    pairs = output_probability_pairs(mech, d1, d2, dps + GUARD_DIGITS)
+    pairs = complete_pairs(mech, d1, d2, dps + GUARD_DIGITS)
     if d1 == d2:
         return [RenyiPoint(alpha, Enclosed.of_ball(arb(0))) for alpha in orders]
     if any(p1 != 0 and p2 == 0 for p1, p2 in pairs):  # an output only d1 can produce
