@@ -19,6 +19,8 @@ _LAZY = {**dict.fromkeys(["CertifiedPrivacyLoss", "CertifiedProbability", "MaxPr
                           "PrivacyLoss", "Probability", "max_privacy_loss", "privacy_loss",
                           "probability"], ".exact"),
          "format_value": ".formatting",
+         **dict.fromkeys(["ProfilePoint", "privacy_profile"], ".exact.profile"),
+         **dict.fromkeys(["RenyiPoint", "renyi_divergence"], ".exact.renyi"),
          **dict.fromkeys(["ThresholdMechanism", "catalogue", "mechanism"], ".mechanisms"),
          "program": ".programs", "sample": ".sampling"}
 
@@ -37,6 +39,7 @@ def __dir__():
 __version__ = "0.1.0"
 
 __all__ = ["CertifiedPrivacyLoss", "CertifiedProbability", "ExactDPError", "InputError", "MaxPrivacyLoss", "MethodUnavailableError",
-           "PrecisionError", "PrivacyLoss", "Probability", "ThresholdMechanism", "catalogue",
-           "format_value", "max_privacy_loss", "mechanism", "privacy_loss", "probability", "program",
+           "PrecisionError", "PrivacyLoss", "Probability", "ProfilePoint", "RenyiPoint",
+           "ThresholdMechanism", "catalogue", "format_value", "max_privacy_loss", "mechanism",
+           "privacy_loss", "privacy_profile", "probability", "program", "renyi_divergence",
            "sample"]

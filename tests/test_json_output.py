@@ -20,7 +20,7 @@ DECIMAL_FIELDS = {
     "exact_accuracy_upper", "exact_accuracy_small", "exact_accuracy_small_error",
     "exact_accuracy_small_lower", "exact_accuracy_small_upper", "theorem_5_12_bound",
     "theorem_5_12_probability", "theorem_5_12_error", "theorem_5_12_probability_lower",
-    "theorem_5_12_probability_upper", "closed_form",
+    "theorem_5_12_probability_upper", "closed_form", "alpha", "divergence",
 }
 #: Strings that are numbers, or the word "none" for an absent claim.
 DECIMAL_OR_NONE_FIELDS = {"claimed"}
@@ -44,6 +44,7 @@ PARAMETER_FIELDS = {"params"}
 #: Pairs (value, lower end, upper end) printed together.
 ENCLOSURES = [("probability", "lower", "upper"), ("log_probability", "log_lower", "log_upper"),
               ("log_ratio", "log_ratio_lower", "log_ratio_upper"),
+              ("delta", "lower", "upper"), ("divergence", "lower", "upper"),
               ("exact_accuracy", "exact_accuracy_lower", "exact_accuracy_upper"),
               ("exact_accuracy_small", "exact_accuracy_small_lower", "exact_accuracy_small_upper"),
               ("theorem_5_12_probability", "theorem_5_12_probability_lower",
@@ -105,6 +106,8 @@ COMMANDS = {
                       "--output", "F,T"],
     "loss-event": ["loss", "svt1", "--d1", "0,0", "--d2", "1,1", "--event", "false_count=2"],
     "maxloss": ["maxloss", "svt1", "--d1", "0,0", "--d2", "1,1"],
+    "profile": ["profile", "svt1", "--d1", "0,0", "--d2", "1,1", "--eps", "0,0.1,2"],
+    "renyi": ["renyi", "svt1", "--d1", "0,0", "--d2", "1,1", "--alpha", "1.5,2,inf"],
     "sweep": ["sweep", "svt1", "--param", "eps=0.5,1", "--d1", "0*{t}", "--d2", "1*{t}",
               "--output", "F*{t}", "--t", "1,2"],
     "test": ["test", "statdp.SVT", "--d1", "1,1", "--d2", "2,0", "--test-eps", "0.5", "--runs",

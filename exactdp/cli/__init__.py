@@ -31,6 +31,9 @@ COMMANDS = {
     "prob": ("exact_commands", "exact probability (or density) of one output"),
     "loss": ("exact_commands", "exact privacy loss of one output"),
     "maxloss": ("exact_commands", "exact largest privacy loss over every output"),
+    "profile": ("divergence_commands", "exact privacy profile δ(ε) = sup_E P[M(D1)∈E] − "
+                "e^ε P[M(D2)∈E] at a list of ε"),
+    "renyi": ("divergence_commands", "exact Rényi divergence D_α(M(D1) ‖ M(D2)) at a list of α"),
     "reproduce": ("reproduce_command",
                   "recompute the published claims: figures, claims.json, claims.md"),
     "pvalue": ("tester_commands", "StatDP's p-value from two event counts"),

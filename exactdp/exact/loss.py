@@ -183,26 +183,34 @@ def max_privacy_loss(mech, d1, d2, dps: int = 30,
     type: programs register their own enumeration (``exactdp.programs.exact``).
     """
     d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
-    n = len(d1)
+    outputs, shared = enumerated_outputs(mech, len(d1), "max_privacy_loss")
+    if shared:
+        best, totals = worst_of_all_outputs(mech, d1, d2, outputs, dps)
+    else:
+        best, totals = _separate_best(mech, d1, d2, outputs, dps)
+    return conclude_max_loss(mech, d1, d2, best, totals, len(outputs), dps)
+
+
+def enumerated_outputs(mech, n: int, what: str) -> tuple[list, bool]:
+    """Every output of the ⊤/⊥ mechanism ``mech`` on ``n`` queries (lists of booleans) and
+    whether they can all be evaluated at once (``all_outputs.py``); ``what`` names the caller
+    in the :class:`~exactdp.errors.InputError` raised beyond the limits of
+    :func:`max_privacy_loss`."""
     shared = isinstance(mech, ThresholdMechanism) and all_outputs.applies(mech)
     if shared and n <= MAX_SHARED_QUERIES:
         outputs = list(itertools.islice(possible_outputs(mech, n), MAX_SHARED_OUTPUTS + 1))
         if len(outputs) > MAX_SHARED_OUTPUTS:
-            raise InputError(f"max_privacy_loss enumerates every output: at most "
+            raise InputError(f"{what} enumerates every output: at most "
                              f"{MAX_SHARED_OUTPUTS} outputs, {mech.name} has more on {n} queries")
     elif n > MAX_ENUMERATED_QUERIES:
-        raise InputError(f"max_privacy_loss enumerates every output: at most "
+        raise InputError(f"{what} enumerates every output: at most "
                          f"{MAX_ENUMERATED_QUERIES} queries, got {n}"
                          + (f" ({MAX_SHARED_QUERIES} for {mech.name})" if shared else ""))
     else:
         outputs = list(possible_outputs(mech, n))
     for output in outputs:
         check_output_shape(mech, n, Runs.from_items(output))
-    if shared:
-        best, totals = worst_of_all_outputs(mech, d1, d2, outputs, dps)
-    else:
-        best, totals = _separate_best(mech, d1, d2, outputs, dps)
-    return conclude_max_loss(mech, d1, d2, best, totals, len(outputs), dps)
+    return outputs, shared
 
 
 def conclude_max_loss(mech, d1: Runs, d2: Runs, best, totals, count: int,

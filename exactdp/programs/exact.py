@@ -37,13 +37,16 @@ from ..exact.certified import relative_width
 from ..exact.integral_form import IntegralBuilder, IntegralForm, make_term
 from ..exact.loss import (MaxPrivacyLoss, best_by_loss, conclude_max_loss, max_privacy_loss,
                           neighbouring_pair)
+from ..exact.output_pairs import (LocationShift, bits_for, certified_ball, location_shift,
+                                  location_shift_of, output_probability_pairs)
+from ..exact.piece_series import flint_context
 from ..exact.probability import evaluate, probability
 from ..noise import Kind, NoiseLaw
 from ..events import Interval
 from ..precision import MAX_DPS, CertifiedProbability, Probability, check_dps
 from ..sequences import Runs, as_output, as_queries
 from .model import Program
-from .tracing import Linear, Path, TracingError, linear_key, trace
+from .tracing import Linear, Path, TracingError, as_fraction, linear_key, trace
 
 #: Traced inputs kept (program, arguments, queries → paths).
 _CACHE_SIZE = 16
@@ -608,3 +611,48 @@ def _(mech: Program, d1, d2, dps: int = 30, allow_any_pair: bool = False) -> Max
         ((output, *(_quick(side.get(output, empty), dps, f"{mech.name}: output {output}")
                     for side in sides)) for output in outputs), dps)
     return conclude_max_loss(mech, d1, d2, best, totals, len(outputs), dps)
+
+
+@output_probability_pairs.register
+def _(mech: Program, d1, d2, dps: int) -> list:
+    """Both certified probabilities of every return value of the program on ``d1`` or ``d2``
+    (discrete outputs: an :class:`InputError` when a path releases numbers)."""
+    sides = (outputs_with_forms(mech, d1), outputs_with_forms(mech, d2))
+    empty = SignedForm(IntegralForm((), False), IntegralForm((), False))
+    with flint_context(bits_for(dps)):
+        return [tuple(certified_ball(evaluate_signed(side.get(output, empty), dps, "certified",
+                                                     f"{mech.name}: output {output}"), mech.name)
+                      for side in sides)
+                for output in dict.fromkeys(list(sides[0]) + list(sides[1]))]
+
+
+@location_shift.register
+def _(mech: Program, d1, d2) -> LocationShift | None:
+    """``(law, μ1, μ2)`` when the program returns one number ``μ_d + c·η`` on each input (one
+    path, no comparison of a noise), ``None`` when no path releases a number; anything else
+    that releases numbers is refused."""
+    shifts = [_released_number(mech, traced_paths(mech, d)) for d in (d1, d2)]
+    if shifts[0] is None and shifts[1] is None:
+        return None
+    if None in shifts or shifts[0][0] != shifts[1][0]:
+        raise MethodUnavailableError(f"{mech.name}: divergences of released numbers need one "
+                                     f"law q + η on both inputs")
+    return location_shift_of(shifts[0][0], shifts[0][1], shifts[1][1], mech.name)
+
+
+def _released_number(mech: Program, paths: list[Path]):
+    """``(law of c·η, μ)`` of a program whose one path returns ``μ + c·η`` and compares no
+    noise; ``None`` when no path releases a number."""
+    if not any(isinstance(entry, Linear) for path in paths for entry in path.result):
+        return None
+    path = paths[0]
+    entry = path.result[0] if len(path.result) == 1 else None
+    if (len(paths) != 1 or path.intervals or not isinstance(entry, Linear)
+            or len(entry.coeffs) != 1):
+        raise MethodUnavailableError(f"{mech.name}: divergences of released numbers are "
+                                     f"computed for one number q + η only (one path, one "
+                                     f"noise, no comparison)")
+    (index, factor), = entry.coeffs.items()
+    factor = as_fraction(factor)
+    law = scaled_law(path.noises[index].law, factor, _name(index, path))
+    return law, as_fraction(entry.const)

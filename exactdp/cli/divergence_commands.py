@@ -1,0 +1,112 @@
+"""``exactdp profile`` and ``renyi``: the privacy profile δ(ε) and the Rényi divergences D_α of
+a mechanism on two inputs, one record per ε or α (a table, ``--json`` a list, ``--plot`` δ
+against ε)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..checks import check_writable
+from ..errors import InputError
+from ..exact.profile import privacy_profile
+from ..exact.renyi import renyi_divergence
+from ..formatting import printed_number
+from .common import (add_any_pair_argument, add_json_argument, add_mechanism_arguments,
+                     add_precision_arguments, build_mechanism)
+
+
+def _tokens(text: str, option: str) -> list[str]:
+    """The comma-separated entries of ``option`` (each parsed by the library)."""
+    tokens = [token.strip() for token in text.split(",")]
+    if not text.strip() or not all(tokens):
+        raise InputError(f"{option} must be a comma-separated list of numbers, got {text!r}")
+    return tokens
+
+
+def _record(name: str, token: str, value_name: str, enclosed, digits: int,
+            text: bool) -> dict[str, str]:
+    printed = printed_number(enclosed.value, digits, enclosure=(enclosed.lower, enclosed.upper))
+    if text:
+        return {name: token, value_name: printed.text,
+                "enclosure": f"[{printed.lower}, {printed.upper}]"}
+    return {name: token, value_name: printed.value, "lower": printed.lower,
+            "upper": printed.upper}
+
+
+def _print(args: argparse.Namespace, records: list[dict[str, str]], title: str) -> None:
+    """``--json``: the list of records; else a title and one aligned row per record."""
+    if args.json:
+        json.dump(records, sys.stdout)
+        sys.stdout.write("\n")
+        return
+    print(title)
+    widths = {key: max(len(key), *(len(record[key]) for record in records))
+              for key in records[0]}
+    print("  " + "  ".join(key.ljust(width) for key, width in widths.items()))
+    for record in records:
+        print("  " + "  ".join(record[key].ljust(width) for key, width in widths.items()))
+
+
+def _plot(path, points, title: str) -> None:
+    """δ against ε (the centres; each enclosure is far below a pixel at the digits asked)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(5, 3.5))
+    axes.plot([float(point.eps) for point in points],
+              [float(point.delta.value) for point in points], marker=".")
+    axes.set_xlabel("ε")
+    axes.set_ylabel("δ(ε)")
+    axes.set_title(title, fontsize=9)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+
+
+def run_profile(args: argparse.Namespace) -> int:
+    plot = None if args.plot is None else check_writable(args.plot, "--plot", (".png",))
+    mech = build_mechanism(args)
+    tokens = _tokens(args.eps, "--eps")
+    points = privacy_profile(mech, args.d1, args.d2, tokens, dps=args.dps,
+                             allow_any_pair=args.any_pair)
+    title = f"{mech}: privacy profile δ(ε) = sup_E P[M(D1)∈E] − e^ε P[M(D2)∈E] (certified)"
+    _print(args, [_record("eps", token, "delta", point.delta, args.dps, not args.json)
+                  for token, point in zip(tokens, points)], title)
+    if plot is not None:
+        _plot(plot, points, f"{mech}\nD1 = {args.d1}, D2 = {args.d2}")
+    return 0
+
+
+def run_renyi(args: argparse.Namespace) -> int:
+    mech = build_mechanism(args)
+    tokens = _tokens(args.alpha, "--alpha")
+    points = renyi_divergence(mech, args.d1, args.d2, tokens, dps=args.dps,
+                              allow_any_pair=args.any_pair)
+    title = f"{mech}: Rényi divergence D_α(M(D1) ‖ M(D2)) in nats (certified)"
+    _print(args, [_record("alpha", token, "divergence", point.divergence, args.dps,
+                          not args.json) for token, point in zip(tokens, points)], title)
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add ``profile`` and ``renyi``."""
+    for name in ("profile", "renyi"):
+        sub = subparsers.add_parser(name)
+        add_mechanism_arguments(sub)
+        sub.add_argument("--d1", required=True, metavar="Q", help="query answers on D1")
+        sub.add_argument("--d2", required=True, metavar="Q", help="query answers on D2")
+        if name == "profile":
+            sub.add_argument("--eps", required=True, metavar="LIST",
+                             help="values of ε ≥ 0, comma-separated, e.g. 0,0.5,1")
+            sub.add_argument("--plot", metavar="FILE.png", help="also draw δ against ε")
+        else:
+            sub.add_argument("--alpha", required=True, metavar="LIST",
+                             help="orders α > 1 or inf, comma-separated, e.g. 1.5,2,inf")
+        add_precision_arguments(sub, method=False)
+        add_any_pair_argument(sub)
+        add_json_argument(sub)
+        sub.set_defaults(run=run_profile if name == "profile" else run_renyi)

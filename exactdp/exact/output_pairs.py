@@ -1,0 +1,206 @@
+"""The two output distributions a divergence compares: every output's probability on ``d1`` and
+on ``d2`` as Arb balls (discrete outputs), or the location shift of one law (one released
+number ``q + η``).
+
+Privacy profiles (``profile.py``) and Rényi divergences (``renyi.py``) are functionals of the
+pair of distributions ``(M(d1), M(d2))``; this module produces that pair once, whatever the
+functional, through the engine: the ⊤/⊥ outputs of ``max_privacy_loss``'s enumeration
+(``loss.enumerated_outputs``, all at once by ``all_outputs.py`` where it applies, else one
+certified probability per output), noisy max's indices, the return values of a traced program
+(``programs/exact.py`` registers its own), and for a program releasing ``q + η`` with ``η``
+Laplace or Gaussian, or a Laplace histogram, the :class:`LocationShift` ``(law, μ1, μ2)``.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath
+from flint import arb
+from mpmath import mpf
+
+from ..errors import InputError, MethodUnavailableError, PrecisionError
+from ..mechanisms.description import ThresholdMechanism
+from ..mechanisms.histogram import HistogramMechanism
+from ..mechanisms.noisy_max import NoisyMaxMechanism
+from ..noise import Gaussian, Laplace, NoiseLaw
+from ..precision import CertifiedProbability, exact_mpf, to_arb
+from ..sequences import Runs, to_fraction
+from . import all_outputs
+from .loss import MAX_ENUMERATED_QUERIES, enumerated_outputs
+from .piece_series import flint_context
+from .probability import probability
+
+#: Extra significant digits of every output probability beyond the digits asked of the
+#: divergence (a difference ``p1 − e^ε p2`` or a sum of many outputs loses a few).
+GUARD_DIGITS = 10
+
+
+@dataclass(frozen=True)
+class LocationShift:
+    """``M(d) = μ_d + η`` with ``η ~ law`` (Laplace or Gaussian, both symmetric): the output
+    released on ``d1`` and ``d2`` (exact rationals ``mu1``, ``mu2``)."""
+
+    law: NoiseLaw
+    mu1: Fraction
+    mu2: Fraction
+
+    @property
+    def distance(self) -> Fraction:
+        """``|μ1 − μ2|``: a symmetric law makes every divergence depend on it alone."""
+        return abs(self.mu1 - self.mu2)
+
+
+def location_shift_of(law: NoiseLaw, mu1: Fraction, mu2: Fraction, what: str) -> LocationShift:
+    """The :class:`LocationShift`, or :class:`~exactdp.errors.MethodUnavailableError` for a law
+    other than Laplace and Gaussian (``what`` names the mechanism)."""
+    if not isinstance(law, (Laplace, Gaussian)):
+        raise MethodUnavailableError(f"{what} releases a number with {law} noise: divergences of "
+                                     f"released numbers need Laplace or Gaussian noise")
+    return LocationShift(law, mu1, mu2)
+
+
+@functools.singledispatch
+def location_shift(mech, d1: Runs, d2: Runs) -> LocationShift | None:
+    """The :class:`LocationShift` when ``mech`` releases one number ``q + η``, ``None`` when its
+    outputs are discrete (a generic function: programs register their own)."""
+    return None
+
+
+@location_shift.register
+def _(mech: HistogramMechanism, d1: Runs, d2: Runs) -> LocationShift:
+    """The one bin in which the histograms differ (the first when none does): the other bins
+    are independent and identically distributed on both inputs, so the ratio of the joint
+    densities is that of this bin, and every divergence is the bin's."""
+    q1, q2 = d1.expand(), d2.expand()
+    bins = range(1 if mech.first_bin_only else len(q1))
+    differing = [i for i in bins if q1[i] != q2[i]] or [0]
+    if len(differing) > 1:
+        raise MethodUnavailableError(f"{mech.name}: {len(differing)} bins differ; divergences "
+                                     f"of released numbers are computed for one number q + η "
+                                     f"(neighbouring histograms differ in one bin)")
+    index, = differing
+    return location_shift_of(mech.noise, to_fraction(q1[index], "a query"),
+                             to_fraction(q2[index], "a query"), mech.name)
+
+
+def ball_of(result: CertifiedProbability) -> arb:
+    """The enclosure of a certified probability as one ball (an exact zero stays exact)."""
+    if result.is_zero:
+        return arb(0)
+    return to_arb(to_fraction(result.lower, "a lower end")).union(
+        to_arb(to_fraction(result.upper, "an upper end")))
+
+
+def certified_ball(result, what: str) -> arb:
+    """:func:`ball_of` a result that must be certified (a law without a certified rule gives
+    :class:`~exactdp.errors.MethodUnavailableError`)."""
+    if not isinstance(result, CertifiedProbability):
+        raise MethodUnavailableError(f"{what}: no certified enclosure of an output's probability")
+    return ball_of(result)
+
+
+@functools.singledispatch
+def output_probability_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[arb, arb]]:
+    """``[(Pr[M(d1) = a], Pr[M(d2) = a])]`` over every output ``a`` of either input, as balls
+    of relative width ``≤ 10^{−dps}`` (exact zeros exact), at flint's precision for ``dps``
+    digits.  ⊤/⊥ mechanisms: the outputs of ``max_privacy_loss``'s enumeration, all at once
+    where ``all_outputs.py`` applies, else each output's certified probability; noisy max
+    releasing an index: each index's certified probability.  A generic
+    function: programs register their own."""
+    if isinstance(mech, NoisyMaxMechanism):
+        outputs, shared = _indices(mech, len(d1)), False
+    elif not isinstance(mech, ThresholdMechanism):
+        raise MethodUnavailableError(f"{mech.name}: divergences are computed for ⊤/⊥ outputs, "
+                                     f"noisy max's index, a program's discrete return values, "
+                                     f"one released number q + η (Laplace, Gaussian) and "
+                                     f"Laplace histograms differing in one bin")
+    else:
+        outputs, shared = enumerated_outputs(mech, len(d1), "a divergence")
+    if shared:
+        keys = [tuple(output) for output in outputs]
+        sides = [all_outputs.all_output_probabilities(mech, d.expand(), keys, dps)
+                 for d in (d1, d2)]
+        return [(sides[0][key], sides[1][key]) for key in keys]
+    with flint_context(bits_for(dps)):
+        return [tuple(certified_ball(probability(mech, d, Runs.from_items(output), dps,
+                                                 "certified"), mech.name) for d in (d1, d2))
+                for output in outputs]
+
+
+def complete_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[arb, arb]]:
+    """:func:`output_probability_pairs`, checked: on each input the enclosures of all outputs
+    must sum to a ball containing 1 (every output enumerated), else
+    :class:`~exactdp.errors.PrecisionError`."""
+    pairs = output_probability_pairs(mech, d1, d2, dps)
+    with flint_context(bits_for(dps)):
+        for side in (0, 1):
+            total = sum((pair[side] for pair in pairs), arb(0))
+            if not total.contains(1):
+                raise PrecisionError(f"{mech.name}: the probabilities of all outputs on d"
+                                     f"{side + 1} sum to {total.str(10)}, not 1")
+    return pairs
+
+
+def _indices(mech: NoisyMaxMechanism, n: int) -> list[list[int]]:
+    """The outputs of noisy max releasing an index: ``[0], …, [n − 1]`` (ties have
+    probability 0)."""
+    if mech.releases_value:
+        raise MethodUnavailableError(f"{mech.name} releases the largest noisy value with its "
+                                     f"index: divergences of released numbers are computed for "
+                                     f"one number q + η only")
+    if n > MAX_ENUMERATED_QUERIES:
+        raise InputError(f"a divergence enumerates every output: at most "
+                         f"{MAX_ENUMERATED_QUERIES} queries for {mech.name}, got {n}")
+    return [[index] for index in range(n)]
+
+
+def bits_for(dps: int) -> int:
+    """Arb precision in bits for ``dps`` significant digits and a guard."""
+    return int(dps * 3.33) + 64
+
+
+@dataclass(frozen=True)
+class Enclosed:
+    """A computed number and its certified enclosure: exact binary ``mpf`` values with
+    ``lower ≤ exact ≤ upper`` (``value`` the ball's centre; all three ``+inf`` for an infinite
+    divergence)."""
+
+    value: mpf
+    lower: mpf
+    upper: mpf
+
+    @classmethod
+    def of_ball(cls, ball: arb) -> Enclosed:
+        """The centre and ends of ``ball``, rounded outward at flint's current precision
+        (``+inf`` for the exact ``arb("inf")``; a ball of infinite radius encloses nothing
+        useful: :class:`~exactdp.errors.PrecisionError`)."""
+        if not ball.is_finite():
+            if ball.is_exact() and ball > 0:
+                return cls(mpmath.inf, mpmath.inf, mpmath.inf)
+            raise PrecisionError(f"no finite enclosure: {ball.str(5)}")
+        return cls(*(exact_mpf(end) for end in (ball.mid(), ball.lower(), ball.upper())))
+
+
+#: How many times :func:`refined` doubles the precision before giving up.
+REFINEMENTS = 6
+
+
+def refined(compute, dps: int, what: str, absolute: bool = False) -> Enclosed:
+    """The :class:`Enclosed` of ``compute()`` (a ball) at doubling Arb precisions until its
+    radius is at most ``10^{−dps}`` of its centre's magnitude — or, with ``absolute``, of 1
+    (a difference of probabilities whose exact value may be 0) — else
+    :class:`~exactdp.errors.PrecisionError` naming ``what`` and the width reached."""
+    bits = bits_for(dps)
+    for _ in range(REFINEMENTS):
+        with flint_context(bits):
+            ball = compute()
+            tolerance = arb(10) ** (-dps)
+            if ball.is_exact() or ball.rad() <= tolerance * abs(ball.mid()) or (
+                    absolute and ball.rad() <= tolerance):
+                return Enclosed.of_ball(ball)  # its ends at this precision
+        bits *= 2
+    raise PrecisionError(f"{what}: the enclosure {ball.str(5)} did not reach {dps} digits at "
+                         f"{bits // 2} bits")

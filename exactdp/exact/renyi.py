@@ -1,0 +1,175 @@
+"""The Rényi divergence ``D_α(M(d1) ‖ M(d2))`` of a mechanism on two neighbouring inputs.
+
+``D_α(P ‖ Q) = (1/(α − 1)) ln Σ_a p(a)^α q(a)^{1−α}`` for ``α > 1`` (an integral of densities
+for a released number), and ``D_∞ = sup_a ln(p(a)/q(a))`` (Mironov, "Rényi Differential
+Privacy", IEEE CSF 2017, Definition 3):
+
+* discrete outputs: the sum over every output of ``max_privacy_loss``'s enumeration (or a
+  program's return values), each term ``e^{α ln p1 + (1−α) ln p2}`` in balls; an output with
+  ``p1 > 0 = p2`` (exact zeros) makes the divergence ``+∞``;
+* a Laplace shift by ``Δ`` with scale ``b``: the integral over the three pieces between the
+  kinks ``0`` and ``Δ``, where both log densities are linear, each piece ``∫ e^{c + rx} dx``
+  exactly (``certified.exp_integral``); ``D_∞ = Δ/b``;
+* a Gaussian shift by ``Δ`` with ``σ``: the closed form ``αΔ²/(2σ²)`` (Mironov 2017,
+  Proposition 7); ``D_∞ = +∞``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath
+from flint import arb
+
+from ..errors import InputError
+from ..noise import Kind, Laplace
+from ..precision import check_dps, to_arb
+from ..sequences import to_fraction
+from .certified import exp_integral
+from .loss import neighbouring_pair
+from .output_pairs import (GUARD_DIGITS, Enclosed, LocationShift, bits_for, complete_pairs,
+                           location_shift, refined)
+from .piece_series import flint_context
+
+#: ``α = ∞``: the largest log ratio.
+INFINITE_ORDER = math.inf
+
+
+@dataclass(frozen=True)
+class RenyiPoint:
+    """``D_α`` at one order.
+
+    Attributes
+    ----------
+    alpha : Fraction or float
+        ``α`` exactly as given (``math.inf`` for ``α = ∞``).
+    divergence : Enclosed
+        ``D_α(M(d1) ‖ M(d2))`` in nats and its certified enclosure (``+inf`` when infinite).
+    """
+
+    alpha: Fraction | float
+    divergence: Enclosed
+
+
+def check_alphas(alphas) -> list:
+    """The orders as exact rationals ``> 1`` (``math.inf`` for an infinite order, spelled
+    ``inf``, ``math.inf`` or ``mpmath.inf``): a non-empty list."""
+    if isinstance(alphas, (str, int, float, Fraction)):
+        alphas = [alphas]
+    values = []
+    for alpha in alphas or ():
+        if isinstance(alpha, str) and alpha.strip().lower() in ("inf", "+inf", "infinity"):
+            alpha = math.inf
+        if not isinstance(alpha, (bool, str)) and isinstance(alpha, (int, float, mpmath.mpf)) \
+                and alpha == math.inf:
+            values.append(INFINITE_ORDER)
+            continue
+        value = to_fraction(alpha, "alpha")
+        if value <= 1:
+            raise InputError(f"alpha must be greater than 1 (or inf), got alpha={alpha}")
+        values.append(value)
+    if not values:
+        raise InputError(f"the list of alpha must not be empty, got {alphas!r}")
+    return values
+
+
+def renyi_divergence(mech, d1, d2, alphas, dps: int = 30,
+                     allow_any_pair: bool = False) -> list[RenyiPoint]:
+    """The exact Rényi divergences ``D_α(M(d1) ‖ M(d2))`` at every order of ``alphas``.
+
+    Parameters
+    ----------
+    mech : mechanism description or program
+        A ⊤/⊥ Sparse Vector variant, a program with discrete return values, or a program
+        returning one number ``q + η`` with Laplace or Gaussian ``η``.
+    d1, d2 : str or sequence of numbers
+        Query answers on the two inputs.
+    alphas : sequence
+        Orders ``α > 1``, or ``inf``.
+    dps : int
+        Significant digits of each divergence (an enclosure of relative width ``10^{−dps}``).
+    allow_any_pair : bool
+        Skip the neighbour check.
+
+    Returns
+    -------
+    list of RenyiPoint
+
+    Notes
+    -----
+    ``D_α = (1/(α−1)) ln Σ_a p1(a)^α p2(a)^{1−α}`` (Mironov, "Rényi Differential Privacy",
+    IEEE CSF 2017, Definition 3); released numbers in docs/mathematics.md.  For the Laplace
+    mechanism of sensitivity 1 and scale ``b`` this is Mironov's Proposition 6,
+    ``(1/(α−1)) ln[(α/(2α−1)) e^{(α−1)/b} + ((α−1)/(2α−1)) e^{−α/b}]``.
+
+    Examples
+    --------
+    >>> import exactdp
+    >>> m = exactdp.mechanism("svt1", eps=1)
+    >>> [p.divergence.value > 0 for p in exactdp.renyi_divergence(m, [0], [1], [2, "inf"])]
+    [True, True]
+    """
+    check_dps(dps)
+    orders = check_alphas(alphas)
+    d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
+    shift = location_shift(mech, d1, d2)
+    if shift is not None:
+        return [RenyiPoint(alpha, _shift_divergence(shift, alpha, dps)) for alpha in orders]
+    pairs = complete_pairs(mech, d1, d2, dps + GUARD_DIGITS)
+    if d1 == d2:
+        return [RenyiPoint(alpha, Enclosed.of_ball(arb(0))) for alpha in orders]
+    if any(p1 != 0 and p2 == 0 for p1, p2 in pairs):  # an output only d1 can produce
+        return [RenyiPoint(alpha, Enclosed.of_ball(arb("inf"))) for alpha in orders]
+    with flint_context(bits_for(dps + GUARD_DIGITS)):  # the logs once, shared by every α
+        logs = [(p1.log(), p2.log()) for p1, p2 in pairs if p1 != 0]
+    return [RenyiPoint(alpha, _discrete_divergence(logs, alpha, dps, mech.name))
+            for alpha in orders]
+
+
+def _discrete_divergence(logs: list, alpha, dps: int, name: str) -> Enclosed:
+    """``(1/(α−1)) ln Σ e^{α ln p1 + (1−α) ln p2}``, or ``max ln(p1/p2)`` for ``α = ∞``, from
+    the pairs ``(ln p1, ln p2)`` of the outputs with ``p1 > 0``."""
+    def compute() -> arb:
+        if alpha == INFINITE_ORDER:
+            largest = logs[0][0] - logs[0][1]
+            for log1, log2 in logs[1:]:
+                largest = largest.max(log1 - log2)
+            return largest
+        order = to_arb(alpha)
+        total = sum(((order * log1 + (1 - order) * log2).exp() for log1, log2 in logs), arb(0))
+        return total.log() / (order - 1)
+
+    return refined(compute, dps, f"{name}: D_α (α = {alpha})")
+
+
+def _shift_divergence(shift: LocationShift, alpha, dps: int) -> Enclosed:
+    """``D_α`` of ``Δ + η`` against ``η`` (Laplace: three exact exponential integrals;
+    Gaussian: ``αΔ²/(2σ²)``)."""
+    law, distance = shift.law, shift.distance
+    if distance == 0:
+        return Enclosed.of_ball(arb(0))
+    if not isinstance(law, Laplace):  # Gaussian (Mironov 2017, Proposition 7)
+        if alpha == INFINITE_ORDER:
+            return Enclosed.of_ball(arb("inf"))
+        exact = alpha * distance ** 2 / (2 * law.scale ** 2)
+        return refined(lambda: to_arb(exact), dps, f"{law}: D_α")
+    if alpha == INFINITE_ORDER:  # the log ratio (|x| − |x − Δ|)/b is largest, Δ/b, for x ≥ Δ
+        return refined(lambda: to_arb(distance / law.scale), dps,
+                                        f"{law}: D_∞")
+
+    def compute() -> arb:
+        order = to_arb(alpha)
+        total = arb(0)
+        for low, high in ((None, Fraction(0)), (Fraction(0), distance), (distance, None)):
+            middle = high - 1 if low is None else low + 1 if high is None else (low + high) / 2
+            # p1(x) = c1·e^{r1(x − Δ)}, p2(x) = c2·e^{r2·x} on this piece
+            c1, r1, _ = law.piece(Kind.PDF, middle - distance)
+            c2, r2, _ = law.piece(Kind.PDF, middle)
+            log_constant = (order * to_arb(c1).log() + (1 - order) * to_arb(c2).log()
+                            - to_arb(alpha * r1 * distance))
+            total += log_constant.exp() * exp_integral(alpha * r1 + (1 - alpha) * r2, low, high)
+        return total.log() / (order - 1)
+
+    return refined(compute, dps, f"{law} shift by {distance}: D_α (α = {alpha})")
