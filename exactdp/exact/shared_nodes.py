@@ -1,0 +1,348 @@
+"""Every output of a Sparse Vector mechanism that stops at its first ⊤ (cutoff 1, threshold never
+redrawn) at once, by Gauss–Legendre quadrature on nodes shared by all outputs; docs/engine.md §5.
+
+The outputs are ``⊥ᵏ⊤`` (``k < n``) and ``⊥ⁿ``, with (``integrand.py``, ``s_i = q_i − T``)
+
+    Pr[⊥ᵏ⊤] = ∫ p(z) P_k(z) S(z − s_k) dz,   P_k(z) = Π_{i<k} F(z − s_i),   Pr[⊥ⁿ] = ∫ p P_n.
+
+Every integrand is analytic between the kinks ``0, s_1, …, s_n``, so the same pieces serve all
+outputs: the kinks cut ℝ, and beyond the outermost kinks pieces of the smaller noise scale reach
+as far as any output needs.  Each piece gets one rule of ``N_p`` Gauss–Legendre nodes
+(``gauss_legendre.py``), and the running products ``P_k`` at the nodes are updated by one factor
+per query, so all ``n + 1`` probabilities cost one pass over the queries: about
+``n × (number of nodes) ≈ n²`` ball products (a piece no output needs any more leaves the pass).
+
+Error, per output and piece (``gauss_legendre.error_bound``): ``h·(64/15)·M·ρ^{2−2N}/(ρ² − 1)``
+with ``M`` a bound of the integrand on the Bernstein ellipse ``E_ρ`` of the piece, for the best
+``ρ`` of :data:`RHOS` (the bound holds for every ``ρ``, so each output picks its own).  ``M`` is
+the product of bounds of the factors on the ellipse (a running product over the queries, like
+``P_k``): ``|e^{c + r(z − s)}| = e^{c + r(Re z − s)}`` at the end of the ellipse's real extent
+and ``|1 − u e^{iφ}|² = (1 − u)² + 2u(1 − cos φ) ≤ (1 − u)² + uφ²`` (``u`` real,
+``φ = r·Im z``).  These bounds are sums of logs in double precision, raised by
+:func:`_rounding_margin` (far more than the rounding of such sums; the bound needs only a few
+correct bits).  A piece whose integral is below an output's share of its tolerance
+(``2h·M`` on the real segment) is left out of that output with that bound; the tails beyond the
+outermost pieces are bounded by ``F_hub(L)·P_k(L)`` (``P_k`` increasing, ``S ≤ 1``) and
+``S_hub(R)·S(R − s_k)`` (``S`` decreasing, ``P_k ≤ 1``).  Each probability is the ball of the
+rule's sum (rounding tracked by Arb) widened by these bounds: a rigorous enclosure.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+from flint import arb
+from typing import NamedTuple
+
+from ..errors import PrecisionError
+from ..noise import Kind
+from ..precision import to_arb
+from .gauss_legendre import error_bound, legendre_rule
+from .piecewise_gauss import certified_order
+from .piece_series import flint_context
+
+#: Bernstein ellipse parameters tried on every piece for every output (the smallest bound wins).
+RHOS = (2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0)
+#: Most nodes of one piece (more raises :class:`~exactdp.errors.PrecisionError`).
+MAX_ORDER = 400
+#: Share of an output's tolerance ``10^{−dps}·Pr`` given to the quadrature and tail bounds (the
+#: rest covers the rounding of the balls and the estimate of ``Pr`` used to share it out).
+ERROR_SHARE = 1 / 16
+
+
+def applies(mech) -> bool:
+    """Cutoff 1 and a fixed threshold, with piecewise exponential noise (``all_outputs.applies``)
+    whose CDF or survival function is a plain exponential on each side of its kink."""
+    from .all_outputs import applies as walk_applies
+    if mech.cutoff != 1 or not walk_applies(mech):
+        return False
+    return all(_primary(mech.query_noise, side) is not None for side in (-1, 1))
+
+
+def _primary(law, side: int):
+    """``(kind, piece)`` of the plain exponential among the law's CDF and survival function on
+    ``side`` (the other is one minus it), or None."""
+    for kind in (Kind.CDF, Kind.SF):
+        try:
+            piece = law.piece(kind, side)
+        except ValueError:
+            continue
+        if not piece.one_minus:
+            return kind, piece
+    return None
+
+
+def first_top_probabilities(mech, queries, dps: int) -> list:
+    """``[Pr[⊥ᵏ⊤] for k < n] + [Pr[⊥ⁿ]]`` as ``arb`` balls of relative width at most
+    ``10^{−dps}`` (else :class:`~exactdp.errors.PrecisionError`), for a mechanism for which
+    :func:`applies`."""
+    n = len(queries)
+    hub, noise = mech.threshold_noise, mech.query_noise
+    shifts = [Fraction(q) - mech.threshold for q in queries]
+    (noise_kink,) = noise.kink_points()
+    kinks = sorted(set(hub.kink_points()) | {s + noise_kink for s in shifts})
+    width = min(hub.scale, noise.scale)
+    reach = math.ceil(hub.scale * (dps + 20) * Fraction(23, 10) / width)  # ln 10 < 2.3
+    pieces = ([(kinks[0] - (j + 1) * width, kinks[0] - j * width) for j in range(reach)][::-1]
+              + list(zip(kinks, kinks[1:]))
+              + [(kinks[-1] + j * width, kinks[-1] + (j + 1) * width) for j in range(reach)])
+    geometry = _Geometry(hub, noise, shifts, kinks, pieces)
+    plan = _plan(geometry, dps)
+    bits = int((dps + 10) * math.log2(10)) + 2 * n.bit_length() + 48
+    with flint_context(bits):
+        sums = _rule_sums(geometry, plan, bits)
+        results = []
+        for k, (total, error) in enumerate(zip(sums, plan.errors)):
+            ball = total + arb(0, float(error))
+            if not ball.rad() <= arb(10) ** (-dps) * abs(ball.mid()):
+                relative = ball.rad() / abs(ball.mid()) if ball.mid() != 0 else arb("inf")
+                raise PrecisionError(f"{mech.name}: the probability of output {k} (shared "
+                                     f"Gauss–Legendre nodes) reached relative width "
+                                     f"{float(relative.upper()):.2e}, not 1e-{dps}")
+            results.append(ball)
+        return results
+
+
+class _Geometry:
+    """The pieces, the kink of each query and of the hub, and each law's forms on both sides, in
+    double precision for the bounds."""
+
+    def __init__(self, hub, noise, shifts, kinks, pieces):
+        self.hub, self.noise, self.shifts, self.pieces = hub, noise, shifts, pieces
+        rank = {kink: index for index, kink in enumerate(kinks)}
+        (noise_kink,) = noise.kink_points()
+        (hub_kink,) = hub.kink_points()
+        #: a piece lies right of kink ``j`` iff ``j < piece_rank`` (its count of kinks ≤ a)
+        self.piece_rank = np.array([bisect.bisect_right(kinks, a) for a, _ in pieces])
+        self.query_rank = np.array([rank[s + noise_kink] for s in shifts])
+        self.hub_rank = rank[hub_kink]
+        self.shift_f = np.array([float(s) for s in shifts])
+        self.middle = np.array([float((a + b) / 2) for a, b in pieces])
+        self.half = np.array([float((b - a) / 2) for a, b in pieces])
+        self.lower, self.upper = pieces[0][0], pieces[-1][1]
+
+    def right_of_query(self, ranks) -> np.ndarray:
+        """``(n, len(ranks))``: whether each place of rank ``ranks`` lies right of each query's
+        kink."""
+        return self.query_rank[:, None] < np.asarray(ranks)[None, :]
+
+
+def _form(law, kind: Kind, side: int):
+    """``(log coefficient, rate, one_minus)`` in floats, or None where the function vanishes."""
+    try:
+        coefficient, rate, one_minus = law.piece(kind, side)
+    except ValueError:
+        return None
+    return math.log(coefficient), float(rate), one_minus
+
+
+def _log_bound(form, shift, low, high, imaginary):
+    """A bound of ``log|g(z − shift)|`` for ``Re z ∈ [low, high]``, ``|Im z| ≤ imaginary``,
+    ``g`` the form (module docstring); numpy arrays broadcast together."""
+    if form is None:
+        return np.full(np.broadcast(shift, low).shape, -np.inf)
+    log_coefficient, rate, one_minus = form
+    ends = (log_coefficient + rate * (low - shift), log_coefficient + rate * (high - shift))
+    largest = np.maximum(*ends)
+    if not one_minus:
+        return largest
+    smallest = np.minimum(*ends)
+    square = (np.maximum((1 - np.exp(smallest)) ** 2, (1 - np.exp(largest)) ** 2)
+              + np.exp(largest) * (rate * imaginary) ** 2)
+    return np.log(square) / 2
+
+
+def _rounding_margin(total_abs):
+    """Added to a double-precision sum of logs whose terms have absolute values summing to
+    ``total_abs``: each term is within a few units in the last place and the sum of ``m`` terms
+    within ``m·2^{−53}`` of their total, so ``2^{−30}·(total_abs + m)`` covers every rounding
+    for ``m < 2^{20}`` terms."""
+    return 2.0 ** -30 * total_abs
+
+
+class _Plan(NamedTuple):
+    """Nodes per piece (0: no output needs it), the last output needing each piece, and per
+    output the bound on everything but the rule's sum."""
+
+    orders: np.ndarray
+    last: np.ndarray
+    errors: np.ndarray
+
+
+def _plan(geometry: _Geometry, dps: int) -> _Plan:
+    """The nodes of every piece and, per output, the bound on everything but the rule's sum."""
+    n, hub, noise = len(geometry.shifts), geometry.hub, geometry.noise
+    right = geometry.right_of_query(geometry.piece_rank)                      # (n, P)
+    hub_right = geometry.hub_rank < geometry.piece_rank                        # (P,)
+    forms = {(kind, side): _form(noise, kind, side) for kind in (Kind.CDF, Kind.SF)
+             for side in (-1, 1)}
+    hub_forms = {side: _form(hub, Kind.PDF, side) for side in (-1, 1)}
+    shift = geometry.shift_f[:, None]
+
+    def log_bounds(low, high, imaginary):
+        """``(log M (n + 1, P), its margin)`` on the extents."""
+        by_side = {}
+        for kind in (Kind.CDF, Kind.SF):
+            by_side[kind] = np.where(right, _log_bound(forms[kind, 1], shift, low, high,
+                                                       imaginary),
+                                     _log_bound(forms[kind, -1], shift, low, high, imaginary))
+        hub_bound = np.where(hub_right, _log_bound(hub_forms[1], 0.0, low, high, imaginary),
+                             _log_bound(hub_forms[-1], 0.0, low, high, imaginary))
+        prefix = _exclusive_cumsum(by_side[Kind.CDF])
+        survival = np.vstack([by_side[Kind.SF], np.zeros((1, prefix.shape[1]))])
+        total = hub_bound + prefix + survival
+        size = (np.abs(np.where(np.isfinite(hub_bound), hub_bound, 0))
+                + _exclusive_cumsum(np.abs(np.where(np.isfinite(by_side[Kind.CDF]),
+                                                    by_side[Kind.CDF], 0)))
+                + np.abs(np.where(np.isfinite(survival), survival, 0)))
+        return total + _rounding_margin(size + n + 2)
+
+    middle, half = geometry.middle, geometry.half
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        at_middle = log_bounds(middle, middle, 0.0)
+        on_segment = log_bounds(middle - half, middle + half, 0.0)
+        log_width = np.log(2 * half)
+        estimate = _log_sum_exp(at_middle + log_width, axis=1)               # log Pr, roughly
+        budget = estimate + math.log(ERROR_SHARE) - dps * math.log(10)      # (n + 1,)
+        share = budget - math.log(2 * len(geometry.pieces) + 2)
+        dropped = np.nan_to_num(on_segment + log_width, nan=np.inf) <= share[:, None]
+        kept = ~dropped
+        orders = np.zeros(len(geometry.pieces), dtype=np.int64)
+        for rho in RHOS:
+            log_modulus = _ellipse_bounds(log_bounds, middle, half, rho)
+            needed = certified_order(half, rho, log_modulus, share[:, None])
+            needed = np.where(kept, np.nan_to_num(needed, nan=np.inf, posinf=np.inf), 0)
+            best = needed if rho == RHOS[0] else np.minimum(best, needed)
+        orders = np.max(best, axis=0, initial=0)
+        if np.any(orders > MAX_ORDER):
+            raise PrecisionError(f"a piece of the shared Gauss–Legendre nodes needs more than "
+                                 f"{MAX_ORDER} nodes")
+        orders = orders.astype(np.int64)
+        used = orders > 0
+        # the last output of each piece: its nodes are updated for the queries before it
+        last = np.where(used, n - np.argmax(kept[::-1], axis=0), -1)
+        last = np.where(used, last, -1)
+        log_rule_error = np.full(kept.shape, np.inf)
+        for rho in RHOS:
+            log_modulus = _ellipse_bounds(log_bounds, middle, half, rho)
+            log_head = np.log(half * 64 / 15 / (rho * rho - 1)) + log_modulus
+            error = log_head - (2 * np.maximum(orders, 2) - 2) * math.log(rho)
+            log_rule_error = np.minimum(log_rule_error, np.nan_to_num(error, nan=np.inf))
+        # an output sums the rule on every piece still in the pass (last ≥ k): a piece it would
+        # have left out errs by at most |∫| + |rule| ≤ 4h·M; a piece out of the pass by 2h·M
+        segment = on_segment + log_width
+        outputs = np.arange(n + 1)[:, None]
+        in_pass = used[None, :] & (last[None, :] >= outputs)
+        log_error = np.where(in_pass, np.minimum(log_rule_error, segment + math.log(2)),
+                             segment)
+        log_error = _rounding_up(log_error)
+        errors = _sum_exp(log_error, axis=1) + _tails(geometry, forms, hub_forms)
+    return _Plan(orders=orders, last=last, errors=errors)
+
+
+def _ellipse_bounds(log_bounds, middle, half, rho):
+    major, minor = (rho + 1 / rho) / 2 * half, (rho - 1 / rho) / 2 * half
+    return log_bounds(middle - major, middle + major, minor)
+
+
+def _exclusive_cumsum(rows):
+    """``out[k] = Σ_{i<k} rows[i]`` (``k = 0 … len(rows)``)."""
+    out = np.zeros((rows.shape[0] + 1, rows.shape[1]))
+    np.cumsum(rows, axis=0, out=out[1:])
+    return out
+
+
+def _log_sum_exp(values, axis):
+    top = np.max(values, axis=axis, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0)
+    return (top + np.log(np.sum(np.exp(values - top), axis=axis, keepdims=True))).squeeze(axis)
+
+
+def _rounding_up(log_values):
+    """Logs raised by a relative ``2^{−30}`` (the exponentials below round within it)."""
+    return log_values + 2.0 ** -30 * (np.abs(np.where(np.isfinite(log_values), log_values, 0))
+                                      + 1)
+
+
+def _sum_exp(log_values, axis):
+    """``Σ e^{log_values}`` along ``axis``, rounded up (relative ``2^{−30}``)."""
+    return np.sum(np.exp(log_values), axis=axis) * (1 + 2.0 ** -30)
+
+
+def _tails(geometry: _Geometry, forms, hub_forms) -> np.ndarray:
+    """Per output, the bound on the integral beyond the outermost pieces (module docstring)."""
+    hub = geometry.hub
+    lower, upper = float(geometry.lower), float(geometry.upper)
+    shift = geometry.shift_f
+    n = len(shift)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        # left: F_hub(L)·P_k(L); every query's kink is right of L
+        left_cdf = _log_bound(forms[Kind.CDF, -1], shift, lower, lower, 0.0)
+        log_left = (float(hub.logcdf(mpmath.mpf(lower)))
+                    + np.concatenate([[0.0], np.cumsum(left_cdf)]))
+        # right: S_hub(R)·S(R − s_k); every query's kink is left of R
+        right_sf = np.concatenate([_log_bound(forms[Kind.SF, 1], shift, upper, upper, 0.0),
+                                   [0.0]])
+        log_right = float(hub.logsf(mpmath.mpf(upper))) + right_sf
+        both = np.logaddexp(log_left, log_right)
+    return _sum_exp(_rounding_up(both + _rounding_margin(np.abs(both) + n + 2))[:, None],
+                    axis=1)
+
+
+def _rule_sums(geometry: _Geometry, plan: _Plan, bits: int) -> list:
+    """The rule's sum for every output: one pass over the queries, each multiplying the running
+    products at the nodes still in the pass (nodes ordered by the last output that uses them)."""
+    hub, noise, shifts = geometry.hub, geometry.noise, geometry.shifts
+    n = len(shifts)
+    order_of_pieces = sorted((p for p in range(len(geometry.pieces)) if plan.orders[p] > 0),
+                             key=lambda p: -plan.last[p])
+    primaries = {side: _primary(noise, side) for side in (-1, 1)}
+    nodes, products, ranks, lasts = [], [], [], []
+    for p in order_of_pieces:
+        a, b = geometry.pieces[p]
+        middle, half = to_arb((a + b) / 2), to_arb((b - a) / 2)
+        coefficient, rate, _ = hub.piece(Kind.PDF, 1 if geometry.hub_rank < geometry.piece_rank[p]
+                                         else -1)
+        log_coefficient, rate = to_arb(coefficient).log(), to_arb(rate)
+        for x, w in legendre_rule(int(plan.orders[p]), bits):
+            z = middle + half * x
+            nodes.append(z)
+            products.append(half * w * (log_coefficient + rate * z).exp())
+            ranks.append(geometry.piece_rank[p])
+            lasts.append(plan.last[p])
+    nodes = np.array(nodes + [arb(0)], dtype=object)[:-1]
+    products = np.array(products + [arb(0)], dtype=object)[:-1]
+    ranks, lasts = np.array(ranks, dtype=np.int64), np.array(lasts, dtype=np.int64)
+    # per side: e^{rate·z} at every node, and per query the constant coefficient·e^{−rate·s}
+    powers, constants = {}, {}
+    for side, (kind, piece) in primaries.items():
+        rate = to_arb(piece.rate)
+        powers[side] = np.array([(rate * z).exp() for z in nodes] + [arb(0)], dtype=object)[:-1]
+        constants[side] = [to_arb(piece.coefficient) * (-(rate * to_arb(s))).exp()
+                           for s in shifts]
+    survival_is_primary = {side: kind is Kind.SF for side, (kind, _) in primaries.items()}
+    # how many nodes (a prefix) are still in the pass at each output
+    counts = np.searchsorted(-lasts, -np.arange(n + 2), side="right")
+    sums = []
+    for k in range(n + 1):
+        count = counts[k]  # nodes with last ≥ k
+        if k == n:
+            sums.append(sum(products[:count], arb(0)))
+            break
+        right = ranks[:count] > geometry.query_rank[k]
+        primary = np.empty(count, dtype=object)
+        primary[right] = powers[1][:count][right] * constants[1][k]
+        primary[~right] = powers[-1][:count][~right] * constants[-1][k]
+        other = 1 - primary
+        survival = np.where(np.where(right, survival_is_primary[1], survival_is_primary[-1]),
+                            primary, other)
+        cdf = np.where(np.where(right, survival_is_primary[1], survival_is_primary[-1]),
+                       other, primary)
+        sums.append(sum(products[:count] * survival, arb(0)))
+        keep = counts[k + 1]  # nodes with last ≥ k + 1 need P_{k+1}
+        products[:keep] = products[:keep] * cdf[:keep]
+    return sums
