@@ -49,6 +49,9 @@ from .piece_series import flint_context
 RHOS = (2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0)
 #: Most nodes of one piece (more raises :class:`~exactdp.errors.PrecisionError`).
 MAX_ORDER = 400
+#: Doublings of the distance covered beyond the outermost kinks (:func:`_pieces`) tried before
+#: the tails are left to the precision check.
+TAIL_ROUNDS = 4
 #: Share of an output's tolerance ``10^{−dps}·Pr`` given to the quadrature and tail bounds (the
 #: rest covers the rounding of the balls and the estimate of ``Pr`` used to share it out).
 ERROR_SHARE = 1 / 16
@@ -85,14 +88,17 @@ def first_top_probabilities(mech, queries, dps: int) -> list:
     shifts = [Fraction(q) - mech.threshold for q in queries]
     (noise_kink,) = noise.kink_points()
     kinks = sorted(set(hub.kink_points()) | {s + noise_kink for s in shifts})
-    width = min(hub.scale, noise.scale)
-    reach = math.ceil(hub.scale * (dps + 20) * Fraction(23, 10) / width)  # ln 10 < 2.3
-    pieces = ([(kinks[0] - (j + 1) * width, kinks[0] - j * width) for j in range(reach)][::-1]
-              + list(zip(kinks, kinks[1:]))
-              + [(kinks[-1] + j * width, kinks[-1] + (j + 1) * width) for j in range(reach)])
-    geometry = _Geometry(hub, noise, shifts, kinks, pieces)
-    plan = _plan(geometry, dps)
-    bits = int((dps + 10) * math.log2(10)) + 2 * n.bit_length() + 48
+    # beyond the outermost kinks, pieces of doubling width (from the smaller noise scale) as
+    # far as the hub's tails matter; further if some output is so small that they still do
+    distance = hub.scale * (dps + 20) * Fraction(23, 10)  # ln 10 < 2.3
+    for _ in range(TAIL_ROUNDS):
+        geometry = _Geometry(hub, noise, shifts, kinks,
+                             _pieces(kinks, min(hub.scale, noise.scale), distance))
+        plan = _plan(geometry, dps)
+        if plan.tails_fit:
+            break
+        distance *= 2
+    bits = int((dps + 4) * math.log2(10)) + n.bit_length() + 32
     with flint_context(bits):
         sums = _rule_sums(geometry, plan, bits)
         results = []
@@ -105,6 +111,21 @@ def first_top_probabilities(mech, queries, dps: int) -> list:
                                      f"{float(relative.upper()):.2e}, not 1e-{dps}")
             results.append(ball)
         return results
+
+
+def _pieces(kinks, width: Fraction, distance: Fraction) -> list:
+    """The pieces ``(a, b)`` between the kinks, and beyond them pieces of widths
+    ``width, width, 2·width, 4·width, …`` until they reach ``distance`` past the outermost
+    kinks (the integrands there are smooth and nearly exponential, so wide pieces need few
+    nodes)."""
+    outer, reached = [], Fraction(0)
+    while reached < distance:
+        step = max(width, reached)
+        outer.append((reached, reached + step))
+        reached += step
+    return ([(kinks[0] - b, kinks[0] - a) for a, b in reversed(outer)]
+            + list(zip(kinks, kinks[1:]))
+            + [(kinks[-1] + a, kinks[-1] + b) for a, b in outer])
 
 
 class _Geometry:
@@ -146,14 +167,21 @@ def _log_bound(form, shift, low, high, imaginary):
     if form is None:
         return np.full(np.broadcast(shift, low).shape, -np.inf)
     log_coefficient, rate, one_minus = form
-    ends = (log_coefficient + rate * (low - shift), log_coefficient + rate * (high - shift))
-    largest = np.maximum(*ends)
-    if not one_minus:
-        return largest
-    smallest = np.minimum(*ends)
-    square = (np.maximum((1 - np.exp(smallest)) ** 2, (1 - np.exp(largest)) ** 2)
-              + np.exp(largest) * (rate * imaginary) ** 2)
-    return np.log(square) / 2
+    plain, complement = _bounds_of_pair(log_coefficient + rate * (low - shift),
+                                        log_coefficient + rate * (high - shift),
+                                        rate * imaginary)
+    return complement if one_minus else plain
+
+
+def _bounds_of_pair(low_exponent, high_exponent, imaginary_exponent):
+    """Bounds of ``log|e^{t}|`` and ``log|1 − e^{t}|`` for ``Re t`` between the exponents
+    at the two ends and ``|Im t| ≤ imaginary_exponent`` (module docstring)."""
+    largest = np.maximum(low_exponent, high_exponent)
+    smallest = np.minimum(low_exponent, high_exponent)
+    top = np.exp(largest)
+    square = (np.maximum((1 - np.exp(smallest)) ** 2, (1 - top) ** 2)
+              + top * imaginary_exponent ** 2)
+    return largest, np.log(square) / 2
 
 
 def _rounding_margin(total_abs):
@@ -171,6 +199,7 @@ class _Plan(NamedTuple):
     orders: np.ndarray
     last: np.ndarray
     errors: np.ndarray
+    tails_fit: bool
 
 
 def _plan(geometry: _Geometry, dps: int) -> _Plan:
@@ -181,25 +210,29 @@ def _plan(geometry: _Geometry, dps: int) -> _Plan:
     forms = {(kind, side): _form(noise, kind, side) for kind in (Kind.CDF, Kind.SF)
              for side in (-1, 1)}
     hub_forms = {side: _form(hub, Kind.PDF, side) for side in (-1, 1)}
-    shift = geometry.shift_f[:, None]
+    # each query's F and S on a piece: the plain exponential e^{c + r(z − s)} of the piece's side
+    # (``_primary``) and one minus it
+    primaries = {side: _primary(noise, side) for side in (-1, 1)}
+    log_coefficient, rate, survival_primary = (
+        np.where(right, *(np.float64(value(primaries[side])) for side in (1, -1)))
+        for value in (lambda p: math.log(p[1].coefficient), lambda p: float(p[1].rate),
+                      lambda p: p[0] is Kind.SF))
+    survival_primary = survival_primary.astype(bool)
+    constant = log_coefficient - rate * geometry.shift_f[:, None]
 
     def log_bounds(low, high, imaginary):
-        """``(log M (n + 1, P), its margin)`` on the extents."""
-        by_side = {}
-        for kind in (Kind.CDF, Kind.SF):
-            by_side[kind] = np.where(right, _log_bound(forms[kind, 1], shift, low, high,
-                                                       imaginary),
-                                     _log_bound(forms[kind, -1], shift, low, high, imaginary))
+        """``log M`` (``(n + 1, P)``, raised by its rounding margin) on the extents."""
+        plain, complement = _bounds_of_pair(constant + rate * low, constant + rate * high,
+                                            rate * imaginary)
+        cdf = np.where(survival_primary, complement, plain)
+        survival = np.vstack([np.where(survival_primary, plain, complement),
+                              np.zeros((1, len(low)))])
         hub_bound = np.where(hub_right, _log_bound(hub_forms[1], 0.0, low, high, imaginary),
                              _log_bound(hub_forms[-1], 0.0, low, high, imaginary))
-        prefix = _exclusive_cumsum(by_side[Kind.CDF])
-        survival = np.vstack([by_side[Kind.SF], np.zeros((1, prefix.shape[1]))])
-        total = hub_bound + prefix + survival
         size = (np.abs(np.where(np.isfinite(hub_bound), hub_bound, 0))
-                + _exclusive_cumsum(np.abs(np.where(np.isfinite(by_side[Kind.CDF]),
-                                                    by_side[Kind.CDF], 0)))
+                + _exclusive_cumsum(np.abs(np.where(np.isfinite(cdf), cdf, 0)))
                 + np.abs(np.where(np.isfinite(survival), survival, 0)))
-        return total + _rounding_margin(size + n + 2)
+        return hub_bound + _exclusive_cumsum(cdf) + survival + _rounding_margin(size + n + 2)
 
     middle, half = geometry.middle, geometry.half
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
@@ -211,9 +244,8 @@ def _plan(geometry: _Geometry, dps: int) -> _Plan:
         share = budget - math.log(2 * len(geometry.pieces) + 2)
         dropped = np.nan_to_num(on_segment + log_width, nan=np.inf) <= share[:, None]
         kept = ~dropped
-        orders = np.zeros(len(geometry.pieces), dtype=np.int64)
-        for rho in RHOS:
-            log_modulus = _ellipse_bounds(log_bounds, middle, half, rho)
+        moduli = [_ellipse_bounds(log_bounds, middle, half, rho) for rho in RHOS]
+        for rho, log_modulus in zip(RHOS, moduli):
             needed = certified_order(half, rho, log_modulus, share[:, None])
             needed = np.where(kept, np.nan_to_num(needed, nan=np.inf, posinf=np.inf), 0)
             best = needed if rho == RHOS[0] else np.minimum(best, needed)
@@ -224,11 +256,11 @@ def _plan(geometry: _Geometry, dps: int) -> _Plan:
         orders = orders.astype(np.int64)
         used = orders > 0
         # the last output of each piece: its nodes are updated for the queries before it
+        # (raised to the largest on its left: the nodes in the pass are those right of a point)
         last = np.where(used, n - np.argmax(kept[::-1], axis=0), -1)
-        last = np.where(used, last, -1)
+        last = np.where(used, np.maximum.accumulate(last), -1)
         log_rule_error = np.full(kept.shape, np.inf)
-        for rho in RHOS:
-            log_modulus = _ellipse_bounds(log_bounds, middle, half, rho)
+        for rho, log_modulus in zip(RHOS, moduli):
             log_head = np.log(half * 64 / 15 / (rho * rho - 1)) + log_modulus
             error = log_head - (2 * np.maximum(orders, 2) - 2) * math.log(rho)
             log_rule_error = np.minimum(log_rule_error, np.nan_to_num(error, nan=np.inf))
@@ -240,8 +272,10 @@ def _plan(geometry: _Geometry, dps: int) -> _Plan:
         log_error = np.where(in_pass, np.minimum(log_rule_error, segment + math.log(2)),
                              segment)
         log_error = _rounding_up(log_error)
-        errors = _sum_exp(log_error, axis=1) + _tails(geometry, forms, hub_forms)
-    return _Plan(orders=orders, last=last, errors=errors)
+        tails = _tails(geometry, forms, hub_forms)
+        errors = _sum_exp(log_error, axis=1) + tails
+        tails_fit = bool(np.all(np.log(tails) <= share + math.log(4)))
+    return _Plan(orders, last, errors, tails_fit)
 
 
 def _ellipse_bounds(log_bounds, middle, half, rho):
@@ -295,18 +329,18 @@ def _tails(geometry: _Geometry, forms, hub_forms) -> np.ndarray:
 
 def _rule_sums(geometry: _Geometry, plan: _Plan, bits: int) -> list:
     """The rule's sum for every output: one pass over the queries, each multiplying the running
-    products at the nodes still in the pass (nodes ordered by the last output that uses them)."""
+    products ``w·p·P_k`` at the nodes still in the pass.  The nodes go from right to left, so the
+    nodes right of a query's kink and the nodes in the pass (:func:`_plan`) are prefixes."""
     hub, noise, shifts = geometry.hub, geometry.noise, geometry.shifts
     n = len(shifts)
-    order_of_pieces = sorted((p for p in range(len(geometry.pieces)) if plan.orders[p] > 0),
-                             key=lambda p: -plan.last[p])
-    primaries = {side: _primary(noise, side) for side in (-1, 1)}
     nodes, products, ranks, lasts = [], [], [], []
-    for p in order_of_pieces:
+    for p in reversed(range(len(geometry.pieces))):
+        if plan.orders[p] == 0:
+            continue
         a, b = geometry.pieces[p]
         middle, half = to_arb((a + b) / 2), to_arb((b - a) / 2)
-        coefficient, rate, _ = hub.piece(Kind.PDF, 1 if geometry.hub_rank < geometry.piece_rank[p]
-                                         else -1)
+        side = 1 if geometry.hub_rank < geometry.piece_rank[p] else -1
+        coefficient, rate, _ = hub.piece(Kind.PDF, side)
         log_coefficient, rate = to_arb(coefficient).log(), to_arb(rate)
         for x, w in legendre_rule(int(plan.orders[p]), bits):
             z = middle + half * x
@@ -314,35 +348,47 @@ def _rule_sums(geometry: _Geometry, plan: _Plan, bits: int) -> list:
             products.append(half * w * (log_coefficient + rate * z).exp())
             ranks.append(geometry.piece_rank[p])
             lasts.append(plan.last[p])
-    nodes = np.array(nodes + [arb(0)], dtype=object)[:-1]
-    products = np.array(products + [arb(0)], dtype=object)[:-1]
+    products = _objects(products)
     ranks, lasts = np.array(ranks, dtype=np.int64), np.array(lasts, dtype=np.int64)
-    # per side: e^{rate·z} at every node, and per query the constant coefficient·e^{−rate·s}
-    powers, constants = {}, {}
-    for side, (kind, piece) in primaries.items():
+    # per side of a kink: the plain exponential among F and S (``_primary``) is
+    # coefficient·e^{rate·(z − s)}: e^{rate·z} at every node times a constant per query
+    powers, constants, survival_primary = {}, {}, {}
+    for side in (-1, 1):
+        kind, piece = _primary(noise, side)
         rate = to_arb(piece.rate)
-        powers[side] = np.array([(rate * z).exp() for z in nodes] + [arb(0)], dtype=object)[:-1]
+        powers[side] = _objects([(rate * z).exp() for z in nodes])
         constants[side] = [to_arb(piece.coefficient) * (-(rate * to_arb(s))).exp()
                            for s in shifts]
-    survival_is_primary = {side: kind is Kind.SF for side, (kind, _) in primaries.items()}
-    # how many nodes (a prefix) are still in the pass at each output
-    counts = np.searchsorted(-lasts, -np.arange(n + 2), side="right")
+        survival_primary[side] = kind is Kind.SF
+    in_pass = np.searchsorted(-lasts, -np.arange(n + 2), side="right")  # nodes with last ≥ k
+    right_of = np.searchsorted(-ranks, -geometry.query_rank, side="left")  # rank > query's
     sums = []
-    for k in range(n + 1):
-        count = counts[k]  # nodes with last ≥ k
-        if k == n:
-            sums.append(sum(products[:count], arb(0)))
-            break
-        right = ranks[:count] > geometry.query_rank[k]
-        primary = np.empty(count, dtype=object)
-        primary[right] = powers[1][:count][right] * constants[1][k]
-        primary[~right] = powers[-1][:count][~right] * constants[-1][k]
-        other = 1 - primary
-        survival = np.where(np.where(right, survival_is_primary[1], survival_is_primary[-1]),
-                            primary, other)
-        cdf = np.where(np.where(right, survival_is_primary[1], survival_is_primary[-1]),
-                       other, primary)
-        sums.append(sum(products[:count] * survival, arb(0)))
-        keep = counts[k + 1]  # nodes with last ≥ k + 1 need P_{k+1}
-        products[:keep] = products[:keep] * cdf[:keep]
+    for k in range(n):
+        count, keep = in_pass[k], in_pass[k + 1]
+        total = arb(0)
+        for side, part in ((1, slice(0, min(right_of[k], count))),
+                           (-1, slice(min(right_of[k], count), count))):
+            current = products[part]
+            if current.size == 0:
+                continue
+            factor = powers[side][part] * constants[side][k]
+            # (1 − factor is made before it multiplies: P − P·factor would add the radii)
+            if survival_primary[side]:  # S = factor, F = 1 − S
+                total += (current * factor).sum()
+                continued = current * (1 - factor)
+            else:  # F = factor, S = 1 − F
+                total += (current * (1 - factor)).sum()
+                continued = current * factor
+            # nodes out of the pass from the next output on are left as they are
+            updated = slice(part.start, min(part.stop, keep))
+            products[updated] = continued[:max(0, updated.stop - updated.start)]
+        sums.append(total)
+    sums.append(products[:in_pass[n]].sum() if in_pass[n] else arb(0))
     return sums
+
+
+def _objects(values) -> np.ndarray:
+    """A numpy array of objects (``arb`` balls), one per value."""
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    return array
