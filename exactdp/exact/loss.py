@@ -19,16 +19,17 @@ from ..errors import InputError, PrecisionError
 from ..mechanisms.description import ThresholdMechanism
 from ..precision import CertifiedProbability, Probability
 from ..sequences import Runs, as_queries
-from . import all_outputs
+from . import all_outputs, shared_nodes
 from .integrand import check_output_shape
 from .piece_series import flint_context
 from .probability import probability
 
 #: ``max_privacy_loss`` enumerates every output, so it is limited to this many queries ...
 MAX_ENUMERATED_QUERIES = 12
-#: ... or, where every output is evaluated at once (``all_outputs.py``), to this many queries
-#: and this many outputs (a cutoff keeps the count small: ``svt1`` with c = 1 has n + 1).
-MAX_SHARED_QUERIES = 400
+#: ... or, where every output is evaluated at once (``shared_nodes.py`` for a cutoff of 1,
+#: ``all_outputs.py`` otherwise), to this many queries and this many outputs (a cutoff keeps the
+#: count small: ``svt1`` with c = 1 has n + 1).
+MAX_SHARED_QUERIES = 1000
 MAX_SHARED_OUTPUTS = 2**16
 
 
@@ -158,14 +159,15 @@ def possible_outputs(mech: ThresholdMechanism, n: int):
     if mech.releases_numbers:
         raise InputError(f"{mech.name} releases numbers: its outputs cannot be enumerated")
 
-    def extend(prefix, tops):
+    # depth first, ⊥ before ⊤, on an explicit stack (n may exceed Python's recursion limit)
+    stack = [([], 0)]
+    while stack:
+        prefix, tops = stack.pop()
         if len(prefix) == n or (mech.cutoff is not None and tops == mech.cutoff):
             yield prefix
-            return
-        yield from extend(prefix + [False], tops)
-        yield from extend(prefix + [True], tops + 1)
-
-    yield from extend([], 0)
+            continue
+        stack.append((prefix + [True], tops + 1))
+        stack.append((prefix + [False], tops))
 
 
 @functools.singledispatch
@@ -173,11 +175,13 @@ def max_privacy_loss(mech, d1, d2, dps: int = 30,
                      allow_any_pair: bool = False) -> MaxPrivacyLoss:
     """The exact maximum of ``|ln(Pr[M(d1) = a] / Pr[M(d2) = a])|`` over every output ``a``.
 
-    Every output is enumerated and evaluated by the closed form: for Laplace or exponential
-    noise, a fixed threshold and ⊤/⊥ outputs all at once in ball arithmetic (``all_outputs.py``;
-    up to :data:`MAX_SHARED_QUERIES` queries and :data:`MAX_SHARED_OUTPUTS` outputs), otherwise
-    one output at a time (up to :data:`MAX_ENUMERATED_QUERIES` queries).  The maximiser is then
-    recomputed with ``method="auto"`` (two independent methods).  The probabilities of all
+    Every output is enumerated and evaluated: for Laplace or exponential noise, a fixed
+    threshold and ⊤/⊥ outputs all at once in ball arithmetic (``shared_nodes.py``, Gauss–Legendre
+    nodes shared by all outputs, for a cutoff of 1; ``all_outputs.py``, the closed form along
+    the tree of outputs, otherwise; up to :data:`MAX_SHARED_QUERIES` queries and
+    :data:`MAX_SHARED_OUTPUTS` outputs), otherwise one output at a time (up to
+    :data:`MAX_ENUMERATED_QUERIES` queries).  The maximiser is then recomputed on its own with
+    ``method="auto"`` (certified).  The probabilities of all
     outputs must sum to 1 on both sides to ``dps - 5`` digits, or
     :class:`~exactdp.errors.PrecisionError` is raised.  A generic function on the mechanism's
     type: programs register their own enumeration (``exactdp.programs.exact``).
@@ -247,11 +251,11 @@ def _separate_best(mech, d1: Runs, d2: Runs, outputs, dps: int):
 
 def worst_of_all_outputs(mech, d1: Runs, d2: Runs, outputs, dps: int):
     """The output of largest |loss| and both totals, as :func:`_separate_best`, but every
-    output's probabilities from one walk of the tree of outputs per input (``all_outputs.py``),
-    as balls: each must be within ``10^{−dps}`` relative (else
-    :class:`~exactdp.errors.PrecisionError`)."""
+    output's probabilities at once per input, as balls (``shared_nodes.py`` for a cutoff of 1,
+    else one walk of the tree of outputs, ``all_outputs.py``): each must be within
+    ``10^{−dps}`` relative (else :class:`~exactdp.errors.PrecisionError`)."""
     keys = [tuple(output) for output in outputs]
-    sides = [all_outputs.all_output_probabilities(mech, _expand(d), keys, dps) for d in (d1, d2)]
+    sides = [_all_probabilities(mech, _expand(d), keys, dps) for d in (d1, d2)]
     bits = int((dps + 20) * 3.33)
     with flint_context(bits):
         tolerance = arb(10) ** (-dps)
@@ -276,6 +280,15 @@ def worst_of_all_outputs(mech, d1: Runs, d2: Runs, outputs, dps: int):
                 best, best_key = key, loss
         with mpmath.workdps(dps + 20):
             return list(best), [mpmath.mpf(total.mid()._mpf_) for total in totals]
+
+
+def _all_probabilities(mech, queries: list, keys: list, dps: int) -> dict:
+    """``{output: arb}`` for every output of ``keys`` (tuples of booleans)."""
+    if not shared_nodes.applies(mech):
+        return all_outputs.all_output_probabilities(mech, queries, keys, dps)
+    n = len(queries)
+    balls = shared_nodes.first_top_probabilities(mech, queries, dps)
+    return {(False,) * k + (True,) * (k < n): ball for k, ball in enumerate(balls)}
 
 
 def _expand(queries: Runs) -> list:

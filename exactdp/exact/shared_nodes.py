@@ -52,6 +52,9 @@ MAX_ORDER = 400
 #: Doublings of the distance covered beyond the outermost kinks (:func:`_pieces`) tried before
 #: the tails are left to the precision check.
 TAIL_ROUNDS = 4
+#: Bits added to the working precision on the first try and, if the rounding was too wide, on
+#: the second.
+ROUNDING_BITS = (0, 64)
 #: Share of an output's tolerance ``10^{−dps}·Pr`` given to the quadrature and tail bounds (the
 #: rest covers the rounding of the balls and the estimate of ``Pr`` used to share it out).
 ERROR_SHARE = 1 / 16
@@ -85,7 +88,7 @@ def first_top_probabilities(mech, queries, dps: int) -> list:
     :func:`applies`."""
     n = len(queries)
     hub, noise = mech.threshold_noise, mech.query_noise
-    shifts = [Fraction(q) - mech.threshold for q in queries]
+    shifts = [Fraction(q) - Fraction(mech.threshold) for q in queries]
     (noise_kink,) = noise.kink_points()
     kinks = sorted(set(hub.kink_points()) | {s + noise_kink for s in shifts})
     # beyond the outermost kinks, pieces of doubling width (from the smaller noise scale) as
@@ -98,19 +101,26 @@ def first_top_probabilities(mech, queries, dps: int) -> list:
         if plan.tails_fit:
             break
         distance *= 2
-    bits = int((dps + 4) * math.log2(10)) + n.bit_length() + 32
-    with flint_context(bits):
-        sums = _rule_sums(geometry, plan, bits)
-        results = []
-        for k, (total, error) in enumerate(zip(sums, plan.errors)):
-            ball = total + arb(0, float(error))
-            if not ball.rad() <= arb(10) ** (-dps) * abs(ball.mid()):
-                relative = ball.rad() / abs(ball.mid()) if ball.mid() != 0 else arb("inf")
-                raise PrecisionError(f"{mech.name}: the probability of output {k} (shared "
-                                     f"Gauss–Legendre nodes) reached relative width "
-                                     f"{float(relative.upper()):.2e}, not 1e-{dps}")
-            results.append(ball)
-        return results
+    # a ball's rounding grows by a few units of 2^{−bits} per factor: n·2^{−bits} ≪ 10^{−dps}
+    # (at most 128 bits, two limbs, for 30 digits and 1000 queries); more if it was not enough
+    bits = int((dps + 3) * math.log2(10)) + n.bit_length() + 4
+    for extra in ROUNDING_BITS:
+        with flint_context(bits + extra):
+            sums = _rule_sums(geometry, plan, bits + extra)
+            tolerance = arb(10) ** (-dps)
+            balls = [total + arb(0, float(error)) for total, error in zip(sums, plan.errors)]
+            wide = [k for k, ball in enumerate(balls)
+                    if not ball.rad() <= tolerance * abs(ball.mid())]
+            if not wide:
+                return balls
+            if any(not sums[k].rad() <= tolerance * abs(balls[k].mid()) / 2 for k in wide):
+                continue  # the rounding takes too much of the tolerance: more bits
+            break
+    ball = balls[wide[0]]
+    relative = ball.rad() / abs(ball.mid()) if ball.mid() != 0 else arb("inf")
+    raise PrecisionError(f"{mech.name}: the probability of output {wide[0]} (shared "
+                         f"Gauss–Legendre nodes) reached relative width "
+                         f"{float(relative.upper()):.2e}, not 1e-{dps}")
 
 
 def _pieces(kinks, width: Fraction, distance: Fraction) -> list:
