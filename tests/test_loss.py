@@ -1,5 +1,6 @@
 """privacy_loss and max_privacy_loss."""
 
+import dataclasses
 import random
 from fractions import Fraction
 
@@ -155,16 +156,54 @@ def _exact_mpf(value) -> Fraction:
     return Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
 
 
-def test_max_loss_beyond_the_former_limit_of_200_queries():
-    # svt1 c = 1 on 220 random queries: the maximiser's loss from the walk agrees with its two
-    # probabilities certified one output at a time, and stays within ε (Lyu, Su & Li 2017, Thm 4.1).
+@settings(max_examples=8, deadline=None, derandomize=True)
+@given(st.lists(st.fractions(min_value=-3, max_value=3, max_denominator=8), min_size=1,
+                max_size=6),
+       st.sampled_from(["laplace", "exponential"]))
+def test_shared_nodes_hold_the_certified_probabilities_and_sum_to_one(queries, law):
+    # Each ball of the shared Gauss–Legendre nodes (shared_nodes.py) must overlap the
+    # per-output certified enclosure (exactdp.probability(method="certified"), integrated
+    # piecewise on its own) and be 10^-30 narrow; the n + 1 balls must sum to a ball holding 1.
+    # Exponential noise makes factors vanish on whole pieces (exact zeros in the pass).
+    from exactdp.exact.shared_nodes import applies, first_top_probabilities
+    from exactdp.noise import Exponential
+    mech = exactdp.mechanism("svt1", eps=1, c=1)
+    if law == "exponential":
+        mech = dataclasses.replace(mech, law=Exponential)
+    assert applies(mech)
+    balls = first_top_probabilities(mech, queries, 30)
+    assert len(balls) == len(queries) + 1
+    lower = upper = Fraction(0)
+    for k, ball in enumerate(balls):
+        low, high = _ends(ball)
+        assert high - low <= low / 10 ** 30
+        output = ["F"] * k + ["T"] * (k < len(queries))
+        certified = exactdp.probability(mech, queries, output, dps=30, method="certified")
+        assert low <= _exact_mpf(certified.upper) and _exact_mpf(certified.lower) <= high
+        lower, upper = lower + low, upper + high
+    assert lower <= 1 <= upper
+
+
+def test_max_loss_on_1000_queries():
+    # svt1 c = 1 on 1000 random queries (the limit; it used to be 400), through the shared
+    # nodes: 1001 outputs, the loss stays within ε (Lyu, Su & Li 2017, Thm 4.1); the shared
+    # balls of d1 sum to a ball holding 1, and those of the first, the last and the maximising
+    # output overlap their certified enclosures computed one output at a time.
+    from exactdp.exact.shared_nodes import first_top_probabilities
     rng = random.Random(3)
-    d1 = [Fraction(rng.randint(-3000, 3000), 1000) for _ in range(220)]
+    d1 = [Fraction(rng.randint(-3000, 3000), 1000) for _ in range(1000)]
     d2 = [q + rng.choice((-1, 1)) for q in d1]
     mech = exactdp.mechanism("svt1", eps=1, c=1)
     result = exactdp.max_privacy_loss(mech, d1, d2)
-    assert result.outputs == 221 and abs(result.loss.log_ratio) <= 1
-    certified = exactdp.privacy_loss(mech, d1, d2, result.output, method="certified")
-    assert certified.log_ratio_lower <= result.loss.log_ratio <= certified.log_ratio_upper
+    assert result.outputs == 1001 and abs(result.loss.log_ratio) <= 1
     with mpmath.workdps(40):
         assert abs(result.total1 - 1) < 1e-25 and abs(result.total2 - 1) < 1e-25
+    balls = first_top_probabilities(mech, d1, 30)
+    ends = [_ends(ball) for ball in balls]
+    assert sum(low for low, _ in ends) <= 1 <= sum(high for _, high in ends)
+    best = sum(1 for token in result.output.expand() if not token)
+    for k in (0, best, 1000):
+        output = ["F"] * k + ["T"] * (k < 1000)
+        certified = exactdp.probability(mech, d1, output, dps=30, method="certified")
+        low, high = ends[k]
+        assert low <= _exact_mpf(certified.upper) and _exact_mpf(certified.lower) <= high

@@ -255,7 +255,7 @@ def worst_of_all_outputs(mech, d1: Runs, d2: Runs, outputs, dps: int):
     else one walk of the tree of outputs, ``all_outputs.py``): each must be within
     ``10^{−dps}`` relative (else :class:`~exactdp.errors.PrecisionError`)."""
     keys = [tuple(output) for output in outputs]
-    sides = [_all_probabilities(mech, _expand(d), keys, dps) for d in (d1, d2)]
+    sides = [_all_probabilities(mech, d.expand(), keys, dps) for d in (d1, d2)]
     bits = int((dps + 20) * 3.33)
     with flint_context(bits):
         tolerance = arb(10) ** (-dps)
@@ -290,6 +290,3 @@ def _all_probabilities(mech, queries: list, keys: list, dps: int) -> dict:
     balls = shared_nodes.first_top_probabilities(mech, queries, dps)
     return {(False,) * k + (True,) * (k < n): ball for k, ball in enumerate(balls)}
 
-
-def _expand(queries: Runs) -> list:
-    return [value for value, count in queries.runs for _ in range(count)]
