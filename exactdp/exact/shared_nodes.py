@@ -33,7 +33,6 @@ import bisect
 import math
 from fractions import Fraction
 
-import mpmath
 import numpy as np
 from flint import arb
 from typing import NamedTuple
@@ -42,7 +41,7 @@ from ..errors import PrecisionError
 from ..noise import Kind
 from ..precision import to_arb
 from .gauss_legendre import error_bound, legendre_rule
-from .piecewise_gauss import certified_order
+from .piecewise_gauss import BOUND_BITS, certified_order
 from .piece_series import flint_context
 
 #: Bernstein ellipse parameters tried on every piece for every output (the smallest bound wins).
@@ -108,7 +107,8 @@ def first_top_probabilities(mech, queries, dps: int) -> list:
         with flint_context(bits + extra):
             sums = _rule_sums(geometry, plan, bits + extra)
             tolerance = arb(10) ** (-dps)
-            balls = [total + arb(0, float(error)) for total, error in zip(sums, plan.errors)]
+            balls = [total + arb(0, float(error)) + tail
+                     for total, error, tail in zip(sums, plan.errors, plan.tails)]
             wide = [k for k, ball in enumerate(balls)
                     if not ball.rad() <= tolerance * abs(ball.mid())]
             if not wide:
@@ -139,8 +139,8 @@ def _pieces(kinks, width: Fraction, distance: Fraction) -> list:
 
 
 class _Geometry:
-    """The pieces, the kink of each query and of the hub, and each law's forms on both sides, in
-    double precision for the bounds."""
+    """The pieces and the ranks of the kinks (exact), and the pieces' middles and half-widths
+    and the shifts in double precision (for the bounds)."""
 
     def __init__(self, hub, noise, shifts, kinks, pieces):
         self.hub, self.noise, self.shifts, self.pieces = hub, noise, shifts, pieces
@@ -195,20 +195,22 @@ def _bounds_of_pair(low_exponent, high_exponent, imaginary_exponent):
 
 
 def _rounding_margin(total_abs):
-    """Added to a double-precision sum of logs whose terms have absolute values summing to
-    ``total_abs``: each term is within a few units in the last place and the sum of ``m`` terms
-    within ``m·2^{−53}`` of their total, so ``2^{−30}·(total_abs + m)`` covers every rounding
-    for ``m < 2^{20}`` terms."""
+    """Added to a double-precision sum of ``m`` logs, ``total_abs`` the sum of their absolute
+    values and of ``m`` times the largest part of their exponents: each term is within a few
+    units in the last place of its parts and the sum within ``m·2^{−53}`` of their total, so
+    ``2^{−30}·total_abs`` covers every rounding for ``m < 2^{20}`` terms."""
     return 2.0 ** -30 * total_abs
 
 
 class _Plan(NamedTuple):
-    """Nodes per piece (0: no output needs it), the last output needing each piece, and per
-    output the bound on everything but the rule's sum."""
+    """Nodes per piece (0: no output needs it), the last output needing each piece, per output
+    the bound on the rule's error and on the pieces left out, and the balls ``[0, tail]`` of
+    the tails beyond the pieces."""
 
     orders: np.ndarray
     last: np.ndarray
     errors: np.ndarray
+    tails: list
     tails_fit: bool
 
 
@@ -217,8 +219,6 @@ def _plan(geometry: _Geometry, dps: int) -> _Plan:
     n, hub, noise = len(geometry.shifts), geometry.hub, geometry.noise
     right = geometry.right_of_query(geometry.piece_rank)                      # (n, P)
     hub_right = geometry.hub_rank < geometry.piece_rank                        # (P,)
-    forms = {(kind, side): _form(noise, kind, side) for kind in (Kind.CDF, Kind.SF)
-             for side in (-1, 1)}
     hub_forms = {side: _form(hub, Kind.PDF, side) for side in (-1, 1)}
     # each query's F and S on a piece: the plain exponential e^{c + r(z − s)} of the piece's side
     # (``_primary``) and one minus it
@@ -242,7 +242,12 @@ def _plan(geometry: _Geometry, dps: int) -> _Plan:
         size = (np.abs(np.where(np.isfinite(hub_bound), hub_bound, 0))
                 + _exclusive_cumsum(np.abs(np.where(np.isfinite(cdf), cdf, 0)))
                 + np.abs(np.where(np.isfinite(survival), survival, 0)))
-        return hub_bound + _exclusive_cumsum(cdf) + survival + _rounding_margin(size + n + 2)
+        # each term is rounded relative to its exponent's parts, at most ``scale``
+        scale = (np.max(np.abs(constant), initial=0)
+                 + np.max(np.abs(rate), initial=0) * max(np.max(np.abs(low)),
+                                                         np.max(np.abs(high))) + 1)
+        return (hub_bound + _exclusive_cumsum(cdf) + survival
+                + _rounding_margin(size + (n + 2) * scale))
 
     middle, half = geometry.middle, geometry.half
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
@@ -281,11 +286,11 @@ def _plan(geometry: _Geometry, dps: int) -> _Plan:
         in_pass = used[None, :] & (last[None, :] >= outputs)
         log_error = np.where(in_pass, np.minimum(log_rule_error, segment + math.log(2)),
                              segment)
-        log_error = _rounding_up(log_error)
-        tails = _tails(geometry, forms, hub_forms)
-        errors = _sum_exp(log_error, axis=1) + tails
-        tails_fit = bool(np.all(np.log(tails) <= share + math.log(4)))
-    return _Plan(orders, last, errors, tails_fit)
+        log_error = _rounding_up(np.nan_to_num(log_error, nan=np.inf))
+        tails = _tails(geometry)
+        tails_fit = all(not tail.rad() > 0 or math.log(float(tail.rad())) <= limit
+                        for tail, limit in zip(tails, share + math.log(4)))
+    return _Plan(orders, last, _sum_exp(log_error, axis=1), tails, tails_fit)
 
 
 def _ellipse_bounds(log_bounds, middle, half, rho):
@@ -317,24 +322,36 @@ def _sum_exp(log_values, axis):
     return np.sum(np.exp(log_values), axis=axis) * (1 + 2.0 ** -30)
 
 
-def _tails(geometry: _Geometry, forms, hub_forms) -> np.ndarray:
-    """Per output, the bound on the integral beyond the outermost pieces (module docstring)."""
-    hub = geometry.hub
-    lower, upper = float(geometry.lower), float(geometry.upper)
-    shift = geometry.shift_f
-    n = len(shift)
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        # left: F_hub(L)·P_k(L); every query's kink is right of L
-        left_cdf = _log_bound(forms[Kind.CDF, -1], shift, lower, lower, 0.0)
-        log_left = (float(hub.logcdf(mpmath.mpf(lower)))
-                    + np.concatenate([[0.0], np.cumsum(left_cdf)]))
-        # right: S_hub(R)·S(R − s_k); every query's kink is left of R
-        right_sf = np.concatenate([_log_bound(forms[Kind.SF, 1], shift, upper, upper, 0.0),
-                                   [0.0]])
-        log_right = float(hub.logsf(mpmath.mpf(upper))) + right_sf
-        both = np.logaddexp(log_left, log_right)
-    return _sum_exp(_rounding_up(both + _rounding_margin(np.abs(both) + n + 2))[:, None],
-                    axis=1)
+def _tails(geometry: _Geometry) -> list:
+    """Per output, a ball bounding the integral beyond the outermost pieces (module
+    docstring): ``F_hub(L)·P_k(L) + S_hub(R)·S(R − s_k)``, every query's kink lying between
+    ``L`` and ``R``."""
+    hub, noise, shifts = geometry.hub, geometry.noise, geometry.shifts
+    with flint_context(BOUND_BITS):
+        lower, upper = to_arb(geometry.lower), to_arb(geometry.upper)
+        left = _ball_log_or_none(hub, Kind.CDF, -1, lower)
+        cdf = [_ball_log_or_none(noise, Kind.CDF, -1, lower - to_arb(s)) for s in shifts]
+        right = _ball_log_or_none(hub, Kind.SF, 1, upper)
+        sf = [_ball_log_or_none(noise, Kind.SF, 1, upper - to_arb(s)) for s in shifts]
+        tails, prefix = [], arb(0)
+        for k in range(len(shifts) + 1):
+            total = arb(0)
+            if left is not None and prefix is not None:
+                total += (left + prefix).exp()
+            if right is not None and (k == len(shifts) or sf[k] is not None):
+                total += (right + (sf[k] if k < len(shifts) else 0)).exp()
+            tails.append(arb(0, total.upper()))
+            if k < len(shifts):
+                prefix = None if prefix is None or cdf[k] is None else prefix + cdf[k]
+        return tails
+
+
+def _ball_log_or_none(law, kind: Kind, side: int, x: arb):
+    """``log g(x)`` as a ball on ``side`` of the law's kink, None where ``g`` vanishes."""
+    try:
+        return law.ball_log(kind, side).log(x)
+    except ValueError:
+        return None
 
 
 def _rule_sums(geometry: _Geometry, plan: _Plan, bits: int) -> list:
