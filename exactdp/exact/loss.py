@@ -200,8 +200,9 @@ def max_privacy_loss(mech, d1, d2, dps: int = 30,
                          + (f" ({MAX_SHARED_QUERIES} for {mech.name})" if shared else ""))
     else:
         outputs = list(possible_outputs(mech, n))
-    for output in outputs:
-        check_output_shape(mech, n, Runs.from_items(output))
+    for output in outputs:  # (run lengths by groupby: outputs may be 1000 long)
+        check_output_shape(mech, n, Runs.from_runs((token, sum(1 for _ in run))
+                                                   for token, run in itertools.groupby(output)))
     if shared:
         best, totals = worst_of_all_outputs(mech, d1, d2, outputs, dps)
     else:

@@ -216,64 +216,34 @@ class _Plan(NamedTuple):
 
 def _plan(geometry: _Geometry, dps: int) -> _Plan:
     """The nodes of every piece and, per output, the bound on everything but the rule's sum."""
-    n, hub, noise = len(geometry.shifts), geometry.hub, geometry.noise
-    right = geometry.right_of_query(geometry.piece_rank)                      # (n, P)
-    hub_right = geometry.hub_rank < geometry.piece_rank                        # (P,)
-    hub_forms = {side: _form(hub, Kind.PDF, side) for side in (-1, 1)}
-    # each query's F and S on a piece: the plain exponential e^{c + r(z − s)} of the piece's side
-    # (``_primary``) and one minus it
-    primaries = {side: _primary(noise, side) for side in (-1, 1)}
-    log_coefficient, rate, survival_primary = (
-        np.where(right, *(np.float64(value(primaries[side])) for side in (1, -1)))
-        for value in (lambda p: math.log(p[1].coefficient), lambda p: float(p[1].rate),
-                      lambda p: p[0] is Kind.SF))
-    survival_primary = survival_primary.astype(bool)
-    constant = log_coefficient - rate * geometry.shift_f[:, None]
-
-    def log_bounds(low, high, imaginary):
-        """``log M`` (``(n + 1, P)``, raised by its rounding margin) on the extents."""
-        plain, complement = _bounds_of_pair(constant + rate * low, constant + rate * high,
-                                            rate * imaginary)
-        cdf = np.where(survival_primary, complement, plain)
-        survival = np.vstack([np.where(survival_primary, plain, complement),
-                              np.zeros((1, len(low)))])
-        hub_bound = np.where(hub_right, _log_bound(hub_forms[1], 0.0, low, high, imaginary),
-                             _log_bound(hub_forms[-1], 0.0, low, high, imaginary))
-        size = (np.abs(np.where(np.isfinite(hub_bound), hub_bound, 0))
-                + _exclusive_cumsum(np.abs(np.where(np.isfinite(cdf), cdf, 0)))
-                + np.abs(np.where(np.isfinite(survival), survival, 0)))
-        # each term is rounded relative to its exponent's parts, at most ``scale``
-        scale = (np.max(np.abs(constant), initial=0)
-                 + np.max(np.abs(rate), initial=0) * max(np.max(np.abs(low)),
-                                                         np.max(np.abs(high))) + 1)
-        return (hub_bound + _exclusive_cumsum(cdf) + survival
-                + _rounding_margin(size + (n + 2) * scale))
-
+    n = len(geometry.shifts)
+    bounds = _LogBounds(geometry)
     middle, half = geometry.middle, geometry.half
+    every = np.full(len(middle), n)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        at_middle = log_bounds(middle, middle, 0.0)
-        on_segment = log_bounds(middle - half, middle + half, 0.0)
+        at_middle = bounds(middle, middle, 0.0, every)
+        on_segment = bounds(middle - half, middle + half, 0.0, every)
         log_width = np.log(2 * half)
         estimate = _log_sum_exp(at_middle + log_width, axis=1)               # log Pr, roughly
         budget = estimate + math.log(ERROR_SHARE) - dps * math.log(10)      # (n + 1,)
         share = budget - math.log(2 * len(geometry.pieces) + 2)
-        dropped = np.nan_to_num(on_segment + log_width, nan=np.inf) <= share[:, None]
-        kept = ~dropped
-        moduli = [_ellipse_bounds(log_bounds, middle, half, rho) for rho in RHOS]
-        for rho, log_modulus in zip(RHOS, moduli):
-            needed = certified_order(half, rho, log_modulus, share[:, None])
-            needed = np.where(kept, np.nan_to_num(needed, nan=np.inf, posinf=np.inf), 0)
-            best = needed if rho == RHOS[0] else np.minimum(best, needed)
-        orders = np.max(best, axis=0, initial=0)
-        if np.any(orders > MAX_ORDER):
-            raise PrecisionError(f"a piece of the shared Gauss–Legendre nodes needs more than "
-                                 f"{MAX_ORDER} nodes")
-        orders = orders.astype(np.int64)
-        used = orders > 0
+        segment = on_segment + log_width
+        kept = ~(np.nan_to_num(segment, nan=np.inf) <= share[:, None])
+        used = kept.any(axis=0)
         # the last output of each piece: its nodes are updated for the queries before it
         # (raised to the largest on its left: the nodes in the pass are those right of a point)
         last = np.where(used, n - np.argmax(kept[::-1], axis=0), -1)
         last = np.where(used, np.maximum.accumulate(last), -1)
+        moduli = [bounds(*_ellipse(middle, half, rho), last) for rho in RHOS]
+        best = np.full(kept.shape, np.inf)
+        for rho, log_modulus in zip(RHOS, moduli):
+            needed = certified_order(half, rho, log_modulus, share[:, None])
+            best = np.minimum(best, np.nan_to_num(needed, nan=np.inf))
+        orders = np.max(np.where(kept, best, 0), axis=0, initial=0)
+        if np.any(orders > MAX_ORDER):
+            raise PrecisionError(f"a piece of the shared Gauss–Legendre nodes needs more than "
+                                 f"{MAX_ORDER} nodes")
+        orders = orders.astype(np.int64)
         log_rule_error = np.full(kept.shape, np.inf)
         for rho, log_modulus in zip(RHOS, moduli):
             log_head = np.log(half * 64 / 15 / (rho * rho - 1)) + log_modulus
@@ -281,9 +251,7 @@ def _plan(geometry: _Geometry, dps: int) -> _Plan:
             log_rule_error = np.minimum(log_rule_error, np.nan_to_num(error, nan=np.inf))
         # an output sums the rule on every piece still in the pass (last ≥ k): a piece it would
         # have left out errs by at most |∫| + |rule| ≤ 4h·M; a piece out of the pass by 2h·M
-        segment = on_segment + log_width
-        outputs = np.arange(n + 1)[:, None]
-        in_pass = used[None, :] & (last[None, :] >= outputs)
+        in_pass = last[None, :] >= np.arange(n + 1)[:, None]
         log_error = np.where(in_pass, np.minimum(log_rule_error, segment + math.log(2)),
                              segment)
         log_error = _rounding_up(np.nan_to_num(log_error, nan=np.inf))
@@ -293,9 +261,83 @@ def _plan(geometry: _Geometry, dps: int) -> _Plan:
     return _Plan(orders, last, _sum_exp(log_error, axis=1), tails, tails_fit)
 
 
-def _ellipse_bounds(log_bounds, middle, half, rho):
+class _LogBounds:
+    """``log M[k, p]``: a bound of output ``k``'s integrand ``p·P_k·S_k`` on an extent around
+    piece ``p`` (module docstring), as cumulative sums of the factors' bounds over the queries,
+    raised by their rounding margin (:func:`_rounding_margin`)."""
+
+    #: Outputs per block (a block computes only the pieces some output of it still needs).
+    BLOCK = 64
+
+    def __init__(self, geometry: _Geometry):
+        self.n = len(geometry.shifts)
+        right = geometry.right_of_query(geometry.piece_rank)                      # (n, P)
+        self.hub_right = geometry.hub_rank < geometry.piece_rank                   # (P,)
+        self.hub_forms = {side: _form(geometry.hub, Kind.PDF, side) for side in (-1, 1)}
+        # each query's F and S on a piece: the plain exponential e^{c + r(z − s)} of the
+        # piece's side (``_primary``) and one minus it
+        primaries = {side: _primary(geometry.noise, side) for side in (-1, 1)}
+        log_coefficient, self.rate, survival_primary = (
+            np.where(right, *(np.float64(value(primaries[side])) for side in (1, -1)))
+            for value in (lambda p: math.log(p[1].coefficient), lambda p: float(p[1].rate),
+                          lambda p: p[0] is Kind.SF))
+        self.survival_primary = survival_primary.astype(bool)
+        self.constant = log_coefficient - self.rate * geometry.shift_f[:, None]
+        self.scale = np.max(np.abs(self.constant), initial=0)
+        self.largest_rate = np.max(np.abs(self.rate), initial=0)
+
+    def __call__(self, low, high, imaginary, last) -> np.ndarray:
+        """``(n + 1, P)`` bounds on the extents ``[low, high] × [−imaginary, imaginary]``
+        (arrays over the pieces) for the outputs ``k ≤ last[p]``; ``+inf`` elsewhere."""
+        n = self.n
+        out = np.full((n + 1, len(low)), np.inf)
+        order = np.argsort(-last, kind="stable")        # pieces by last output, descending
+        last_sorted = last[order]
+        hub = np.where(self.hub_right,
+                       _log_bound(self.hub_forms[1], 0.0, low, high, imaginary),
+                       _log_bound(self.hub_forms[-1], 0.0, low, high, imaginary))
+        carry = np.zeros(len(low))                      # Σ of the F bounds before the block
+        largest = _largest_finite(hub)
+        scale = self.scale + self.largest_rate * max(np.max(np.abs(low)),
+                                                    np.max(np.abs(high))) + 1
+        for start in range(0, n + 1, self.BLOCK):
+            stop = min(start + self.BLOCK, n + 1)
+            columns = order[:np.count_nonzero(last_sorted >= start)]
+            if columns.size == 0:
+                break
+            rows = slice(start, min(stop, n))
+            constant, rate = self.constant[rows][:, columns], self.rate[rows][:, columns]
+            plain, complement = _bounds_of_pair(constant + rate * low[columns],
+                                                constant + rate * high[columns],
+                                                rate * np.take(imaginary, columns)
+                                                if np.ndim(imaginary) else rate * imaginary)
+            primary = self.survival_primary[rows][:, columns]
+            cdf = np.where(primary, complement, plain)
+            survival = np.where(primary, plain, complement)
+            if stop > n:  # the output ⊥ⁿ has no survival factor
+                survival = np.vstack([survival, np.zeros((1, columns.size))])
+            prefix = np.vstack([np.zeros((1, columns.size)), np.cumsum(cdf, axis=0)])
+            prefix += carry[columns]
+            carry[columns] = prefix[-1]
+            # n + 2 terms, each at most ``largest`` in size and rounded relative to its
+            # exponent's parts, at most ``scale``
+            largest = max(largest, _largest_finite(cdf), _largest_finite(survival))
+            margin = _rounding_margin((n + 2) * (largest + scale))
+            out[start:stop, columns] = (hub[columns] + prefix[:stop - start] + survival
+                                        + margin)
+        return out
+
+
+def _ellipse(middle, half, rho):
+    """The real extent and the imaginary half-height of the Bernstein ellipses ``E_ρ`` of the
+    pieces."""
     major, minor = (rho + 1 / rho) / 2 * half, (rho - 1 / rho) / 2 * half
-    return log_bounds(middle - major, middle + major, minor)
+    return middle - major, middle + major, minor
+
+
+def _largest_finite(values) -> float:
+    """The largest absolute value among the finite ``values`` (0 if none)."""
+    return float(np.max(np.abs(values), initial=0, where=np.isfinite(values)))
 
 
 def _exclusive_cumsum(rows):
