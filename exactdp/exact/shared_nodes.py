@@ -44,8 +44,9 @@ from .gauss_legendre import error_bound, legendre_rule
 from .piecewise_gauss import BOUND_BITS, certified_order
 from .piece_series import flint_context
 
-#: Bernstein ellipse parameters tried on every piece for every output (the smallest bound wins).
-RHOS = (2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0)
+#: Bernstein ellipse parameters tried on every piece for every output (the smallest bound wins;
+#: the large ones suit the small pieces between close kinks).
+RHOS = (2.0, 4.0, 16.0, 64.0, 256.0, 1024.0, 4096.0)
 #: Most nodes of one piece (more raises :class:`~exactdp.errors.PrecisionError`).
 MAX_ORDER = 400
 #: Doublings of the distance covered beyond the outermost kinks (:func:`_pieces`) tried before
@@ -187,11 +188,13 @@ def _bounds_of_pair(low_exponent, high_exponent, imaginary_exponent):
     """Bounds of ``log|e^{t}|`` and ``log|1 − e^{t}|`` for ``Re t`` between the exponents
     at the two ends and ``|Im t| ≤ imaginary_exponent`` (module docstring)."""
     largest = np.maximum(low_exponent, high_exponent)
-    smallest = np.minimum(low_exponent, high_exponent)
     top = np.exp(largest)
-    square = (np.maximum((1 - np.exp(smallest)) ** 2, (1 - top) ** 2)
-              + top * imaginary_exponent ** 2)
-    return largest, np.log(square) / 2
+    real = np.abs(1 - top)  # |1 − u| is convex in u = e^{Re t}: largest at an end
+    if low_exponent is not high_exponent:
+        real = np.maximum(real, np.abs(1 - np.exp(np.minimum(low_exponent, high_exponent))))
+    if not np.any(imaginary_exponent):
+        return largest, np.log(real)
+    return largest, np.log(real ** 2 + top * imaginary_exponent ** 2) / 2
 
 
 def _rounding_margin(total_abs):
@@ -221,7 +224,7 @@ def _plan(geometry: _Geometry, dps: int) -> _Plan:
     middle, half = geometry.middle, geometry.half
     every = np.full(len(middle), n)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        at_middle = bounds(middle, middle, 0.0, every)
+        at_middle = bounds(middle, middle, 0.0, every)  # (one point: low is high)
         on_segment = bounds(middle - half, middle + half, 0.0, every)
         log_width = np.log(2 * half)
         estimate = _log_sum_exp(at_middle + log_width, axis=1)               # log Pr, roughly
@@ -307,10 +310,12 @@ class _LogBounds:
                 break
             rows = slice(start, min(stop, n))
             constant, rate = self.constant[rows][:, columns], self.rate[rows][:, columns]
-            plain, complement = _bounds_of_pair(constant + rate * low[columns],
-                                                constant + rate * high[columns],
-                                                rate * np.take(imaginary, columns)
-                                                if np.ndim(imaginary) else rate * imaginary)
+            low_exponent = constant + rate * low[columns]
+            high_exponent = (low_exponent if high is low
+                             else constant + rate * high[columns])
+            plain, complement = _bounds_of_pair(
+                low_exponent, high_exponent,
+                rate * imaginary[columns] if np.ndim(imaginary) else rate * imaginary)
             primary = self.survival_primary[rows][:, columns]
             cdf = np.where(primary, complement, plain)
             survival = np.where(primary, plain, complement)
