@@ -108,7 +108,7 @@ def first_top_probabilities(mech, queries, dps: int) -> list:
         with flint_context(bits + extra):
             sums = _rule_sums(geometry, plan, bits + extra)
             tolerance = arb(10) ** (-dps)
-            balls = [total + arb(0, float(error)) + tail
+            balls = [total + error + tail
                      for total, error, tail in zip(sums, plan.errors, plan.tails)]
             wide = [k for k, ball in enumerate(balls)
                     if not ball.rad() <= tolerance * abs(ball.mid())]
@@ -125,18 +125,28 @@ def first_top_probabilities(mech, queries, dps: int) -> list:
 
 
 def _pieces(kinks, width: Fraction, distance: Fraction) -> list:
-    """The pieces ``(a, b)`` between the kinks, and beyond them pieces of widths
-    ``width, width, 2·width, 4·width, …`` until they reach ``distance`` past the outermost
-    kinks (the integrands there are smooth and nearly exponential, so wide pieces need few
-    nodes)."""
-    outer, reached = [], Fraction(0)
+    """The pieces ``(a, b)``: between adjacent kinks, and beyond the outermost kinks as far as
+    ``distance``, cut at ``width, 2·width, 4·width, 8·width, …`` from the kinks (the integrands
+    are smooth and nearly exponential away from the kinks, so wide pieces need few nodes)."""
+    outer = _doubling(width, distance)
+    pieces = [(kinks[0] - b, kinks[0] - a) for a, b in reversed(outer)]
+    for left, right in zip(kinks, kinks[1:]):
+        half = (right - left) / 2
+        steps = _doubling(width, half) if half > width else [(0, half)]
+        steps = [(a, min(b, half)) for a, b in steps if a < half]
+        pieces += [(left + a, left + b) for a, b in steps]
+        pieces += [(right - b, right - a) for a, b in reversed(steps)]
+    return pieces + [(kinks[-1] + a, kinks[-1] + b) for a, b in outer]
+
+
+def _doubling(width: Fraction, distance: Fraction) -> list:
+    """``[(0, w), (w, 2w), (2w, 4w), …]`` until ``distance`` is reached."""
+    steps, reached = [], Fraction(0)
     while reached < distance:
         step = max(width, reached)
-        outer.append((reached, reached + step))
+        steps.append((reached, reached + step))
         reached += step
-    return ([(kinks[0] - b, kinks[0] - a) for a, b in reversed(outer)]
-            + list(zip(kinks, kinks[1:]))
-            + [(kinks[-1] + a, kinks[-1] + b) for a, b in outer])
+    return steps
 
 
 class _Geometry:
@@ -206,13 +216,13 @@ def _rounding_margin(total_abs):
 
 
 class _Plan(NamedTuple):
-    """Nodes per piece (0: no output needs it), the last output needing each piece, per output
-    the bound on the rule's error and on the pieces left out, and the balls ``[0, tail]`` of
-    the tails beyond the pieces."""
+    """Nodes per piece (0: no output needs it), the last output needing each piece, and per
+    output the balls ``[0, bound]`` of the rule's error and the pieces left out, and of the
+    tails beyond the pieces."""
 
     orders: np.ndarray
     last: np.ndarray
-    errors: np.ndarray
+    errors: list
     tails: list
     tails_fit: bool
 
@@ -259,9 +269,9 @@ def _plan(geometry: _Geometry, dps: int) -> _Plan:
                              segment)
         log_error = _rounding_up(np.nan_to_num(log_error, nan=np.inf))
         tails = _tails(geometry)
-        tails_fit = all(not tail.rad() > 0 or math.log(float(tail.rad())) <= limit
+        tails_fit = all(not tail.rad() > 0 or float(arb(tail.rad()).log().mid()) <= limit
                         for tail, limit in zip(tails, share + math.log(4)))
-    return _Plan(orders, last, _sum_exp(log_error, axis=1), tails, tails_fit)
+    return _Plan(orders, last, _error_balls(log_error), tails, tails_fit)
 
 
 class _LogBounds:
@@ -364,9 +374,20 @@ def _rounding_up(log_values):
                                       + 1)
 
 
-def _sum_exp(log_values, axis):
-    """``Σ e^{log_values}`` along ``axis``, rounded up (relative ``2^{−30}``)."""
-    return np.sum(np.exp(log_values), axis=axis) * (1 + 2.0 ** -30)
+def _error_balls(log_values) -> list:
+    """Per row, the ball ``[0, Σ e^{log_values}]``: ``top + log Σ e^{x − top}`` in double
+    precision, each term that underflows counted as ``2^{−1000}``, raised by
+    :func:`_rounding_up`, then exponentiated in balls (no underflow)."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        top = np.max(log_values, axis=1)
+        finite = np.where(np.isfinite(top), top, 0)
+        scaled = np.exp(log_values - finite[:, None])
+        logs = _rounding_up(finite + np.log(np.sum(scaled, axis=1)
+                                            + log_values.shape[1] * 2.0 ** -1000))
+    with flint_context(BOUND_BITS):
+        return [arb(0) if value == -np.inf and low == -np.inf
+                else arb(0, arb(float(value)).exp().upper())
+                for value, low in zip(logs, top)]
 
 
 def _tails(geometry: _Geometry) -> list:
