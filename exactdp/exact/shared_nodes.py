@@ -132,8 +132,10 @@ def _pieces(kinks, width: Fraction, distance: Fraction) -> list:
     pieces = [(kinks[0] - b, kinks[0] - a) for a, b in reversed(outer)]
     for left, right in zip(kinks, kinks[1:]):
         half = (right - left) / 2
-        steps = _doubling(width, half) if half > width else [(0, half)]
-        steps = [(a, min(b, half)) for a, b in steps if a < half]
+        if half <= width:
+            pieces.append((left, right))
+            continue
+        steps = [(a, min(b, half)) for a, b in _doubling(width, half)]
         pieces += [(left + a, left + b) for a, b in steps]
         pieces += [(right - b, right - a) for a, b in reversed(steps)]
     return pieces + [(kinks[-1] + a, kinks[-1] + b) for a, b in outer]
