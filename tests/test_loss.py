@@ -184,6 +184,23 @@ def test_shared_nodes_hold_the_certified_probabilities_and_sum_to_one(queries, l
     assert lower <= 1 <= upper
 
 
+@pytest.mark.parametrize("queries, dps", [([-2000, 2000, 0], 30), ([0, 1, 2], 60),
+                                           (["1/3", "1/3", "0.3333333334"], 30)])
+def test_shared_nodes_on_far_apart_queries_tiny_outputs_and_more_digits(queries, dps):
+    # Wide gaps between kinks (cut at doubling widths), outputs of probability ~1e-218 (the tails
+    # reach further) and 60 digits, against the certified enclosure of each output on its own.
+    from exactdp.exact.shared_nodes import first_top_probabilities
+    mech = exactdp.mechanism("svt1", eps=1, c=1)
+    queries = [Fraction(q) for q in queries]
+    balls = first_top_probabilities(mech, queries, dps)
+    for k, ball in enumerate(balls):
+        low, high = _ends(ball)
+        assert 0 < low and high - low <= low / 10 ** dps
+        output = ["F"] * k + ["T"] * (k < len(queries))
+        certified = exactdp.probability(mech, queries, output, dps=dps, method="certified")
+        assert low <= _exact_mpf(certified.upper) and _exact_mpf(certified.lower) <= high
+
+
 def test_max_loss_on_1000_queries():
     # svt1 c = 1 on 1000 random queries (the limit; it used to be 400), through the shared
     # nodes: 1001 outputs, the loss stays within ε (Lyu, Su & Li 2017, Thm 4.1); the shared

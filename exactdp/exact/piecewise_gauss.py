@@ -46,7 +46,7 @@ import numpy as np
 from flint import arb
 
 from ..errors import PrecisionError
-from .gauss_legendre import error_bound, legendre_rule
+from .gauss_legendre import error_bound, legendre_rule, log_error_bound
 from .integral_form import Integral
 from ..precision import to_arb
 from .piece_series import PiecewiseExponential, flint_context
@@ -311,7 +311,7 @@ def certified_order(half, rho, log_modulus, budget):
     """The fewest nodes ``n ≥ 2`` whose bound ``h·(64/15)·M·ρ^{2−2n}/(ρ² − 1)``
     (``gauss_legendre.error_bound``) is below ``e^{budget}``, ``M = e^{log_modulus}`` (floats, or
     numpy arrays broadcast together)."""
-    log_head = np.log(half * 64 / 15 / (rho * rho - 1)) + log_modulus
+    log_head = log_error_bound(half, rho, 1, log_modulus)
     order = np.maximum(2, np.ceil(1 + (log_head - budget) / (2 * np.log(rho))))
     return int(order) if np.ndim(order) == 0 else order
 

@@ -6,8 +6,8 @@ The outputs are ``⊥ᵏ⊤`` (``k < n``) and ``⊥ⁿ``, with (``integrand.py``
     Pr[⊥ᵏ⊤] = ∫ p(z) P_k(z) S(z − s_k) dz,   P_k(z) = Π_{i<k} F(z − s_i),   Pr[⊥ⁿ] = ∫ p P_n.
 
 Every integrand is analytic between the kinks ``0, s_1, …, s_n``, so the same pieces serve all
-outputs: the kinks cut ℝ, and beyond the outermost kinks pieces of the smaller noise scale reach
-as far as any output needs.  Each piece gets one rule of ``N_p`` Gauss–Legendre nodes
+outputs: the kinks cut ℝ, and pieces of doubling width cut the wide gaps and reach beyond the
+outermost kinks as far as any output needs (:func:`_pieces`).  Each piece gets one rule of ``N_p`` Gauss–Legendre nodes
 (``gauss_legendre.py``), and the running products ``P_k`` at the nodes are updated by one factor
 per query, so all ``n + 1`` probabilities cost one pass over the queries: about
 ``n × (number of nodes) ≈ n²`` ball products (a piece no output needs any more leaves the pass).
@@ -33,14 +33,15 @@ import bisect
 import math
 from fractions import Fraction
 
+from typing import NamedTuple
+
 import numpy as np
 from flint import arb
-from typing import NamedTuple
 
 from ..errors import PrecisionError
 from ..noise import Kind
 from ..precision import to_arb
-from .gauss_legendre import error_bound, legendre_rule
+from .gauss_legendre import legendre_rule, log_error_bound
 from .piecewise_gauss import BOUND_BITS, certified_order
 from .piece_series import flint_context
 
@@ -261,8 +262,7 @@ def _plan(geometry: _Geometry, dps: int) -> _Plan:
         orders = orders.astype(np.int64)
         log_rule_error = np.full(kept.shape, np.inf)
         for rho, log_modulus in zip(RHOS, moduli):
-            log_head = np.log(half * 64 / 15 / (rho * rho - 1)) + log_modulus
-            error = log_head - (2 * np.maximum(orders, 2) - 2) * math.log(rho)
+            error = log_error_bound(half, rho, np.maximum(orders, 2), log_modulus)
             log_rule_error = np.minimum(log_rule_error, np.nan_to_num(error, nan=np.inf))
         # an output sums the rule on every piece still in the pass (last ≥ k): a piece it would
         # have left out errs by at most |∫| + |rule| ≤ 4h·M; a piece out of the pass by 2h·M
