@@ -201,6 +201,27 @@ def test_shared_nodes_on_far_apart_queries_tiny_outputs_and_more_digits(queries,
         assert low <= _exact_mpf(certified.upper) and _exact_mpf(certified.lower) <= high
 
 
+def test_shared_nodes_share_the_tolerance_again_from_the_sums(monkeypatch):
+    # A first plan that takes every Pr for 1 leaves the small outputs' balls too wide; the
+    # second plan shares the tolerance out from the first sums and reaches 30 digits.
+    from exactdp.exact import shared_nodes
+    plan, known_given = shared_nodes._plan, []
+
+    def plan_believing_every_probability_is_one(geometry, dps, known=None):
+        known_given.append(known is not None)
+        return plan(geometry, dps, [0.0] * (len(geometry.shifts) + 1) if known is None
+                    else known)
+
+    monkeypatch.setattr(shared_nodes, "_plan", plan_believing_every_probability_is_one)
+    mech = exactdp.mechanism("svt1", eps=1, c=1)
+    balls = shared_nodes.first_top_probabilities(mech, [Fraction(q) for q in (-50, 50, 0, 3)],
+                                                 30)
+    assert known_given == [False, True]
+    for ball in balls:
+        low, high = _ends(ball)
+        assert 0 < low and high - low <= low / 10 ** 30
+
+
 def test_max_loss_on_1000_queries():
     # svt1 c = 1 on 1000 random queries (the limit; it used to be 400), through the shared
     # nodes: 1001 outputs, the loss stays within ε (Lyu, Su & Li 2017, Thm 4.1); the shared

@@ -53,9 +53,9 @@ MAX_ORDER = 400
 #: Doublings of the distance covered beyond the outermost kinks (:func:`_pieces`) tried before
 #: the tails are left to the precision check.
 TAIL_ROUNDS = 4
-#: Bits added to the working precision on the first try and, if the rounding was too wide, on
-#: the second.
-ROUNDING_BITS = (0, 64)
+#: Further tries when a ball is too wide: with 64 more bits if the rounding took too much of
+#: its tolerance, once with the tolerances shared out from the first sums otherwise.
+RETRIES = 2
 #: Share of an output's tolerance ``10^{−dps}·Pr`` given to the quadrature and tail bounds (the
 #: rest covers the rounding of the balls and the estimate of ``Pr`` used to share it out).
 ERROR_SHARE = 1 / 16
@@ -103,11 +103,12 @@ def first_top_probabilities(mech, queries, dps: int) -> list:
             break
         distance *= 2
     # a ball's rounding grows by a few units of 2^{−bits} per factor: n·2^{−bits} ≪ 10^{−dps}
-    # (at most 128 bits, two limbs, for 30 digits and 1000 queries); more if it was not enough
+    # (at most 128 bits, two limbs, for 30 digits and 1000 queries)
     bits = int((dps + 3) * math.log2(10)) + n.bit_length() + 4
-    for extra in ROUNDING_BITS:
-        with flint_context(bits + extra):
-            sums = _rule_sums(geometry, plan, bits + extra)
+    tolerance, replanned = None, False
+    for _ in range(RETRIES + 1):
+        with flint_context(bits):
+            sums = _rule_sums(geometry, plan, bits)
             tolerance = arb(10) ** (-dps)
             balls = [total + error + tail
                      for total, error, tail in zip(sums, plan.errors, plan.tails)]
@@ -116,8 +117,13 @@ def first_top_probabilities(mech, queries, dps: int) -> list:
             if not wide:
                 return balls
             if any(not sums[k].rad() <= tolerance * abs(balls[k].mid()) / 2 for k in wide):
-                continue  # the rounding takes too much of the tolerance: more bits
-            break
+                bits += 64  # the rounding took too much of the tolerance
+            elif not replanned:  # the rough estimates of Pr shared it out: use the sums
+                plan = _plan(geometry, dps, [float(total.mid().log()) if total > 0 else None
+                                             for total in sums])
+                replanned = True
+            else:
+                break
     ball = balls[wide[0]]
     relative = ball.rad() / abs(ball.mid()) if ball.mid() != 0 else arb("inf")
     raise PrecisionError(f"{mech.name}: the probability of output {wide[0]} (shared "
@@ -230,8 +236,10 @@ class _Plan(NamedTuple):
     tails_fit: bool
 
 
-def _plan(geometry: _Geometry, dps: int) -> _Plan:
-    """The nodes of every piece and, per output, the bound on everything but the rule's sum."""
+def _plan(geometry: _Geometry, dps: int, known=None) -> _Plan:
+    """The nodes of every piece and, per output, the bound on everything but the rule's sum;
+    the tolerances are shared out from a rough estimate of each ``log Pr``, or from ``known``
+    (a list of them, None where unknown)."""
     n = len(geometry.shifts)
     bounds = _LogBounds(geometry)
     middle, half = geometry.middle, geometry.half
@@ -241,6 +249,8 @@ def _plan(geometry: _Geometry, dps: int) -> _Plan:
         on_segment = bounds(middle - half, middle + half, 0.0, every)
         log_width = np.log(2 * half)
         estimate = _log_sum_exp(at_middle + log_width, axis=1)               # log Pr, roughly
+        if known is not None:
+            estimate = np.array([e if k is None else k for e, k in zip(estimate, known)])
         budget = estimate + math.log(ERROR_SHARE) - dps * math.log(10)      # (n + 1,)
         share = budget - math.log(2 * len(geometry.pieces) + 2)
         segment = on_segment + log_width
