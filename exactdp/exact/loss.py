@@ -26,10 +26,11 @@ from .probability import probability
 
 #: ``max_privacy_loss`` enumerates every output, so it is limited to this many queries ...
 MAX_ENUMERATED_QUERIES = 12
-#: ... or, where every output is evaluated at once (``shared_nodes.py`` for a cutoff of 1,
-#: ``all_outputs.py`` otherwise), to this many queries and this many outputs (a cutoff keeps the
-#: count small: ``svt1`` with c = 1 has n + 1).
+#: ... or, where every output is evaluated at once, to this many queries with a cutoff of 1
+#: (``shared_nodes.py``: ``svt1`` with c = 1 has n + 1 outputs), this many along the tree of
+#: outputs otherwise (``all_outputs.py``, cubic in n), and this many outputs.
 MAX_SHARED_QUERIES = 1000
+MAX_WALKED_QUERIES = 400
 MAX_SHARED_OUTPUTS = 2**16
 
 
@@ -177,9 +178,10 @@ def max_privacy_loss(mech, d1, d2, dps: int = 30,
 
     Every output is enumerated and evaluated: for Laplace or exponential noise, a fixed
     threshold and ⊤/⊥ outputs all at once in ball arithmetic (``shared_nodes.py``, Gauss–Legendre
-    nodes shared by all outputs, for a cutoff of 1; ``all_outputs.py``, the closed form along
-    the tree of outputs, otherwise; up to :data:`MAX_SHARED_QUERIES` queries and
-    :data:`MAX_SHARED_OUTPUTS` outputs), otherwise one output at a time (up to
+    nodes shared by all outputs, for a cutoff of 1, up to :data:`MAX_SHARED_QUERIES` queries;
+    ``all_outputs.py``, the closed form along the tree of outputs, otherwise, up to
+    :data:`MAX_WALKED_QUERIES` queries and :data:`MAX_SHARED_OUTPUTS` outputs), otherwise one
+    output at a time (up to
     :data:`MAX_ENUMERATED_QUERIES` queries).  The maximiser is then recomputed on its own with
     ``method="auto"`` (certified).  The probabilities of all
     outputs must sum to 1 on both sides to ``dps - 5`` digits, or
@@ -189,7 +191,8 @@ def max_privacy_loss(mech, d1, d2, dps: int = 30,
     d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
     n = len(d1)
     shared = isinstance(mech, ThresholdMechanism) and all_outputs.applies(mech)
-    if shared and n <= MAX_SHARED_QUERIES:
+    limit = MAX_SHARED_QUERIES if shared and shared_nodes.applies(mech) else MAX_WALKED_QUERIES
+    if shared and n <= limit:
         outputs = list(itertools.islice(possible_outputs(mech, n), MAX_SHARED_OUTPUTS + 1))
         if len(outputs) > MAX_SHARED_OUTPUTS:
             raise InputError(f"max_privacy_loss enumerates every output: at most "
@@ -197,7 +200,7 @@ def max_privacy_loss(mech, d1, d2, dps: int = 30,
     elif n > MAX_ENUMERATED_QUERIES:
         raise InputError(f"max_privacy_loss enumerates every output: at most "
                          f"{MAX_ENUMERATED_QUERIES} queries, got {n}"
-                         + (f" ({MAX_SHARED_QUERIES} for {mech.name})" if shared else ""))
+                         + (f" ({limit} for {mech.name})" if shared else ""))
     else:
         outputs = list(possible_outputs(mech, n))
     for output in outputs:  # (run lengths by groupby: outputs may be 1000 long)
