@@ -41,6 +41,7 @@ from flint import arb
 from ..errors import PrecisionError
 from ..noise import Kind
 from ..precision import to_arb
+from . import all_outputs
 from .gauss_legendre import legendre_rule, log_error_bound
 from .piecewise_gauss import BOUND_BITS, certified_order
 from .piece_series import flint_context
@@ -64,8 +65,7 @@ ERROR_SHARE = 1 / 16
 def applies(mech) -> bool:
     """Cutoff 1 and a fixed threshold, with piecewise exponential noise (``all_outputs.applies``)
     whose CDF or survival function is a plain exponential on each side of its kink."""
-    from .all_outputs import applies as walk_applies
-    if mech.cutoff != 1 or not walk_applies(mech):
+    if mech.cutoff != 1 or not all_outputs.applies(mech):
         return False
     return all(_primary(mech.query_noise, side) is not None for side in (-1, 1))
 
@@ -105,7 +105,7 @@ def first_top_probabilities(mech, queries, dps: int) -> list:
     # a ball's rounding grows by a few units of 2^{−bits} per factor: n·2^{−bits} ≪ 10^{−dps}
     # (at most 128 bits, two limbs, for 30 digits and 1000 queries)
     bits = int((dps + 3) * math.log2(10)) + n.bit_length() + 4
-    tolerance, replanned = None, False
+    replanned = False
     for _ in range(RETRIES + 1):
         with flint_context(bits):
             sums = _rule_sums(geometry, plan, bits)
