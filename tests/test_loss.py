@@ -161,19 +161,23 @@ def _exact_mpf(value) -> Fraction:
     return Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
 
 
-@settings(max_examples=8, deadline=None, derandomize=True)
+@settings(max_examples=12, deadline=None, derandomize=True)
 @given(st.lists(st.fractions(min_value=-3, max_value=3, max_denominator=8), min_size=1,
                 max_size=6),
-       st.sampled_from(["laplace", "exponential"]))
-def test_shared_nodes_hold_the_certified_probabilities_and_sum_to_one(queries, law):
+       st.sampled_from(["svt1", "svt1 with exponential noise", "statdp.SVT"]))
+def test_shared_nodes_hold_the_certified_probabilities_and_sum_to_one(queries, name):
     # Each ball of the shared Gauss–Legendre nodes (shared_nodes.py) must overlap the
     # per-output certified enclosure (exactdp.probability(method="certified"), integrated
     # piecewise on its own) and be 10^-30 narrow; the n + 1 balls must sum to a ball holding 1.
-    # Exponential noise makes factors vanish on whole pieces (exact zeros in the pass).
+    # Exponential noise makes factors vanish on whole pieces (exact zeros in the pass);
+    # statdp.SVT has T = 1/2 and noise scales 20/7 and 40/7.
     from exactdp.exact.shared_nodes import applies, first_top_probabilities
     from exactdp.noise import Exponential
-    mech = exactdp.mechanism("svt1", eps=1, c=1)
-    if law == "exponential":
+    if name == "statdp.SVT":
+        mech = exactdp.mechanism(name, eps="0.7", N=1, T="0.5")
+    else:
+        mech = exactdp.mechanism("svt1", eps=1, c=1)
+    if name == "svt1 with exponential noise":
         mech = dataclasses.replace(mech, law=Exponential)
     assert applies(mech)
     balls = first_top_probabilities(mech, queries, 30)

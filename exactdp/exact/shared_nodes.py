@@ -205,15 +205,17 @@ def _log_bound(form, shift, low, high, imaginary):
 
 def _bounds_of_pair(low_exponent, high_exponent, imaginary_exponent):
     """Bounds of ``log|e^{t}|`` and ``log|1 − e^{t}|`` for ``Re t`` between the exponents
-    at the two ends and ``|Im t| ≤ imaginary_exponent`` (module docstring)."""
-    largest = np.maximum(low_exponent, high_exponent)
-    top = np.exp(largest)
-    real = np.abs(1 - top)  # |1 − u| is convex in u = e^{Re t}: largest at an end
-    if low_exponent is not high_exponent:
-        real = np.maximum(real, np.abs(1 - np.exp(np.minimum(low_exponent, high_exponent))))
-    if not np.any(imaginary_exponent):
-        return largest, np.log(real)
-    return largest, np.log(real ** 2 + top * imaginary_exponent ** 2) / 2
+    at the two ends and ``|Im t| ≤ imaginary_exponent`` (module docstring), in logs throughout
+    (``log 0 = −inf`` where ``1 − e^{t}`` vanishes; nothing underflows)."""
+    with np.errstate(over="ignore", divide="ignore"):
+        largest = np.maximum(low_exponent, high_exponent)
+        real = np.abs(1 - np.exp(largest))  # |1 − u| is convex in u = e^{Re t}: at an end
+        if low_exponent is not high_exponent:
+            real = np.maximum(real, np.abs(1 - np.exp(np.minimum(low_exponent, high_exponent))))
+        if not np.any(imaginary_exponent):
+            return largest, np.log(real)
+        return largest, np.logaddexp(2 * np.log(real),
+                                     largest + 2 * np.log(np.abs(imaginary_exponent))) / 2
 
 
 def _rounding_margin(total_abs):
