@@ -7,8 +7,8 @@ The outputs are ``⊥ᵏ⊤`` (``k < n``) and ``⊥ⁿ``, with (``integrand.py``
 
 Every integrand is analytic between the kinks ``0, s_1, …, s_n``, so the same pieces serve all
 outputs: the kinks cut ℝ, and pieces of doubling width cut the wide gaps and reach beyond the
-outermost kinks as far as any output needs (:func:`_pieces`).  Each piece gets one rule of ``N_p`` Gauss–Legendre nodes
-(``gauss_legendre.py``), and the running products ``P_k`` at the nodes are updated by one factor
+outermost kinks as far as any output needs (:func:`_pieces`).  Each piece gets one rule of
+``N_p`` Gauss–Legendre nodes (``gauss_legendre.py``), and the running products ``P_k`` at the nodes are updated by one factor
 per query, so all ``n + 1`` probabilities cost one pass over the queries: about
 ``n × (number of nodes) ≈ n²`` ball products (a piece no output needs any more leaves the pass).
 
@@ -242,6 +242,7 @@ def _plan(geometry: _Geometry, dps: int, known=None) -> _Plan:
     """The nodes of every piece and, per output, the bound on everything but the rule's sum;
     the tolerances are shared out from a rough estimate of each ``log Pr``, or from ``known``
     (a list of them, None where unknown)."""
+    from scipy.special import logsumexp  # (here: scipy.special takes a while to import)
     n = len(geometry.shifts)
     bounds = _LogBounds(geometry)
     middle, half = geometry.middle, geometry.half
@@ -250,7 +251,7 @@ def _plan(geometry: _Geometry, dps: int, known=None) -> _Plan:
         at_middle = bounds(middle, middle, 0.0, every)  # (one point: low is high)
         on_segment = bounds(middle - half, middle + half, 0.0, every)
         log_width = np.log(2 * half)
-        estimate = _log_sum_exp(at_middle + log_width, axis=1)               # log Pr, roughly
+        estimate = logsumexp(at_middle + log_width, axis=1)                  # log Pr, roughly
         if known is not None:
             estimate = np.array([e if k is None else k for e, k in zip(estimate, known)])
         budget = estimate + math.log(ERROR_SHARE) - dps * math.log(10)      # (n + 1,)
@@ -374,12 +375,6 @@ def _exclusive_cumsum(rows):
     out = np.zeros((rows.shape[0] + 1, rows.shape[1]))
     np.cumsum(rows, axis=0, out=out[1:])
     return out
-
-
-def _log_sum_exp(values, axis):
-    top = np.max(values, axis=axis, keepdims=True)
-    top = np.where(np.isfinite(top), top, 0)
-    return (top + np.log(np.sum(np.exp(values - top), axis=axis, keepdims=True))).squeeze(axis)
 
 
 def _rounding_up(log_values):
