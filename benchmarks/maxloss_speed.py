@@ -1,12 +1,13 @@
 """Benchmark: ``max_privacy_loss`` of ``svt1`` (ε = 1, c = 1) over all n + 1 outputs, every
-output's probability on both inputs from one walk of the tree of outputs per input
-(``exactdp/exact/all_outputs.py``), at 30 digits.
+output's probability on both inputs from one pass over the queries on Gauss–Legendre nodes shared
+by all outputs (``exactdp/exact/shared_nodes.py``), at 30 digits, then the maximiser certified on
+its own.
 
 ``d1`` are n random distinct queries in [−3, 3] (seeded), ``d2 = d1`` moved by ±1 per coordinate
 (seeded signs).  Prints the median time per size, its ratio to the smallest size measured in the
 same run, and the exponent of time against n fitted by least squares on log–log scale.
 
-Run: ``python benchmarks/maxloss_speed.py [--sizes 50 100 200 400] [--repeats 3]`` from the
+Run: ``python benchmarks/maxloss_speed.py [--sizes 125 250 500 1000] [--repeats 3]`` from the
 repository root.
 """
 
@@ -42,7 +43,7 @@ def fitted_exponent(sizes, times) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[50, 100, 200, 400])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[125, 250, 500, 1000])
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     mech = exactdp.mechanism("svt1", eps=1, c=1)

@@ -8,7 +8,10 @@ from flint import acb, arb, ctx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exactdp.exact.gauss_legendre import ellipse_cover, error_bound, legendre_rule
+import math
+
+from exactdp.exact.gauss_legendre import (ellipse_cover, error_bound, legendre_rule,
+                                          log_error_bound)
 
 
 def _rule_sum(f, middle: arb, half: arb, order: int, bits: int) -> arb:
@@ -52,3 +55,14 @@ def test_the_cover_contains_points_of_the_ellipse():
 def test_rho_must_exceed_one():
     with pytest.raises(ValueError, match="rho > 1"):
         error_bound(arb(1), arb(1), 5, arb(1))
+
+
+@pytest.mark.parametrize("half, rho, order, log_modulus", [(0.5, 4.0, 2, 0.0), (3.0, 1.5, 17, -40.0),
+                                                       (0.003, 1024.0, 7, 250.0)])
+def test_the_log_bound_is_the_log_of_the_ball_bound(half, rho, order, log_modulus):
+    # the double-precision log against the ball bound's own upper end
+    with ctx.workprec(128):
+        ball = error_bound(arb(log_modulus).exp(), arb(rho), order, arb(half))
+        expected = float(arb(ball).log().mid())
+    assert math.isclose(log_error_bound(half, rho, order, log_modulus), expected, rel_tol=1e-12,
+                        abs_tol=1e-12)

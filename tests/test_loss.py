@@ -1,5 +1,6 @@
 """privacy_loss and max_privacy_loss."""
 
+import dataclasses
 import random
 from fractions import Fraction
 
@@ -80,6 +81,11 @@ def test_max_loss_limits():
         exactdp.max_privacy_loss(exactdp.mechanism("svt6"), [0] * 17, [0] * 17)
     with pytest.raises(InputError, match="cannot be enumerated"):
         exactdp.max_privacy_loss(exactdp.mechanism("svt3"), [0], [1])
+    # all outputs at once: 1000 queries with a cutoff of 1 (shared nodes), 400 along the tree
+    with pytest.raises(InputError, match=r"got 1001 \(1000 for svt1\)"):
+        exactdp.max_privacy_loss(exactdp.mechanism("svt1", c=1), [0] * 1001, [0] * 1001)
+    with pytest.raises(InputError, match=r"got 401 \(400 for svt1\)"):
+        exactdp.max_privacy_loss(exactdp.mechanism("svt1", c=2), [0] * 401, [0] * 401)
 
 
 @pytest.mark.parametrize("name, params", [("svt6", {"eps": 1}), ("svt1", {"eps": 1, "c": 2}),
@@ -155,16 +161,96 @@ def _exact_mpf(value) -> Fraction:
     return Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
 
 
-def test_max_loss_beyond_the_former_limit_of_200_queries():
-    # svt1 c = 1 on 220 random queries: the maximiser's loss from the walk agrees with its two
-    # probabilities certified one output at a time, and stays within ε (Lyu, Su & Li 2017, Thm 4.1).
+@settings(max_examples=12, deadline=None, derandomize=True)
+@given(st.lists(st.fractions(min_value=-3, max_value=3, max_denominator=8), min_size=1,
+                max_size=6),
+       st.sampled_from(["svt1", "svt1 with exponential noise", "statdp.SVT"]))
+def test_shared_nodes_hold_the_certified_probabilities_and_sum_to_one(queries, name):
+    # Each ball of the shared Gauss–Legendre nodes (shared_nodes.py) must overlap the
+    # per-output certified enclosure (exactdp.probability(method="certified"), integrated
+    # piecewise on its own) and be 10^-30 narrow; the n + 1 balls must sum to a ball holding 1.
+    # Exponential noise makes factors vanish on whole pieces (exact zeros in the pass);
+    # statdp.SVT has T = 1/2 and noise scales 20/7 and 40/7.
+    from exactdp.exact.shared_nodes import applies, first_top_probabilities
+    from exactdp.noise import Exponential
+    if name == "statdp.SVT":
+        mech = exactdp.mechanism(name, eps="0.7", N=1, T="0.5")
+    else:
+        mech = exactdp.mechanism("svt1", eps=1, c=1)
+    if name == "svt1 with exponential noise":
+        mech = dataclasses.replace(mech, law=Exponential)
+    assert applies(mech)
+    balls = first_top_probabilities(mech, queries, 30)
+    assert len(balls) == len(queries) + 1
+    lower = upper = Fraction(0)
+    for k, ball in enumerate(balls):
+        low, high = _ends(ball)
+        assert high - low <= low / 10 ** 30
+        output = ["F"] * k + ["T"] * (k < len(queries))
+        certified = exactdp.probability(mech, queries, output, dps=30, method="certified")
+        assert low <= _exact_mpf(certified.upper) and _exact_mpf(certified.lower) <= high
+        lower, upper = lower + low, upper + high
+    assert lower <= 1 <= upper
+
+
+@pytest.mark.parametrize("queries, dps", [([-2000, 2000, 0], 30), ([0, 1, 2], 60),
+                                           (["1/3", "1/3", "0.3333333334"], 30)])
+def test_shared_nodes_on_far_apart_queries_tiny_outputs_and_more_digits(queries, dps):
+    # Wide gaps between kinks (cut at doubling widths), outputs of probability ~1e-218 (the tails
+    # reach further) and 60 digits, against the certified enclosure of each output on its own.
+    from exactdp.exact.shared_nodes import first_top_probabilities
+    mech = exactdp.mechanism("svt1", eps=1, c=1)
+    queries = [Fraction(q) for q in queries]
+    balls = first_top_probabilities(mech, queries, dps)
+    for k, ball in enumerate(balls):
+        low, high = _ends(ball)
+        assert 0 < low and high - low <= low / 10 ** dps
+        output = ["F"] * k + ["T"] * (k < len(queries))
+        certified = exactdp.probability(mech, queries, output, dps=dps, method="certified")
+        assert low <= _exact_mpf(certified.upper) and _exact_mpf(certified.lower) <= high
+
+
+def test_shared_nodes_share_the_tolerance_again_from_the_sums(monkeypatch):
+    # A first plan that takes every Pr for 1 leaves the small outputs' balls too wide; the
+    # second plan shares the tolerance out from the first sums and reaches 30 digits.
+    from exactdp.exact import shared_nodes
+    plan, known_given = shared_nodes._plan, []
+
+    def plan_believing_every_probability_is_one(geometry, dps, known=None):
+        known_given.append(known is not None)
+        return plan(geometry, dps, [0.0] * (len(geometry.shifts) + 1) if known is None
+                    else known)
+
+    monkeypatch.setattr(shared_nodes, "_plan", plan_believing_every_probability_is_one)
+    mech = exactdp.mechanism("svt1", eps=1, c=1)
+    balls = shared_nodes.first_top_probabilities(mech, [Fraction(q) for q in (-50, 50, 0, 3)],
+                                                 30)
+    assert known_given == [False, True]
+    for ball in balls:
+        low, high = _ends(ball)
+        assert 0 < low and high - low <= low / 10 ** 30
+
+
+def test_max_loss_on_1000_queries():
+    # svt1 c = 1 on 1000 random queries (the limit; it used to be 400), through the shared
+    # nodes: 1001 outputs, the loss stays within ε (Lyu, Su & Li 2017, Thm 4.1); the shared
+    # balls of d1 sum to a ball holding 1, and those of the first, the last and the maximising
+    # output overlap their certified enclosures computed one output at a time.
+    from exactdp.exact.shared_nodes import first_top_probabilities
     rng = random.Random(3)
-    d1 = [Fraction(rng.randint(-3000, 3000), 1000) for _ in range(220)]
+    d1 = [Fraction(rng.randint(-3000, 3000), 1000) for _ in range(1000)]
     d2 = [q + rng.choice((-1, 1)) for q in d1]
     mech = exactdp.mechanism("svt1", eps=1, c=1)
     result = exactdp.max_privacy_loss(mech, d1, d2)
-    assert result.outputs == 221 and abs(result.loss.log_ratio) <= 1
-    certified = exactdp.privacy_loss(mech, d1, d2, result.output, method="certified")
-    assert certified.log_ratio_lower <= result.loss.log_ratio <= certified.log_ratio_upper
+    assert result.outputs == 1001 and abs(result.loss.log_ratio) <= 1
     with mpmath.workdps(40):
         assert abs(result.total1 - 1) < 1e-25 and abs(result.total2 - 1) < 1e-25
+    balls = first_top_probabilities(mech, d1, 30)
+    ends = [_ends(ball) for ball in balls]
+    assert sum(low for low, _ in ends) <= 1 <= sum(high for _, high in ends)
+    best = sum(1 for token in result.output.expand() if not token)
+    for k in (0, best, 1000):
+        output = ["F"] * k + ["T"] * (k < 1000)
+        certified = exactdp.probability(mech, d1, output, dps=30, method="certified")
+        low, high = ends[k]
+        assert low <= _exact_mpf(certified.upper) and _exact_mpf(certified.lower) <= high

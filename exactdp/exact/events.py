@@ -68,7 +68,7 @@ from . import all_outputs
 from .certified import _middle, enclose, log_constant, log_form
 from .event_quadrature import integrate_hub, integrate_hub_certified, locate_mass
 from .integrand import build_output_integral
-from .loss import (MAX_ENUMERATED_QUERIES, MAX_SHARED_QUERIES, PrivacyLoss,
+from .loss import (MAX_ENUMERATED_QUERIES, MAX_WALKED_QUERIES, PrivacyLoss,
                    loss_from_probabilities, neighbouring_pair, possible_outputs)
 from .piece_series import flint_context
 from .probability import probability
@@ -484,7 +484,7 @@ def _(mech: ThresholdMechanism, queries, event: Event, dps: int, certified: bool
                            "certified" if certified else "estimate")
     if mech.redraw_threshold:
         return _enumerated(mech, queries, event, dps, certified)
-    if all_outputs.applies(mech) and len(queries) <= MAX_SHARED_QUERIES:
+    if all_outputs.applies(mech) and len(queries) <= MAX_WALKED_QUERIES:
         outputs = list(itertools.islice(possible_outputs(mech, len(queries)),
                                         MAX_SUMMED_OUTPUTS + 1))
         if len(outputs) <= MAX_SUMMED_OUTPUTS:

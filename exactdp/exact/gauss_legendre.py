@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
 from flint import acb, arb, ctx
 
 
@@ -50,6 +51,14 @@ def error_bound(modulus: arb, rho: arb, order: int, half_width: arb) -> arb:
         raise ValueError(f"the Bernstein ellipse needs rho > 1, got {rho}")
     bound = half_width * 64 * modulus / (15 * (rho * rho - 1) * rho ** (2 * order - 2))
     return arb(bound.upper())
+
+
+def log_error_bound(half_width, rho, order, log_modulus):
+    """The log of :func:`error_bound` in double precision, ``log M = log_modulus`` (floats or
+    numpy arrays broadcast together; ``order = 1`` gives the factor before ``ρ^{−2(n − 1)}``):
+    for planning, or for a bound whose caller raises it by its rounding."""
+    return (np.log(half_width * 64 / 15 / (rho * rho - 1)) + log_modulus
+            - (2 * order - 2) * np.log(rho))
 
 
 def ellipse_cover(middle: arb, half_width: arb, rho: arb, arcs: int) -> list:

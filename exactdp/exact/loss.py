@@ -19,16 +19,18 @@ from ..errors import InputError, PrecisionError
 from ..mechanisms.description import ThresholdMechanism
 from ..precision import CertifiedProbability, Probability
 from ..sequences import Runs, as_queries
-from . import all_outputs
+from . import all_outputs, shared_nodes
 from .integrand import check_output_shape
 from .piece_series import flint_context
 from .probability import probability
 
 #: ``max_privacy_loss`` enumerates every output, so it is limited to this many queries ...
 MAX_ENUMERATED_QUERIES = 12
-#: ... or, where every output is evaluated at once (``all_outputs.py``), to this many queries
-#: and this many outputs (a cutoff keeps the count small: ``svt1`` with c = 1 has n + 1).
-MAX_SHARED_QUERIES = 400
+#: ... or, where every output is evaluated at once, to this many queries with a cutoff of 1
+#: (``shared_nodes.py``: ``svt1`` with c = 1 has n + 1 outputs), this many along the tree of
+#: outputs otherwise (``all_outputs.py``, cubic in n), and this many outputs.
+MAX_SHARED_QUERIES = 1000
+MAX_WALKED_QUERIES = 400
 MAX_SHARED_OUTPUTS = 2**16
 
 
@@ -158,14 +160,15 @@ def possible_outputs(mech: ThresholdMechanism, n: int):
     if mech.releases_numbers:
         raise InputError(f"{mech.name} releases numbers: its outputs cannot be enumerated")
 
-    def extend(prefix, tops):
+    # depth first, ⊥ before ⊤, on an explicit stack (n may exceed Python's recursion limit)
+    stack = [([], 0)]
+    while stack:
+        prefix, tops = stack.pop()
         if len(prefix) == n or (mech.cutoff is not None and tops == mech.cutoff):
             yield prefix
-            return
-        yield from extend(prefix + [False], tops)
-        yield from extend(prefix + [True], tops + 1)
-
-    yield from extend([], 0)
+            continue
+        stack.append((prefix + [True], tops + 1))
+        stack.append((prefix + [False], tops))
 
 
 @functools.singledispatch
@@ -173,11 +176,14 @@ def max_privacy_loss(mech, d1, d2, dps: int = 30,
                      allow_any_pair: bool = False) -> MaxPrivacyLoss:
     """The exact maximum of ``|ln(Pr[M(d1) = a] / Pr[M(d2) = a])|`` over every output ``a``.
 
-    Every output is enumerated and evaluated by the closed form: for Laplace or exponential
-    noise, a fixed threshold and ⊤/⊥ outputs all at once in ball arithmetic (``all_outputs.py``;
-    up to :data:`MAX_SHARED_QUERIES` queries and :data:`MAX_SHARED_OUTPUTS` outputs), otherwise
-    one output at a time (up to :data:`MAX_ENUMERATED_QUERIES` queries).  The maximiser is then
-    recomputed with ``method="auto"`` (two independent methods).  The probabilities of all
+    Every output is enumerated and evaluated: for Laplace or exponential noise, a fixed
+    threshold and ⊤/⊥ outputs all at once in ball arithmetic (``shared_nodes.py``, Gauss–Legendre
+    nodes shared by all outputs, for a cutoff of 1, up to :data:`MAX_SHARED_QUERIES` queries;
+    ``all_outputs.py``, the closed form along the tree of outputs, otherwise, up to
+    :data:`MAX_WALKED_QUERIES` queries and :data:`MAX_SHARED_OUTPUTS` outputs), otherwise one
+    output at a time (up to
+    :data:`MAX_ENUMERATED_QUERIES` queries).  The maximiser is then recomputed on its own with
+    ``method="auto"`` (certified).  The probabilities of all
     outputs must sum to 1 on both sides to ``dps - 5`` digits, or
     :class:`~exactdp.errors.PrecisionError` is raised.  A generic function on the mechanism's
     type: programs register their own enumeration (``exactdp.programs.exact``).
@@ -197,7 +203,8 @@ def enumerated_outputs(mech, n: int, what: str) -> tuple[list, bool]:
     in the :class:`~exactdp.errors.InputError` raised beyond the limits of
     :func:`max_privacy_loss`."""
     shared = isinstance(mech, ThresholdMechanism) and all_outputs.applies(mech)
-    if shared and n <= MAX_SHARED_QUERIES:
+    limit = MAX_SHARED_QUERIES if shared and shared_nodes.applies(mech) else MAX_WALKED_QUERIES
+    if shared and n <= limit:
         outputs = list(itertools.islice(possible_outputs(mech, n), MAX_SHARED_OUTPUTS + 1))
         if len(outputs) > MAX_SHARED_OUTPUTS:
             raise InputError(f"{what} enumerates every output: at most "
@@ -205,11 +212,12 @@ def enumerated_outputs(mech, n: int, what: str) -> tuple[list, bool]:
     elif n > MAX_ENUMERATED_QUERIES:
         raise InputError(f"{what} enumerates every output: at most "
                          f"{MAX_ENUMERATED_QUERIES} queries, got {n}"
-                         + (f" ({MAX_SHARED_QUERIES} for {mech.name})" if shared else ""))
+                         + (f" ({limit} for {mech.name})" if shared else ""))
     else:
         outputs = list(possible_outputs(mech, n))
-    for output in outputs:
-        check_output_shape(mech, n, Runs.from_items(output))
+    for output in outputs:  # (run lengths by groupby: outputs may be 1000 long)
+        check_output_shape(mech, n, Runs.from_runs((token, sum(1 for _ in run))
+                                                   for token, run in itertools.groupby(output)))
     return outputs, shared
 
 
@@ -255,11 +263,11 @@ def _separate_best(mech, d1: Runs, d2: Runs, outputs, dps: int):
 
 def worst_of_all_outputs(mech, d1: Runs, d2: Runs, outputs, dps: int):
     """The output of largest |loss| and both totals, as :func:`_separate_best`, but every
-    output's probabilities from one walk of the tree of outputs per input (``all_outputs.py``),
-    as balls: each must be within ``10^{−dps}`` relative (else
-    :class:`~exactdp.errors.PrecisionError`)."""
+    output's probabilities at once per input, as balls (``shared_nodes.py`` for a cutoff of 1,
+    else one walk of the tree of outputs, ``all_outputs.py``): each must be within
+    ``10^{−dps}`` relative (else :class:`~exactdp.errors.PrecisionError`)."""
     keys = [tuple(output) for output in outputs]
-    sides = [all_outputs.all_output_probabilities(mech, _expand(d), keys, dps) for d in (d1, d2)]
+    sides = [all_output_balls(mech, d.expand(), keys, dps) for d in (d1, d2)]
     bits = int((dps + 20) * 3.33)
     with flint_context(bits):
         tolerance = arb(10) ** (-dps)
@@ -286,5 +294,14 @@ def worst_of_all_outputs(mech, d1: Runs, d2: Runs, outputs, dps: int):
             return list(best), [mpmath.mpf(total.mid()._mpf_) for total in totals]
 
 
-def _expand(queries: Runs) -> list:
-    return [value for value, count in queries.runs for _ in range(count)]
+def all_output_balls(mech, queries: list, keys: list, dps: int) -> dict:
+    """``{output: arb}`` for every output of ``keys`` (tuples of booleans, the outputs of
+    :func:`enumerated_outputs` when it says they are shared): on shared Gauss–Legendre nodes
+    (``shared_nodes.py``) for a cutoff of 1, else along the tree of outputs
+    (``all_outputs.py``)."""
+    if not shared_nodes.applies(mech):
+        return all_outputs.all_output_probabilities(mech, queries, keys, dps)
+    n = len(queries)
+    balls = shared_nodes.first_top_probabilities(mech, queries, dps)
+    return {(False,) * k + (True,) * (k < n): ball for k, ball in enumerate(balls)}
+

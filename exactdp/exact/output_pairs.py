@@ -5,7 +5,7 @@ number ``q + η``).
 Privacy profiles (``profile.py``) and Rényi divergences (``renyi.py``) are functionals of the
 pair of distributions ``(M(d1), M(d2))``; this module produces that pair once, whatever the
 functional, through the engine: the ⊤/⊥ outputs of ``max_privacy_loss``'s enumeration
-(``loss.enumerated_outputs``, all at once by ``all_outputs.py`` where it applies, else one
+(``loss.enumerated_outputs``, all at once by ``loss.all_output_balls`` where they can be, else one
 certified probability per output), noisy max's indices, the return values of a traced program
 (``programs/exact.py`` registers its own), and for a program releasing ``q + η`` with ``η``
 Laplace or Gaussian, or a Laplace histogram, the :class:`LocationShift` ``(law, μ1, μ2)``.
@@ -28,8 +28,7 @@ from ..mechanisms.noisy_max import NoisyMaxMechanism
 from ..noise import Gaussian, Laplace, NoiseLaw
 from ..precision import CertifiedProbability, exact_mpf, to_arb
 from ..sequences import Runs, to_fraction
-from . import all_outputs
-from .loss import MAX_ENUMERATED_QUERIES, enumerated_outputs
+from .loss import MAX_ENUMERATED_QUERIES, all_output_balls, enumerated_outputs
 from .piece_series import flint_context
 from .probability import probability
 
@@ -107,7 +106,7 @@ def output_probability_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[a
     """``[(Pr[M(d1) = a], Pr[M(d2) = a])]`` over every output ``a`` of either input, as balls
     of relative width ``≤ 10^{−dps}`` (exact zeros exact), at flint's precision for ``dps``
     digits.  ⊤/⊥ mechanisms: the outputs of ``max_privacy_loss``'s enumeration, all at once
-    where ``all_outputs.py`` applies, else each output's certified probability; noisy max
+    where they can be (``loss.all_output_balls``), else each output's certified probability; noisy max
     releasing an index: each index's certified probability.  A generic
     function: programs register their own."""
     if isinstance(mech, NoisyMaxMechanism):
@@ -121,8 +120,7 @@ def output_probability_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[a
         outputs, shared = enumerated_outputs(mech, len(d1), "a divergence")
     if shared:
         keys = [tuple(output) for output in outputs]
-        sides = [all_outputs.all_output_probabilities(mech, d.expand(), keys, dps)
-                 for d in (d1, d2)]
+        sides = [all_output_balls(mech, d.expand(), keys, dps) for d in (d1, d2)]
         return [(sides[0][key], sides[1][key]) for key in keys]
     with flint_context(bits_for(dps)):
         return [tuple(certified_ball(probability(mech, d, Runs.from_items(output), dps,

@@ -42,10 +42,11 @@ from fractions import Fraction
 
 import flint
 import mpmath
+import numpy as np
 from flint import arb
 
 from ..errors import PrecisionError
-from .gauss_legendre import error_bound, legendre_rule
+from .gauss_legendre import error_bound, legendre_rule, log_error_bound
 from .integral_form import Integral
 from ..precision import to_arb
 from .piece_series import PiecewiseExponential, flint_context
@@ -284,7 +285,7 @@ def log_integral_certified(integral: Integral, goal: int) -> arb:
         orders, nodes, rules, halves = [], [], [], []
         for (a, b, _, _), rho, (log_modulus, _) in zip(pieces, rhos, log_moduli):
             half = (b - a) / 2
-            order = _certified_order(float(half), float(rho), float(log_modulus.upper()),
+            order = certified_order(float(half), float(rho), float(log_modulus.upper()),
                                      budget)
             rule = legendre_rule(order, bits)
             middle, half_ball = to_arb((a + b) / 2), to_arb(half)
@@ -306,11 +307,13 @@ def log_integral_certified(integral: Integral, goal: int) -> arb:
         return reference + total.log()
 
 
-def _certified_order(half: float, rho: float, log_modulus: float, budget: float) -> int:
+def certified_order(half, rho, log_modulus, budget):
     """The fewest nodes ``n ≥ 2`` whose bound ``h·(64/15)·M·ρ^{2−2n}/(ρ² − 1)``
-    (``gauss_legendre.error_bound``) is below ``e^{budget}``, ``M = e^{log_modulus}``."""
-    log_head = math.log(half * 64 / 15 / (rho * rho - 1)) + log_modulus
-    return max(2, math.ceil(1 + (log_head - budget) / (2 * math.log(rho))))
+    (``gauss_legendre.error_bound``) is below ``e^{budget}``, ``M = e^{log_modulus}`` (floats, or
+    numpy arrays broadcast together)."""
+    log_head = log_error_bound(half, rho, 1, log_modulus)
+    order = np.maximum(2, np.ceil(1 + (log_head - budget) / (2 * np.log(rho))))
+    return int(order) if np.ndim(order) == 0 else order
 
 
 def _ellipse_bounds(g: PiecewiseExponential, pieces, reference: arb):
