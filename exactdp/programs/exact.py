@@ -43,7 +43,9 @@ from ..events import Interval
 from ..precision import MAX_DPS, CertifiedProbability, Probability, check_dps
 from ..sequences import Runs, as_output, as_queries
 from .model import Program
-from .tracing import Linear, Path, TracingError, linear_key, trace
+from .linear import Linear, linear_key
+from .locations import TracingError
+from .tracing import Path, trace
 
 #: Traced inputs kept (program, arguments, queries → paths).
 _CACHE_SIZE = 16
