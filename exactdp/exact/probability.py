@@ -141,6 +141,10 @@ def evaluate(form: IntegralForm, dps: int = 30, method: str = "auto",
             if method == "certified":
                 raise
             method = "estimate"
+    if _has_discrete_noise(form):
+        raise MethodUnavailableError(f"method {method!r} integrates continuous noise; discrete "
+                                     f"noise is summed by the certified method (auto, "
+                                     f"certified)")
     live = [term for term in form.terms if not term.is_zero]
     if not live:
         return Probability.exact_zero(form.is_density, dps)
@@ -158,6 +162,16 @@ def evaluate(form: IntegralForm, dps: int = 30, method: str = "auto",
             name = f"estimate {name}"
         return Probability.from_log(top + mpmath.log(total), relative, name, form.is_density,
                                     dps, what, method)
+
+
+def _has_discrete_noise(form: IntegralForm) -> bool:
+    """Whether a law of ``form`` is integer-valued."""
+    laws = {c.law for term in form.terms for c in term.constants}
+    for term in form.terms:
+        for integral, _ in term.integrals:
+            laws.add(integral.hub)
+            laws.update(f.law for f in integral.factors)
+    return any(law.integer_valued for law in laws)
 
 
 @functools.singledispatch
