@@ -20,7 +20,7 @@ _LAZY = {**dict.fromkeys(["CertifiedPrivacyLoss", "CertifiedProbability", "MaxPr
                           "probability"], ".exact"),
          "format_value": ".formatting",
          **dict.fromkeys(["ThresholdMechanism", "catalogue", "mechanism"], ".mechanisms"),
-         "program": ".programs", "sample": ".sampling"}
+         "program": ".programs", "discrete_laplace": ".programs.linear", "sample": ".sampling"}
 
 
 def __getattr__(name: str):
@@ -38,5 +38,5 @@ __version__ = "0.1.0"
 
 __all__ = ["CertifiedPrivacyLoss", "CertifiedProbability", "ExactDPError", "InputError", "MaxPrivacyLoss", "MethodUnavailableError",
            "PrecisionError", "PrivacyLoss", "Probability", "ThresholdMechanism", "catalogue",
-           "format_value", "max_privacy_loss", "mechanism", "privacy_loss", "probability", "program",
+           "discrete_laplace", "format_value", "max_privacy_loss", "mechanism", "privacy_loss", "probability", "program",
            "sample"]

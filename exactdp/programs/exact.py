@@ -79,6 +79,9 @@ def scaled_law(law: NoiseLaw, factor: Fraction, what: str) -> NoiseLaw:
     if factor < 0 and not law.symmetric:
         raise TracingError(f"{what}: −η for η ~ {law} has no law in exactdp (only the "
                            f"Laplace and Gaussian laws are symmetric)")
+    if law.integer_valued and abs(factor) != 1:
+        raise TracingError(f"{what}: {factor}·η for η ~ {law} has no law in exactdp (a "
+                           f"discrete noise is compared with coefficient ±1 only)")
     return law if factor == 1 else type(law)(law.scale * abs(factor))
 
 
@@ -121,6 +124,10 @@ class _Relations:
                 raise TracingError(f"a released value ({expression}) is determined by the other "
                                    f"released values: its probability is not a density")
             noise = min(coeffs, key=lambda k: (uses[k], -k))
+            if path.noises[noise].law.integer_valued:
+                raise TracingError(f"a released value ({expression}) is solved for the discrete "
+                                   f"{_name(noise, path)}: only comparisons of discrete noises "
+                                   f"are modelled")
             slope = coeffs.pop(noise)
             law = scaled_law(path.noises[noise].law, slope, _name(noise, path))
             pending.append((law, {k: -v for k, v in coeffs.items()}, value - const))

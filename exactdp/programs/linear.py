@@ -21,7 +21,7 @@ import numpy as np
 from flint import fmpq
 
 from ..errors import InputError
-from ..noise import Exponential, Gaussian, Gumbel, Laplace, NoiseLaw
+from ..noise import DiscreteLaplace, Exponential, Gaussian, Gumbel, Laplace, NoiseLaw
 from .exact_numbers import ONE, ZERO, Exact, as_fraction, as_rational, to_fraction
 from .locations import TracingError, program_line, describe_location, unsupported
 
@@ -29,7 +29,8 @@ class Linear:
     """``const + Σ_k coeffs[k]·η_k`` over the noise symbols of the current run.
 
     Supports ``+``, ``-``, ``*`` and ``/`` by concrete numbers; a comparison with anything is a
-    branch of the current run (``==`` with a noise is false: it has probability 0).
+    branch of the current run (``==`` with a continuous noise is false: it has probability 0;
+    with a discrete one it is refused).
     """
 
     __slots__ = ("coeffs", "const")
@@ -109,7 +110,7 @@ class Linear:
             raise unsupported(f"a comparison of a noise with {type(other).__name__}")
         return difference
 
-    def _compare(self, other, positive: bool) -> bool:
+    def _compare(self, other, positive: bool, strict: bool) -> bool:
         run = current()
         if run.replaying:
             # a comparison the previous run already answered: its difference has a noise
@@ -119,18 +120,22 @@ class Linear:
                 else None
             if others is not None and self.coeffs != others:
                 return run.replayed()
-        return run.branch(self._difference(other), positive)
+        return run.branch(self._difference(other), positive, strict)
 
-    def __gt__(self, other): return self._compare(other, True)
-    def __ge__(self, other): return self._compare(other, True)
-    def __lt__(self, other): return self._compare(other, False)
-    def __le__(self, other): return self._compare(other, False)
+    def __gt__(self, other): return self._compare(other, True, True)
+    def __ge__(self, other): return self._compare(other, True, False)
+    def __lt__(self, other): return self._compare(other, False, True)
+    def __le__(self, other): return self._compare(other, False, False)
 
     def __eq__(self, other):
         difference = self - other
         if difference is NotImplemented:
             return False
-        return difference.is_constant and difference.const == 0
+        if difference.is_constant:
+            return difference.const == 0
+        if RUNS and RUNS[-1].integer_valued(difference.coeffs):
+            raise unsupported("== or != of a discrete noise (a tie has a positive probability)")
+        return False
 
     def __ne__(self, other):
         return not self == other
@@ -332,40 +337,83 @@ def _size(size):
     return operator.index(size)
 
 
+@dataclass(frozen=True)
+class NoiseDraw:
+    """A noise a traced program may draw: its name in messages, its law made from its scale,
+    whether it takes numpy's ``loc``, and whether it is a method of ``prng`` (numpy's
+    signature) or an exactdp function taking ``prng`` (:func:`discrete_laplace`)."""
+
+    name: str
+    law: type
+    located: bool = True
+    prng_method: bool = True
+
+
+#: The noises a traced program may draw, by name: the one place where they are recognised.
+NOISES = {
+    "laplace": NoiseDraw("Laplace", Laplace),
+    "exponential": NoiseDraw("exponential", Exponential, located=False),
+    "gumbel": NoiseDraw("Gumbel", Gumbel),
+    "normal": NoiseDraw("normal", Gaussian),
+    "discrete_laplace": NoiseDraw("discrete Laplace", DiscreteLaplace, located=False,
+                                  prng_method=False),
+}
+
+
 class SymbolicPRNG:
-    """The ``prng`` a traced program receives: ``laplace``, ``exponential``, ``gumbel`` and
-    ``normal`` (numpy's signatures) draw noise symbols; any other method is refused."""
+    """The ``prng`` a traced program receives: the methods of :data:`NOISES` (numpy's
+    signatures: ``laplace``, ``exponential``, ``gumbel``, ``normal``) draw noise symbols; any
+    other method is refused."""
 
     def __init__(self, run: "Run"):
         self._run = run
 
-    def _draw(self, law_name: str, make_law, loc, scale, size):
+    def draw(self, noise: str, loc, scale, size):
+        """``size`` draws (``None``: one) of ``loc +`` the noise :data:`NOISES` names."""
+        kind = NOISES[noise]
         count = None if size is None else _size(size)
         run = self._run
         if count is None:
-            return _constant_or_linear(run.draw(law_name, make_law, scale, loc))
+            return _constant_or_linear(run.draw(kind.name, kind.law, scale, loc))
         values = np.empty(count, dtype=object)
         for index in range(count):
-            values[index] = run.draw(law_name, make_law, scale, loc)
+            values[index] = run.draw(kind.name, kind.law, scale, loc)
         return values.view(SymbolicArray)
-
-    def laplace(self, loc=0.0, scale=1.0, size=None):
-        return self._draw("Laplace", Laplace, loc, scale, size)
-
-    def exponential(self, scale=1.0, size=None):
-        return self._draw("exponential", Exponential, 0, scale, size)
-
-    def gumbel(self, loc=0.0, scale=1.0, size=None):
-        return self._draw("Gumbel", Gumbel, loc, scale, size)
-
-    def normal(self, loc=0.0, scale=1.0, size=None):
-        return self._draw("normal", Gaussian, loc, scale, size)
 
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        raise unsupported(f"prng.{name} (the exact interpreter knows prng.laplace, "
-                          f"prng.exponential, prng.gumbel and prng.normal)")
+        noise = NOISES.get(name)
+        if noise is None or not noise.prng_method:
+            known = ", ".join(f"prng.{n}" for n, d in NOISES.items() if d.prng_method)
+            raise unsupported(f"prng.{name} (the exact interpreter knows {known})")
+        if noise.located:
+            return lambda loc=0.0, scale=1.0, size=None: self.draw(name, loc, scale, size)
+        return lambda scale=1.0, size=None: self.draw(name, 0, scale, size)
+
+
+def discrete_laplace(prng, scale=1.0, size=None):
+    """Discrete Laplace noise ``DLap(scale)`` on the integers (``exactdp.noise.DiscreteLaplace``):
+    a plain numpy sample (an ``int`` array, or one ``int``) when the program runs, a noise
+    symbol when it is traced.
+
+    Parameters
+    ----------
+    prng : numpy.random.Generator or the traced program's symbolic prng
+    scale : number
+        ``b ≥ 0``: ``Pr[η = k] ∝ e^{−|k|/b}`` (0: no noise).
+    size : int or None
+    """
+    if isinstance(prng, SymbolicPRNG):
+        return prng.draw("discrete_laplace", 0, scale, size)
+    value = as_fraction(scale)
+    if value is None or value < 0:
+        raise InputError(f"a discrete Laplace scale must be a non-negative number, got "
+                         f"{scale!r}")
+    if value == 0:
+        return 0 if size is None else np.zeros(size, dtype=np.int64)
+    draws = DiscreteLaplace(value).sample(prng, size)
+    return int(draws) if size is None else draws
 
 
 def linear_key(coeffs: dict) -> tuple[tuple, Fraction]:

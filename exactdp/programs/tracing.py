@@ -234,22 +234,52 @@ class Run:
         self.intervals[key] = (low, high)
         self.fractions[fraction_key] = (fraction_low, fraction_high)
 
-    def assume(self, difference: Linear) -> bool:
-        """Record ``difference > 0``; ``False`` if it contradicts the intervals so far."""
+    def integer_valued(self, coeffs: dict) -> bool:
+        """Whether a noise of ``coeffs`` has an integer-valued law."""
+        return any(self.noises[k].law.integer_valued for k in coeffs)
+
+    def _bound(self, key: tuple, factor: fmpq, const: fmpq, positive: bool,
+               strict: bool) -> fmpq:
+        """The bound ``h`` of ``s = key·η`` such that ``factor·s + const`` ``>``/``≥ 0``
+        (``positive``; ``strict`` or not) or ``<``/``≤ 0`` is ``s > h`` or ``s < h``.
+
+        With a continuous noise in ``s`` a tie has probability 0: ``h = −const/factor``.  When
+        ``s`` is integer-valued (integer-valued noises, integer coefficients) ``h`` is the
+        half-integer between the integers on either side of the comparison (``s ≥ 2.3`` is
+        ``s > 2.5``, ``s > 3`` is ``s > 3.5``), so that the comparison and its negation are
+        both open intervals, as for continuous noises; a combination of integer-valued noises
+        that is not integer-valued is refused (its ties are not modelled)."""
+        bound = -const / factor
+        laws = [self.noises[k].law for k, _, _ in key]
+        if not all(law.integer_valued for law in laws):
+            return bound
+        if any(denominator != 1 for _, _, denominator in key):
+            raise unsupported("a comparison of discrete noises with coefficients whose "
+                              "combination is not an integer")
+        above = (factor > 0) == positive
+        floor, ceil = bound.floor() + fmpq(1, 2), bound.ceil() - fmpq(1, 2)
+        return (floor if strict else ceil) if above else (ceil if strict else floor)
+
+    def assume(self, difference: Linear, strict: bool) -> bool:
+        """Record ``difference > 0`` (``≥ 0`` unless ``strict``); ``False`` if it contradicts
+        the intervals so far."""
         if difference.is_constant:
             return difference.const > 0
         key, factor = _run_key(difference.coeffs)
-        bound = -difference.const / factor        # key·η > bound (factor > 0) or < bound
+        # key·η > bound (factor > 0) or < bound
+        bound = self._bound(key, factor, difference.const, True, strict)
         implied = self._implied(key, factor, bound)
         if implied is not None:
             return implied
         self._restrict(key, factor > 0, bound)
         return True
 
-    def branch(self, difference: Linear, positive: bool) -> bool:
-        """The truth of ``difference > 0`` (``positive``) or ``< 0`` in this run."""
+    def branch(self, difference: Linear, positive: bool, strict: bool) -> bool:
+        """The truth of ``difference > 0`` (``positive``) or ``< 0`` in this run (``≥``, ``≤``
+        unless ``strict``)."""
         if difference.is_constant:
-            return difference.const > 0 if positive else difference.const < 0
+            const = difference.const
+            return (const > 0 if positive else const < 0) or (not strict and const == 0)
         if self.replaying:
             return self.replayed()
         self.steps += 1
@@ -259,7 +289,7 @@ class Run:
             raise unsupported("a noise in a while condition")
         event = self._start_event()
         key, factor = _run_key(difference.coeffs)
-        bound = -difference.const / factor
+        bound = self._bound(key, factor, difference.const, positive, strict)
         implied = self._implied(key, factor if positive else -factor, bound)
         if implied is None:
             implied = self._decide(event)
@@ -291,7 +321,7 @@ class Run:
                 if difference.is_constant:
                     ok = difference.const > 0 if other < winner else difference.const >= 0
                 else:
-                    ok = self.assume(difference)
+                    ok = self.assume(difference, strict=other < winner)
                 if not ok:
                     raise _Infeasible
             self._answer(event, winner)
