@@ -412,7 +412,7 @@ def discrete_laplace(prng, scale=1.0, size=None):
                          f"{scale!r}")
     if value == 0:
         return 0 if size is None else np.zeros(size, dtype=np.int64)
-    draws = DiscreteLaplace(value).sample(prng, size)
+    draws = DiscreteLaplace(value).sample(prng, size, loc=0)
     return int(draws) if size is None else draws
 
 
