@@ -23,6 +23,8 @@ from .locations import unsupported
 ZERO, ONE = fmpq(0), fmpq(1)
 #: Exact values of the floats met so far (a program's literals recur at every step).
 _FLOATS: dict = {}
+#: Types of values with noises (``linear.Linear`` adds itself): never a number, found at once.
+SYMBOLIC: set = set()
 
 
 def rational(value: Fraction) -> fmpq:
@@ -45,6 +47,8 @@ def as_rational(value) -> fmpq | None:
         return value.value
     if kind is int:
         return fmpq(value)
+    if kind in SYMBOLIC:
+        return None
     if kind is float:
         number = _FLOATS.get(value)
         if number is not None:

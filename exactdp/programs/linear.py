@@ -22,8 +22,9 @@ from flint import fmpq
 
 from ..errors import InputError
 from ..noise import DiscreteLaplace, Exponential, Gaussian, Gumbel, Laplace, NoiseLaw
-from .exact_numbers import ONE, ZERO, Exact, as_fraction, as_rational, to_fraction
-from .locations import TracingError, program_line, describe_location, unsupported
+from .exact_numbers import ONE, SYMBOLIC, ZERO, Exact, as_fraction, as_rational, to_fraction
+from .locations import TracingError, describe_location, program_line, unsupported
+
 
 class Linear:
     """``const + Σ_k coeffs[k]·η_k`` over the noise symbols of the current run.
@@ -184,6 +185,8 @@ class Linear:
         return SymbolicArray._apply(ufunc, method, inputs, kwargs)
 
 
+SYMBOLIC.add(Linear)
+
 #: The coefficients of a concrete number; the concrete number types of :meth:`Linear._compare`.
 _NO_COEFFS: dict = {}
 _NUMBERS = frozenset({int, float, Exact, fmpq, Fraction, np.float64, np.int64})
@@ -317,6 +320,8 @@ class Noise:
 
 
 def draw_scale(value, law_name: str) -> Fraction:
+    """The exact scale of a draw (a :class:`TracingError` naming the program's line if it is
+    not a number or negative)."""
     scale = as_fraction(value.const if isinstance(value, Linear) and value.is_constant
                         else value)
     if scale is None:
@@ -365,8 +370,8 @@ class SymbolicPRNG:
     signatures: ``laplace``, ``exponential``, ``gumbel``, ``normal``) draw noise symbols; any
     other method is refused."""
 
-    def __init__(self, run: "Run"):
-        self._run = run
+    def __init__(self, run):
+        self._run = run  # the run being traced (``tracing.Run``)
 
     def draw(self, noise: str, loc, scale, size):
         """``size`` draws (``None``: one) of ``loc +`` the noise :data:`NOISES` names."""
@@ -383,13 +388,25 @@ class SymbolicPRNG:
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        noise = NOISES.get(name)
-        if noise is None or not noise.prng_method:
-            known = ", ".join(f"prng.{n}" for n, d in NOISES.items() if d.prng_method)
-            raise unsupported(f"prng.{name} (the exact interpreter knows {known})")
-        if noise.located:
-            return lambda loc=0.0, scale=1.0, size=None: self.draw(name, loc, scale, size)
-        return lambda scale=1.0, size=None: self.draw(name, 0, scale, size)
+        known = ", ".join(f"prng.{n}" for n, d in NOISES.items() if d.prng_method)
+        raise unsupported(f"prng.{name} (the exact interpreter knows {known})")
+
+
+def _prng_method(name: str, located: bool):
+    """The method ``prng.name`` with numpy's signature, drawing the noise ``NOISES[name]``."""
+    if located:
+        def method(self, loc=0.0, scale=1.0, size=None):
+            return self.draw(name, loc, scale, size)
+    else:
+        def method(self, scale=1.0, size=None):
+            return self.draw(name, 0, scale, size)
+    method.__name__ = name
+    return method
+
+
+for _name, _noise in NOISES.items():
+    if _noise.prng_method:
+        setattr(SymbolicPRNG, _name, _prng_method(_name, _noise.located))
 
 
 def discrete_laplace(prng, scale=1.0, size=None):

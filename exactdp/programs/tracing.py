@@ -31,9 +31,9 @@ from flint import fmpq
 
 from ..errors import InputError
 from ..progress import Progress
-from .exact_numbers import ONE, ZERO, as_fraction, as_rational, exact_argument, rational, \
-    to_fraction
-from .linear import RUNS, Exact, Linear, Noise, SymbolicPRNG, draw_scale
+from .exact_numbers import ONE, ZERO, Exact, as_fraction, as_rational, exact_argument, \
+    rational, to_fraction
+from .linear import RUNS, Linear, Noise, SymbolicPRNG, draw_scale
 from .locations import TracingError, in_while_condition, is_user_code, program_line, \
     program_location, unsupported
 from .sandbox import TRACE_TIMEOUT, sandbox
@@ -250,8 +250,8 @@ class Run:
         both open intervals, as for continuous noises; a combination of integer-valued noises
         that is not integer-valued is refused (its ties are not modelled)."""
         bound = -const / factor
-        laws = [self.noises[k].law for k, _, _ in key]
-        if not all(law.integer_valued for law in laws):
+        noises = self.noises
+        if not all(noises[k].law.integer_valued for k, _, _ in key):
             return bound
         if any(denominator != 1 for _, _, denominator in key):
             raise unsupported("a comparison of discrete noises with coefficients whose "
