@@ -41,4 +41,4 @@ register(CatalogueEntry(
     (Param("threshold_scale", "budget", Fraction(2), "scale b_ρ of the threshold noise"),
      Param("query_scale", "budget", Fraction(4), "scale b_ν of the query noise"),
      CUTOFF, Param("T", "integer", Fraction(0), "public threshold T (an integer)")),
-    _build_svt_discrete, "1/b_ρ + 2c/b_ν", "1/b_ρ + 2c/b_ν"))
+    _build_svt_discrete, "1/b_ρ + 2c/b_ν", "at most 1/b_ρ + 2c/b_ν (Alg. 1's proof)"))
