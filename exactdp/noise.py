@@ -116,7 +116,8 @@ class NoiseLaw:
     symmetric : bool
         Whether ``−η`` has the law of ``η``.
     integer_valued : bool
-        Whether ``η`` takes integer values only (its "density" is a probability mass).
+        Whether ``η`` takes integer values only (its "density" is a probability mass; such a
+        law gives ``log_ball_integer(kind, n)``, its functions at the integers in balls).
     """
 
     scale: Fraction
@@ -549,9 +550,13 @@ class DiscreteLaplace(NoiseLaw):
         point = Fraction(point)
         if kind is Kind.PDF and point.denominator != 1:
             return None
+        return self.log_ball_integer(kind, math.ceil(point))
+
+    def log_ball_integer(self, kind: Kind, n: int) -> arb:
+        """``log Pr[η = n]``, ``log Pr[η < n]`` or ``log Pr[η ≥ n]`` in balls at an integer
+        ``n`` (the terms of a sum over an integer hub)."""
         log_p, log_norm = _discrete_ball_constants(self.scale, ctx.prec)
-        return self._log_at(kind, math.ceil(point), log_p, log_norm,
-                            lambda u: (-u.expm1()).log())
+        return self._log_at(kind, n, log_p, log_norm, _log_one_minus_exp)
 
     def closed_interval(self, low, high) -> mpf:
         """``Pr[low ≤ η ≤ high]`` for integers (or infinite ends) ``low ≤ high``, in closed form:
@@ -583,6 +588,11 @@ class DiscreteLaplace(NoiseLaw):
         ``1 − p = −expm1(−1/b)``."""
         success = -math.expm1(-1 / float(self.scale))
         return loc + (rng.geometric(success, size) - rng.geometric(success, size))
+
+
+def _log_one_minus_exp(u: arb) -> arb:
+    """``log(1 − e^u)`` for a ball ``u < 0``."""
+    return (-u.expm1()).log()
 
 
 @functools.lru_cache(maxsize=256)

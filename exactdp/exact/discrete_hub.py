@@ -57,13 +57,16 @@ class _Terms:
                                              f"cannot carry a factor of {factor.law} noise")
         self.hub = integral.hub
         self.factors = integral.factors
+        # g(k − s) is the law's function at the integer ⌈k − s⌉ = k − ⌊s⌋ (s is an integer
+        # for a mass: ``Integral.is_empty`` otherwise)
+        self.offsets = [math.floor(factor.shift) for factor in integral.factors]
 
     def logs(self, k: int, bounded: Kind | None = None) -> tuple[arb, arb]:
         """``(log t(k), log U(k))``."""
-        total = self.hub.log_ball_at(Kind.PDF, Fraction(k))
+        total = self.hub.log_ball_integer(Kind.PDF, k)
         kept = total
-        for factor in self.factors:
-            value = factor.power * factor.law.log_ball_at(factor.kind, k - factor.shift)
+        for factor, offset in zip(self.factors, self.offsets):
+            value = factor.power * factor.law.log_ball_integer(factor.kind, k - offset)
             total += value
             if factor.kind is not bounded:
                 kept += value
