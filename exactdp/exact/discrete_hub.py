@@ -29,9 +29,10 @@ the ball ``[0, U(K)/(1 − r)]``: an enclosure, whatever the precision.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from fractions import Fraction
 
-from flint import arb
+from flint import arb, arb_poly
 
 from ..errors import MethodUnavailableError
 from ..noise import Kind
@@ -60,13 +61,42 @@ class _Terms:
         # g(k − s) is the law's function at the integer ⌈k − s⌉ = k − ⌊s⌋ (s is an integer
         # for a mass: ``Integral.is_empty`` otherwise)
         self.offsets = [math.floor(factor.shift) for factor in integral.factors]
+        # (law, kind, n) → log g(n): factors of one law share their values at each integer
+        self.values: dict = {}
 
-    def logs(self, k: int, bounded: Kind | None = None) -> tuple[arb, arb]:
+    def _log(self, law, kind: Kind, n: int) -> arb:
+        key = (law, kind, n)
+        value = self.values.get(key)
+        if value is None:
+            value = self.values[key] = law.log_ball_integer(kind, n)
+        return value
+
+    def log_terms(self, low: int, high: int) -> list[arb]:
+        """``log t(k)`` for ``k = low … high``.  For each law and kind, ``Σ_j m_j log g(k − o_j)``
+        over its factors (offsets ``o_j = ⌊s_j⌋``) is the convolution of the powers at each
+        offset with the law's logs at the integers: one product of ball polynomials
+        (``arb_poly``) gives it at every ``k``."""
+        logs = [self.hub.log_ball_integer(Kind.PDF, k) for k in range(low, high + 1)]
+        groups: dict = {}
+        for factor, offset in zip(self.factors, self.offsets):
+            powers = groups.setdefault((factor.law, factor.kind), Counter())
+            powers[offset] += factor.power
+        for (law, kind), powers in groups.items():
+            first, last = min(powers), max(powers)
+            table = arb_poly([law.log_ball_integer(kind, n)
+                              for n in range(low - last, high - first + 1)])
+            weights = arb_poly([powers[first + i] for i in range(last - first + 1)])
+            product = table * weights  # coefficient i: k = low − (last − first) + i
+            for index in range(len(logs)):
+                logs[index] += product[last - first + index]
+        return logs
+
+    def logs(self, k: int, bounded: Kind) -> tuple[arb, arb]:
         """``(log t(k), log U(k))``."""
         total = self.hub.log_ball_integer(Kind.PDF, k)
         kept = total
         for factor, offset in zip(self.factors, self.offsets):
-            value = factor.power * factor.law.log_ball_integer(factor.kind, k - offset)
+            value = factor.power * self._log(factor.law, factor.kind, k - offset)
             total += value
             if factor.kind is not bounded:
                 kept += value
@@ -108,7 +138,8 @@ def log_sum(integral: Integral, goal: int) -> arb:
     first, last = integer_range(integral)
     low = left if first is None else max(left, first)
     high = right if last is None else min(right, last)
-    total = sum((terms.logs(k)[0].exp() for k in range(low, high + 1)), arb(0))
+    total = sum((log.exp() for log in terms.log_terms(low, high)), arb(0)) if low <= high \
+        else arb(0)
     if last is None or last > right:
         total += _tail(terms, max(right + 1, low), last, 1, total, goal)
     if first is None or first < left:
