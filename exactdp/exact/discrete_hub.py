@@ -6,8 +6,10 @@ the sum ::
     I = Σ_{lower < k < upper} Pr[ρ = k] · Π_j g_j(k − s_j)^{m_j}
 
 with every ``g_j`` the CDF ``Pr[ν < x]``, the survival function ``Pr[ν ≥ x]`` or the mass
-``Pr[ν = x]`` of an integer-valued law (``noise.DiscreteLaplace``).  Each term is a ball
-(``NoiseLaw.log_ball_at``).
+``Pr[ν = x]`` of an integer-valued law (``noise.DiscreteLaplace``), read at the integer
+``⌈k − s_j⌉ = k − ⌊s_j⌋``.  Each term is a ball.  Between the kinks the logs of all terms come
+from one product of ball polynomials per law and kind: ``Σ_j m_j log g(k − o_j)`` is the
+convolution of the powers at each offset ``o_j`` with the law's logs at the integers.
 
 **Kinks and tails.**  ``Pr[ρ = k]`` changes form at ``k = 0``; a factor's CDF or survival function
 at ``k − s`` changes form between ``⌈k − s⌉ = 0`` and ``1``, its mass at ``k = s``.  Right of
