@@ -280,3 +280,13 @@ def test_the_command_line_names_a_non_integer_query_and_exits_2():
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         "exactdp: error: svt_discrete takes integer query answers, got 1/3"]
+
+
+def mixed_noises(prng, queries):
+    rho = discrete_laplace(prng, scale=2)
+    return [q + prng.laplace(scale=4) >= rho for q in queries]
+
+
+def test_discrete_and_continuous_noise_in_one_integral_are_refused():
+    with pytest.raises(MethodUnavailableError, match="DLap"):
+        exactdp.probability(exactdp.program(mixed_noises), [0, 1], "F,T")

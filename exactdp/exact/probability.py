@@ -138,8 +138,8 @@ def evaluate(form: IntegralForm, dps: int = 30, method: str = "auto",
         try:
             return evaluate_certified(form, dps, what)
         except MethodUnavailableError:
-            if method == "certified":
-                raise
+            if method == "certified" or _has_discrete_noise(form):
+                raise  # the estimate has nothing more to offer discrete noise
             method = "estimate"
     if _has_discrete_noise(form):
         raise MethodUnavailableError(f"method {method!r} integrates continuous noise; discrete "
