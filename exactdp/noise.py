@@ -507,8 +507,7 @@ class DiscreteLaplace(NoiseLaw):
     and ``S(x) = Pr[η ≥ ⌈x⌉]`` at any real ``x``.  Each is written once, in logs, for any
     arithmetic (:meth:`_log_at`): mpmath (:meth:`logpdf`, :meth:`logcdf`, :meth:`logsf`) and
     Arb balls (:meth:`log_ball_at`).  η is the difference of two independent geometric
-    variables of success probability ``1 − p`` (Inusah & Kozubowski 2006, Prop. 3.1): the
-    sampler.
+    variables of success probability ``1 − p`` (Inusah & Kozubowski 2006): the sampler.
     """
 
     symbol: ClassVar[str] = "DLap"
@@ -573,8 +572,9 @@ class DiscreteLaplace(NoiseLaw):
             return 1 - (power(1 - low) + power(high + 1)) / (1 + p)
         if low < 0:
             low, high = -high, -low
-        return power(low) * -mpmath.expm1((high - low + 1) * -1 / self.b) / (1 + p) \
-            if not mpmath.isinf(high) else power(low) / (1 + p)
+        if mpmath.isinf(high):
+            return power(low) / (1 + p)
+        return power(low) * -mpmath.expm1(-(high - low + 1) / self.b) / (1 + p)
 
     def interval(self, low: mpf, high: mpf) -> mpf:
         """``Pr[low < η < high]`` (ends may be ±inf): :meth:`closed_interval` of the integers
