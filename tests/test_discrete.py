@@ -290,3 +290,29 @@ def mixed_noises(prng, queries):
 def test_discrete_and_continuous_noise_in_one_integral_are_refused():
     with pytest.raises(MethodUnavailableError, match="DLap"):
         exactdp.probability(exactdp.program(mixed_noises), [0, 1], "F,T")
+
+
+COMPARISONS = {">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+               "<": lambda a, b: a < b, "<=": lambda a, b: a <= b}
+
+
+@pytest.mark.parametrize("operator_name", sorted(COMPARISONS))
+@pytest.mark.parametrize("threshold", [Fraction(-2), Fraction(0), Fraction(1), Fraction(3, 2)])
+def test_each_comparison_of_a_traced_discrete_noise_keeps_its_strictness(operator_name,
+                                                                         threshold):
+    compare = COMPARISONS[operator_name]
+
+    def program(prng, queries):
+        return compare(discrete_laplace(prng, scale=2) - discrete_laplace(prng, scale=1),
+                       queries[0])
+
+    result = exactdp.probability(exactdp.program(program), [threshold], [True], dps=25)
+    # independent: Σ over |a|, |b| ≤ J of Pr[η1 = a] Pr[η2 = b] 1[a − b op t]
+    with mpmath.workdps(REFERENCE_DPS):
+        first, second = BruteForce(2), BruteForce(1)
+        reference = mpmath.fsum(first.pmf(a) * second.pmf(b)
+                                for a in range(-first.reach, first.reach + 1)
+                                for b in range(-second.reach, second.reach + 1)
+                                if compare(a - b, threshold))
+        error = first.dropped + second.dropped
+        assert result.lower - error <= reference <= result.upper + error
