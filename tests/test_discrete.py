@@ -316,3 +316,26 @@ def test_each_comparison_of_a_traced_discrete_noise_keeps_its_strictness(operato
                                 if compare(a - b, threshold))
         error = first.dropped + second.dropped
         assert result.lower - error <= reference <= result.upper + error
+
+
+def noisy_argmax(prng, queries):
+    noisy = np.asarray(queries) + discrete_laplace(prng, scale=1, size=len(queries))
+    return int(np.argmax(noisy))
+
+
+@pytest.mark.parametrize("queries", [[0, 0], [1, 0], [0, 2]])
+def test_a_traced_argmax_of_discrete_noise_breaks_ties_by_the_first_index(queries):
+    traced = exactdp.program(noisy_argmax)
+    with mpmath.workdps(REFERENCE_DPS):
+        noise = BruteForce(1)
+        # independent: Pr[q0 + a ≥ q1 + b] (numpy's argmax returns the first of equal entries)
+        first_wins = mpmath.fsum(noise.pmf(a) * noise.pmf(b)
+                                 for a in range(-noise.reach, noise.reach + 1)
+                                 for b in range(-noise.reach, noise.reach + 1)
+                                 if queries[0] + a >= queries[1] + b)
+        error = 2 * noise.dropped
+        references = ((0, first_wins), (1, 1 - first_wins))
+    for index, reference in references:
+        result = exactdp.probability(traced, queries, [index], dps=25)
+        with mpmath.workdps(REFERENCE_DPS):
+            assert result.lower - error <= reference <= result.upper + error, index
