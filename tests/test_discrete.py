@@ -339,3 +339,16 @@ def test_a_traced_argmax_of_discrete_noise_breaks_ties_by_the_first_index(querie
         result = exactdp.probability(traced, queries, [index], dps=25)
         with mpmath.workdps(REFERENCE_DPS):
             assert result.lower - error <= reference <= result.upper + error, index
+
+
+def test_the_search_scores_discrete_noise_with_the_certified_sum():
+    from exactdp.search import search
+    mech = exactdp.mechanism("svt_discrete", threshold_scale=1, query_scale=2, c=1)
+    result = search(mech, max_length=3, seed=0, max_evaluations=10)
+    witness = result.witness
+    # the witness's loss is the certified ratio of its two probabilities
+    p1, p2 = (exactdp.probability(mech, list(d.expand()), list(witness.output.expand()), dps=20)
+              for d in (witness.d1, witness.d2))
+    with mpmath.workdps(40):
+        assert abs(mpmath.log(p1.value / p2.value) - witness.loss.log_ratio) < mpmath.mpf(10) ** -12
+    assert result.verdict == "within claim"  # Alg. 1's proof: ε = 1/b_ρ + 2c/b_ν = 2
