@@ -18,6 +18,10 @@ evaluated by one or two methods:
 * ``"closed"`` — exact expansion at a precision raised to absorb cancellation (``closed_form.py``);
 * ``"quad"`` — peak-aware tanh-sinh quadrature (``quadrature.py``).
 
+Discrete noise (an integer-valued law: the integral over its hub is a sum over the integers,
+``discrete_hub.py``) is evaluated by the certified engine only; the other methods integrate
+continuous noise and refuse it (:class:`~exactdp.errors.MethodUnavailableError`).
+
 The relative errors of the factors add up (to first order) to the relative error of a term; the
 terms are non-negative, so the relative error of their sum is at most the largest one.  A result
 whose relative error exceeds ``10^{−dps}`` raises :class:`~exactdp.errors.PrecisionError`
