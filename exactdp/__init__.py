@@ -22,7 +22,7 @@ _LAZY = {**dict.fromkeys(["CertifiedPrivacyLoss", "CertifiedProbability", "MaxPr
          **dict.fromkeys(["ProfilePoint", "privacy_profile"], ".exact.profile"),
          **dict.fromkeys(["RenyiPoint", "renyi_divergence"], ".exact.renyi"),
          **dict.fromkeys(["ThresholdMechanism", "catalogue", "mechanism"], ".mechanisms"),
-         "program": ".programs", "sample": ".sampling"}
+         "program": ".programs", "discrete_laplace": ".programs.linear", "sample": ".sampling"}
 
 
 def __getattr__(name: str):
@@ -40,6 +40,7 @@ __version__ = "0.1.0"
 
 __all__ = ["CertifiedPrivacyLoss", "CertifiedProbability", "ExactDPError", "InputError", "MaxPrivacyLoss", "MethodUnavailableError",
            "PrecisionError", "PrivacyLoss", "Probability", "ProfilePoint", "RenyiPoint",
-           "ThresholdMechanism", "catalogue", "format_value", "max_privacy_loss", "mechanism",
-           "privacy_loss", "privacy_profile", "probability", "program", "renyi_divergence",
+           "ThresholdMechanism", "catalogue", "discrete_laplace", "format_value",
+           "max_privacy_loss", "mechanism", "privacy_loss", "privacy_profile", "probability",
+           "program", "renyi_divergence",
            "sample"]

@@ -1,4 +1,5 @@
-"""Noise laws as values: Laplace, one-sided exponential, Gumbel and "no noise".
+"""Noise laws as values: Laplace, one-sided exponential, Gumbel, Gaussian, discrete Laplace and
+"no noise".
 
 A law is a frozen value with its scale.  It gives, at mpmath precision, the log density, log CDF
 and log survival function and their derivatives (the exact engine), the probability of an
@@ -21,6 +22,12 @@ Notation (``b`` the scale):
 * ``N(0, σ²)`` (Gaussian, scale ``σ``): density ``e^{−x²/(2σ²)}/(σ√(2π))``; CDF
   ``½ erfc(−x/(σ√2))``; survival ``½ erfc(x/(σ√2))`` (the Gaussian Sparse Vector: Zhu & Wang,
   "Improving Sparse Vector Technique with Rényi Differential Privacy", NeurIPS 2020);
+* ``DLap(b)`` (discrete Laplace on the integers): ``Pr[η = k] = (1 − p)/(1 + p)·p^{|k|}`` with
+  ``p = e^{−1/b}`` (Inusah & Kozubowski, "A discrete analogue of the Laplace distribution", J.
+  Stat. Plann. Inference 2006; Canonne, Kamath & Steinke, "The Discrete Gaussian for
+  Differential Privacy", NeurIPS 2020, §2); for an integer-valued law the CDF is
+  ``F(x) = Pr[η < x]`` and the survival function ``S(x) = Pr[η ≥ x]``, so that ``F + S = 1``
+  and ``⊤ iff q + ν ≥ T + ρ`` is ``S_ν(T + ρ − q)`` as for the continuous laws;
 * no noise: the point mass at 0 (CDF and survival are indicators, there is no density).
 
 The survival function is computed directly, never as ``1 − F`` (cancellation).  All four
@@ -32,6 +39,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Callable, ClassVar, NamedTuple
@@ -54,11 +62,11 @@ GUMBEL_EXPONENT_LIMIT = 10 ** 18
 class Kind(enum.Enum):
     """Which function of a law a factor uses."""
 
-    #: ``F(x) = Pr[η ≤ x]``
+    #: ``F(x) = Pr[η ≤ x]`` (``Pr[η < x]`` for an integer-valued law)
     CDF = "cdf"
     #: ``S(x) = Pr[η ≥ x]``
     SF = "sf"
-    #: the density ``p(x)``
+    #: the density ``p(x)`` (the probability mass ``Pr[η = x]`` for an integer-valued law)
     PDF = "pdf"
 
 
@@ -107,6 +115,9 @@ class NoiseLaw:
         survival function).
     symmetric : bool
         Whether ``−η`` has the law of ``η``.
+    integer_valued : bool
+        Whether ``η`` takes integer values only (its "density" is a probability mass; such a
+        law gives ``log_ball_integer(kind, n)``, its functions at the integers in balls).
     """
 
     scale: Fraction
@@ -115,6 +126,7 @@ class NoiseLaw:
     kinks: ClassVar[tuple] = ()
     median: ClassVar[Fraction] = Fraction(0)
     symmetric: ClassVar[bool] = False
+    integer_valued: ClassVar[bool] = False
 
     def __post_init__(self):
         if not isinstance(self.scale, Fraction) or self.scale <= 0:
@@ -215,6 +227,13 @@ class NoiseLaw:
         return BallLog(lambda x: (-(log_coefficient + rate * x).expm1()).log(),
                        lambda x: -rate / (-(log_coefficient + rate * x)).expm1(),
                        lambda x: -(log_coefficient + rate * x).expm1())
+
+    def log_ball_at(self, kind: Kind, point: Fraction) -> arb | None:
+        """``log g(point)`` as a ball at flint's current precision for an exact rational
+        ``point``, ``None`` where ``g`` vanishes (decided exactly)."""
+        if self.log(kind, to_mpf(point)) == _NEG_INF:
+            return None
+        return self.ball_log(kind, self.side(point)).log(to_arb(point))
 
     def sample(self, rng: np.random.Generator, size, loc=0.0) -> np.ndarray:
         """Draws of ``loc + η`` (a numpy array of shape ``size``; ``loc`` broadcasts), the shift
@@ -476,6 +495,111 @@ class Gaussian(NoiseLaw):
     def sample(self, rng: np.random.Generator, size, loc=0.0) -> np.ndarray:
         """``rng.normal(loc, σ, size)``."""
         return rng.normal(loc, float(self.scale), size)
+
+
+@dataclass(frozen=True)
+class DiscreteLaplace(NoiseLaw):
+    """``DLap(b)`` on the integers: ``Pr[η = k] = (1 − p)/(1 + p)·p^{|k|}``, ``p = e^{−1/b}``
+    (Inusah & Kozubowski 2006; Canonne, Kamath & Steinke, NeurIPS 2020, §2).
+
+    Its tails are geometric sums: ``Pr[η ≥ n] = p^n/(1 + p)`` for an integer ``n ≥ 1`` and
+    ``1 − p^{1−n}/(1 + p)`` for ``n ≤ 0``; by symmetry ``F(x) = Pr[η < x] = Pr[η ≥ 1 − ⌈x⌉]``
+    and ``S(x) = Pr[η ≥ ⌈x⌉]`` at any real ``x``.  Each is written once, in logs, for any
+    arithmetic (:meth:`_log_at`): mpmath (:meth:`logpdf`, :meth:`logcdf`, :meth:`logsf`) and
+    Arb balls (:meth:`log_ball_at`).  η is the difference of two independent geometric
+    variables of success probability ``1 − p`` (Inusah & Kozubowski 2006): the sampler.
+    """
+
+    symbol: ClassVar[str] = "DLap"
+    symmetric: ClassVar[bool] = True
+    integer_valued: ClassVar[bool] = True
+
+    @staticmethod
+    def _log_at(kind: Kind, n: int, log_p, log_norm, log_one_minus_exp):
+        """``log Pr[η = n]``, ``log Pr[η < n]`` or ``log Pr[η ≥ n]`` at an integer ``n``, from
+        ``log p = −1/b``, ``log(1 + p)`` and ``u ↦ log(1 − e^u)`` of one arithmetic."""
+        if kind is Kind.PDF:
+            return log_one_minus_exp(log_p) - log_norm + abs(n) * log_p
+        if kind is Kind.CDF:
+            n = 1 - n
+        if n >= 1:
+            return n * log_p - log_norm
+        return log_one_minus_exp((1 - n) * log_p - log_norm)
+
+    def _log_mpmath(self, kind: Kind, n: int) -> mpf:
+        log_p = -1 / self.b
+        return self._log_at(kind, n, log_p, mpmath.log1p(mpmath.exp(log_p)),
+                            lambda u: mpmath.log(-mpmath.expm1(u)))
+
+    def logpdf(self, x: mpf) -> mpf:
+        """``log Pr[η = x]`` (``−inf`` off the integers)."""
+        return self._log_mpmath(Kind.PDF, int(x)) if mpmath.isint(x) else _NEG_INF
+
+    def logcdf(self, x: mpf) -> mpf:
+        """``log Pr[η < x]``."""
+        return self._log_mpmath(Kind.CDF, int(mpmath.ceil(x)))
+
+    def logsf(self, x: mpf) -> mpf:
+        """``log Pr[η ≥ x]``."""
+        return self._log_mpmath(Kind.SF, int(mpmath.ceil(x)))
+
+    def log_ball_at(self, kind: Kind, point: Fraction) -> arb | None:
+        """``log g(point)`` in balls, ``point`` an exact rational (``None`` for the mass off the
+        integers)."""
+        point = Fraction(point)
+        if kind is Kind.PDF and point.denominator != 1:
+            return None
+        return self.log_ball_integer(kind, math.ceil(point))
+
+    def log_ball_integer(self, kind: Kind, n: int) -> arb:
+        """``log Pr[η = n]``, ``log Pr[η < n]`` or ``log Pr[η ≥ n]`` in balls at an integer
+        ``n`` (the terms of a sum over an integer hub)."""
+        log_p, log_norm = _discrete_ball_constants(self.scale, ctx.prec)
+        return self._log_at(kind, n, log_p, log_norm, _log_one_minus_exp)
+
+    def closed_interval(self, low, high) -> mpf:
+        """``Pr[low ≤ η ≤ high]`` for integers (or infinite ends) ``low ≤ high``, in closed form:
+        ``(p^a − p^{b+1})/(1 + p)`` for ``0 ≤ a ≤ b``, its mirror for ``a ≤ b ≤ 0``, and
+        ``1 − (p^{1−a} + p^{b+1})/(1 + p)`` for ``a < 0 < b``."""
+        if low > high:
+            return mpf(0)
+        p = mpmath.exp(-1 / self.b)
+
+        def power(n):
+            return mpf(0) if mpmath.isinf(n) else p ** n
+
+        if low < 0 < high:
+            return 1 - (power(1 - low) + power(high + 1)) / (1 + p)
+        if low < 0:
+            low, high = -high, -low
+        if mpmath.isinf(high):
+            return power(low) / (1 + p)
+        return power(low) * -mpmath.expm1(-(high - low + 1) / self.b) / (1 + p)
+
+    def interval(self, low: mpf, high: mpf) -> mpf:
+        """``Pr[low < η < high]`` (ends may be ±inf): :meth:`closed_interval` of the integers
+        strictly inside."""
+        first = low if mpmath.isinf(low) else mpmath.floor(low) + 1
+        last = high if mpmath.isinf(high) else mpmath.ceil(high) - 1
+        return self.closed_interval(first, last)
+
+    def sample(self, rng: np.random.Generator, size, loc=0.0) -> np.ndarray:
+        """``loc + G1 − G2`` with ``G1, G2`` geometric of success probability
+        ``1 − p = −expm1(−1/b)``."""
+        success = -math.expm1(-1 / float(self.scale))
+        return loc + (rng.geometric(success, size) - rng.geometric(success, size))
+
+
+def _log_one_minus_exp(u: arb) -> arb:
+    """``log(1 − e^u)`` for a ball ``u < 0``."""
+    return (-u.expm1()).log()
+
+
+@functools.lru_cache(maxsize=256)
+def _discrete_ball_constants(scale: Fraction, prec: int) -> tuple[arb, arb]:
+    """``(log p, log(1 + p))`` of ``DLap(scale)`` in balls at the Arb precision ``prec``."""
+    log_p = -1 / to_arb(scale)
+    return log_p, log_p.exp().log1p()
 
 
 @dataclass(frozen=True)

@@ -269,7 +269,9 @@ def _(mech: ThresholdMechanism, d1: Runs, d2: Runs, dps: int) -> Witness:
     numbers at the ⊤'s, the numbers of each pattern are chosen by :func:`maximise_over_values`
     (coarse), and the best pattern's are refined.  The sum-to-one check and two-method
     recomputation of ``max_privacy_loss`` are left to :func:`search`, which does them once for
-    the final witness."""
+    the final witness.  Discrete noise has no closed form: its patterns are scored by the
+    certified sum over the integers."""
+    method = "certified" if mech.law.integer_valued else "closed"
     if not mech.releases_numbers and all_outputs.applies(mech):  # every output at once
         best, _ = worst_of_all_outputs(mech, d1, d2, list(possible_outputs(mech, len(d1))), dps)
         return _pair_witness(mech, d1, d2, Runs.from_items(best), dps)
@@ -283,7 +285,7 @@ def _(mech: ThresholdMechanism, d1: Runs, d2: Runs, dps: int) -> Witness:
             items = list(pattern)
             for i, v in zip(tops, values):
                 items[i] = v
-            return _pair_witness(mech, d1, d2, Runs.from_items(items), dps)
+            return _pair_witness(mech, d1, d2, Runs.from_items(items), dps, method)
 
         if not mech.releases_numbers or not tops:
             return witness_at([])

@@ -57,6 +57,8 @@ BUDGETS = (Fraction(1, 2), Fraction(1), Fraction(2))
 COUNTS = (1, 2)
 THRESHOLDS = (Fraction(-1, 2), Fraction(1, 4))
 QUERIES = tuple(Fraction(k, 4) for k in range(-4, 5))
+#: Thresholds and queries of a mechanism with integer-valued noise (integers only).
+INTEGERS = tuple(Fraction(k) for k in range(-2, 3))
 
 
 def output_kind(mech) -> Kind:
@@ -88,6 +90,12 @@ class Config:
         return f"{self.name}({shown}) on {','.join(map(str, self.queries))}"
 
 
+def integer_valued(mech) -> bool:
+    """Whether the mechanism's noise is integer-valued (it takes integer queries only)."""
+    law = getattr(mech, "law", None)
+    return law is not None and law.integer_valued
+
+
 def configurations(entry) -> list[Config]:
     """The entry with its defaults, and with every parameter drawn from the small sets above
     (a real parameter without a numeric default, such as SmartSum's horizon, keeps it)."""
@@ -101,13 +109,17 @@ def configurations(entry) -> list[Config]:
             drawn.append((param.name, COUNTS[rng.integers(len(COUNTS))]))
         elif param.kind == "flag":
             drawn.append((param.name, bool(rng.integers(2))))
+        elif param.kind == "integer":
+            drawn.append((param.name, INTEGERS[rng.integers(len(INTEGERS))]))
         elif param.default is not None:
             drawn.append((param.name, THRESHOLDS[rng.integers(len(THRESHOLDS))]))
-    kind = output_kind(entry.make())
+    mech = entry.make()
+    kind = output_kind(mech)
+    grid = INTEGERS if integer_valued(mech) else QUERIES
     n = 3 if kind is Kind.FLAGS else 2
     configs = []
     for index, params in enumerate(((), tuple(drawn))):
-        queries = tuple(QUERIES[i] for i in rng.integers(len(QUERIES), size=n))
+        queries = tuple(grid[i] for i in rng.integers(len(grid), size=n))
         config = Config(entry.name, params, queries, seed + index)
         if kind is Kind.FLAGS_AND_NUMBERS and any(sum(x is not False for x in seq) > 1
                                                   for seq in shapes(config, n)):
@@ -427,8 +439,8 @@ def test_outputs_after_the_stop_are_refused(config):
     # read off the engine must be exactly possible_outputs.
     n = 3
     top = Fraction(1, 3) if config.kind is Kind.FLAGS_AND_NUMBERS else True
-    three = Config(config.name, config.params, (Fraction(1, 2), Fraction(-1, 4), Fraction(0)),
-                   config.seed)
+    queries = (1, -1, 0) if integer_valued(config.mech) else (Fraction(1, 2), Fraction(-1, 4), 0)
+    three = Config(config.name, config.params, tuple(map(Fraction, queries)), config.seed)
     stops = [seq for seq in shapes(three, n) if len(seq) < n]
     if config.kind is Kind.FLAGS:
         assert sorted(shapes(three, n)) == sorted(tuple(o) for o in possible_outputs(three.mech, n))

@@ -37,7 +37,10 @@ BUDGETS = (Fraction(1, 2), Fraction(1), Fraction(2))
 COUNTS = (1, 2)
 THRESHOLDS = (Fraction(-1, 2), Fraction(0), Fraction(1, 4))
 QUERIES = tuple(Fraction(k, 4) for k in range(-4, 5))
-NAMES = [item.name for item in exactdp.catalogue()]
+#: Discrete noise has no estimate to compare with (tests/test_discrete.py checks its sums
+#: against brute force).
+NAMES = [item.name for item in exactdp.catalogue()
+         if not getattr(item.make(), "law", None) or not item.make().law.integer_valued]
 
 
 def exact(value) -> Fraction:

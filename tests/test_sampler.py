@@ -12,6 +12,8 @@ from exactdp.sampling import ABSENT, output_counts
 
 RUNS = 40_000
 QUERIES = [0.5, -0.5, 1.0, 0.0]
+#: The queries of a mechanism with integer-valued noise (it takes integers only).
+INTEGER_QUERIES = [1.0, -1.0, 2.0, 0.0]
 
 
 @pytest.mark.parametrize("name", [item.name for item in catalogue()
@@ -22,12 +24,13 @@ def test_frequencies_match_exact_probabilities(name):
     params = {p.name: 2 for p in item.params if p.name in ("c", "N")}
     mech = item.make(**params)
     seed = sum(map(ord, name))  # a fixed seed per mechanism
-    counts = output_counts(exactdp.sample(mech, QUERIES, RUNS, np.random.default_rng(seed)))
+    queries = INTEGER_QUERIES if mech.law.integer_valued else QUERIES
+    counts = output_counts(exactdp.sample(mech, queries, RUNS, np.random.default_rng(seed)))
     outputs = [",".join("T" if a else "F" for a in out)
-               for out in possible_outputs(mech, len(QUERIES))]
+               for out in possible_outputs(mech, len(queries))]
     assert set(counts) <= set(outputs)
     for output in outputs:
-        p = float(exactdp.probability(mech, QUERIES, output, dps=15).value)
+        p = float(exactdp.probability(mech, queries, output, dps=15).value)
         # two-sided binomial interval with 1e-6 tail mass per output
         low, high = binom.interval(1 - 1e-6, RUNS, p)
         assert low <= counts.get(output, 0) <= high, (output, p, counts.get(output, 0))

@@ -51,7 +51,8 @@ from flint import acb, arb, arb_poly, ctx
 
 from ..errors import PrecisionError
 from ..noise import Kind, NoiseLaw
-from ..precision import CertifiedProbability, exact_mpf, to_arb, to_mpf, working_dps
+from ..precision import CertifiedProbability, exact_mpf, to_arb, working_dps
+from .discrete_hub import log_sum
 from .integral_form import Integral, IntegralForm, Term
 from .log_integrand import LogIntegrand
 from .piece_series import PiecewiseExponential
@@ -329,7 +330,10 @@ def log_integral(integral: Integral, goal: int) -> tuple[arb, str]:
     ``2^{−goal}``: the closed form where every piece's expansion is small (piecewise exponential
     laws), else the rigorous piecewise Gauss–Legendre rule
     (``piecewise_gauss.log_integral_certified``), else ``acb.integral``
-    (:func:`integrate_piecewise`)."""
+    (:func:`integrate_piecewise`).  Over an integer-valued hub the integral is a sum
+    (``discrete_hub.log_sum``)."""
+    if integral.hub.integer_valued:
+        return log_sum(integral, goal), "discrete sum"
     laws = [integral.hub] + [factor.law for factor in integral.factors]
     pieces = _closed_pieces(integral) if all(law.closed_form for law in laws) else None
     if pieces is not None:
@@ -346,9 +350,7 @@ def log_integral(integral: Integral, goal: int) -> tuple[arb, str]:
 
 def log_constant(law: NoiseLaw, kind: Kind, point: Fraction) -> arb | None:
     """``log g(point)`` as a ball, ``None`` where ``g`` vanishes (decided exactly)."""
-    if law.log(kind, to_mpf(point)) == mpmath.mpf("-inf"):
-        return None
-    return law.ball_log(kind, law.side(point)).log(to_arb(point))
+    return law.log_ball_at(kind, point)
 
 
 def _log_term(term: Term, goal: int, methods: list) -> arb | None:

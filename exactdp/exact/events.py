@@ -447,13 +447,14 @@ def _summed_outputs(mech: ThresholdMechanism, queries: list, event: Event, outpu
 
 def _enumerated(mech: ThresholdMechanism, queries: list, event: Event, dps: int,
                 certified: bool) -> Probability:
-    """Σ ``probability`` over every output in the event (threshold redrawn after each ⊤);
-    certified: the sum of the outputs' enclosures (``certified.log_form``)."""
+    """Σ ``probability`` over every output in the event (threshold redrawn after each ⊤, or
+    discrete noise); certified: the sum of the outputs' enclosures (``certified.log_form``)."""
     n = len(queries)
     if n > MAX_ENUMERATED_QUERIES or mech.releases_numbers:
+        why = "redraws its threshold" if mech.redraw_threshold else "has discrete noise"
         raise MethodUnavailableError(
-            f"{mech.name} redraws its threshold: its events are summed over the enumerated "
-            f"⊤/⊥ outputs, which needs at most {MAX_ENUMERATED_QUERIES} queries, got {n}")
+            f"{mech.name} {why}: its events are summed over the enumerated ⊤/⊥ outputs, "
+            f"which needs at most {MAX_ENUMERATED_QUERIES} queries, got {n}")
     wanted = _outputs_in(event, list(possible_outputs(mech, n)), n)
     if certified:
         forms = [build_output_integral(mech, queries, list(output)) for output in wanted]
@@ -482,8 +483,8 @@ def _(mech: ThresholdMechanism, queries, event: Event, dps: int, certified: bool
     if len(event.conditions) == 1 and isinstance(event.conditions[0][1], OutputIs):
         return probability(mech, queries, list(event.conditions[0][1].tokens), dps,
                            "certified" if certified else "estimate")
-    if mech.redraw_threshold:
-        return _enumerated(mech, queries, event, dps, certified)
+    if mech.redraw_threshold or mech.law.integer_valued:  # the generating polynomial
+        return _enumerated(mech, queries, event, dps, certified)  # integrates a continuous hub
     if all_outputs.applies(mech) and len(queries) <= MAX_WALKED_QUERIES:
         outputs = list(itertools.islice(possible_outputs(mech, len(queries)),
                                         MAX_SUMMED_OUTPUTS + 1))

@@ -24,11 +24,18 @@ A factor of a point mass (no noise) is a constraint, not a factor: ``F_0(z − s
 becomes the bound ``lower ≥ s``; a law whose density or CDF vanishes on a half-line (the
 exponential law) bounds the domain the same way.  An empty domain is an exact zero.
 
-The evaluators (closed form, peak-aware quadrature) read only these structures.
+Over an integer-valued hub (discrete Laplace) the "integral" is the sum
+``Σ_{lower < k < upper} Pr[ρ = k] Π_j g_j(k − s_j)^{m_j}`` over the integers, the factors the
+laws' CDF ``Pr[ν < x]``, survival function ``Pr[ν ≥ x]`` or mass; the same form carries it and
+the certified evaluator sums it (``discrete_hub.py``).
+
+The evaluators (closed form, peak-aware quadrature, the discrete sum) read only these
+structures.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
@@ -60,8 +67,15 @@ class Integral:
 
     @property
     def is_empty(self) -> bool:
-        """True when the domain is empty: the integral is an exact zero."""
-        return self.lower is not None and self.upper is not None and self.lower >= self.upper
+        """True when the domain is empty: the integral is an exact zero.  Over an
+        integer-valued hub: no integer between the bounds, or the mass of an integer-valued law
+        at ``k − s`` with ``s`` not an integer."""
+        bounded = self.lower is not None and self.upper is not None
+        if not self.hub.integer_valued:
+            return bounded and self.lower >= self.upper
+        return (bounded and math.floor(self.lower) + 1 > math.ceil(self.upper) - 1) or any(
+            f.kind is Kind.PDF and f.law.integer_valued and f.shift.denominator != 1
+            for f in self.factors)
 
     @property
     def kinks(self) -> tuple[Fraction, ...]:

@@ -76,6 +76,7 @@ def build_output_integral(mech: ThresholdMechanism, queries, output) -> Integral
         ``T``/``F``/numbers; may stop early right after the c-th ⊤.
     """
     queries, output = as_queries(queries), as_output(output)
+    mech.check_queries(queries)
     check_output_shape(mech, len(queries), output)
     hub, query_noise = mech.threshold_noise, mech.query_noise
     threshold = mech.threshold

@@ -18,6 +18,10 @@ evaluated by one or two methods:
 * ``"closed"`` — exact expansion at a precision raised to absorb cancellation (``closed_form.py``);
 * ``"quad"`` — peak-aware tanh-sinh quadrature (``quadrature.py``).
 
+Discrete noise (an integer-valued law: the integral over its hub is a sum over the integers,
+``discrete_hub.py``) is evaluated by the certified engine only; the other methods integrate
+continuous noise and refuse it (:class:`~exactdp.errors.MethodUnavailableError`).
+
 The relative errors of the factors add up (to first order) to the relative error of a term; the
 terms are non-negative, so the relative error of their sum is at most the largest one.  A result
 whose relative error exceeds ``10^{−dps}`` raises :class:`~exactdp.errors.PrecisionError`
@@ -138,9 +142,13 @@ def evaluate(form: IntegralForm, dps: int = 30, method: str = "auto",
         try:
             return evaluate_certified(form, dps, what)
         except MethodUnavailableError:
-            if method == "certified":
-                raise
+            if method == "certified" or _has_discrete_noise(form):
+                raise  # the estimate has nothing more to offer discrete noise
             method = "estimate"
+    if _has_discrete_noise(form):
+        raise MethodUnavailableError(f"method {method!r} integrates continuous noise; discrete "
+                                     f"noise is summed by the certified method (auto, "
+                                     f"certified)")
     live = [term for term in form.terms if not term.is_zero]
     if not live:
         return Probability.exact_zero(form.is_density, dps)
@@ -158,6 +166,16 @@ def evaluate(form: IntegralForm, dps: int = 30, method: str = "auto",
             name = f"estimate {name}"
         return Probability.from_log(top + mpmath.log(total), relative, name, form.is_density,
                                     dps, what, method)
+
+
+def _has_discrete_noise(form: IntegralForm) -> bool:
+    """Whether a law of ``form`` is integer-valued."""
+    laws = {c.law for term in form.terms for c in term.constants}
+    for term in form.terms:
+        for integral, _ in term.integrals:
+            laws.add(integral.hub)
+            laws.update(f.law for f in integral.factors)
+    return any(law.integer_valued for law in laws)
 
 
 @functools.singledispatch

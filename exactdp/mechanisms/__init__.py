@@ -4,7 +4,7 @@ Every description is a :class:`~exactdp.mechanisms.base.Mechanism`; each family 
 its description type and registers its catalogue entries on import.
 """
 
-from . import checkdp, gaussian, gptt, histogram, noisy_max, statdp, sums, svt  # noqa: F401  (registers them)
+from . import checkdp, discrete, gaussian, gptt, histogram, noisy_max, statdp, sums, svt  # noqa: F401  (registers them)
 from .base import Mechanism, Neighbours, OutputKind
 from .catalogue import CatalogueEntry, Param, catalogue, entry, mechanism
 from .description import Release, ThresholdMechanism

@@ -23,7 +23,8 @@ class Param:
     """One parameter of a catalogue entry.
 
     ``kind`` is ``"budget"`` (a positive number; ``inf`` only if ``allow_inf``; 0 only if
-    ``allow_zero``), ``"count"`` (a positive integer), ``"real"`` (a finite number), ``"flag"``.
+    ``allow_zero``), ``"count"`` (a positive integer), ``"real"`` (a finite number),
+    ``"integer"`` (a finite integer), ``"flag"``.
     """
 
     name: str
@@ -41,6 +42,11 @@ class Param:
             return _to_count(self.name, value)
         if self.kind == "real":
             return to_fraction(value, self.name)
+        if self.kind == "integer":
+            number = to_fraction(value, self.name)
+            if number.denominator != 1:
+                raise InputError(f"{self.name} must be an integer, got {self.name}={value}")
+            return number
         return self._to_budget(value)
 
     def _to_budget(self, value: object) -> object:

@@ -19,7 +19,9 @@ import enum
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ..errors import InputError
 from ..noise import Laplace, NoiseLaw, noise_or_none
+from ..sequences import Runs, format_number
 from .base import Mechanism, OutputKind
 
 
@@ -92,6 +94,16 @@ class ThresholdMechanism(Mechanism):
     def output_kind(self) -> OutputKind:
         """⊤/⊥ flags, or ⊥ and released numbers."""
         return OutputKind.FLAGS if self.release is Release.FLAG else OutputKind.FLAGS_AND_NUMBERS
+
+    def check_queries(self, queries: Runs) -> None:
+        """Raise :class:`~exactdp.errors.InputError` naming the first query answer that is not
+        an integer when the law is integer-valued (its comparisons are made on the
+        integers)."""
+        if self.law.integer_valued:
+            for value, _ in queries.runs:
+                if Fraction(value).denominator != 1:
+                    raise InputError(f"{self.name} takes integer query answers, got "
+                                     f"{format_number(value)}")
 
     @property
     def threshold_noise(self) -> NoiseLaw:

@@ -46,7 +46,10 @@ from ..events import Interval
 from ..precision import MAX_DPS, CertifiedProbability, Probability, check_dps
 from ..sequences import Runs, as_output, as_queries
 from .model import Program
-from .tracing import Linear, Path, TracingError, as_fraction, linear_key, trace
+from .exact_numbers import as_fraction
+from .linear import Linear, linear_key
+from .locations import TracingError
+from .tracing import Path, trace
 
 #: Traced inputs kept (program, arguments, queries → paths).
 _CACHE_SIZE = 16
@@ -80,6 +83,9 @@ def scaled_law(law: NoiseLaw, factor: Fraction, what: str) -> NoiseLaw:
     if factor < 0 and not law.symmetric:
         raise TracingError(f"{what}: −η for η ~ {law} has no law in exactdp (only the "
                            f"Laplace and Gaussian laws are symmetric)")
+    if law.integer_valued and abs(factor) != 1:
+        raise TracingError(f"{what}: {factor}·η for η ~ {law} has no law in exactdp (a "
+                           f"discrete noise is compared with coefficient ±1 only)")
     return law if factor == 1 else type(law)(law.scale * abs(factor))
 
 
@@ -122,6 +128,10 @@ class _Relations:
                 raise TracingError(f"a released value ({expression}) is determined by the other "
                                    f"released values: its probability is not a density")
             noise = min(coeffs, key=lambda k: (uses[k], -k))
+            if path.noises[noise].law.integer_valued:
+                raise TracingError(f"a released value ({expression}) is solved for the discrete "
+                                   f"{_name(noise, path)}: only comparisons of discrete noises "
+                                   f"are modelled")
             slope = coeffs.pop(noise)
             law = scaled_law(path.noises[noise].law, slope, _name(noise, path))
             pending.append((law, {k: -v for k, v in coeffs.items()}, value - const))

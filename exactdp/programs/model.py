@@ -2,7 +2,7 @@
 
 The values given to the function keep exactdp's rule that ``0.7`` means seven tenths: they are
 stored as exact rationals here, and each interpreter hands them to the function in its own
-arithmetic (the tracer as exact rationals, ``exactdp.programs.tracing.Exact``; the sampler as
+arithmetic (the tracer as exact rationals, ``exactdp.programs.exact_numbers.Exact``; the sampler as
 floats).
 """
 

@@ -47,6 +47,7 @@ import numpy as np
 
 from ..checks import check_seconds
 from ..errors import InputError
+from .locations import describe_location, program_location
 
 #: Seconds without a completed run after which the watchdog reports where the run is.
 NOTICE_AFTER = 5.0
@@ -73,10 +74,8 @@ class _TimedOut(BaseException):
 
 def _refuse(name: str) -> InputError:
     """The refusal of the call ``name`` in the current (sandboxed) thread, remembered."""
-    from .tracing import _program_location, describe_location  # tracing imports this module
-
     error = InputError(f"the program draws randomness outside prng: {name} (at "
-                       f"{describe_location(_program_location())}); only the prng handed to "
+                       f"{describe_location(program_location())}); only the prng handed to "
                        f"the program is modelled and seeded")
     _REFUSED.setdefault(threading.get_ident(), error)
     return error
@@ -241,8 +240,6 @@ class Sandbox:
     def _where(self) -> str | None:
         """``file:line: source`` of the innermost frame of the program's file in the running
         thread (``None`` when the thread is not in the program)."""
-        from .tracing import describe_location  # tracing imports this module
-
         frame = sys._current_frames().get(self.thread)
         while frame is not None:
             if frame.f_code.co_filename == self.source:

@@ -138,6 +138,8 @@ def walk(mech: ThresholdMechanism, queries: np.ndarray, runs: int,
     the last one went), so the tail costs a few numpy calls instead of one round per position; the
     numbers are those of one draw per position.
     """
+    if mech.law.integer_valued:
+        mech.check_queries(as_queries(queries.tolist()))
     threshold = float(mech.threshold)
     threshold_noise, query_noise = mech.threshold_noise, mech.query_noise
     ahead = mech.release is not Release.FRESH_VALUE and not mech.redraw_threshold
