@@ -27,13 +27,14 @@ The integrals are certified (``exact/vector_quadrature.py``): each ``P_i`` is an
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from flint import arb, arb_poly, acb_poly, acb, ctx
+from flint import arb, arb_poly, ctx
 
-from .errors import InputError, PrecisionError
+from .errors import InputError
 from .mechanisms.base import OutputKind
 from .mechanisms.description import ThresholdMechanism
 from .mechanisms.selection import ExponentialTopMechanism
@@ -158,32 +159,69 @@ def expected_utility(mech, queries, order: str = "given", dps: int = 15,
 
 def _sparse_vector(mech: ThresholdMechanism, values: list, c: int, order: str,
                    tolerance: arb, progress) -> list:
-    hub, noise = mech.threshold_noise, mech.query_noise
-    threshold = mech.threshold
+    hub, noise, threshold = mech.threshold_noise, mech.query_noise, mech.threshold
     distinct = sorted(set(values))
     # pass iff ν_j ≥ T + z − q_j: the kinks of ν's functions at z = q_j − T + kink
     kinks = {q - threshold + k for q in distinct for k in noise.kink_points()}
     kinks.update(hub.kink_points())
     low, high, tails = _hub_range(hub, tolerance)
     cuts = sorted({low, high} | {k for k in kinks if low < k < high})
-    index = {q: k for k, q in enumerate(distinct)}
-    positions = [index[q] for q in values]
+    positions, counts = _positions(values, distinct)
     shifts = [to_arb(threshold - q) for q in distinct]
+    factor_of = _fewer_before if order == "given" else _fewer_random
+
+    @functools.lru_cache(maxsize=4)
+    def functions(middle):
+        """On the piece containing ``middle``: the density of the threshold noise and, for each
+        distinct query, the survival function and CDF of its noise at ``T + z − q``."""
+        sides = {side: (noise.ball_log(Kind.SF, side).value, noise.ball_log(Kind.CDF, side).value)
+                 for side in (-1, 1)}
+        return (hub.ball_log(Kind.PDF, hub.side(middle)).value,
+                [sides[noise.side(threshold + middle - q)] for q in distinct])
+
+    def laws(z, middle):
+        """The threshold noise's density at ``z`` and each distinct query's ``S``, ``F``."""
+        density, per_query = functions(middle)
+        points = [z + shift for shift in shifts]
+        return (density(z), [sf(x) for (sf, _), x in zip(per_query, points)],
+                [cdf(x) for (_, cdf), x in zip(per_query, points)])
 
     def evaluate(z, middle):
-        density = hub.ball_log(Kind.PDF, hub.side(middle)).value(z)
-        passes, fails = [], []
-        for q, shift in zip(distinct, shifts):
-            side = noise.side(threshold + middle - q)
-            passes.append(noise.ball_log(Kind.SF, side).value(z + shift))
-            fails.append(noise.ball_log(Kind.CDF, side).value(z + shift))
+        density, passes, fails = laws(z, middle)
         pass_ = [passes[k] for k in positions]
-        fail = [fails[k] for k in positions]
-        factor = (_fewer_before if order == "given" else _fewer_random)(pass_, fail, c,
-                                                                         isinstance(z, acb))
+        factor = factor_of(pass_, [fails[k] for k in positions], c)
         return [density * s * f for s, f in zip(pass_, factor)]
 
-    return integrate_vector(evaluate, cuts, tails, tolerance, progress)
+    def bound(z, middle):
+        density, passes, fails = laws(z, middle)
+        return abs(density) * _largest(passes) * _product_bound(passes, fails, counts)
+
+    return integrate_vector(evaluate, bound, cuts, tails, tolerance, progress)
+
+
+def _positions(values: list, distinct: list) -> tuple:
+    """The index in ``distinct`` of each value, and how often each distinct value occurs."""
+    index = {q: k for k, q in enumerate(distinct)}
+    positions = [index[q] for q in values]
+    counts = [0] * len(distinct)
+    for k in positions:
+        counts[k] += 1
+    return positions, counts
+
+
+def _largest(balls: list) -> arb:
+    """An upper bound on every ``|x|`` of the (complex) balls."""
+    return max(arb(abs(x).upper()) for x in balls)
+
+
+def _product_bound(passes: list, fails: list, counts: list) -> arb:
+    """``Π_j (|F_j| + |S_j|)^{count_j}``: bounds every coefficient sum of the generating
+    polynomial ``Π_j (F_j + S_j x)`` and of its factors (each ``|F_j| + |S_j| ≥ |F_j + S_j| = 1``,
+    so a sub-product is bounded by the whole), on complex balls (module docstring)."""
+    total = arb(1)
+    for s, f, count in zip(passes, fails, counts):
+        total *= (abs(s) + abs(f)) ** count
+    return total
 
 
 def _hub_range(law, tolerance: arb):
@@ -203,43 +241,35 @@ def _hub_range(law, tolerance: arb):
     return ends[0][0], ends[1][0], ends[0][1] + ends[1][1]
 
 
-def _poly(complex_: bool):
-    return acb_poly if complex_ else arb_poly
-
-
-def _fewer_before(passes: list, fails: list, c: int, complex_: bool) -> list:
+def _fewer_before(passes: list, fails: list, c: int) -> list:
     """``Pr[fewer than c of the queries before i pass]`` for each ``i``: the coefficients of
     degree ``< c`` of ``Π_{j<i}(F_j + S_j x)``, summed (prefix products truncated at degree
     ``c``)."""
-    poly_type = _poly(complex_)
-    prefix = poly_type([1])
+    prefix = arb_poly([1])
     result = []
     for s, f in zip(passes, fails):
         result.append(prefix(1))
-        prefix = (prefix * poly_type([f, s])).truncate(c)
+        prefix = (prefix * arb_poly([f, s])).truncate(c)
     return result
 
 
-def _fewer_random(passes: list, fails: list, c: int, complex_: bool) -> list:
+def _fewer_random(passes: list, fails: list, c: int) -> list:
     """``Σ_m Pr[m of the others pass]·min(1, c/(m + 1))`` for each ``i`` (the probability that
     ``i``, if it passes, is among the first ``c`` passing queries of a uniformly random order;
     docs/mathematics.md).  With ``A_i = Π_{j<i}(F_j + S_j x)`` and the functional
     ``u^{(i)}_k = Σ_l [x^l]Π_{j>i}(F_j + S_j x)·w_{k+l}``, ``w_m = min(1, c/(m + 1))``, it is
     ``Σ_k [x^k]A_i·u^{(i)}_k``; ``u^{(i−1)}_k = F_i u^{(i)}_k + S_i u^{(i)}_{k+1}``."""
     n = len(passes)
-    poly_type = _poly(complex_)
     weights = [arb(1) if m < c else arb(c) / (m + 1) for m in range(n)]
     functional = [None] * n
-    current = poly_type(weights)
+    current = arb_poly(weights)
     for i in range(n - 1, -1, -1):
         functional[i] = current.coeffs()[:i + 1]
         current = current * fails[i] + current.right_shift(1) * passes[i]
-    result, prefix = [], poly_type([1])
+    result, prefix = [], arb_poly([1])
     for i in range(n):
-        coefficients = prefix.coeffs()
-        result.append(sum((a * u for a, u in zip(coefficients, functional[i])),
-                          poly_type([0])(0)))
-        prefix = prefix * poly_type([fails[i], passes[i]])
+        result.append(sum((a * u for a, u in zip(prefix.coeffs(), functional[i])), arb(0)))
+        prefix = prefix * arb_poly([fails[i], passes[i]])
     return result
 
 
@@ -253,42 +283,47 @@ def _exponential_top(mech: ExponentialTopMechanism, values: list, c: int, tolera
     low, high = distinct[0] + low_hub, distinct[-1] + high_hub
     steps = max(1, math.ceil((high - low) / noise.scale))
     cuts = [low + (high - low) * Fraction(k, steps) for k in range(steps + 1)]
-    index = {q: k for k, q in enumerate(distinct)}
-    positions = [index[q] for q in values]
+    positions, counts = _positions(values, distinct)
     shifts = [to_arb(q) for q in distinct]
     density_of, below_of, above_of = (noise.ball_log(kind) for kind in (Kind.PDF, Kind.CDF,
                                                                           Kind.SF))
 
+    def laws(x):
+        """Each distinct query's noise density at ``x − q``, and ``Pr[q + η ≤ x]``,
+        ``Pr[q + η > x]``."""
+        return ([density_of.value(x - shift) for shift in shifts],
+                [below_of.value(x - shift) for shift in shifts],
+                [above_of.value(x - shift) for shift in shifts])
+
     def evaluate(x, _middle):
-        densities = [density_of.value(x - shift) for shift in shifts]
-        below = [below_of.value(x - shift) for shift in shifts]
-        above = [above_of.value(x - shift) for shift in shifts]
-        fewer = _fewer_others([above[k] for k in positions], [below[k] for k in positions], c,
-                              isinstance(x, acb))
+        densities, below, above = laws(x)
+        fewer = _fewer_others([above[k] for k in positions], [below[k] for k in positions], c)
         return [densities[k] * f for k, f in zip(positions, fewer)]
 
-    return integrate_vector(evaluate, cuts, tails * len(distinct), tolerance, progress)
+    def bound(x, _middle):
+        densities, below, above = laws(x)
+        return _largest(densities) * _product_bound(above, below, counts)
+
+    return integrate_vector(evaluate, bound, cuts, tails, tolerance, progress)
 
 
-def _fewer_others(passes: list, fails: list, c: int, complex_: bool) -> list:
+def _fewer_others(passes: list, fails: list, c: int) -> list:
     """``[y^{<c}] Π_{j≠i}(F_j + S_j y)`` for each ``i``: prefix and suffix products truncated at
     degree ``c``, ``Σ_{k<c} [y^k]A_i · Σ_{l<c−k} [y^l]B_i``."""
     n = len(passes)
-    poly_type = _poly(complex_)
     suffix_sums = [None] * n
-    current = poly_type([1])
+    current = arb_poly([1])
     for i in range(n - 1, -1, -1):
-        coefficients = current.coeffs() + [0] * (c - current.length())
-        running, cumulative = 0, []
+        coefficients = current.coeffs() + [arb(0)] * (c - current.length())
+        running, cumulative = arb(0), []
         for value in coefficients[:c]:
-            running = running + value
+            running += value
             cumulative.append(running)
         suffix_sums[i] = cumulative  # cumulative[l] = Σ_{l' ≤ l} [y^{l'}]B_i
-        current = (current * poly_type([fails[i], passes[i]])).truncate(c)
-    result, prefix = [], poly_type([1])
+        current = (current * arb_poly([fails[i], passes[i]])).truncate(c)
+    result, prefix = [], arb_poly([1])
     for i in range(n):
-        coefficients = prefix.coeffs()
-        result.append(sum((a * suffix_sums[i][c - 1 - k] for k, a in enumerate(coefficients)),
-                          poly_type([0])(0)))
-        prefix = (prefix * poly_type([fails[i], passes[i]])).truncate(c)
+        result.append(sum((a * suffix_sums[i][c - 1 - k] for k, a in enumerate(prefix.coeffs())),
+                          arb(0)))
+        prefix = (prefix * arb_poly([fails[i], passes[i]])).truncate(c)
     return result
