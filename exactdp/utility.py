@@ -34,16 +34,18 @@ from fractions import Fraction
 
 from flint import arb, arb_poly, ctx
 
-from .errors import InputError
+from .errors import InputError, PrecisionError
 from .mechanisms.base import OutputKind
 from .mechanisms.description import ThresholdMechanism
-from .mechanisms.selection import ExponentialTopMechanism
+from .mechanisms.selection import ExponentialTopMechanism, RetraversalMechanism
 from .noise import Kind
 from .precision import check_dps, to_arb
 from .sequences import as_queries
 from .exact.vector_quadrature import integrate_vector
 
 ORDERS = ("given", "random")
+#: Most traversals of Sparse Vector with retraversal modelled exactly.
+MAX_TRAVERSALS = 2_000
 
 
 @dataclass(frozen=True)
@@ -67,11 +69,11 @@ class Utility:
 
 
 def _cutoff_of(mech) -> int:
-    if isinstance(mech, ExponentialTopMechanism):
+    if isinstance(mech, (ExponentialTopMechanism, RetraversalMechanism)):
         return mech.c
     if not isinstance(mech, ThresholdMechanism) or mech.cutoff is None:
         raise InputError(f"utility needs a selection mechanism with a cutoff c (a ⊤/⊥ Sparse "
-                         f"Vector variant or em_top), got {mech.name}")
+                         f"Vector variant, em_top or svt_retraversal), got {mech.name}")
     if mech.output_kind is not OutputKind.FLAGS:
         raise InputError(f"utility needs ⊤/⊥ outputs, but {mech.name} releases numbers")
     if mech.redraw_threshold:
@@ -91,6 +93,8 @@ def _checked(mech, queries, order):
         raise InputError(f"the cutoff c={c} exceeds the number of queries ({len(values)})")
     if order == "random" and isinstance(mech, ExponentialTopMechanism):
         order = "given"  # the exponential mechanism does not depend on the order
+    if order == "random" and isinstance(mech, RetraversalMechanism):
+        raise InputError("Sparse Vector with retraversal is modelled in the given order only")
     return values, c, order
 
 
@@ -127,6 +131,8 @@ def selection_probabilities(mech, queries, order: str = "given", dps: int = 15,
         tolerance = arb(10) ** (-(dps + 1))
         if isinstance(mech, ExponentialTopMechanism):
             return _exponential_top(mech, values, c, tolerance, progress)
+        if isinstance(mech, RetraversalMechanism):
+            return _retraversal(mech, values, c, tolerance, progress)
         return _sparse_vector(mech, values, c, order, tolerance, progress)
 
 
@@ -308,9 +314,16 @@ def _exponential_top(mech: ExponentialTopMechanism, values: list, c: int, tolera
 
 
 def _fewer_others(passes: list, fails: list, c: int) -> list:
-    """``[y^{<c}] Π_{j≠i}(F_j + S_j y)`` for each ``i``: prefix and suffix products truncated at
-    degree ``c``, ``Σ_{k<c} [y^k]A_i · Σ_{l<c−k} [y^l]B_i``."""
-    n = len(passes)
+    """``[y^{<c}] Π_{j≠i}(F_j + S_j y)`` for each ``i`` (:func:`_fewer_around` with the same
+    factors before and after ``i``)."""
+    return _fewer_around(passes, fails, passes, fails, c)
+
+
+def _fewer_around(passes_before: list, fails_before: list, passes_after: list,
+                  fails_after: list, c: int) -> list:
+    """``[y^{<c}] Π_{j<i}(F_j + S_j y)·Π_{j>i}(F'_j + S'_j y)`` for each ``i``: prefix and suffix
+    products truncated at degree ``c``, ``Σ_{k<c} [y^k]A_i · Σ_{l<c−k} [y^l]B_i``."""
+    n = len(passes_before)
     suffix_sums = [None] * n
     current = arb_poly([1])
     for i in range(n - 1, -1, -1):
@@ -320,10 +333,115 @@ def _fewer_others(passes: list, fails: list, c: int) -> list:
             running += value
             cumulative.append(running)
         suffix_sums[i] = cumulative  # cumulative[l] = Σ_{l' ≤ l} [y^{l'}]B_i
-        current = (current * arb_poly([fails[i], passes[i]])).truncate(c)
+        current = (current * arb_poly([fails_after[i], passes_after[i]])).truncate(c)
     result, prefix = [], arb_poly([1])
     for i in range(n):
         result.append(sum((a * suffix_sums[i][c - 1 - k] for k, a in enumerate(prefix.coeffs())),
                           arb(0)))
-        prefix = (prefix * arb_poly([fails[i], passes[i]])).truncate(c)
+        prefix = (prefix * arb_poly([fails_before[i], passes_before[i]])).truncate(c)
     return result
+
+
+# --- Sparse Vector with retraversal ------------------------------------------------------------
+
+def _retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: arb,
+                 progress) -> list:
+    """Given the threshold noise ``z``, query ``i`` first passes in traversal ``R_i``
+    (geometric: ``Pr[R_i = r] = S_i F_i^{r−1}``), independently; it is selected iff fewer than
+    ``c`` others come before ``(R_i, i)`` in the order of traversals then positions:
+    ``P[i | z] = Σ_r S_i F_i^{r−1} Q_{i,r}``, ``Q_{i,r} = Pr[fewer than c of {j < i: R_j ≤ r}
+    ∪ {j > i: R_j ≤ r − 1}]``.  The terms ``r > R`` sum to at most ``F_i^R·Q_{i,R+1}``, which
+    increases with ``z``: at ``z_R`` it bounds the truncation on the whole range
+    (docs/mathematics.md)."""
+    hub, noise, threshold = mech.threshold_noise, mech.query_noise, mech.threshold
+    distinct = sorted(set(values))
+    kinks = {q - threshold + k for q in distinct for k in noise.kink_points()}
+    kinks.update(hub.kink_points())
+    low, high, tails = _hub_range(hub, tolerance)
+    cuts = sorted({low, high} | {k for k in kinks if low < k < high})
+    positions, counts = _positions(values, distinct)
+    shifts = [to_arb(threshold - q) for q in distinct]
+
+    def fails_at(z, side_point):
+        return [noise.ball_log(Kind.CDF, noise.side(threshold + side_point - q)).value(z + shift)
+                for q, shift in zip(distinct, shifts)]
+
+    grid = _grid(cuts, hub.scale)
+    masses = []
+    for a, b in zip(grid, grid[1:]):
+        cdf = hub.ball_log(Kind.CDF, hub.side((a + b) / 2)).value
+        masses.append(cdf(to_arb(b)) - cdf(to_arb(a)))
+    traversals, remainder = _traversals_needed(
+        [[fails_at(to_arb(b), (a + b) / 2)[k] for k in positions]
+         for a, b in zip(grid, grid[1:])], masses, c, tolerance / 8)
+
+    def evaluate(z, middle):
+        density = hub.ball_log(Kind.PDF, hub.side(middle)).value(z)
+        fails = [fails_at(z, middle)[k] for k in positions]
+        total = [arb(0)] * len(values)
+        for r, (weight, q) in enumerate(_traversal_terms(fails, c, traversals)):
+            total = [t + w * x for t, w, x in zip(total, weight, q)]
+        return [density * t for t in total]
+
+    def bound(z, middle):
+        density = hub.ball_log(Kind.PDF, hub.side(middle)).value(z)
+        sizes = [arb(abs(f).upper()) for f in fails_at(z, middle)]
+        passes = [arb(abs(1 - f).upper()) for f in fails_at(z, middle)]
+        # |S F^{r−1}| ≤ |S|·|F|^{r−1};  |F^r| + |1 − F^r| ≤ |F|^r + |S|·Σ_{k<r}|F|^k
+        powers, geometric, total = [arb(1)] * len(sizes), [arb(0)] * len(sizes), arb(0)
+        for _ in range(traversals):
+            largest = max(s * p for s, p in zip(passes, powers))
+            geometric = [g + p for g, p in zip(geometric, powers)]
+            powers = [p * f for p, f in zip(powers, sizes)]
+            factors = arb(1)
+            for p, s, g, count in zip(powers, passes, geometric, counts):
+                factors *= (p + s * g) ** count
+            total += largest * factors
+        return abs(density) * total
+
+    results = integrate_vector(evaluate, bound, cuts, tails, tolerance, progress)
+    return [p + arb(0, remainder.upper()) for p in results]
+
+
+def _traversal_terms(fails: list, c: int, traversals: int):
+    """For ``r = 1..traversals``: the weights ``S_i F_i^{r−1}`` and ``Q_{i,r}``
+    (:func:`_retraversal`)."""
+    powers = [arb(1)] * len(fails)  # F^{r−1}
+    for _ in range(traversals):
+        previous = powers
+        powers = [p * f for p, f in zip(powers, fails)]
+        weight = [(1 - f) * p for f, p in zip(fails, previous)]
+        q = _fewer_around([1 - p for p in powers], powers, [1 - p for p in previous], previous, c)
+        yield weight, q
+
+
+def _grid(cuts: list, scale: Fraction) -> list:
+    """The cut points, with points added so that no cell is wider than ``scale``."""
+    grid = [cuts[0]]
+    for a, b in zip(cuts, cuts[1:]):
+        steps = max(1, math.ceil((b - a) / scale))
+        grid.extend(a + (b - a) * Fraction(k, steps) for k in range(1, steps + 1))
+    return grid
+
+
+def _traversals_needed(fails: list, masses: list, c: int, target: arb) -> tuple:
+    """The fewest traversals ``R`` whose dropped terms are below ``target`` for every ``i``,
+    and that bound: on each cell of the threshold noise's range they are at most
+    ``F_i^R·Q_{i,R+1}`` at the cell's right end (both increase with ``z``), times the cell's
+    probability (``fails[k]``: the ``F_i`` at the right end of cell ``k``, ``masses[k]`` an upper
+    bound on its probability)."""
+    powers = [[arb(1)] * len(row) for row in fails]
+    for traversals in range(1, MAX_TRAVERSALS + 1):
+        dropped = [arb(0)] * len(fails[0])
+        for k, (row, mass) in enumerate(zip(fails, masses)):
+            powers[k] = current = [p * f for p, f in zip(powers[k], row)]
+            following = [p * f for p, f in zip(current, row)]
+            q = _fewer_around([1 - p for p in following], following, [1 - p for p in current],
+                              current, c)
+            dropped = [d + mass * p * x for d, p, x in zip(dropped, current, q)]
+        worst = max(arb(d.upper()) for d in dropped)
+        if worst < target:
+            return traversals, worst
+    raise PrecisionError(f"Sparse Vector with retraversal needs more than {MAX_TRAVERSALS} "
+                         f"traversals for this accuracy (the queries rarely pass; ask for fewer "
+                         f"digits)")

@@ -84,5 +84,6 @@ register(CatalogueEntry(
     (Param("eps1", "budget", Fraction(1, 2), "threshold budget ε1"),
      Param("eps2", "budget", Fraction(1, 2), "query budget ε2"),
      CUTOFF, THRESHOLD, SENSITIVITY, MONOTONE),
-    _build_retraversal, "ε1+ε2 (per traversal; retraversal spends more)", "not analysed here",
-    utility_only=True))
+    _build_retraversal, "ε1+ε2",
+    "ε1+ε2 (Sparse Vector's guarantee holds for any stream of queries with at most c ⊤; "
+    "retraversal only lengthens the stream)", utility_only=True))
