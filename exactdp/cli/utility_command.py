@@ -49,8 +49,8 @@ def run_utility(args: argparse.Namespace) -> int:
     else:
         record["selection"] = ", ".join(p.text for p in selection)
     record.update(fnr.fields("fnr", not args.json))
-    if ser is None:
-        record["ser"] = "undefined (the top c answers sum to at most 0)"
+    if ser is None:  # null in JSON
+        record["ser"] = None if args.json else "undefined (the top c answers sum to at most 0)"
     else:
         record.update(ser.fields("ser", not args.json))
     record["error"] = max(errors, key=float)
