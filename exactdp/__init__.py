@@ -20,7 +20,8 @@ _LAZY = {**dict.fromkeys(["CertifiedPrivacyLoss", "CertifiedProbability", "MaxPr
                           "probability"], ".exact"),
          "format_value": ".formatting",
          **dict.fromkeys(["ThresholdMechanism", "catalogue", "mechanism"], ".mechanisms"),
-         "program": ".programs", "sample": ".sampling"}
+         "program": ".programs", "sample": ".sampling",
+         **dict.fromkeys(["expected_utility", "selection_probabilities"], ".utility")}
 
 
 def __getattr__(name: str):
@@ -38,5 +39,5 @@ __version__ = "0.1.0"
 
 __all__ = ["CertifiedPrivacyLoss", "CertifiedProbability", "ExactDPError", "InputError", "MaxPrivacyLoss", "MethodUnavailableError",
            "PrecisionError", "PrivacyLoss", "Probability", "ThresholdMechanism", "catalogue",
-           "format_value", "max_privacy_loss", "mechanism", "privacy_loss", "probability", "program",
-           "sample"]
+           "expected_utility", "format_value", "max_privacy_loss", "mechanism", "privacy_loss", "probability", "program",
+           "sample", "selection_probabilities"]
