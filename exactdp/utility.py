@@ -16,7 +16,11 @@ probabilities"):
 * Sparse Vector with ⊤/⊥ outputs and a cutoff ``c`` (threshold noise ``z`` drawn once):
   ``P_i = ∫ p_ρ(z) S_i(z) Pr[fewer than c of the queries before i pass | z] dz``, with
   ``S_j(z) = Pr[q_j + ν_j ≥ T + z]``; in a uniformly random order the last factor becomes
-  ``Σ_m Pr[m of the others pass | z]·min(1, c/(m + 1))``;
+  ``Σ_m Pr[m of the others pass | z]·min(1, c/(m + 1))``; with the threshold redrawn after
+  each ⊤ (Lyu Alg. 2, given order) the integrals are the probabilities of the next ⊤ from each
+  position, chained;
+* Sparse Vector with retraversal (``svt_retraversal``, given order): a sum over traversals, the
+  dropped ones bounded;
 * the exponential mechanism run ``c`` times without replacement (``em_top``): the top ``c`` of
   ``q_i + Gumbel(β)`` (McSherry & Talwar 2007; Durfee & Rogers, NeurIPS 2019, "Practical
   differentially private top-k selection with pay-what-you-get composition", §3), so
@@ -76,9 +80,6 @@ def _cutoff_of(mech) -> int:
                          f"Vector variant, em_top or svt_retraversal), got {mech.name}")
     if mech.output_kind is not OutputKind.FLAGS:
         raise InputError(f"utility needs ⊤/⊥ outputs, but {mech.name} releases numbers")
-    if mech.redraw_threshold:
-        raise InputError(f"utility has no rule for {mech.name}: its threshold is redrawn after "
-                         f"each ⊤")
     if mech.query_noise.is_point_mass:
         raise InputError(f"utility needs query noise, but {mech.name} has none")
     return mech.cutoff
@@ -95,6 +96,9 @@ def _checked(mech, queries, order):
         order = "given"  # the exponential mechanism does not depend on the order
     if order == "random" and isinstance(mech, RetraversalMechanism):
         raise InputError("Sparse Vector with retraversal is modelled in the given order only")
+    if order == "random" and getattr(mech, "redraw_threshold", False):
+        raise InputError(f"{mech.name} redraws its threshold after each ⊤: it is modelled in the "
+                         f"given order only")
     return values, c, order
 
 
@@ -133,6 +137,8 @@ def selection_probabilities(mech, queries, order: str = "given", dps: int = 15,
             return _exponential_top(mech, values, c, tolerance, progress)
         if isinstance(mech, RetraversalMechanism):
             return _retraversal(mech, values, c, tolerance, progress)
+        if mech.redraw_threshold:
+            return _redrawn_threshold(mech, values, c, tolerance, progress)
         return _sparse_vector(mech, values, c, order, tolerance, progress)
 
 
@@ -163,46 +169,99 @@ def expected_utility(mech, queries, order: str = "given", dps: int = 15,
 
 # --- Sparse Vector: one threshold noise z ------------------------------------------------------
 
-def _sparse_vector(mech: ThresholdMechanism, values: list, c: int, order: str,
-                   tolerance: arb, progress) -> list:
-    hub, noise, threshold = mech.threshold_noise, mech.query_noise, mech.threshold
-    distinct = sorted(set(values))
-    # pass iff ν_j ≥ T + z − q_j: the kinks of ν's functions at z = q_j − T + kink
-    kinks = {q - threshold + k for q in distinct for k in noise.kink_points()}
-    kinks.update(hub.kink_points())
-    low, high, tails = _hub_range(hub, tolerance)
-    cuts = sorted({low, high} | {k for k in kinks if low < k < high})
-    positions, counts = _positions(values, distinct)
-    shifts = [to_arb(threshold - q) for q in distinct]
-    factor_of = _fewer_before if order == "given" else _fewer_random
+class _PassProbabilities:
+    """Given the threshold noise ``z`` of a Sparse Vector: its density, and for each query
+    ``S_j(z) = Pr[q_j + ν_j ≥ T + z]`` and ``F_j(z) = 1 − S_j(z)``, on the piece (between the
+    kinks in ``cuts``) containing a given exact point, in balls; the laws are evaluated once per
+    distinct answer."""
 
-    @functools.lru_cache(maxsize=4)
-    def functions(middle):
-        """On the piece containing ``middle``: the density of the threshold noise and, for each
-        distinct query, the survival function and CDF of its noise at ``T + z − q``."""
-        sides = {side: (noise.ball_log(Kind.SF, side).value, noise.ball_log(Kind.CDF, side).value)
-                 for side in (-1, 1)}
-        return (hub.ball_log(Kind.PDF, hub.side(middle)).value,
-                [sides[noise.side(threshold + middle - q)] for q in distinct])
+    def __init__(self, hub, noise, threshold: Fraction, values: list, tolerance: arb):
+        self.hub, self.noise, self.threshold = hub, noise, threshold
+        self.distinct = sorted(set(values))
+        self.positions, self.counts = _positions(values, self.distinct)
+        self.shifts = [to_arb(threshold - q) for q in self.distinct]
+        # pass iff ν_j ≥ T + z − q_j: the kinks of ν's functions at z = q_j − T + kink
+        kinks = {q - threshold + k for q in self.distinct for k in noise.kink_points()}
+        kinks.update(hub.kink_points())
+        low, high, self.tails = _hub_range(hub, tolerance)
+        self.cuts = sorted({low, high} | {k for k in kinks if low < k < high})
+        self.functions = functools.lru_cache(maxsize=4)(self._functions)
 
-    def laws(z, middle):
-        """The threshold noise's density at ``z`` and each distinct query's ``S``, ``F``."""
-        density, per_query = functions(middle)
-        points = [z + shift for shift in shifts]
+    def _functions(self, middle: Fraction):
+        sides = {side: (self.noise.ball_log(Kind.SF, side).value,
+                        self.noise.ball_log(Kind.CDF, side).value) for side in (-1, 1)}
+        return (self.hub.ball_log(Kind.PDF, self.hub.side(middle)).value,
+                [sides[self.noise.side(self.threshold + middle - q)] for q in self.distinct])
+
+    def distinct_values(self, z, middle: Fraction) -> tuple:
+        """``(p_ρ(z), [S for each distinct answer], [F for each distinct answer])``."""
+        density, per_query = self.functions(middle)
+        points = [z + shift for shift in self.shifts]
         return (density(z), [sf(x) for (sf, _), x in zip(per_query, points)],
                 [cdf(x) for (_, cdf), x in zip(per_query, points)])
 
+    def __call__(self, z, middle: Fraction) -> tuple:
+        """``(p_ρ(z), [S_j], [F_j])`` for every query ``j`` in order."""
+        density, passes, fails = self.distinct_values(z, middle)
+        return (density, [passes[k] for k in self.positions],
+                [fails[k] for k in self.positions])
+
+    def bound(self, z, middle: Fraction) -> arb:
+        """``|p_ρ(z)|·max_j |S_j|·Π_j(|F_j| + |S_j|)``: bounds the modulus of every selection
+        integrand on a complex ball (:func:`_product_bound`)."""
+        density, passes, fails = self.distinct_values(z, middle)
+        return abs(density) * _largest(passes) * _product_bound(passes, fails, self.counts)
+
+
+def _sparse_vector(mech: ThresholdMechanism, values: list, c: int, order: str,
+                   tolerance: arb, progress) -> list:
+    laws = _PassProbabilities(mech.threshold_noise, mech.query_noise, mech.threshold, values,
+                              tolerance)
+    factor_of = _fewer_before if order == "given" else _fewer_random
+
     def evaluate(z, middle):
         density, passes, fails = laws(z, middle)
-        pass_ = [passes[k] for k in positions]
-        factor = factor_of(pass_, [fails[k] for k in positions], c)
-        return [density * s * f for s, f in zip(pass_, factor)]
+        factor = factor_of(passes, fails, c)
+        return [density * s * f for s, f in zip(passes, factor)]
 
-    def bound(z, middle):
+    return integrate_vector(evaluate, laws.bound, laws.cuts, laws.tails, tolerance, progress)
+
+
+def _redrawn_threshold(mech: ThresholdMechanism, values: list, c: int, tolerance: arb,
+                       progress) -> list:
+    """Lyu Alg. 2 (threshold redrawn after each ⊤), given order.  From a fresh threshold at
+    position ``p`` the next ⊤ is at ``k ≥ p`` with probability
+    ``K[p][k] = ∫ p_ρ(z) S_k(z) Π_{p≤j<k} F_j(z) dz`` (all ``p ≤ k`` integrated together); the
+    ``r``-th ⊤ is at ``k`` with probability ``π_r(k) = Σ_{p≤k} π_{r−1}(p − 1)·K[p][k]``
+    (``π_0(−1) = 1``), and ``P_k = Σ_{r≤c} π_r(k)``."""
+    laws = _PassProbabilities(mech.threshold_noise, mech.query_noise, mech.threshold, values,
+                              tolerance)
+    n = len(values)
+
+    def evaluate(z, middle):
         density, passes, fails = laws(z, middle)
-        return abs(density) * _largest(passes) * _product_bound(passes, fails, counts)
+        kernel = []
+        for start in range(n):
+            running = density
+            for k in range(start, n):
+                kernel.append(running * passes[k])
+                running *= fails[k]
+        return kernel
 
-    return integrate_vector(evaluate, bound, cuts, tails, tolerance, progress)
+    flat = integrate_vector(evaluate, laws.bound, laws.cuts, laws.tails, tolerance, progress)
+    kernel, position = [], 0
+    for start in range(n):
+        kernel.append([None] * start + flat[position:position + n - start])
+        position += n - start
+    selected = [arb(0)] * n
+    previous = None  # π_{r−1}
+    for _ in range(c):
+        current = [sum(((previous[start - 1] if start else arb(0)) if previous is not None
+                        else (arb(1) if start == 0 else arb(0))) * kernel[start][k]
+                       for start in range(k + 1)) for k in range(n)]
+        selected = [s + x for s, x in zip(selected, current)]
+        previous = current
+    return selected
 
 
 def _positions(values: list, distinct: list) -> tuple:

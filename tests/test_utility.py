@@ -79,6 +79,7 @@ SPARSE_VECTOR_CASES = [
     ("svt4", dict(eps=1, c=2), [0, 1, 0]),
     ("svt7", dict(c=2, monotone=True), [2, 0, 1]),
     ("statdp.SVT", dict(N=1), [1, 1, 0]),
+    ("svt2", dict(eps=1, c=2), [1, 0, 2]),
 ]
 
 
@@ -248,7 +249,8 @@ def test_the_top_c_breaks_ties_by_the_lower_index():
     ("svt1", dict(c=3), "given", "the cutoff c=3 exceeds the number of queries (2)"),
     ("svt5", {}, "given", "needs a selection mechanism with a cutoff"),
     ("svt3", {}, "given", "releases numbers"),
-    ("svt2", {}, "given", "redrawn after each ⊤"),
+    ("svt2", {}, "random", "redraws its threshold after each ⊤: it is modelled in the given "
+     "order only"),
     ("noisy_max_laplace", {}, "given", "needs a selection mechanism with a cutoff"),
     ("svt1", {}, "sideways", "order must be given or random, got 'sideways'"),
     ("svt_retraversal", {}, "random", "given order only"),
