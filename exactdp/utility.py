@@ -186,16 +186,36 @@ class _PassProbabilities:
         low, high, self.tails = _hub_range(hub, tolerance)
         self.cuts = sorted({low, high} | {k for k in kinks if low < k < high})
         self.functions = functools.lru_cache(maxsize=4)(self._functions)
+        self._constants = {}
 
     def _functions(self, middle: Fraction):
-        sides = {side: (self.noise.ball_log(Kind.SF, side).value,
-                        self.noise.ball_log(Kind.CDF, side).value) for side in (-1, 1)}
-        return (self.hub.ball_log(Kind.PDF, self.hub.side(middle)).value,
-                [sides[self.noise.side(self.threshold + middle - q)] for q in self.distinct])
+        density = self.hub.ball_log(Kind.PDF, self.hub.side(middle)).value
+        sides = [self.noise.side(self.threshold + middle - q) for q in self.distinct]
+        if self.noise.closed_form:  # S = a·e^{r(z + shift)}, or 1 − that: one exp per side
+            pieces = {side: self.noise.piece(Kind.SF, side) for side in set(sides)}
+            return density, [(side, self._constant(side, k), pieces[side].one_minus)
+                             for k, side in enumerate(sides)], pieces
+        functions = {side: (self.noise.ball_log(Kind.SF, side).value,
+                            self.noise.ball_log(Kind.CDF, side).value) for side in (-1, 1)}
+        return density, [functions[side] for side in sides], None
+
+    def _constant(self, side: int, k: int) -> arb:
+        """``a·e^{r·shift_k}`` of the survival function's piece on ``side`` (cached)."""
+        key = (side, k, ctx.prec)
+        if key not in self._constants:
+            piece = self.noise.piece(Kind.SF, side)
+            self._constants[key] = (to_arb(piece.coefficient)
+                                    * (to_arb(piece.rate) * self.shifts[k]).exp())
+        return self._constants[key]
 
     def distinct_values(self, z, middle: Fraction) -> tuple:
         """``(p_ρ(z), [S for each distinct answer], [F for each distinct answer])``."""
-        density, per_query = self.functions(middle)
+        density, per_query, pieces = self.functions(middle)
+        if pieces is not None:
+            powers = {side: (to_arb(piece.rate) * z).exp() for side, piece in pieces.items()}
+            passes = [1 - a * powers[side] if one_minus else a * powers[side]
+                      for side, a, one_minus in per_query]
+            return density(z), passes, [1 - s for s in passes]
         points = [z + shift for shift in self.shifts]
         return (density(z), [sf(x) for (sf, _), x in zip(per_query, points)],
                 [cdf(x) for (_, cdf), x in zip(per_query, points)])
