@@ -429,56 +429,43 @@ def _retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: ar
     (geometric: ``Pr[R_i = r] = S_i F_i^{r−1}``), independently; it is selected iff fewer than
     ``c`` others come before ``(R_i, i)`` in the order of traversals then positions:
     ``P[i | z] = Σ_r S_i F_i^{r−1} Q_{i,r}``, ``Q_{i,r} = Pr[fewer than c of {j < i: R_j ≤ r}
-    ∪ {j > i: R_j ≤ r − 1}]``.  The terms ``r > R`` sum to at most ``F_i^R·Q_{i,R+1}``, which
-    increases with ``z``: at ``z_R`` it bounds the truncation on the whole range
-    (docs/mathematics.md)."""
-    hub, noise, threshold = mech.threshold_noise, mech.query_noise, mech.threshold
-    distinct = sorted(set(values))
-    kinks = {q - threshold + k for q in distinct for k in noise.kink_points()}
-    kinks.update(hub.kink_points())
-    low, high, tails = _hub_range(hub, tolerance)
-    cuts = sorted({low, high} | {k for k in kinks if low < k < high})
-    positions, counts = _positions(values, distinct)
-    shifts = [to_arb(threshold - q) for q in distinct]
-
-    def fails_at(z, side_point):
-        return [noise.ball_log(Kind.CDF, noise.side(threshold + side_point - q)).value(z + shift)
-                for q, shift in zip(distinct, shifts)]
-
-    grid = _grid(cuts, hub.scale)
-    masses = []
+    ∪ {j > i: R_j ≤ r − 1}]``.  The first ``R`` traversals are integrated; the rest, at most
+    ``F_i^R·Q_{i,R+1}`` (increasing in ``z``), are bounded cell by cell over ``z``
+    (:func:`_traversals_needed`; docs/mathematics.md §11.4)."""
+    hub = mech.threshold_noise
+    laws = _PassProbabilities(hub, mech.query_noise, mech.threshold, values, tolerance)
+    grid = _grid(laws.cuts, hub.scale)
+    masses, fails_at_ends = [], []
     for a, b in zip(grid, grid[1:]):
         cdf = hub.ball_log(Kind.CDF, hub.side((a + b) / 2)).value
         masses.append(cdf(to_arb(b)) - cdf(to_arb(a)))
-    traversals, remainder = _traversals_needed(
-        [[fails_at(to_arb(b), (a + b) / 2)[k] for k in positions]
-         for a, b in zip(grid, grid[1:])], masses, c, tolerance / 8)
+        fails_at_ends.append(laws(to_arb(b), (a + b) / 2)[2])
+    traversals, remainder = _traversals_needed(fails_at_ends, masses, c, tolerance / 8)
 
     def evaluate(z, middle):
-        density = hub.ball_log(Kind.PDF, hub.side(middle)).value(z)
-        fails = [fails_at(z, middle)[k] for k in positions]
+        density, _, fails = laws(z, middle)
         total = [arb(0)] * len(values)
-        for r, (weight, q) in enumerate(_traversal_terms(fails, c, traversals)):
+        for weight, q in _traversal_terms(fails, c, traversals):
             total = [t + w * x for t, w, x in zip(total, weight, q)]
         return [density * t for t in total]
 
     def bound(z, middle):
-        density = hub.ball_log(Kind.PDF, hub.side(middle)).value(z)
-        sizes = [arb(abs(f).upper()) for f in fails_at(z, middle)]
-        passes = [arb(abs(1 - f).upper()) for f in fails_at(z, middle)]
+        density, passes, fails = laws.distinct_values(z, middle)
+        sizes = [arb(abs(f).upper()) for f in fails]
+        passing = [arb(abs(s).upper()) for s in passes]
         # |S F^{r−1}| ≤ |S|·|F|^{r−1};  |F^r| + |1 − F^r| ≤ |F|^r + |S|·Σ_{k<r}|F|^k
         powers, geometric, total = [arb(1)] * len(sizes), [arb(0)] * len(sizes), arb(0)
         for _ in range(traversals):
-            largest = max(s * p for s, p in zip(passes, powers))
+            largest = max(s * p for s, p in zip(passing, powers))
             geometric = [g + p for g, p in zip(geometric, powers)]
             powers = [p * f for p, f in zip(powers, sizes)]
             factors = arb(1)
-            for p, s, g, count in zip(powers, passes, geometric, counts):
+            for p, s, g, count in zip(powers, passing, geometric, laws.counts):
                 factors *= (p + s * g) ** count
             total += largest * factors
         return abs(density) * total
 
-    results = integrate_vector(evaluate, bound, cuts, tails, tolerance, progress)
+    results = integrate_vector(evaluate, bound, laws.cuts, laws.tails, tolerance, progress)
     return [p + arb(0, remainder.upper()) for p in results]
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import InputError
 from ..formatting import printed_number
 from ..progress import Progress
 from ..utility import ORDERS, expected_utility
@@ -28,8 +27,6 @@ def _printed(ball, digits: int):
 
 def run_utility(args: argparse.Namespace) -> int:
     mech = build_mechanism(args, utility=True)
-    if args.dps < 1 or args.dps > 100:
-        raise InputError(f"--dps must be between 1 and 100, got {args.dps}")
     with Progress(0, "selection integrals", "piece", enabled=None) as bar:
         def advance(finished):
             bar.update(1)

@@ -70,10 +70,11 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
     """
     rho = to_arb(RHO)
     share = tolerance / (4 * max(1, len(cuts) - 1))
-    pending = [(cuts[k], cuts[k + 1]) for k in range(len(cuts) - 1)]
+    # each piece with its share of the tolerance (halved with the piece)
+    pending = [(cuts[k], cuts[k + 1], share) for k in range(len(cuts) - 1)]
     totals, errors, finished = None, arb(0), 0
     while pending:
-        a, b = pending.pop()
+        a, b, share = pending.pop()
         middle, half = (a + b) / 2, (b - a) / 2
         middle_ball, half_ball = to_arb(middle), to_arb(half)
         order, error = _order(bound, middle, middle_ball, half_ball, rho, share)
@@ -81,8 +82,7 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
             if finished + len(pending) > MAX_PIECES:
                 raise PrecisionError("the selection integrals need more than "
                                      f"{MAX_PIECES} Gauss–Legendre pieces")
-            pending.extend(((a, middle), (middle, b)))
-            share /= 2
+            pending.extend(((a, middle, share / 2), (middle, b, share / 2)))
             continue
         piece = None
         for node, weight in legendre_rule(order, ctx.prec):
