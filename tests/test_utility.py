@@ -306,3 +306,24 @@ def test_queries_file_one_number_per_line(tmp_path, capsys):
 def test_utility_only_mechanisms_are_refused_by_other_commands(capsys):
     assert main(["prob", "em_top", "--queries", "1,0", "--output", "T"]) == 2
     assert "known to `exactdp utility` only" in capsys.readouterr().err
+
+
+def test_vector_quadrature_encloses_known_integrals():
+    # ∫_0^3 e^{z} = e^3 − 1, ∫_0^3 cos(5z) = sin(15)/5, ∫_0^3 1/(1 + z²) = atan 3: closed forms
+    from flint import acb, ctx
+
+    from exactdp.exact.vector_quadrature import integrate_vector
+
+    def evaluate(z, _middle):
+        return [z.exp(), (5 * z).cos(), 1 / (1 + z * z)]
+
+    def bound(z, _middle):
+        return max(abs(v).upper() for v in evaluate(acb(z), None))
+
+    with ctx.workprec(120):
+        results = integrate_vector(evaluate, lambda z, m: arb(bound(z, m)),
+                                   [Fraction(0), Fraction(1), Fraction(3)], arb(0),
+                                   arb(10) ** -25)
+        exact = [arb(3).exp() - 1, arb(15).sin() / 5, arb(3).atan()]
+        for result, value in zip(results, exact):
+            assert result.overlaps(value) and result.rad() < 1e-24
