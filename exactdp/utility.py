@@ -109,17 +109,26 @@ def selection_probabilities(mech, queries, order: str = "given", dps: int = 15,
 
     Parameters
     ----------
-    mech : ThresholdMechanism or ExponentialTopMechanism
-        A ⊤/⊥ Sparse Vector variant with a cutoff, or ``em_top``.
+    mech : ThresholdMechanism, ExponentialTopMechanism or RetraversalMechanism
+        A ⊤/⊥ Sparse Vector variant with a cutoff, ``em_top`` or ``svt_retraversal``.
     queries : str or sequence of numbers
         The query answers ``q_i``.
     order : {"given", "random"}
         Queries examined in the given order, or in a uniformly random one (the probability
-        averaged over every order).
+        averaged over every order; ``em_top`` does not depend on it, ``svt2`` and
+        ``svt_retraversal`` are modelled in the given order only).
     dps : int
         Decimal digits of absolute accuracy aimed at.
     progress : callable, optional
         Called with the number of finished quadrature pieces.
+
+    Raises
+    ------
+    InputError
+        For a mechanism without a cutoff, with released numbers or without query noise, a
+        cutoff above the number of queries, or an unknown order.
+    PrecisionError
+        When ``svt_retraversal`` would need more than :data:`MAX_TRAVERSALS` traversals.
 
     Examples
     --------
