@@ -7,8 +7,8 @@ the order: one line), this prints the median time of each size and its ratio to 
 size measured in the same run, and the growth exponent ``log(t2/t1)/log(n2/n1)`` between the
 two largest sizes.
 
-Run: ``python benchmarks/utility_speed.py [n1 n2 …]`` from the repository root (default
-``100 200``).
+Run: ``python benchmarks/utility_speed.py [n1 n2 …] [MECHANISM:ORDER …]`` from the repository
+root (default sizes ``100 200``, every case; e.g. ``200 1000 svt1:given em_top:given``).
 """
 
 from __future__ import annotations
@@ -34,8 +34,9 @@ def workload(n: int):
 
 
 def main() -> None:
-    sizes = [int(x) for x in sys.argv[1:]] or [100, 200]
-    cases = (("svt1", "given"), ("svt1", "random"), ("em_top", "given"))
+    sizes = [int(x) for x in sys.argv[1:] if ":" not in x] or [100, 200]
+    cases = [tuple(x.split(":")) for x in sys.argv[1:] if ":" in x] or [
+        ("svt1", "given"), ("svt1", "random"), ("em_top", "given")]
     print(f"{'mechanism':>9}  {'order':>6}  {'n':>6}  {'c':>4}  {'median s':>9}  "
           f"{'ratio':>7}  FNR")
     for name, order in cases:
