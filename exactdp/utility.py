@@ -45,6 +45,7 @@ from .mechanisms.selection import ExponentialTopMechanism, RetraversalMechanism
 from .noise import Kind
 from .precision import check_dps, to_arb
 from .sequences import as_queries
+from .exact.gauss_legendre import error_bound, legendre_rule
 from .exact.vector_quadrature import integrate_vector
 
 ORDERS = ("given", "random")
@@ -246,11 +247,11 @@ def _sparse_vector(mech: ThresholdMechanism, values: list, c: int, order: str,
                    tolerance: arb, progress) -> list:
     laws = _PassProbabilities(mech.threshold_noise, mech.query_noise, mech.threshold, values,
                               tolerance)
-    factor_of = _fewer_before if order == "given" else _fewer_random
 
     def evaluate(z, middle):
         density, passes, fails = laws(z, middle)
-        factor = factor_of(passes, fails, c)
+        factor = (_fewer_before(passes, fails, c) if order == "given"
+                  else _fewer_random(passes, fails, c, tolerance))
         return [density * s * f for s, f in zip(passes, factor)]
 
     return integrate_vector(evaluate, laws.bound, laws.cuts, laws.tails, tolerance, progress)
@@ -347,24 +348,60 @@ def _fewer_before(passes: list, fails: list, c: int) -> list:
     return result
 
 
-def _fewer_random(passes: list, fails: list, c: int) -> list:
-    """``Σ_m Pr[m of the others pass]·min(1, c/(m + 1))`` for each ``i`` (the probability that
-    ``i``, if it passes, is among the first ``c`` passing queries of a uniformly random order;
-    docs/mathematics.md).  With ``A_i = Π_{j<i}(F_j + S_j x)`` and the functional
-    ``u^{(i)}_k = Σ_l [x^l]Π_{j>i}(F_j + S_j x)·w_{k+l}``, ``w_m = min(1, c/(m + 1))``, it is
-    ``Σ_k [x^k]A_i·u^{(i)}_k``; ``u^{(i−1)}_k = F_i u^{(i)}_k + S_i u^{(i)}_{k+1}``."""
+def _fewer_random(passes: list, fails: list, c: int, tolerance: arb) -> list:
+    """``E[min(1, c/(M_i + 1))]`` for each ``i``, ``M_i`` the number of other queries that pass
+    (the probability that ``i``, if it passes, is among the first ``c`` passing queries of a
+    uniformly random order; docs/mathematics.md §11.2), as
+    ``Σ_{m<c} (1 − c/(m + 1)) Pr[M_i = m] + c·∫_0^1 Π_{j≠i}(F_j + S_j t) dt``
+    (``E[1/(M + 1)] = ∫_0^1 E[t^M] dt``): the first term by the truncated generating
+    polynomial, the second by :func:`_mean_reciprocal` within ``tolerance/(8c)``."""
+    corrections = [1 - arb(c) / (m + 1) for m in range(c)]
+    head = _weighted_around(passes, fails, passes, fails, corrections)
+    tail = _mean_reciprocal(passes, fails, tolerance / (8 * c))
+    return [h + c * t for h, t in zip(head, tail)]
+
+
+#: Bernstein ellipse parameters tried for the integral over ``t`` in :func:`_mean_reciprocal`.
+T_RHOS = (Fraction(4), Fraction(2), Fraction(3, 2), Fraction(5, 4), Fraction(9, 8))
+
+
+def _mean_reciprocal(passes: list, fails: list, target: arb) -> list:
+    """``∫_0^1 Π_{j≠i}(F_j + S_j t) dt`` for each ``i`` (real balls ``F_j, S_j ≥ 0``,
+    ``F_j + S_j = 1``), by the ``K``-point Gauss–Legendre rule on ``[0, 1]``, leave-one-out
+    products from prefix and suffix products at each node (``O(K·n)``).  The integrand is a
+    polynomial of degree ``n − 1``: ``K = ⌈n/2⌉`` nodes integrate it exactly; fewer suffice when
+    the bound ``½·(64/15)·M·ρ^{2−2K}/(ρ² − 1)`` (``gauss_legendre.py``) is below ``target``, with
+    ``M = Π_j (F_j + S_j R)`` bounding it on the ellipse ``E_ρ`` of ``[0, 1]``, whose points have
+    ``|t| ≤ R = ½ + (ρ + ρ^{−1})/4`` (each factor ``≥ 1`` there, so the whole product bounds every
+    leave-one-out product)."""
     n = len(passes)
-    weights = [arb(1) if m < c else arb(c) / (m + 1) for m in range(n)]
-    functional = [None] * n
-    current = arb_poly(weights)
-    for i in range(n - 1, -1, -1):
-        functional[i] = current.coeffs()[:i + 1]
-        current = current * fails[i] + current.right_shift(1) * passes[i]
-    result, prefix = [], arb_poly([1])
-    for i in range(n):
-        result.append(sum((a * u for a, u in zip(prefix.coeffs(), functional[i])), arb(0)))
-        prefix = prefix * arb_poly([fails[i], passes[i]])
-    return result
+    order, error = max(1, -(-n // 2)), arb(0)
+    half = arb(1) / 2
+    for rho in T_RHOS:
+        rho_ball = to_arb(rho)
+        reach = half + (rho_ball + 1 / rho_ball) / 4
+        modulus = arb(1)
+        for s, f in zip(passes, fails):
+            modulus *= f + s * reach
+        log_head = float((modulus * 64 / (15 * (rho_ball * rho_ball - 1)) / 2).log().upper())
+        needed = max(2, math.ceil(1 + (log_head - float(target.log().mid()))
+                                  / (2 * math.log(float(rho)))))
+        if needed < order:
+            bound = error_bound(modulus, rho_ball, needed, half)
+            if bound <= target:
+                order, error = needed, bound
+    totals = [arb(0)] * n
+    for node, weight in legendre_rule(order, ctx.prec):
+        t = (1 + node) / 2
+        factors = [f + s * t for s, f in zip(passes, fails)]
+        prefix = [arb(1)]
+        for factor in factors:
+            prefix.append(prefix[-1] * factor)
+        suffix = arb(1)
+        for i in range(n - 1, -1, -1):
+            totals[i] += weight * prefix[i] * suffix
+            suffix *= factors[i]
+    return [total / 2 + arb(0, error.upper()) for total in totals]
 
 
 # --- the exponential mechanism, top c by Gumbel noise ------------------------------------------
@@ -402,30 +439,33 @@ def _exponential_top(mech: ExponentialTopMechanism, values: list, c: int, tolera
 
 
 def _fewer_others(passes: list, fails: list, c: int) -> list:
-    """``[y^{<c}] Π_{j≠i}(F_j + S_j y)`` for each ``i`` (:func:`_fewer_around` with the same
-    factors before and after ``i``)."""
+    """``[y^{<c}] Π_{j≠i}(F_j + S_j y)`` for each ``i``."""
     return _fewer_around(passes, fails, passes, fails, c)
 
 
 def _fewer_around(passes_before: list, fails_before: list, passes_after: list,
                   fails_after: list, c: int) -> list:
-    """``[y^{<c}] Π_{j<i}(F_j + S_j y)·Π_{j>i}(F'_j + S'_j y)`` for each ``i``: prefix and suffix
-    products truncated at degree ``c``, ``Σ_{k<c} [y^k]A_i · Σ_{l<c−k} [y^l]B_i``."""
-    n = len(passes_before)
-    suffix_sums = [None] * n
-    current = arb_poly([1])
+    """``[y^{<c}] Π_{j<i}(F_j + S_j y)·Π_{j>i}(F'_j + S'_j y)`` for each ``i``."""
+    return _weighted_around(passes_before, fails_before, passes_after, fails_after,
+                            [arb(1)] * c)
+
+
+def _weighted_around(passes_before: list, fails_before: list, passes_after: list,
+                     fails_after: list, weights: list) -> list:
+    """``Σ_{m<c} w_m [y^m] Π_{j<i}(F_j + S_j y)·Π_{j>i}(F'_j + S'_j y)`` for each ``i``,
+    ``c = len(weights)``, in ``O(n·c)``: with the prefix ``A_i = Π_{j<i}`` truncated at degree
+    ``c`` and the functional ``u^{(i)}_k = Σ_l [y^l]Π_{j>i}(…)·w_{k+l}`` (``w_m = 0`` for
+    ``m ≥ c``), it is ``Σ_{k<c} [y^k]A_i·u^{(i)}_k``, and
+    ``u^{(i−1)}_k = F'_i u^{(i)}_k + S'_i u^{(i)}_{k+1}``."""
+    n, c = len(passes_before), len(weights)
+    functional = [None] * n
+    current = arb_poly(weights)
     for i in range(n - 1, -1, -1):
-        coefficients = current.coeffs() + [arb(0)] * (c - current.length())
-        running, cumulative = arb(0), []
-        for value in coefficients[:c]:
-            running += value
-            cumulative.append(running)
-        suffix_sums[i] = cumulative  # cumulative[l] = Σ_{l' ≤ l} [y^{l'}]B_i
-        current = (current * arb_poly([fails_after[i], passes_after[i]])).truncate(c)
+        functional[i] = current.coeffs()
+        current = current * fails_after[i] + current.right_shift(1) * passes_after[i]
     result, prefix = [], arb_poly([1])
     for i in range(n):
-        result.append(sum((a * suffix_sums[i][c - 1 - k] for k, a in enumerate(prefix.coeffs())),
-                          arb(0)))
+        result.append(sum((a * u for a, u in zip(prefix.coeffs(), functional[i])), arb(0)))
         prefix = (prefix * arb_poly([fails_before[i], passes_before[i]])).truncate(c)
     return result
 

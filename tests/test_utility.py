@@ -327,3 +327,25 @@ def test_vector_quadrature_encloses_known_integrals():
         exact = [arb(3).exp() - 1, arb(15).sin() / 5, arb(3).atan()]
         for result, value in zip(results, exact):
             assert result.overlaps(value) and result.rad() < 1e-24
+
+
+def test_mean_reciprocal_with_fewer_nodes_than_the_degree():
+    # ∫_0^1 Π_{j≠i}(F_j + S_j t) dt against the exact integral of the expanded polynomial
+    # (arb_poly's product and antiderivative); 120 factors, so the rule uses far fewer than the
+    # 60 nodes that would make it exact
+    from flint import arb_poly, ctx
+
+    from exactdp.utility import _mean_reciprocal
+
+    rng = np.random.default_rng(11)
+    with ctx.workprec(200):
+        passes = [arb(int(k)) / 1000 for k in rng.integers(1, 200, size=120)]
+        fails = [1 - s for s in passes]
+        results = _mean_reciprocal(passes, fails, arb(10) ** -30)
+        for i in (0, 57, 119):
+            poly = arb_poly([1])
+            for j, (s, f) in enumerate(zip(passes, fails)):
+                if j != i:
+                    poly *= arb_poly([f, s])
+            exact = poly.integral()(1)
+            assert results[i].overlaps(exact) and results[i].rad() < 1e-29
