@@ -22,7 +22,8 @@ _LAZY = {**dict.fromkeys(["CertifiedPrivacyLoss", "CertifiedProbability", "MaxPr
          **dict.fromkeys(["ProfilePoint", "privacy_profile"], ".exact.profile"),
          **dict.fromkeys(["RenyiPoint", "renyi_divergence"], ".exact.renyi"),
          **dict.fromkeys(["ThresholdMechanism", "catalogue", "mechanism"], ".mechanisms"),
-         "program": ".programs", "discrete_laplace": ".programs.linear", "sample": ".sampling"}
+         "program": ".programs", "discrete_laplace": ".programs.linear", "sample": ".sampling",
+         **dict.fromkeys(["expected_utility", "selection_probabilities"], ".utility")}
 
 
 def __getattr__(name: str):
@@ -40,7 +41,6 @@ __version__ = "0.1.0"
 
 __all__ = ["CertifiedPrivacyLoss", "CertifiedProbability", "ExactDPError", "InputError", "MaxPrivacyLoss", "MethodUnavailableError",
            "PrecisionError", "PrivacyLoss", "Probability", "ProfilePoint", "RenyiPoint",
-           "ThresholdMechanism", "catalogue", "discrete_laplace", "format_value",
-           "max_privacy_loss", "mechanism", "privacy_loss", "privacy_profile", "probability",
-           "program", "renyi_divergence",
-           "sample"]
+           "ThresholdMechanism", "catalogue", "discrete_laplace", "expected_utility",
+           "format_value", "max_privacy_loss", "mechanism", "privacy_loss", "privacy_profile",
+           "probability", "program", "renyi_divergence", "sample", "selection_probabilities"]

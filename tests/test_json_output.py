@@ -20,15 +20,18 @@ DECIMAL_FIELDS = {
     "exact_accuracy_upper", "exact_accuracy_small", "exact_accuracy_small_error",
     "exact_accuracy_small_lower", "exact_accuracy_small_upper", "theorem_5_12_bound",
     "theorem_5_12_probability", "theorem_5_12_error", "theorem_5_12_probability_lower",
-    "theorem_5_12_probability_upper", "closed_form", "alpha", "divergence",
+    "theorem_5_12_probability_upper", "closed_form", "alpha", "divergence", "fnr", "fnr_lower",
+    "fnr_upper", "ser", "ser_lower", "ser_upper",
 }
+#: Lists of strings that are numbers.
+DECIMAL_LIST_FIELDS = {"selection", "selection_lower", "selection_upper"}
 #: Strings that are numbers, or the word "none" for an absent claim.
 DECIMAL_OR_NONE_FIELDS = {"claimed"}
 #: Strings that are not numbers (names, inputs, outputs, events, verdicts, commands, prose).
 TEXT_FIELDS = {
     "method", "output", "mechanism", "d1", "d2", "event", "verdict", "stopped_by", "recheck",
     "event_recheck", "dataset", "id", "source", "claim", "family", "detail", "what", "latex",
-    "series", "exact_unavailable",
+    "series", "exact_unavailable", "order",
 }
 #: Fields holding JSON numbers, booleans, null, lists or objects (walked into).
 OTHER_FIELDS = {
@@ -48,7 +51,8 @@ ENCLOSURES = [("probability", "lower", "upper"), ("log_probability", "log_lower"
               ("exact_accuracy", "exact_accuracy_lower", "exact_accuracy_upper"),
               ("exact_accuracy_small", "exact_accuracy_small_lower", "exact_accuracy_small_upper"),
               ("theorem_5_12_probability", "theorem_5_12_probability_lower",
-               "theorem_5_12_probability_upper")]
+               "theorem_5_12_probability_upper"),
+              ("fnr", "fnr_lower", "fnr_upper"), ("ser", "ser_lower", "ser_upper")]
 
 
 def assert_decimal(text, where: str) -> None:
@@ -74,6 +78,11 @@ def walk(node, where: str = "$") -> int:
         if key in DECIMAL_FIELDS or (key in DECIMAL_OR_NONE_FIELDS and value != "none"):
             assert_decimal(value, at)
             checked += 1
+        elif key in DECIMAL_LIST_FIELDS:
+            assert isinstance(value, list) and value, f"{at}: {value!r} is not a list"
+            for i, item in enumerate(value):
+                assert_decimal(item, f"{at}[{i}]")
+                checked += 1
         elif key in PARAMETER_FIELDS:
             for name, parameter in value.items():
                 assert_decimal(parameter, f"{at}.{name}")
@@ -116,6 +125,9 @@ COMMANDS = {
                    "--d2", "2", "--event", "value in (-inf, 0.5)", "--runs", "500"],
     "pvalue": ["pvalue", "--c1", "3", "--c2", "1", "--n", "5", "--eps", "0.3"],
     "search": ["search", "bad_partial_sum", "--max-length", "3", "--evaluations", "5"],
+    "utility": ["utility", "svt1", "--param", "c=2", "--queries", "3,1,2", "--dps", "8"],
+    "utility-em-top": ["utility", "em_top", "--param", "c=1", "--queries", "0,0",
+                       "--order", "random", "--dps", "8"],
     "reconstruct": ["reconstruct", "--dataset", "adult", "--eps", "1,0.1", "--repetitions", "2"],
 }
 

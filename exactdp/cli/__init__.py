@@ -43,6 +43,8 @@ COMMANDS = {
     "search": ("search_command", "exact worst-case search for a privacy violation"),
     "sweep": ("sweep_command", "exact privacy loss over a family D1(t), D2(t), a(t); one series "
               "per parameter value; table, JSON or plot"),
+    "utility": ("utility_command", "exact selection probabilities and expected false negative "
+                "and score error rates of SVT variants and the exponential mechanism"),
     "reconstruct": ("reconstruct_command", "Chen & Machanavajjhala's reconstruction of a "
                     "histogram with GPTT: exact expected accuracy and simulation"),
 }

@@ -13,7 +13,38 @@ from ..mechanisms import entry
 from ..precision import METHODS
 from ..programs import is_program_spec, load_program
 from ..programs.sandbox import TRACE_TIMEOUT
+from ..sequences import to_fraction
 from ..workers import SCHEDULER_VARIABLE, scheduler_from_environment
+
+
+def query_text(text: str) -> str:
+    """An argparse ``type`` for query vectors: ``"0*3,1"`` as it is, or ``@FILE``, a file with one
+    number per line (blank lines skipped), read into ``"q1,q2,…"``.  A missing or empty file, or
+    a line that is not a number, is a usage error naming the file and the line."""
+    if not text.startswith("@"):
+        return text
+    path = text[1:]
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise argparse.ArgumentTypeError(f"cannot read the queries file {path!r}: "
+                                         f"{exc.strerror if isinstance(exc, OSError) else exc}")
+    numbers = []
+    for number, line in enumerate(lines, start=1):
+        token = line.strip()
+        if not token:
+            continue
+        try:
+            to_fraction(token, "query answer")
+        except InputError:
+            raise argparse.ArgumentTypeError(f"queries file {path!r}, line {number}: not a "
+                                             f"number: {token!r}") from None
+        numbers.append(token)
+    if not numbers:
+        raise argparse.ArgumentTypeError(f"the queries file {path!r} holds no number")
+    return ",".join(numbers)
+
 
 def add_mechanism_arguments(parser: argparse.ArgumentParser) -> None:
     """``MECH`` and repeated ``--param k=v``."""
@@ -119,9 +150,13 @@ def parse_params(pairs: list[str]) -> dict[str, str]:
     return params
 
 
-def build_mechanism(args: argparse.Namespace):
+def build_mechanism(args: argparse.Namespace, utility: bool = False):
     """The mechanism named on the command line (a catalogue name, or a program as
-    ``FILE.py:FUNCTION`` / ``package.module:FUNCTION``), with its ``--param`` values."""
+    ``FILE.py:FUNCTION`` / ``package.module:FUNCTION``), with its ``--param`` values.  A
+    selection mechanism known to ``exactdp utility`` only is refused unless ``utility``."""
+    if not utility and not is_program_spec(args.mechanism) and entry(args.mechanism).utility_only:
+        raise InputError(f"{args.mechanism} is known to `exactdp utility` only (its expected "
+                         f"utility is exact; the probability of one output is not implemented)")
     return make_mechanism(args.mechanism, parse_params(args.param), args.trace_timeout)
 
 

@@ -11,7 +11,8 @@ from ..exact import (CertifiedPrivacyLoss, CertifiedProbability, max_privacy_los
 from ..exact.events import event_privacy_loss, event_probability
 from ..formatting import format_value, loss_record, probability_record
 from .common import (add_any_pair_argument, add_json_argument, add_mechanism_arguments,
-                     add_precision_arguments, build_mechanism, chosen_method, emit)
+                     add_precision_arguments, build_mechanism, chosen_method, emit,
+                     query_text)
 
 
 def _check_event_method(args: argparse.Namespace) -> None:
@@ -79,7 +80,8 @@ def register(subparsers) -> None:
     """Add ``prob``, ``loss`` and ``maxloss``."""
     prob = subparsers.add_parser("prob")
     add_mechanism_arguments(prob)
-    prob.add_argument("--queries", required=True, metavar="Q", help="e.g. 0*1000,1*1000")
+    prob.add_argument("--queries", required=True, metavar="Q", type=query_text,
+                      help="e.g. 0*1000,1*1000, or @FILE: one number per line")
     _add_output_or_event(prob)
     add_precision_arguments(prob)
     add_json_argument(prob)
@@ -88,8 +90,10 @@ def register(subparsers) -> None:
     for name in ("loss", "maxloss"):
         sub = subparsers.add_parser(name)
         add_mechanism_arguments(sub)
-        sub.add_argument("--d1", required=True, metavar="Q", help="query answers on D1")
-        sub.add_argument("--d2", required=True, metavar="Q", help="query answers on D2")
+        sub.add_argument("--d1", required=True, metavar="Q", type=query_text,
+                         help="query answers on D1 (or @FILE: one number per line)")
+        sub.add_argument("--d2", required=True, metavar="Q", type=query_text,
+                         help="query answers on D2 (or @FILE)")
         if name == "loss":
             _add_output_or_event(sub)
         add_precision_arguments(sub, method=name == "loss")

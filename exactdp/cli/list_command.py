@@ -6,7 +6,7 @@ import argparse
 import json
 from fractions import Fraction
 
-from ..mechanisms import catalogue
+from ..mechanisms import catalogue, utility_catalogue
 from ..sequences import format_number
 
 
@@ -15,11 +15,13 @@ def _show(value) -> str:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    """One entry per catalogue mechanism: source, noise, default parameters, privacy."""
+    """One entry per catalogue mechanism: source, noise, default parameters, privacy (the
+    selection mechanisms of ``exactdp utility`` last, their source saying so)."""
     rows = []
-    for item in catalogue():
+    for item in catalogue() + utility_catalogue():
+        source = f"{item.source} [exactdp utility only]" if item.utility_only else item.source
         rows.append({
-            "name": item.name, "source": item.source, "noise": item.summary,
+            "name": item.name, "source": source, "noise": item.summary,
             "parameters": ", ".join(f"{p.name}={_show(p.default)}" for p in item.params),
             "claimed": item.claimed, "true_privacy": item.true_privacy,
         })

@@ -18,7 +18,8 @@ from ..sampling.tester import (MAX_RUNS, MAX_TEST_EPS, NEIGHBOUR_NOTIONS, SELECT
                                enclosure_fields, json_number, parse_eps_list, write_event_log)
 from ..sequences import format_number
 from .common import (add_any_pair_argument, add_jobs_argument, add_json_argument,
-                     add_mechanism_arguments, add_scheduler_argument, build_mechanism, emit)
+                     add_mechanism_arguments, add_scheduler_argument, build_mechanism, emit,
+                     query_text)
 
 #: ``exactdp test``'s default test budgets.
 DEFAULT_TEST_EPS = "0.2:2:0.2"
@@ -104,9 +105,11 @@ def run_test(args: argparse.Namespace) -> int:
 
 def _add_tester_arguments(parser: argparse.ArgumentParser, runs: int) -> None:
     add_mechanism_arguments(parser)
-    parser.add_argument("--d1", metavar="Q", help="query answers on D1 (default: StatDP's "
-                        "input patterns, lengths 5 and 10)")
-    parser.add_argument("--d2", metavar="Q", help="query answers on D2")
+    parser.add_argument("--d1", metavar="Q", type=query_text, help="query answers on D1 "
+                        "(or @FILE: one number per line; default: StatDP's input patterns, "
+                        "lengths 5 and 10)")
+    parser.add_argument("--d2", metavar="Q", type=query_text, help="query answers on D2 "
+                        "(or @FILE)")
     add_any_pair_argument(parser)
     parser.add_argument("--lengths", default=",".join(map(str, LENGTHS)), metavar="N,N",
                         help="lengths of StatDP's input patterns (default "

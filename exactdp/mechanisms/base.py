@@ -42,6 +42,8 @@ class OutputKind(enum.Enum):
     NUMBER = "number"
     #: a vector of numbers
     NUMBERS = "numbers"
+    #: the set of selected indices (selection mechanisms known to ``exactdp utility`` only)
+    SELECTION = "selected indices"
 
     @property
     def is_numeric(self) -> bool:

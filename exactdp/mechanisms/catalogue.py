@@ -94,6 +94,8 @@ class CatalogueEntry:
     build: Callable[[Mapping[str, object]], object]
     claimed: str
     true_privacy: str
+    #: a selection mechanism for ``exactdp utility`` only (no exact probability of its outputs)
+    utility_only: bool = False
 
     def make(self, **given: object):
         """Validate ``given`` against :attr:`params`, fill defaults and build the mechanism."""
@@ -116,8 +118,15 @@ def register(entry: CatalogueEntry) -> CatalogueEntry:
 
 
 def catalogue() -> tuple[CatalogueEntry, ...]:
-    """Every registered entry, in registration order."""
-    return _CATALOGUE.items()
+    """Every entry with exact output probabilities, in registration order."""
+    return tuple(item for item in _CATALOGUE.items() if not item.utility_only)
+
+
+def utility_catalogue() -> tuple[CatalogueEntry, ...]:
+    """The selection mechanisms known to ``exactdp utility`` only (``em_top``,
+    ``svt_retraversal``): their utility is exact, the probability of one output is not
+    implemented."""
+    return tuple(item for item in _CATALOGUE.items() if item.utility_only)
 
 
 def entry(name: str) -> CatalogueEntry:

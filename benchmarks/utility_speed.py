@@ -1,0 +1,61 @@
+"""Exact expected utility on Zipf scores: time against the number of queries.
+
+Scores ``q_i = n/i`` (Zipf: the score of item ``i`` is proportional to ``1/i``), cutoff
+``c = 3n/100`` (the target workload is ``n = 10,000``, ``c = 300``), 15 digits.  For ``svt1``
+(threshold ``T = q_c``) and ``em_top``, given and random order (``em_top`` does not depend on
+the order: one line), this prints the median time of each size and its ratio to the smallest
+size measured in the same run, and the growth exponent ``log(t2/t1)/log(n2/n1)`` between the
+two largest sizes.
+
+Run: ``python benchmarks/utility_speed.py [n1 n2 …] [MECHANISM:ORDER …]`` from the repository
+root (default sizes ``100 200``, every case; e.g. ``200 1000 svt1:given em_top:given``).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from timing import median_time  # noqa: E402
+import exactdp  # noqa: E402
+from exactdp.utility import expected_utility  # noqa: E402
+
+DPS = 15
+
+
+def workload(n: int):
+    c = max(1, 3 * n // 100)
+    scores = [Fraction(n, i) for i in range(1, n + 1)]
+    return c, scores
+
+
+def main() -> None:
+    sizes = [int(x) for x in sys.argv[1:] if ":" not in x] or [100, 200]
+    cases = [tuple(x.split(":")) for x in sys.argv[1:] if ":" in x] or [
+        ("svt1", "given"), ("svt1", "random"), ("em_top", "given")]
+    print(f"{'mechanism':>9}  {'order':>6}  {'n':>6}  {'c':>4}  {'median s':>9}  "
+          f"{'ratio':>7}  FNR")
+    for name, order in cases:
+        times = []
+        for n in sizes:
+            c, scores = workload(n)
+            params = dict(eps=1, c=c) if name == "em_top" else dict(eps=1, c=c, T=scores[c - 1])
+            mech = exactdp.mechanism(name, **params)
+            repeats = 3 if n <= 100 else 1
+            seconds, result = median_time(
+                lambda: expected_utility(mech, scores, order, DPS), repeats)
+            times.append(seconds)
+            print(f"{name:>9}  {order:>6}  {n:>6}  {c:>4}  {seconds:>9.2f}  "
+                  f"{seconds / times[0]:>7.1f}  {result.fnr}", flush=True)
+        if len(sizes) > 1:
+            exponent = math.log(times[-1] / times[-2]) / math.log(sizes[-1] / sizes[-2])
+            print(f"{'':>9}  {'':>6}  growth exponent between n={sizes[-2]} and n={sizes[-1]}: "
+                  f"{exponent:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,351 @@
+"""Exact selection probabilities and expected FNR/SER (exactdp/utility.py).
+
+References, each independent of the generating-polynomial integrals under test:
+
+* Sparse Vector, given order: the sum over every ⊤/⊥ output with ⊤ at position i of the exact
+  probability of that output (``exactdp.probability``, Lyu, Su & Li Eq. 5, certified);
+* random order: the same, averaged over every permutation of the queries;
+* ``em_top``: every ordered selection, with the exponential mechanism's sequential probabilities
+  ``w_s / Σ_{remaining} w`` (mpmath at 40 digits);
+* ``svt_retraversal`` with ``c = 1``: summing the traversals in closed form, query ``i`` is
+  selected with probability ``∫ p_ρ(z) S_i Π_{j<i} F_j / (1 − Π_j F_j) dz`` (mpmath quadrature
+  at 30 digits), and seeded simulation of the mechanism's run within 99.9 % binomial intervals.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from flint import arb
+from hypothesis import given, settings, strategies as st
+
+import exactdp
+from exactdp.cli import main
+from exactdp.errors import InputError
+from exactdp.utility import expected_utility, selection_probabilities
+
+DPS = 12
+
+
+def outputs(n: int, c: int):
+    """Every ⊤/⊥ output of a Sparse Vector with cutoff ``c`` on ``n`` queries."""
+    for length in range(1, n + 1):
+        for flags in itertools.product((False, True), repeat=length):
+            tops = sum(flags)
+            if tops > c or (tops == c and not flags[-1]) or (length < n and tops < c):
+                continue
+            yield flags
+
+
+def brute_force_given(mech, queries, c):
+    """``P_i`` as mpf from the exact probabilities of every output."""
+    totals = [mpmath.mpf(0)] * len(queries)
+    for flags in outputs(len(queries), c):
+        text = ",".join("T" if flag else "F" for flag in flags)
+        value = exactdp.probability(mech, queries, text, dps=DPS + 5).value
+        for i, flag in enumerate(flags):
+            if flag:
+                totals[i] += value
+    return totals
+
+
+def brute_force_random(mech, queries, c):
+    n = len(queries)
+    totals = [mpmath.mpf(0)] * n
+    permutations = list(itertools.permutations(range(n)))
+    for order in permutations:
+        given_order = brute_force_given(mech, [queries[k] for k in order], c)
+        for position, k in enumerate(order):
+            totals[k] += given_order[position] / len(permutations)
+    return totals
+
+
+def assert_encloses(balls, references, slack=mpmath.mpf(10) ** (-DPS - 3)):
+    for i, (ball, reference) in enumerate(zip(balls, references)):
+        low, high = mpmath.mpf(ball.lower()._mpf_), mpmath.mpf(ball.upper()._mpf_)
+        assert low - slack <= reference <= high + slack, (i, ball, reference)
+        assert high - low < mpmath.mpf(10) ** (-DPS + 1), (i, ball)
+
+
+SPARSE_VECTOR_CASES = [
+    ("svt1", dict(eps=1, c=1), [Fraction(1, 2), 0, 1]),
+    ("svt1", dict(eps=2, c=2, T=Fraction(1, 2)), [1, 0, Fraction(3, 4)]),
+    ("svt4", dict(eps=1, c=2), [0, 1, 0]),
+    ("svt7", dict(c=2, monotone=True), [2, 0, 1]),
+    ("statdp.SVT", dict(N=1), [1, 1, 0]),
+    ("svt2", dict(eps=1, c=2), [1, 0, 2]),
+]
+
+
+@pytest.mark.parametrize("name, params, queries", SPARSE_VECTOR_CASES)
+def test_sparse_vector_given_order_equals_the_sum_over_outputs(name, params, queries):
+    mech = exactdp.mechanism(name, **params)
+    c = mech.cutoff
+    with mpmath.workdps(DPS + 10):
+        assert_encloses(selection_probabilities(mech, queries, dps=DPS),
+                        brute_force_given(mech, queries, c))
+
+
+@pytest.mark.parametrize("name, params, queries", SPARSE_VECTOR_CASES[:3])
+def test_sparse_vector_random_order_equals_the_average_over_permutations(name, params, queries):
+    mech = exactdp.mechanism(name, **params)
+    with mpmath.workdps(DPS + 10):
+        assert_encloses(selection_probabilities(mech, queries, "random", dps=DPS),
+                        brute_force_random(mech, queries, mech.cutoff))
+
+
+def test_gaussian_sparse_vector_given_order():
+    mech = exactdp.mechanism("svt_gaussian", c=1)
+    queries = [1, 0]
+    with mpmath.workdps(DPS + 10):
+        assert_encloses(selection_probabilities(mech, queries, dps=DPS),
+                        brute_force_given(mech, queries, 1))
+
+
+def brute_force_em(queries, c, eps, monotone=False):
+    """The exponential mechanism ``c`` times without replacement, every ordered selection."""
+    n = len(queries)
+    weights = [mpmath.exp(mpmath.mpf(eps) * q / ((1 if monotone else 2) * c)) for q in queries]
+    totals = [mpmath.mpf(0)] * n
+    for chosen in itertools.permutations(range(n), c):
+        probability, remaining = mpmath.mpf(1), set(range(n))
+        for k in chosen:
+            probability *= weights[k] / sum(weights[j] for j in remaining)
+            remaining.remove(k)
+        for k in chosen:
+            totals[k] += probability
+    return totals
+
+
+@pytest.mark.parametrize("queries, c, eps, monotone", [
+    ([2, 0, 1], 1, 1, False), ([3, 1, 1, 0], 2, 2, False), ([0, 1, 2], 2, 1, True),
+])
+def test_em_top_equals_the_sequential_exponential_mechanism(queries, c, eps, monotone):
+    mech = exactdp.mechanism("em_top", eps=eps, c=c, monotone=monotone)
+    with mpmath.workdps(40):
+        reference = brute_force_em(queries, c, eps, monotone)
+    for order in ("given", "random"):
+        assert_encloses(selection_probabilities(mech, queries, order, dps=DPS), reference)
+
+
+def retraversal_reference(mech, queries):
+    """``c = 1``: ``∫ p_ρ(z) S_i Π_{j<i} F_j / (1 − Π_j F_j) dz`` (module docstring)."""
+    b_rho, b_nu = (mpmath.mpf(law.scale.numerator) / law.scale.denominator
+                   for law in (mech.threshold_noise, mech.query_noise))
+    threshold = mpmath.mpf(mech.threshold.numerator) / mech.threshold.denominator
+
+    def sf(x):  # the Laplace survival function, 1 − F
+        return 1 - mpmath.exp(x / b_nu) / 2 if x < 0 else mpmath.exp(-x / b_nu) / 2
+
+    def integrand(i, z):
+        passes = [sf(threshold + z - q) for q in queries]
+        all_fail = -mpmath.expm1(mpmath.fsum(mpmath.log1p(-s) for s in passes))
+        return (mpmath.exp(-abs(z) / b_rho) / (2 * b_rho) * passes[i]
+                * mpmath.fprod(1 - s for s in passes[:i]) / all_fail)
+
+    # beyond ±100 b_ρ the density is below e^{-100}, far below the digits compared
+    points = sorted({mpmath.mpf(0)} | {mpmath.mpf(q) - threshold for q in queries})
+    ends = [-100 * b_rho, *points, 100 * b_rho]
+    return [mpmath.quad(lambda z: integrand(i, z), ends) for i in range(len(queries))]
+
+
+def test_retraversal_with_one_selection_equals_the_geometric_series():
+    mech = exactdp.mechanism("svt_retraversal", eps1=2, eps2=1, c=1, T=-1)
+    queries = [1, 0, 2]
+    with mpmath.workdps(DPS + 6):
+        reference = retraversal_reference(mech, queries)
+    assert_encloses(selection_probabilities(mech, queries, dps=DPS), reference)
+
+
+def simulate_retraversal(mech, queries, runs, rng):
+    """Run the mechanism: one threshold, traversals with fresh noise until c are selected."""
+    b_rho, b_nu = float(mech.threshold_noise.scale), float(mech.query_noise.scale)
+    counts = np.zeros(len(queries))
+    for _ in range(runs):
+        threshold = float(mech.threshold) + rng.laplace(0, b_rho)
+        selected = []
+        while len(selected) < mech.c:
+            for i, q in enumerate(queries):
+                if i not in selected and q + rng.laplace(0, b_nu) >= threshold:
+                    selected.append(i)
+                    if len(selected) == mech.c:
+                        break
+        counts[selected] += 1
+    return counts
+
+
+def binomial_interval(count, runs, z=3.29):
+    """Wilson's 99.9 % interval for a binomial proportion."""
+    p = count / runs
+    centre = (p + z * z / (2 * runs)) / (1 + z * z / runs)
+    half = z * math.sqrt(p * (1 - p) / runs + z * z / (4 * runs * runs)) / (1 + z * z / runs)
+    return centre - half, centre + half
+
+
+def test_retraversal_agrees_with_simulation():
+    mech = exactdp.mechanism("svt_retraversal", eps1=2, eps2=1, c=2, T=0)
+    queries = [3, 0, 1, 2]
+    exact = selection_probabilities(mech, queries, dps=6)
+    runs = 20_000
+    counts = simulate_retraversal(mech, queries, runs, np.random.default_rng(20170601))
+    for ball, count in zip(exact, counts):
+        low, high = binomial_interval(count, runs)
+        assert low <= float(ball.mid()) <= high
+
+
+def test_sparse_vector_random_order_agrees_with_simulation():
+    # an independent sampler: numpy's permutation, Laplace noise, the cutoff
+    mech = exactdp.mechanism("svt1", eps=1, c=2)
+    queries = [2, 0, 1, 1, 3]
+    exact = selection_probabilities(mech, queries, "random", dps=6)
+    rng, runs = np.random.default_rng(1603), 40_000
+    counts = np.zeros(len(queries))
+    for _ in range(runs):
+        threshold = rng.laplace(0, float(mech.threshold_scale))
+        passed = 0
+        for i in rng.permutation(len(queries)):
+            if queries[i] + rng.laplace(0, float(mech.query_scale)) >= threshold:
+                counts[i] += 1
+                passed += 1
+                if passed == 2:
+                    break
+    for ball, count in zip(exact, counts):
+        low, high = binomial_interval(count, runs)
+        assert low <= float(ball.mid()) <= high
+
+
+#: scores are counts (Lyu §6): non-negative, so SER lies in [0, 1]
+QUERY_VECTORS = st.lists(st.integers(0, 4), min_size=2, max_size=5)
+
+
+@settings(max_examples=12, deadline=None)
+@given(queries=QUERY_VECTORS, c=st.integers(1, 3), order=st.sampled_from(["given", "random"]),
+       name=st.sampled_from(["svt1", "em_top"]))
+def test_fnr_and_ser_are_rates_and_at_most_c_are_selected(queries, c, order, name):
+    c = min(c, len(queries))
+    result = expected_utility(exactdp.mechanism(name, c=c), queries, order, dps=8)
+    total = sum(result.selection, arb(0))
+    assert total.lower() <= c
+    assert all(p.upper() >= 0 and p.lower() <= 1 for p in result.selection)
+    assert result.fnr.upper() >= 0 and result.fnr.lower() <= 1
+    if result.ser is not None:
+        assert result.ser.upper() >= 0 and result.ser.lower() <= 1
+    if name == "em_top":  # the exponential mechanism always selects exactly c
+        assert total.overlaps(arb(c))
+
+
+def test_the_top_c_breaks_ties_by_the_lower_index():
+    result = expected_utility(exactdp.mechanism("svt1", c=2), [1, 2, 1, 1], dps=6)
+    assert result.top == (0, 1)
+
+
+@pytest.mark.parametrize("name, params, order, message", [
+    ("svt1", dict(c=3), "given", "the cutoff c=3 exceeds the number of queries (2)"),
+    ("svt5", {}, "given", "needs a selection mechanism with a cutoff"),
+    ("svt3", {}, "given", "releases numbers"),
+    ("svt2", {}, "random", "redraws its threshold after each ⊤: it is modelled in the given "
+     "order only"),
+    ("noisy_max_laplace", {}, "given", "needs a selection mechanism with a cutoff"),
+    ("svt1", {}, "sideways", "order must be given or random, got 'sideways'"),
+    ("svt_retraversal", {}, "random", "given order only"),
+])
+def test_bad_input_is_one_clear_error(name, params, order, message):
+    with pytest.raises(InputError, match=re.escape(message)):
+        selection_probabilities(exactdp.mechanism(name, **params), [1, 0], order, dps=5)
+
+
+def exit_code(arguments) -> int:
+    """The command's exit code (argparse's usage errors exit through SystemExit)."""
+    try:
+        return main(arguments)
+    except SystemExit as exc:
+        return exc.code
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["svt1", "--queries", "1,2", "--order", "sideways"], "--order must be given or random"),
+    (["svt1", "--queries", "1,2", "--param", "c=3"], "the cutoff c=3 exceeds"),
+    (["svt1", "--queries", "1,2", "--param", "c=1.5"], "c must be a positive integer"),
+    (["svt1", "--queries", "1,2", "--param", "c=0"], "c must be a positive integer"),
+    (["svt6", "--queries", "1,2"], "needs a selection mechanism with a cutoff"),
+    (["svt7", "--queries", "1,2", "--param", "eps3=1"], "releases numbers"),
+    (["svt1", "--queries", "@/nonexistent/queries.txt"], "cannot read the queries file"),
+])
+def test_cli_bad_input_exits_2_with_one_line(arguments, message, capsys):
+    assert exit_code(["utility", *arguments]) == 2
+    error = capsys.readouterr().err
+    assert message in error and error.count("\n") == 1
+
+
+def test_queries_file_one_number_per_line(tmp_path, capsys):
+    good = tmp_path / "scores.txt"
+    good.write_text("3\n1\n\n2\n", encoding="utf-8")
+    assert main(["utility", "svt1", "--queries", f"@{good}", "--dps", "6"]) == 0
+    from_file = capsys.readouterr().out
+    assert main(["utility", "svt1", "--queries", "3,1,2", "--dps", "6"]) == 0
+    assert capsys.readouterr().out == from_file
+    assert main(["prob", "svt1", "--queries", f"@{good}", "--output", "T"]) == 0
+    capsys.readouterr()
+    bad = tmp_path / "bad.txt"
+    bad.write_text("3\n1\nthree\n", encoding="utf-8")
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n", encoding="utf-8")
+    for path, message in ((bad, "line 3: not a number: 'three'"), (empty, "holds no number")):
+        assert exit_code(["loss", "svt1", "--d1", f"@{path}", "--d2", "1,1,1", "--output",
+                          "T"]) == 2
+        error = capsys.readouterr().err
+        assert message in error and error.count("\n") == 1
+
+
+def test_utility_only_mechanisms_are_refused_by_other_commands(capsys):
+    assert main(["prob", "em_top", "--queries", "1,0", "--output", "T"]) == 2
+    assert "known to `exactdp utility` only" in capsys.readouterr().err
+
+
+def test_vector_quadrature_encloses_known_integrals():
+    # ∫_0^3 e^{z} = e^3 − 1, ∫_0^3 cos(5z) = sin(15)/5, ∫_0^3 1/(1 + z²) = atan 3: closed forms
+    from flint import acb, ctx
+
+    from exactdp.exact.vector_quadrature import integrate_vector
+
+    def evaluate(z, _middle):
+        return [z.exp(), (5 * z).cos(), 1 / (1 + z * z)]
+
+    def bound(z, _middle):
+        return max(abs(v).upper() for v in evaluate(acb(z), None))
+
+    with ctx.workprec(120):
+        results = integrate_vector(evaluate, lambda z, m: arb(bound(z, m)),
+                                   [Fraction(0), Fraction(1), Fraction(3)], arb(0),
+                                   arb(10) ** -25)
+        exact = [arb(3).exp() - 1, arb(15).sin() / 5, arb(3).atan()]
+        for result, value in zip(results, exact):
+            assert result.overlaps(value) and result.rad() < 1e-24
+
+
+def test_mean_reciprocal_with_fewer_nodes_than_the_degree():
+    # ∫_0^1 Π_{j≠i}(F_j + S_j t) dt against the exact integral of the expanded polynomial
+    # (arb_poly's product and antiderivative); 120 factors, so the rule uses far fewer than the
+    # 60 nodes that would make it exact
+    from flint import arb_poly, ctx
+
+    from exactdp.utility import _mean_reciprocal
+
+    rng = np.random.default_rng(11)
+    with ctx.workprec(200):
+        passes = [arb(int(k)) / 1000 for k in rng.integers(1, 200, size=120)]
+        fails = [1 - s for s in passes]
+        results = _mean_reciprocal(passes, fails, arb(10) ** -30)
+        for i in (0, 57, 119):
+            poly = arb_poly([1])
+            for j, (s, f) in enumerate(zip(passes, fails)):
+                if j != i:
+                    poly *= arb_poly([f, s])
+            exact = poly.integral()(1)
+            assert results[i].overlaps(exact) and results[i].rad() < 1e-29
