@@ -486,3 +486,16 @@ def test_reproduce_writes_the_same_bytes_with_one_or_two_workers(tmp_path, capsy
     capsys.readouterr()
     for name in ("claims.json", "claims.md", "svt5-simple.png", "svt3-appendix.png"):
         assert (tmp_path / "1" / name).read_bytes() == (tmp_path / "2" / name).read_bytes(), name
+
+
+def test_a_reader_closing_the_output_early_ends_the_command_quietly():
+    # `exactdp list | head -1`: the reader is gone before the command writes; it must end with
+    # 128 + SIGPIPE and no traceback, as other Unix tools do (the pipe's read end is closed at
+    # once, so every write fails).
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    finished = subprocess.run([sys.executable, "-m", "exactdp", "list"], stdout=write_end,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    os.close(write_end)
+    assert finished.returncode == 128 + signal.SIGPIPE
+    assert finished.stderr == ""

@@ -160,5 +160,15 @@ def main(argv: list[str] | None = None) -> int:
             signal.signal(signal.SIGTERM, previous)
 
 
-def entry_point() -> None:  # pragma: no cover - the console script
-    sys.exit(main())
+def entry_point() -> None:
+    """The console script.  A reader that closes the output early (``exactdp … | head``) ends
+    the command quietly with status 141 (128 + SIGPIPE), as it ends other Unix tools: no
+    traceback, and nothing more written."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the interpreter's final flush of stdout would fail again: point stdout at /dev/null
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 128 + signal.SIGPIPE
+    sys.exit(code)
