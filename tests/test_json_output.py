@@ -20,7 +20,8 @@ DECIMAL_FIELDS = {
     "exact_accuracy_upper", "exact_accuracy_small", "exact_accuracy_small_error",
     "exact_accuracy_small_lower", "exact_accuracy_small_upper", "theorem_5_12_bound",
     "theorem_5_12_probability", "theorem_5_12_error", "theorem_5_12_probability_lower",
-    "theorem_5_12_probability_upper", "closed_form", "alpha", "divergence",
+    "theorem_5_12_probability_upper", "closed_form", "alpha", "divergence", "delta_lower",
+    "delta_upper", "claimed_delta",
 }
 #: Strings that are numbers, or the word "none" for an absent claim.
 DECIMAL_OR_NONE_FIELDS = {"claimed"}
@@ -44,7 +45,8 @@ PARAMETER_FIELDS = {"params"}
 #: Pairs (value, lower end, upper end) printed together.
 ENCLOSURES = [("probability", "lower", "upper"), ("log_probability", "log_lower", "log_upper"),
               ("log_ratio", "log_ratio_lower", "log_ratio_upper"),
-              ("delta", "lower", "upper"), ("divergence", "lower", "upper"),
+              ("delta", "lower", "upper"), ("delta", "delta_lower", "delta_upper"),
+              ("divergence", "lower", "upper"),
               ("exact_accuracy", "exact_accuracy_lower", "exact_accuracy_upper"),
               ("exact_accuracy_small", "exact_accuracy_small_lower", "exact_accuracy_small_upper"),
               ("theorem_5_12_probability", "theorem_5_12_probability_lower",
@@ -116,6 +118,8 @@ COMMANDS = {
                    "--d2", "2", "--event", "value in (-inf, 0.5)", "--runs", "500"],
     "pvalue": ["pvalue", "--c1", "3", "--c2", "1", "--n", "5", "--eps", "0.3"],
     "search": ["search", "bad_partial_sum", "--max-length", "3", "--evaluations", "5"],
+    "search-delta": ["search", "svt1", "--delta", "0.01", "--eps", "0.5", "--max-length", "2",
+                     "--evaluations", "4"],
     "reconstruct": ["reconstruct", "--dataset", "adult", "--eps", "1,0.1", "--repetitions", "2"],
 }
 
