@@ -18,7 +18,7 @@ from .errors import InputError
 from .exact.output_pairs import Enclosed
 from .exact.profile import profile_both_ways
 from .formatting import printed_number
-from .search import _inputs, _param_options, explore
+from .search import explore, input_options, input_space, param_options
 from .sequences import Runs, format_number, to_fraction
 
 
@@ -88,7 +88,7 @@ class DeltaSearchResult:
             **printed.fields("delta", text),
             "verdict": self.verdict, "evaluations": self.evaluations,
             "stopped_by": self.stopped_by, "first_violation": self.first_violation,
-            "recheck": f"exactdp profile {mech.name} {_param_options(mech)} {_inputs(d1, d2)} "
+            "recheck": f"exactdp profile {mech.name} {param_options(mech)} {input_options(d1, d2)} "
                        f"--eps {shlex.quote(format_number(self.eps))}",
         }
 
@@ -148,6 +148,7 @@ def search_delta(mech, delta, eps=None, max_length: int = 5, seed: int = 0,
     >>> result.verdict, str(result.witness.delta.value)
     ('within', '0.0')
     """
+    input_space(mech)  # a mechanism description, else one line
     delta, eps = check_delta_claim(mech, delta, eps)
     best, explored = explore(
         mech, lambda d1, d2: delta_witness(mech, d1, d2, eps, dps), _score,

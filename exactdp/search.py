@@ -371,7 +371,8 @@ def _(mech: NoisySum, d1: Runs, d2: Runs) -> str | None:
     return None
 
 
-def _param_options(mech) -> str:
+def param_options(mech) -> str:
+    """``--param k=v`` for every parameter of ``mech`` that is set (for a re-check command)."""
     def spell(value):
         return format_number(value) if isinstance(value, Fraction) else value
 
@@ -379,8 +380,9 @@ def _param_options(mech) -> str:
                     if value is not None)
 
 
-def _inputs(d1: str, d2: str) -> str:
-    # ``--d2=-1,0``: a value starting with ``-`` would otherwise be read as an option
+def input_options(d1: str, d2: str) -> str:
+    """``--d1=… --d2=…`` quoted for a shell (``--d2=-1,0``: a value starting with ``-`` would
+    otherwise be read as an option)."""
     return f"--d1={shlex.quote(d1)} --d2={shlex.quote(d2)}"
 
 
@@ -426,7 +428,7 @@ class SearchResult:
     def record(self, dps: int = 15) -> dict:
         """The JSON record of ``exactdp search --json``."""
         loss, mech, witness = self.witness.loss, self.mechanism, self.witness
-        params = _param_options(mech)
+        params = param_options(mech)
         ratio = printed_log_ratio(loss, dps)
         d1, d2, output = (str(x) for x in (witness.d1, witness.d2, witness.output))
         record = {
@@ -435,14 +437,14 @@ class SearchResult:
             "claimed": "none" if self.claimed is None else format_number(self.claimed),
             "verdict": self.verdict, "evaluations": self.evaluations,
             "stopped_by": self.stopped_by, "first_violation": self.first_violation,
-            "recheck": f"exactdp loss {mech.name} {params} {_inputs(d1, d2)} "
+            "recheck": f"exactdp loss {mech.name} {params} {input_options(d1, d2)} "
                        f"--output={shlex.quote(output)}",
         }
         if witness.event is not None:
             record.update({
                 "event": witness.event,
                 "event_log_ratio": printed_log_ratio(witness.event_loss, dps).value,
-                "event_recheck": f"exactdp loss {mech.name} {params} {_inputs(d1, d2)} "
+                "event_recheck": f"exactdp loss {mech.name} {params} {input_options(d1, d2)} "
                                  f"--event {shlex.quote(witness.event)}"})
         return record
 
@@ -613,10 +615,10 @@ def search(mech, max_length: int = 5, seed: int = 0, budget: float | None = None
     >>> result.verdict, str(result.witness.loss.log_ratio)
     ('violation', '2.0')
     """
-    claimed = mech.claimed_eps
     best, explored = explore(
         mech, lambda d1, d2: worst_output(mech, d1, d2, dps), _score,
-        lambda witness: claimed is not None and _score(witness) > to_mpf(claimed),
+        lambda witness: (mech.claimed_eps is not None
+                         and _score(witness) > to_mpf(mech.claimed_eps)),
         max_length=max_length, seed=seed, budget=budget, max_evaluations=max_evaluations,
         stop_at_violation=stop_at_violation, progress=progress,
         ceiling=("infinite loss", mpmath.inf), noun="|ln ratio|")
@@ -626,7 +628,7 @@ def search(mech, max_length: int = 5, seed: int = 0, budget: float | None = None
                    privacy_loss(mech, d1, d2, str(best.output), dps, allow_any_pair=True), event,
                    None if event is None else event_privacy_loss(mech, d1, d2, event, dps,
                                                                  allow_any_pair=True))
-    return SearchResult(mech, best, claimed, explored.evaluations, explored.stopped_by,
+    return SearchResult(mech, best, mech.claimed_eps, explored.evaluations, explored.stopped_by,
                         explored.seconds, explored.first_violation)
 
 
