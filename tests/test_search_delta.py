@@ -35,7 +35,8 @@ def brute_force_delta(mech, d1, d2, eps):
         for output in cutoff_one_outputs(len(d1)):
             p1, p2 = (exactdp.probability(mech, d, output, dps=30, method="certified")
                       for d in (d1, d2))
-            term = mpmath.iv.mpf([p1.lower, p1.upper]) - factor * mpmath.iv.mpf([p2.lower, p2.upper])
+            term = (mpmath.iv.mpf([p1.lower, p1.upper])
+                    - factor * mpmath.iv.mpf([p2.lower, p2.upper]))
             total += mpmath.iv.mpf([max(term.a, 0), max(term.b, 0)])
         return tuple(mpmath.mpf(end._mpi_[0]) for end in (total.a, total.b))
 
