@@ -371,7 +371,8 @@ def _(mech: NoisySum, d1: Runs, d2: Runs) -> str | None:
     return None
 
 
-def _param_options(mech) -> str:
+def param_options(mech) -> str:
+    """``--param k=v`` for every parameter of ``mech`` that is set (for a re-check command)."""
     def spell(value):
         return format_number(value) if isinstance(value, Fraction) else value
 
@@ -379,8 +380,9 @@ def _param_options(mech) -> str:
                     if value is not None)
 
 
-def _inputs(d1: str, d2: str) -> str:
-    # ``--d2=-1,0``: a value starting with ``-`` would otherwise be read as an option
+def input_options(d1: str, d2: str) -> str:
+    """``--d1=… --d2=…`` quoted for a shell (``--d2=-1,0``: a value starting with ``-`` would
+    otherwise be read as an option)."""
     return f"--d1={shlex.quote(d1)} --d2={shlex.quote(d2)}"
 
 
@@ -426,7 +428,7 @@ class SearchResult:
     def record(self, dps: int = 15) -> dict:
         """The JSON record of ``exactdp search --json``."""
         loss, mech, witness = self.witness.loss, self.mechanism, self.witness
-        params = _param_options(mech)
+        params = param_options(mech)
         ratio = printed_log_ratio(loss, dps)
         d1, d2, output = (str(x) for x in (witness.d1, witness.d2, witness.output))
         record = {
@@ -435,14 +437,14 @@ class SearchResult:
             "claimed": "none" if self.claimed is None else format_number(self.claimed),
             "verdict": self.verdict, "evaluations": self.evaluations,
             "stopped_by": self.stopped_by, "first_violation": self.first_violation,
-            "recheck": f"exactdp loss {mech.name} {params} {_inputs(d1, d2)} "
+            "recheck": f"exactdp loss {mech.name} {params} {input_options(d1, d2)} "
                        f"--output={shlex.quote(output)}",
         }
         if witness.event is not None:
             record.update({
                 "event": witness.event,
                 "event_log_ratio": printed_log_ratio(witness.event_loss, dps).value,
-                "event_recheck": f"exactdp loss {mech.name} {params} {_inputs(d1, d2)} "
+                "event_recheck": f"exactdp loss {mech.name} {params} {input_options(d1, d2)} "
                                  f"--event {shlex.quote(witness.event)}"})
         return record
 
@@ -494,6 +496,88 @@ def _check_patterns(mech, max_length: int) -> None:
                      f"{MAX_PATTERNS:,} are searched, so max_length may be at most {longest}")
 
 
+@dataclass(frozen=True)
+class Exploration:
+    """How :func:`explore` ended: distinct pairs scored, why it stopped (``"evaluations"``,
+    ``"time"``, ``"exhausted"``, ``"violation"`` or the ceiling's name), its wall-clock time and
+    the evaluation count at which a violation was first seen (``None``: never)."""
+
+    evaluations: int
+    stopped_by: str
+    seconds: float
+    first_violation: int | None
+
+
+def explore(mech, score_pair: Callable, score: Callable, violates: Callable, *,
+            max_length: int, seed: int, budget: float | None, max_evaluations: int,
+            stop_at_violation: bool, progress: bool | None, ceiling: tuple[str, object],
+            noun: str) -> tuple[object, Exploration]:
+    """The candidate pairs of the search (module docstring), each scored, and the best one.
+
+    Parameters
+    ----------
+    mech
+        A mechanism whose family registers :func:`input_space`.
+    score_pair : callable
+        ``score_pair(d1, d2)`` (two :class:`~exactdp.sequences.Runs`) → a candidate with
+        attributes ``d1`` and ``d2`` (mutations start from the best candidate's pair).
+    score : callable
+        ``score(candidate)`` → a real number; the largest wins (the first of equals).
+    violates : callable
+        ``violates(candidate)`` → whether it refutes the claim.
+    ceiling : (str, number)
+        A score nothing can beat (``+∞`` for a loss, 1 for ``δ``) and the ``stopped_by`` it gives.
+    noun : str
+        What the score is, for the progress line.
+
+    The other parameters are :func:`search`'s.
+    """
+    max_length = check_positive("max_length", max_length)
+    max_evaluations = check_positive("max_evaluations", max_evaluations)
+    if budget is not None and not budget > 0:
+        raise InputError(f"budget must be a positive number of seconds, got budget={budget!r}")
+    rng = np.random.default_rng(check_seed(seed))
+    space = input_space(mech)
+    _check_patterns(mech, max_length)
+    start = time.perf_counter()
+    seen: set = set()
+    best = None
+    first_violation = None
+    patterns = _pattern_pairs(space, max_length)
+    stopped_by = "evaluations"
+    attempts = 0
+    with Progress(max_evaluations, "searching", "pair", progress) as bar:
+        while len(seen) < max_evaluations:
+            if best is not None and budget is not None and time.perf_counter() - start > budget:
+                stopped_by = "time"
+                break
+            attempts += 1
+            pair = next(patterns, None)
+            if pair is None:
+                use_mutation = best is not None and attempts % 2 == 0
+                pair = (_mutate((best.d1.expand(), best.d2.expand()), space, max_length, rng)
+                        if use_mutation else _random_pair(space, max_length, rng))
+            key = (tuple(pair[0]), tuple(pair[1]))
+            if (key in seen or (key[1], key[0]) in seen or key[0] == key[1]
+                    or not space.allows(*key)):
+                if attempts > 50 * max_evaluations:
+                    stopped_by = "exhausted"
+                    break
+                continue
+            seen.add(key)
+            candidate = score_pair(Runs.from_items(key[0]), Runs.from_items(key[1]))
+            if best is None or score(candidate) > score(best):
+                best = candidate
+            bar.update(note=f"largest {noun} so far {format_value(score(best), 6)}")
+            exceeds = violates(candidate)
+            if exceeds and first_violation is None:
+                first_violation = len(seen)
+            if score(best) >= ceiling[1] or (exceeds and stop_at_violation):
+                stopped_by = ceiling[0] if score(best) >= ceiling[1] else "violation"
+                break
+    return best, Exploration(len(seen), stopped_by, time.perf_counter() - start, first_violation)
+
+
 def search(mech, max_length: int = 5, seed: int = 0, budget: float | None = None,
            max_evaluations: int = 200, dps: int = 15,
            stop_at_violation: bool = False, progress: bool | None = False) -> SearchResult:
@@ -531,57 +615,20 @@ def search(mech, max_length: int = 5, seed: int = 0, budget: float | None = None
     >>> result.verdict, str(result.witness.loss.log_ratio)
     ('violation', '2.0')
     """
-    max_length = check_positive("max_length", max_length)
-    max_evaluations = check_positive("max_evaluations", max_evaluations)
-    if budget is not None and not budget > 0:
-        raise InputError(f"budget must be a positive number of seconds, got budget={budget!r}")
-    rng = np.random.default_rng(check_seed(seed))
-    space = input_space(mech)
-    _check_patterns(mech, max_length)
-    claimed = mech.claimed_eps
-    start = time.perf_counter()
-    seen: set = set()
-    best: Witness | None = None
-    first_violation = None
-    patterns = _pattern_pairs(space, max_length)
-    stopped_by = "evaluations"
-    attempts = 0
-    with Progress(max_evaluations, "searching", "pair", progress) as bar:
-        while len(seen) < max_evaluations:
-            if best is not None and budget is not None and time.perf_counter() - start > budget:
-                stopped_by = "time"
-                break
-            attempts += 1
-            pair = next(patterns, None)
-            if pair is None:
-                use_mutation = best is not None and attempts % 2 == 0
-                pair = (_mutate((best.d1.expand(), best.d2.expand()), space, max_length, rng)
-                        if use_mutation else _random_pair(space, max_length, rng))
-            key = (tuple(pair[0]), tuple(pair[1]))
-            if (key in seen or (key[1], key[0]) in seen or key[0] == key[1]
-                    or not space.allows(*key)):
-                if attempts > 50 * max_evaluations:
-                    stopped_by = "exhausted"
-                    break
-                continue
-            seen.add(key)
-            witness = worst_output(mech, Runs.from_items(key[0]), Runs.from_items(key[1]), dps)
-            if best is None or _score(witness) > _score(best):
-                best = witness
-            bar.update(note=f"largest |ln ratio| so far {format_value(_score(best), 6)}")
-            exceeds = claimed is not None and _score(witness) > to_mpf(claimed)
-            if exceeds and first_violation is None:
-                first_violation = len(seen)
-            if mpmath.isinf(_score(best)) or (exceeds and stop_at_violation):
-                stopped_by = "infinite loss" if mpmath.isinf(_score(best)) else "violation"
-                break
+    best, explored = explore(
+        mech, lambda d1, d2: worst_output(mech, d1, d2, dps), _score,
+        lambda witness: (mech.claimed_eps is not None
+                         and _score(witness) > to_mpf(mech.claimed_eps)),
+        max_length=max_length, seed=seed, budget=budget, max_evaluations=max_evaluations,
+        stop_at_violation=stop_at_violation, progress=progress,
+        ceiling=("infinite loss", mpmath.inf), noun="|ln ratio|")
     d1, d2 = (best.d1, best.d2) if best.loss.log_ratio >= 0 else (best.d2, best.d1)
     event = worst_event(mech, d1, d2)
     best = Witness(d1, d2, best.output,
                    privacy_loss(mech, d1, d2, str(best.output), dps, allow_any_pair=True), event,
                    None if event is None else event_privacy_loss(mech, d1, d2, event, dps,
                                                                  allow_any_pair=True))
-    return SearchResult(mech, best, claimed, len(seen), stopped_by, time.perf_counter() - start,
-                        first_violation)
+    return SearchResult(mech, best, mech.claimed_eps, explored.evaluations, explored.stopped_by,
+                        explored.seconds, explored.first_violation)
 
 

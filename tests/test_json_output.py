@@ -21,7 +21,7 @@ DECIMAL_FIELDS = {
     "exact_accuracy_small_lower", "exact_accuracy_small_upper", "theorem_5_12_bound",
     "theorem_5_12_probability", "theorem_5_12_error", "theorem_5_12_probability_lower",
     "theorem_5_12_probability_upper", "closed_form", "alpha", "divergence", "fnr", "fnr_lower",
-    "fnr_upper", "ser", "ser_lower", "ser_upper",
+    "fnr_upper", "ser", "ser_lower", "ser_upper", "delta_lower", "delta_upper", "claimed_delta",
 }
 #: Lists of strings that are numbers.
 DECIMAL_LIST_FIELDS = {"selection", "selection_lower", "selection_upper"}
@@ -47,7 +47,8 @@ PARAMETER_FIELDS = {"params"}
 #: Pairs (value, lower end, upper end) printed together.
 ENCLOSURES = [("probability", "lower", "upper"), ("log_probability", "log_lower", "log_upper"),
               ("log_ratio", "log_ratio_lower", "log_ratio_upper"),
-              ("delta", "lower", "upper"), ("divergence", "lower", "upper"),
+              ("delta", "lower", "upper"), ("delta", "delta_lower", "delta_upper"),
+              ("divergence", "lower", "upper"),
               ("exact_accuracy", "exact_accuracy_lower", "exact_accuracy_upper"),
               ("exact_accuracy_small", "exact_accuracy_small_lower", "exact_accuracy_small_upper"),
               ("theorem_5_12_probability", "theorem_5_12_probability_lower",
@@ -128,6 +129,8 @@ COMMANDS = {
     "utility": ["utility", "svt1", "--param", "c=2", "--queries", "3,1,2", "--dps", "8"],
     "utility-em-top": ["utility", "em_top", "--param", "c=1", "--queries", "0,0",
                        "--order", "random", "--dps", "8"],
+    "search-delta": ["search", "svt1", "--delta", "0.01", "--eps", "0.5", "--max-length", "2",
+                     "--evaluations", "4"],
     "reconstruct": ["reconstruct", "--dataset", "adult", "--eps", "1,0.1", "--repetitions", "2"],
 }
 

@@ -5,17 +5,34 @@ from __future__ import annotations
 import argparse
 
 from .. import search as worst_case
+from ..errors import InputError
 from .common import add_json_argument, add_mechanism_arguments, build_mechanism, emit
 
 
 def run_search(args: argparse.Namespace) -> int:
     mech = build_mechanism(args)
+    if args.delta is not None:
+        return run_delta_search(args, mech)
+    if args.eps is not None:
+        raise InputError(f"--eps={args.eps} needs --delta: the search by loss checks the "
+                         f"mechanism's own claimed ε")
     result = worst_case.search(mech, max_length=args.max_length, seed=args.seed,
                                budget=args.budget, max_evaluations=args.evaluations, dps=args.dps,
                                progress=True)
     record = result.record(args.dps)
     emit(args, record if args.json else {key: str(value) for key, value in record.items()},
          f"{mech}: largest exact privacy loss found")
+    return 0
+
+
+def run_delta_search(args: argparse.Namespace, mech) -> int:
+    from ..delta_search import search_delta
+
+    result = search_delta(mech, args.delta, args.eps, max_length=args.max_length, seed=args.seed,
+                          budget=args.budget, max_evaluations=args.evaluations, dps=args.dps,
+                          progress=True)
+    emit(args, result.record(args.dps, text=not args.json),
+         f"{mech}: largest certified δ(ε) found")
     return 0
 
 
@@ -33,6 +50,12 @@ def register(subparsers) -> None:
                      help="wall-clock limit (default: none, so the result depends on the seed only)")
     sub.add_argument("--evaluations", type=int, default=200, metavar="K",
                      help="limit on input pairs scored; the reproducible limit (default 200)")
+    sub.add_argument("--delta", metavar="D", default=None,
+                     help="search for δ(ε) > D instead (an (ε, δ) claim, D in [0, 1)): each pair "
+                     "is scored by its certified privacy profile δ(ε), the larger direction")
+    sub.add_argument("--eps", metavar="E", default=None,
+                     help="the ε of the (ε, δ) claim with --delta (default: the mechanism's "
+                     "claimed ε)")
     sub.add_argument("--dps", type=int, default=15, help="significant digits (default 15)")
     add_json_argument(sub)
     sub.set_defaults(run=run_search)

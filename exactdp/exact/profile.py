@@ -106,6 +106,36 @@ def privacy_profile(mech, d1, d2, eps_list, dps: int = 30,
     return [ProfilePoint(eps, _discrete_delta(pairs, eps, dps, mech.name)) for eps in values]
 
 
+def profile_both_ways(mech, d1, d2, eps, dps: int = 30,
+                      allow_any_pair: bool = False) -> tuple[ProfilePoint, ProfilePoint]:
+    """``δ(ε)`` in both directions, ``d1 → d2`` and ``d2 → d1``, from one computation of the two
+    output distributions (:func:`privacy_profile` computes them once per direction).
+
+    A location shift of a symmetric law (Laplace, Gaussian) depends on ``|μ1 − μ2|`` alone, so
+    both directions agree; for discrete outputs the pairs ``(p1(a), p2(a))`` are swapped.
+
+    Examples
+    --------
+    >>> import exactdp
+    >>> m = exactdp.mechanism("svt1")
+    >>> forward, backward = profile_both_ways(m, [0, 0], [1, 1], 0)
+    >>> [forward, backward] == [privacy_profile(m, [0, 0], [1, 1], [0])[0],
+    ...                         privacy_profile(m, [1, 1], [0, 0], [0])[0]]
+    True
+    """
+    check_dps(dps)
+    eps, = check_eps_list([eps])
+    d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
+    shift = location_shift(mech, d1, d2)
+    if shift is not None:
+        point = ProfilePoint(eps, _shift_delta(shift, eps, dps))
+        return point, point
+    pairs = complete_pairs(mech, d1, d2, dps + GUARD_DIGITS)
+    forward, backward = (_discrete_delta(side, eps, dps, mech.name)
+                         for side in (pairs, [(p2, p1) for p1, p2 in pairs]))
+    return ProfilePoint(eps, forward), ProfilePoint(eps, backward)
+
+
 def _discrete_delta(pairs: list, eps: Fraction, dps: int, name: str) -> Enclosed:
     """``Σ max(0, p1 − e^ε p2)``; exactly 0 when every output has ``p1 = 0`` or ``p2``
     certified above ``e^{−ε} p1``."""
