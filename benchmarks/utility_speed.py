@@ -1,14 +1,15 @@
 """Exact expected utility on Zipf scores: time against the number of queries.
 
-Scores ``q_i = n/i`` (Zipf: the score of item ``i`` is proportional to ``1/i``), cutoff
-``c = 3n/100`` (the target workload is ``n = 10,000``, ``c = 300``), 15 digits.  For ``svt1``
-(threshold ``T = q_c``) and ``em_top``, given and random order (``em_top`` does not depend on
-the order: one line), this prints the median time of each size and its ratio to the smallest
-size measured in the same run, and the growth exponent ``log(t2/t1)/log(n2/n1)`` between the
-two largest sizes.
+The workload of Lyu, Su & Li (PVLDB 2017, §6): ``n`` items whose counts follow Zipf's law,
+``round(R/(i·H_n))`` for ``R = 100·n`` records (``H_n`` the harmonic number; the paper's setting is
+``n = 10,000``, one million records), cutoff ``c = 3n/100`` (the target workload is ``n = 10,000``,
+``c = 300``), threshold the mean of the ``c``-th and ``(c+1)``-th counts, ``ε = 0.1``, 15 digits.
+For ``svt1`` and ``em_top``, given and random order (``em_top`` does not depend on the order: one
+line), this prints the median time of each size and its ratio to the smallest size measured in
+the same run, and the growth exponent ``log(t2/t1)/log(n2/n1)`` between the two largest sizes.
 
 Run: ``python benchmarks/utility_speed.py [n1 n2 …] [MECHANISM:ORDER …]`` from the repository
-root (default sizes ``100 200``, every case; e.g. ``200 1000 svt1:given em_top:given``).
+root (default sizes ``100 200``, every case; e.g. ``200 1000 svt1:random em_top:given``).
 """
 
 from __future__ import annotations
@@ -25,12 +26,15 @@ import exactdp  # noqa: E402
 from exactdp.utility import expected_utility  # noqa: E402
 
 DPS = 15
+EPS = Fraction(1, 10)
 
 
 def workload(n: int):
+    """``(c, counts, threshold)`` of the Zipf workload (module docstring)."""
     c = max(1, 3 * n // 100)
-    scores = [Fraction(n, i) for i in range(1, n + 1)]
-    return c, scores
+    harmonic = sum(Fraction(1, i) for i in range(1, n + 1))
+    counts = [round(Fraction(100 * n, i) / harmonic) for i in range(1, n + 1)]
+    return c, counts, Fraction(counts[c - 1] + counts[c], 2)
 
 
 def main() -> None:
@@ -42,8 +46,8 @@ def main() -> None:
     for name, order in cases:
         times = []
         for n in sizes:
-            c, scores = workload(n)
-            params = dict(eps=1, c=c) if name == "em_top" else dict(eps=1, c=c, T=scores[c - 1])
+            c, scores, threshold = workload(n)
+            params = dict(eps=EPS, c=c) if name == "em_top" else dict(eps=EPS, c=c, T=threshold)
             mech = exactdp.mechanism(name, **params)
             repeats = 3 if n <= 100 else 1
             seconds, result = median_time(

@@ -247,14 +247,97 @@ def _sparse_vector(mech: ThresholdMechanism, values: list, c: int, order: str,
                    tolerance: arb, progress) -> list:
     laws = _PassProbabilities(mech.threshold_noise, mech.query_noise, mech.threshold, values,
                               tolerance)
+    if order == "given":
+        def evaluate(z, middle):
+            density, passes, fails = laws(z, middle)
+            factor = _fewer_before(passes, fails, c)
+            return [density * s * f for s, f in zip(passes, factor)]
 
-    def evaluate(z, middle):
-        density, passes, fails = laws(z, middle)
-        factor = (_fewer_before(passes, fails, c) if order == "given"
-                  else _fewer_random(passes, fails, c, tolerance))
-        return [density * s * f for s, f in zip(passes, factor)]
+        return integrate_vector(evaluate, laws.bound, laws.cuts, laws.tails, tolerance, progress)
+    return _sparse_vector_random(laws, c, tolerance, progress)
 
-    return integrate_vector(evaluate, laws.bound, laws.cuts, laws.tails, tolerance, progress)
+
+def _sparse_vector_random(laws: _PassProbabilities, c: int, tolerance: arb, progress) -> list:
+    """Random order: ``P_i`` depends on ``q_i`` alone (the queries are exchangeable), so one
+    integrand per distinct answer, ``p_ρ(z)·S_k(z)·E[min(1, c/(M_k + 1))]``, ``M_k`` the number of
+    the other queries that pass (:func:`_fewer_random`).  Where even the sum of the first ``c``
+    terms, ``Pr[M_k < c]``, is negligible — the left end of the threshold noise's range, where
+    many queries pass — it is left out with its bound (:func:`_negligible_prefix`)."""
+    hub, counts = laws.hub, laws.counts
+    share = tolerance / 2
+
+    def at_right_end(a: Fraction, b: Fraction) -> tuple:
+        _, passes, fails = laws.distinct_values(to_arb(b), (a + b) / 2)
+        cdf = hub.ball_log(Kind.CDF, hub.side((a + b) / 2)).value
+        mass = cdf(to_arb(b)) - cdf(to_arb(a))
+        return passes, fails, (c - 1) * mass
+
+    split, dropped = _negligible_prefix(laws.cuts, at_right_end, counts, c, share / 8)
+
+    def evaluate_full(z, middle):
+        density, passes, fails = laws.distinct_values(z, middle)
+        return [density * s * f for s, f in zip(passes, _fewer_random(passes, fails, counts, c,
+                                                                      tolerance))]
+
+    def evaluate_tail(z, middle):
+        density, passes, fails = laws.distinct_values(z, middle)
+        tail = _mean_reciprocal(passes, fails, counts, tolerance / (8 * c))
+        return [c * density * s * t for s, t in zip(passes, tail)]
+
+    def bound_tail(z, middle):
+        return c * laws.bound(z, middle)
+
+    results = [arb(0)] * len(counts)
+    finished = 0
+
+    def progress_from(offset):
+        return None if progress is None else (lambda done: progress(offset + done))
+
+    if split > 0:
+        results = integrate_vector(evaluate_tail, bound_tail, laws.cuts[:split + 1], laws.tails,
+                                   share, progress_from(0))
+        finished = split
+    if split < len(laws.cuts) - 1:
+        tails = arb(0) if split > 0 else laws.tails
+        rest = integrate_vector(evaluate_full, laws.bound, laws.cuts[split:], tails, share,
+                                progress_from(finished))
+        results = [r + x for r, x in zip(results, rest)]
+    radius = arb(0, dropped.upper())
+    return [results[k] + radius for k in laws.positions]
+
+
+def _negligible_prefix(cuts: list, at_right_end, counts: list, c: int, budget: arb) -> tuple:
+    """``(k, E)``: the first ``k`` pieces ``[cuts[j], cuts[j + 1]]`` on which an integrand
+    ``|w(x)|·Pr[fewer than c of the others pass | x]`` may be dropped, and ``E`` a bound on its
+    integral over them, ``E ≤ budget``.  ``at_right_end(a, b)`` gives the pass and fail
+    probabilities of the distinct answers at ``b`` and a bound on ``∫_a^b |w|``; the count of
+    passing queries must decrease stochastically along the pieces, so that the probability is
+    largest at each piece's right end, where :func:`_fewer_than_bound` bounds it."""
+    limit = budget / max(1, len(cuts) - 1)
+    total, k = arb(0), 0
+    while k < len(cuts) - 1:
+        passes, fails, weight = at_right_end(cuts[k], cuts[k + 1])
+        dropped = arb((weight * _fewer_than_bound(passes, fails, counts, c)).upper())
+        if not dropped <= limit:
+            break
+        total += dropped
+        k += 1
+    return k, total
+
+
+def _fewer_than_bound(passes: list, fails: list, counts: list, c: int) -> arb:
+    """An upper bound on ``Pr[fewer than c of the queries other than any one pass]``: for every
+    ``x ∈ (0, 1]``, ``Pr[M′ ≤ c − 1] ≤ E[x^{M′}]·x^{1−c} = x^{1−c}·Π_{j≠i}(F_j + S_j x)
+    ≤ x^{−c}·Π_j (F_j + S_j x)`` (Markov's inequality for ``x^{M′}``, and ``F_i + S_i x ≥ x``),
+    taken at ``x = c/μ``, ``μ = Σ_j S_j`` (the Chernoff bound's choice), or ``1`` when ``μ ≤ c``."""
+    mean = sum(float(s.mid()) * count for s, count in zip(passes, counts))
+    if not mean > c:
+        return arb(1)
+    x = arb(c) / arb(mean)
+    total = x ** -c
+    for s, f, count in zip(passes, fails, counts):
+        total *= (f + s * x) ** count
+    return total
 
 
 def _redrawn_threshold(mech: ThresholdMechanism, values: list, c: int, tolerance: arb,
@@ -348,16 +431,17 @@ def _fewer_before(passes: list, fails: list, c: int) -> list:
     return result
 
 
-def _fewer_random(passes: list, fails: list, c: int, tolerance: arb) -> list:
-    """``E[min(1, c/(M_i + 1))]`` for each ``i``, ``M_i`` the number of other queries that pass
-    (the probability that ``i``, if it passes, is among the first ``c`` passing queries of a
-    uniformly random order; docs/mathematics.md §12.2), as
-    ``Σ_{m<c} (1 − c/(m + 1)) Pr[M_i = m] + c·∫_0^1 Π_{j≠i}(F_j + S_j t) dt``
+def _fewer_random(passes: list, fails: list, counts: list, c: int, tolerance: arb) -> list:
+    """``E[min(1, c/(M_k + 1))]`` for each distinct answer ``k`` (``counts[k]`` queries have it),
+    ``M_k`` the number of the other queries that pass (the probability that a query with answer
+    ``k``, if it passes, is among the first ``c`` passing queries of a uniformly random order;
+    docs/mathematics.md §12.2), as
+    ``Σ_{m<c} (1 − c/(m + 1)) Pr[M_k = m] + c·∫_0^1 Π_{j≠i}(F_j + S_j t) dt``
     (``E[1/(M + 1)] = ∫_0^1 E[t^M] dt``): the first term by the truncated generating
     polynomial, the second by :func:`_mean_reciprocal` within ``tolerance/(8c)``."""
     corrections = [1 - arb(c) / (m + 1) for m in range(c)]
-    head = _weighted_around(passes, fails, passes, fails, corrections)
-    tail = _mean_reciprocal(passes, fails, tolerance / (8 * c))
+    head = _weighted_others(passes, fails, counts, corrections)
+    tail = _mean_reciprocal(passes, fails, counts, tolerance / (8 * c))
     return [h + c * t for h, t in zip(head, tail)]
 
 
@@ -365,24 +449,26 @@ def _fewer_random(passes: list, fails: list, c: int, tolerance: arb) -> list:
 T_RHOS = (Fraction(4), Fraction(2), Fraction(3, 2), Fraction(5, 4), Fraction(9, 8))
 
 
-def _mean_reciprocal(passes: list, fails: list, target: arb) -> list:
-    """``∫_0^1 Π_{j≠i}(F_j + S_j t) dt`` for each ``i`` (real balls ``F_j, S_j ≥ 0``,
-    ``F_j + S_j = 1``), by the ``K``-point Gauss–Legendre rule on ``[0, 1]``, leave-one-out
-    products from prefix and suffix products at each node (``O(K·n)``).  The integrand is a
-    polynomial of degree ``n − 1``: ``K = ⌈n/2⌉`` nodes integrate it exactly; fewer suffice when
-    the bound ``½·(64/15)·M·ρ^{2−2K}/(ρ² − 1)`` (``gauss_legendre.py``) is below ``target``, with
-    ``M = Π_j (F_j + S_j R)`` bounding it on the ellipse ``E_ρ`` of ``[0, 1]``, whose points have
-    ``|t| ≤ R = ½ + (ρ + ρ^{−1})/4`` (each factor ``≥ 1`` there, so the whole product bounds every
-    leave-one-out product)."""
-    n = len(passes)
+def _mean_reciprocal(passes: list, fails: list, counts: list, target: arb) -> list:
+    """``∫_0^1 G(t)/(F_k + S_k t) dt`` for each distinct answer ``k``, with
+    ``G(t) = Π_j (F_j + S_j t)^{n_j}`` (``n_j = counts[j]`` queries share the answer ``j``; real
+    balls ``F_j, S_j ≥ 0``, ``F_j + S_j = 1``): the integral of ``Π`` over the other queries, by
+    the ``K``-point Gauss–Legendre rule on ``[0, 1]`` (``O(K·d)`` for ``d`` distinct answers;
+    each factor is at least ``t > 0`` at a node, so the division keeps the relative accuracy).
+    The integrand is a polynomial of degree ``n − 1``: ``K = ⌈n/2⌉`` nodes integrate it exactly;
+    fewer suffice when the bound ``½·(64/15)·M·ρ^{2−2K}/(ρ² − 1)`` (``gauss_legendre.py``) is
+    below ``target``, with ``M = Π_j (F_j + S_j R)^{n_j}`` bounding it on the ellipse ``E_ρ`` of
+    ``[0, 1]``, whose points have ``|t| ≤ R = ½ + (ρ + ρ^{−1})/4`` (each factor ``≥ 1`` there,
+    so the whole product bounds every leave-one-out product)."""
+    n = sum(counts)
     order, error = max(1, -(-n // 2)), arb(0)
     half = arb(1) / 2
     for rho in T_RHOS:
         rho_ball = to_arb(rho)
         reach = half + (rho_ball + 1 / rho_ball) / 4
         modulus = arb(1)
-        for s, f in zip(passes, fails):
-            modulus *= f + s * reach
+        for s, f, count in zip(passes, fails, counts):
+            modulus *= (f + s * reach) ** count
         log_head = float((modulus * 64 / (15 * (rho_ball * rho_ball - 1)) / 2).log().upper())
         needed = max(2, math.ceil(1 + (log_head - float(target.log().mid()))
                                   / (2 * math.log(float(rho)))))
@@ -390,17 +476,15 @@ def _mean_reciprocal(passes: list, fails: list, target: arb) -> list:
             bound = error_bound(modulus, rho_ball, needed, half)
             if bound <= target:
                 order, error = needed, bound
-    totals = [arb(0)] * n
+    totals = [arb(0)] * len(counts)
     for node, weight in legendre_rule(order, ctx.prec):
         t = (1 + node) / 2
         factors = [f + s * t for s, f in zip(passes, fails)]
-        prefix = [arb(1)]
-        for factor in factors:
-            prefix.append(prefix[-1] * factor)
-        suffix = arb(1)
-        for i in range(n - 1, -1, -1):
-            totals[i] += weight * prefix[i] * suffix
-            suffix *= factors[i]
+        product = arb(1)
+        for factor, count in zip(factors, counts):
+            product *= factor ** count
+        product *= weight
+        totals = [total + product / factor for total, factor in zip(totals, factors)]
     return [total / 2 + arb(0, error.upper()) for total in totals]
 
 
@@ -426,48 +510,83 @@ def _exponential_top(mech: ExponentialTopMechanism, values: list, c: int, tolera
                 [below_of.value(x - shift) for shift in shifts],
                 [above_of.value(x - shift) for shift in shifts])
 
+    def at_right_end(a: Fraction, b: Fraction) -> tuple:
+        _, below, above = laws(to_arb(b))
+        return above, below, arb(1)  # ∫ g(x − q) dx ≤ 1 on any piece
+
+    # the integrand is at most Pr[fewer than c others exceed x], which increases with x
+    split, dropped = _negligible_prefix(cuts, at_right_end, counts, c, tolerance / 8)
+
     def evaluate(x, _middle):
         densities, below, above = laws(x)
-        fewer = _fewer_others([above[k] for k in positions], [below[k] for k in positions], c)
-        return [densities[k] * f for k, f in zip(positions, fewer)]
+        fewer = _weighted_others(above, below, counts, [arb(1)] * c)
+        return [density * f for density, f in zip(densities, fewer)]
 
     def bound(x, _middle):
         densities, below, above = laws(x)
         return _largest(densities) * _product_bound(above, below, counts)
 
-    return integrate_vector(evaluate, bound, cuts, tails, tolerance, progress)
-
-
-def _fewer_others(passes: list, fails: list, c: int) -> list:
-    """``[y^{<c}] Π_{j≠i}(F_j + S_j y)`` for each ``i``."""
-    return _fewer_around(passes, fails, passes, fails, c)
+    if split == len(cuts) - 1:
+        results = [arb(0)] * len(distinct)
+    else:
+        results = integrate_vector(evaluate, bound, cuts[split:], tails, tolerance / 2,
+                                   progress)
+    radius = arb(0, dropped.upper())
+    return [results[k] + radius for k in positions]
 
 
 def _fewer_around(passes_before: list, fails_before: list, passes_after: list,
                   fails_after: list, c: int) -> list:
     """``[y^{<c}] Π_{j<i}(F_j + S_j y)·Π_{j>i}(F'_j + S'_j y)`` for each ``i``."""
-    return _weighted_around(passes_before, fails_before, passes_after, fails_after,
-                            [arb(1)] * c)
+    return _weighted_around(_linear(passes_before, fails_before),
+                            _linear(passes_after, fails_after), [arb(1)] * c)
 
 
-def _weighted_around(passes_before: list, fails_before: list, passes_after: list,
-                     fails_after: list, weights: list) -> list:
-    """``Σ_{m<c} w_m [y^m] Π_{j<i}(F_j + S_j y)·Π_{j>i}(F'_j + S'_j y)`` for each ``i``,
-    ``c = len(weights)``, in ``O(n·c)``: with the prefix ``A_i = Π_{j<i}`` truncated at degree
-    ``c`` and the functional ``u^{(i)}_k = Σ_l [y^l]Π_{j>i}(…)·w_{k+l}`` (``w_m = 0`` for
-    ``m ≥ c``), it is ``Σ_{k<c} [y^k]A_i·u^{(i)}_k``, and
-    ``u^{(i−1)}_k = F'_i u^{(i)}_k + S'_i u^{(i)}_{k+1}``."""
-    n, c = len(passes_before), len(weights)
+def _linear(passes: list, fails: list) -> list:
+    """The polynomials ``F_j + S_j y``."""
+    return [arb_poly([f, s]) for s, f in zip(passes, fails)]
+
+
+def _weighted_others(passes: list, fails: list, counts: list, weights: list) -> list:
+    """``Σ_{m<c} w_m [y^m] G(y)/(F_k + S_k y)`` for each distinct answer ``k``, with
+    ``G(y) = Π_j (F_j + S_j y)^{n_j}`` (``n_j = counts[j]`` queries share the answer ``j``): the
+    weighted first ``c`` terms of the distribution of the number of the other queries that pass,
+    one group of equal answers at a time (:func:`_weighted_around`)."""
+    c = len(weights)
+    groups = [(arb_poly([f, s]) ** count).truncate(c)
+              for s, f, count in zip(passes, fails, counts)]
+    own = [(arb_poly([f, s]) ** (count - 1)).truncate(c)
+           for s, f, count in zip(passes, fails, counts)]
+    return _weighted_around(groups, groups, weights, own)
+
+
+def _weighted_around(before: list, after: list, weights: list, own: list | None = None) -> list:
+    """``Σ_{m<c} w_m [y^m] Π_{j<i} A_j(y)·O_i(y)·Π_{j>i} B_j(y)`` for each ``i``
+    (``A = before``, ``B = after``, ``O = own`` or 1: polynomials with real-ball coefficients),
+    ``c = len(weights)``: with the prefix ``Π_{j<i} A_j`` truncated at degree ``c`` and the
+    functional ``u^{(i)}_k = Σ_l [y^l]Π_{j>i} B_j·w_{k+l}`` (``w_m = 0`` for ``m ≥ c``), it is
+    ``Σ_{k<c} [y^k](Π_{j<i} A_j·O_i)·u^{(i)}_k``, and ``u^{(i−1)}_k = Σ_l [y^l]B_i·u^{(i)}_{k+l}``
+    (:func:`_correlate`).  For linear factors this is ``O(n·c)``."""
+    n, c = len(before), len(weights)
     functional = [None] * n
     current = arb_poly(weights)
     for i in range(n - 1, -1, -1):
         functional[i] = current.coeffs()
-        current = current * fails_after[i] + current.right_shift(1) * passes_after[i]
+        current = _correlate(current, after[i], c)
     result, prefix = [], arb_poly([1])
     for i in range(n):
-        result.append(sum((a * u for a, u in zip(prefix.coeffs(), functional[i])), arb(0)))
-        prefix = (prefix * arb_poly([fails_before[i], passes_before[i]])).truncate(c)
+        left = prefix if own is None else (prefix * own[i]).truncate(c)
+        result.append(sum((a * u for a, u in zip(left.coeffs(), functional[i])), arb(0)))
+        prefix = (prefix * before[i]).truncate(c)
     return result
+
+
+def _correlate(functional: arb_poly, factor: arb_poly, c: int) -> arb_poly:
+    """``Σ_l p_l u_{k+l}`` for ``k < c`` (``u`` the functional's coefficients, ``p`` the
+    factor's): the coefficients ``L … L + c − 1`` of ``u(y)·y^L p(1/y)``, ``L = deg p``."""
+    coefficients = factor.coeffs()
+    degree = len(coefficients) - 1
+    return (functional * arb_poly(coefficients[::-1])).right_shift(degree).truncate(c)
 
 
 # --- Sparse Vector with retraversal ------------------------------------------------------------

@@ -331,21 +331,69 @@ def test_vector_quadrature_encloses_known_integrals():
 
 def test_mean_reciprocal_with_fewer_nodes_than_the_degree():
     # ∫_0^1 Π_{j≠i}(F_j + S_j t) dt against the exact integral of the expanded polynomial
-    # (arb_poly's product and antiderivative); 120 factors, so the rule uses far fewer than the
-    # 60 nodes that would make it exact
+    # (arb_poly's product and antiderivative); 120 factors in groups of equal answers, so the
+    # rule uses far fewer than the 60 nodes that would make it exact
     from flint import arb_poly, ctx
 
     from exactdp.utility import _mean_reciprocal
 
     rng = np.random.default_rng(11)
+    drawn = [int(k) for k in rng.integers(1, 200, size=120)]
+    distinct = sorted(set(drawn))
+    counts = [drawn.count(k) for k in distinct]
+    assert max(counts) > 1  # some answers are shared
     with ctx.workprec(200):
-        passes = [arb(int(k)) / 1000 for k in rng.integers(1, 200, size=120)]
+        passes = [arb(k) / 1000 for k in distinct]
         fails = [1 - s for s in passes]
-        results = _mean_reciprocal(passes, fails, arb(10) ** -30)
-        for i in (0, 57, 119):
+        results = _mean_reciprocal(passes, fails, counts, arb(10) ** -30)
+        for i in (0, counts.index(max(counts)), len(distinct) - 1):
             poly = arb_poly([1])
-            for j, (s, f) in enumerate(zip(passes, fails)):
-                if j != i:
-                    poly *= arb_poly([f, s])
+            for j, (s, f, count) in enumerate(zip(passes, fails, counts)):
+                poly *= arb_poly([f, s]) ** (count - 1 if j == i else count)
             exact = poly.integral()(1)
             assert results[i].overlaps(exact) and results[i].rad() < 1e-29
+
+@pytest.mark.parametrize("name, order", [("svt1", "random"), ("em_top", "given")])
+def test_negligible_first_terms_are_dropped_within_their_bound(name, order, monkeypatch):
+    # 48 queries sharing 4 answers, c = 2: at low thresholds nearly all pass, so Pr[fewer than c
+    # others pass] is negligible there and those pieces drop it (with its bound); the result
+    # must enclose the same values as the computation that keeps every term
+    import exactdp.utility as utility
+
+    mech = exactdp.mechanism(name, eps=2, c=2)
+    queries = [k % 4 for k in range(48)]
+    splits = []
+    prefix = utility._negligible_prefix
+
+    def spy(*args):
+        result = prefix(*args)
+        splits.append(result[0])
+        return result
+
+    monkeypatch.setattr(utility, "_negligible_prefix", spy)
+    dropped = selection_probabilities(mech, queries, order, dps=12)
+    assert max(splits) > 0
+    monkeypatch.setattr(utility, "_fewer_than_bound", lambda *args: arb(1))
+    kept = selection_probabilities(mech, queries, order, dps=12)
+    for a, b in zip(dropped, kept):
+        assert a.overlaps(b) and a.rad() < 1e-12
+    assert dropped[0].overlaps(dropped[4])  # equal answers, equal probabilities
+
+
+def test_fewer_than_bound_bounds_the_exact_probability():
+    # Pr[fewer than c of the others pass] from the expanded generating polynomial (arb_poly)
+    from flint import arb_poly
+
+    from exactdp.utility import _fewer_than_bound
+
+    passes = [arb(k) / 10 for k in (9, 7, 5, 8)]
+    fails = [1 - s for s in passes]
+    counts = [5, 3, 4, 6]
+    for c in (1, 3, 6):
+        bound = _fewer_than_bound(passes, fails, counts, c)
+        for i in range(len(counts)):
+            poly = arb_poly([1])
+            for j, (s, f, count) in enumerate(zip(passes, fails, counts)):
+                poly *= arb_poly([f, s]) ** (count - 1 if j == i else count)
+            exact = sum(poly.coeffs()[:c], arb(0))
+            assert exact < bound
