@@ -17,10 +17,14 @@ The evaluation reads the integral form (``integral_form.py``) and nothing else:
   - *in closed form* when the laws are piecewise exponential and the expansion is small: with
     ``w = e^{z/b}`` the product is a Laurent polynomial in ``w`` (``closed_form.py``),
     integrated term by term in balls; or
-  - *rigorously* with ``acb.integral`` (adaptive Gauss–Legendre with a certified error bound
-    from the integrand's size on complex ellipses; Johansson, "Numerical integration in
-    arbitrary-precision ball arithmetic", ICMS 2018, arXiv:1802.07942) between the peak-aware
-    breakpoints of the quadrature (``quadrature.find_peak``/``breakpoints``, whose positions
+  - *rigorously* by piecewise Gauss–Legendre (``piecewise_gauss.py``) for piecewise
+    exponential laws, else by Gauss–Legendre with the Bernstein-ellipse bound
+    ``h·(64/15)·M_ρ·ρ^{2−2N}/(ρ² − 1)`` (``vector_quadrature.integrate_vector``; Trefethen,
+    *Approximation Theory and Approximation Practice*, SIAM 2013, Thm 19.3), with
+    ``acb.integral`` (adaptive Gauss–Legendre with a certified error bound; Johansson,
+    "Numerical integration in arbitrary-precision ball arithmetic", ICMS 2018,
+    arXiv:1802.07942) as the fallback, between the peak-aware breakpoints of the quadrature
+    (``quadrature.find_peak``/``breakpoints`` on the log integrand in balls, whose positions
     need not be exact: they only cut the domain), with the value ``e^{g*}`` at the peak
     factored out, and the two cut-off tails bounded by the tangent of the concave log
     integrand ``g``: for ``R`` right of the peak, ``g(z) ≤ g(R) + g'(R)(z − R)``, so
@@ -433,8 +437,8 @@ def log_integral(integral: Integral, goal: int) -> tuple[arb, str]:
     """``(log I as a ball, method name)`` of a non-empty integral, aiming at a relative accuracy
     ``2^{−goal}``: the closed form where every piece's expansion is small (piecewise exponential
     laws), else the rigorous piecewise Gauss–Legendre rule
-    (``piecewise_gauss.log_integral_certified``), else ``acb.integral``
-    (:func:`integrate_piecewise`).  Over an integer-valued hub the integral is a sum
+    (``piecewise_gauss.log_integral_certified``), else :func:`integrate_piecewise`
+    (Gauss–Legendre with the ellipse bound, ``acb.integral`` as its fallback).  Over an integer-valued hub the integral is a sum
     (``discrete_hub.log_sum``)."""
     if integral.hub.integer_valued:
         return log_sum(integral, goal), "discrete sum"
