@@ -191,8 +191,9 @@ def test_ellipse_bound_exceeds_the_actual_error_of_the_rule(queries, order, data
 
 
 def test_certified_falls_back_to_acb_integral_where_a_piece_is_too_close_to_a_zero(monkeypatch):
-    # The fallback path: with the rule refused, log_integral answers by acb.integral, and both
-    # enclosures overlap (two rigorous methods on one integral).
+    # The fallback path: with the rule refused, log_integral answers by Gauss–Legendre on the
+    # segments between the breakpoints, and with that refused too, by acb.integral; the
+    # enclosures overlap (three rigorous methods on one integral).
     mech = exactdp.mechanism("gptt", eps1="0.5", eps2="0.5")
     queries = [Fraction(i, 7) for i in range(-20, 200)]
     integral = build_output_integral(mech, queries, ["F"] * 110 + ["T"] * 110
@@ -204,5 +205,8 @@ def test_certified_falls_back_to_acb_integral_where_a_piece_is_too_close_to_a_ze
         def refuse(*_):
             raise exactdp.PrecisionError("refused")
         monkeypatch.setattr("exactdp.exact.certified.log_integral_certified", refuse)
+        segments, name = log_integral(integral, 110)
+        assert name == "piecewise-gauss" and rule.overlaps(segments)
+        monkeypatch.setattr("exactdp.exact.certified.integrate_vector", refuse)
         fallback, name = log_integral(integral, 110)
         assert name == "integral" and rule.overlaps(fallback)

@@ -17,10 +17,14 @@ The evaluation reads the integral form (``integral_form.py``) and nothing else:
   - *in closed form* when the laws are piecewise exponential and the expansion is small: with
     ``w = e^{z/b}`` the product is a Laurent polynomial in ``w`` (``closed_form.py``),
     integrated term by term in balls; or
-  - *rigorously* with ``acb.integral`` (adaptive Gauss–Legendre with a certified error bound
-    from the integrand's size on complex ellipses; Johansson, "Numerical integration in
-    arbitrary-precision ball arithmetic", ICMS 2018, arXiv:1802.07942) between the peak-aware
-    breakpoints of the quadrature (``quadrature.find_peak``/``breakpoints``, whose positions
+  - *rigorously* by piecewise Gauss–Legendre (``piecewise_gauss.py``) for piecewise
+    exponential laws, else by Gauss–Legendre with the Bernstein-ellipse bound
+    ``h·(64/15)·M_ρ·ρ^{2−2N}/(ρ² − 1)`` (``vector_quadrature.integrate_vector``; Trefethen,
+    *Approximation Theory and Approximation Practice*, SIAM 2013, Thm 19.3), with
+    ``acb.integral`` (adaptive Gauss–Legendre with a certified error bound; Johansson,
+    "Numerical integration in arbitrary-precision ball arithmetic", ICMS 2018,
+    arXiv:1802.07942) as the fallback, between the peak-aware breakpoints of the quadrature
+    (``quadrature.find_peak``/``breakpoints`` on the log integrand in balls, whose positions
     need not be exact: they only cut the domain), with the value ``e^{g*}`` at the peak
     factored out, and the two cut-off tails bounded by the tangent of the concave log
     integrand ``g``: for ``R`` right of the peak, ``g(z) ≤ g(R) + g'(R)(z − R)``, so
@@ -40,6 +44,7 @@ which never carries a factor) is refused with :class:`~exactdp.errors.MethodUnav
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 from dataclasses import dataclass
@@ -58,6 +63,7 @@ from .log_integrand import LogIntegrand
 from .piece_series import PiecewiseExponential
 from .piecewise_gauss import log_integral_certified
 from .quadrature import breakpoints, find_peak
+from .vector_quadrature import integrate_vector
 
 #: Closed form when every piece's Laurent polynomial has at most this degree (else integrate;
 #: the closed form is the cheaper up to about this degree, ``benchmarks/distinct_values.py``).
@@ -66,6 +72,16 @@ CLOSED_FORM_DEGREE = 64
 GUARD_BITS = 30
 #: The working precision is doubled at most this many times before giving up.
 MAX_DOUBLINGS = 4
+#: The drop of the log integrand below its peak where the certified rules cut the domain (besides
+#: the kinks and the cut-off points): Gauss–Legendre on an entire integrand gains from long
+#: pieces (``benchmarks/gaussian_speed.py``).
+CUT_LEVEL = 4
+#: Bits of the balls of the peak and level searches (:class:`BallLogIntegrand`), beyond the
+#: bits of the integral's magnitude.
+SEARCH_BITS = 64
+#: Bits of the complex balls that bound the integrand on the Bernstein ellipses (a bound needs
+#: few digits; a ball stays an enclosure at any precision).
+BOUND_BITS = 32
 _BITS_PER_DIGIT = math.log2(10)
 
 
@@ -117,18 +133,62 @@ class SegmentIntegrand:
         return sum((power * functions.slope(z - shift)
                     for functions, shift, power in self.terms), arb(0))
 
-    def integrand(self, log_scale: arb):
-        """``z ↦ e^{−log_scale} Π_j g_j(z − s_j)^{m_j}`` on complex balls: a product of entire
-        functions, so the ``analytic`` flag of ``acb.integral`` needs no check."""
-        scale = acb((-log_scale).exp())
+    def scaled(self, log_scale: arb):
+        """``z ↦ e^{−log_scale} Π_j g_j(z − s_j)^{m_j}`` on real (``arb``) or complex (``acb``)
+        balls: a product of entire functions."""
+        scale = (-log_scale).exp()
         terms = self.terms
 
-        def f(z, _analytic):
+        def f(z):
             value = scale
             for functions, shift, power in terms:
-                value *= functions.value(z - shift) ** power
+                value = value * functions.value(z - shift) ** power
             return value
         return f
+
+    def integrand(self, log_scale: arb):
+        """:meth:`scaled` in the form ``acb.integral`` calls: the function is entire, so its
+        ``analytic`` flag needs no check."""
+        scaled = self.scaled(log_scale)
+        return lambda z, _analytic: scaled(z)
+
+
+class BallLogIntegrand(LogIntegrand):
+    """:class:`~exactdp.exact.log_integrand.LogIntegrand` evaluated in balls at
+    :data:`SEARCH_BITS` bits (plus the bits of the integral's magnitude) by the
+    :class:`SegmentIntegrand` of the segment between kinks holding the point, returned as the
+    ball's midpoint: Arb's ``erfc`` and ``exp`` are many times faster than mpmath's, and the
+    peak and level searches of ``quadrature.py`` only place breakpoints, so their values need
+    not be exact.  Where a ball is not finite (a zero of the integrand at a bound) it answers
+    with mpmath's value."""
+
+    def __init__(self, integral: Integral):
+        super().__init__(integral)
+        self.bits = SEARCH_BITS + int(integral.magnitude).bit_length()
+        self._edges = _edges(integral)
+        self._segments: dict = {}
+
+    def _segment(self, z) -> SegmentIntegrand:
+        """The segment integrand of the piece containing ``z`` (the right one at a kink)."""
+        index = bisect.bisect_right(self.kinks, z)
+        if index not in self._segments:
+            middle = _middle(*self._edges[index:index + 2])
+            self._segments[index] = SegmentIntegrand(self.integral, middle)
+        return self._segments[index]
+
+    def _ball(self, z, method, fallback):
+        with ctx.workprec(self.bits):
+            value = method(self._segment(z), arb(z))
+            if value.is_finite():
+                return exact_mpf(value.mid())
+        return fallback(self, z)
+
+    def __call__(self, z):
+        return self._ball(z, SegmentIntegrand.log, LogIntegrand.__call__)
+
+    def slope(self, z):
+        """``g'(z)`` (the right derivative at a kink)."""
+        return self._ball(z, SegmentIntegrand.slope, LogIntegrand.slope)
 
 
 # --- one analytic piece of a piecewise exponential integrand (the closed form) ----------------
@@ -261,11 +321,11 @@ def _cut_points(integral: Integral, goal: int):
     out, whether each end is cut off (a tail to bound) rather than a bound, and a rough lower
     bound on the scaled integral (which sets the absolute tolerance: effort, not rigour)."""
     with mpmath.workdps(working_dps(10, integral.magnitude)):
-        g = LogIntegrand(integral)
+        g = BallLogIntegrand(integral)
         peak = find_peak(g)
         peak_value = g(peak)
         cutoff = (goal + 10) * mpmath.ln2
-        points, _ = breakpoints(g, peak, peak_value, cutoff)
+        points, _ = breakpoints(g, peak, peak_value, cutoff, (CUT_LEVEL,))
         rational = {Fraction(float(p)) for p in points if mpmath.isfinite(p)}
         log_scale = arb(float(peak_value))
         centre = Fraction(float(peak))
@@ -280,31 +340,79 @@ def _cut_points(integral: Integral, goal: int):
     inside = {p for p in rational if low < p < high}
     inside.update(k for k in integral.kinks if low < k < high)
     points = [low, *sorted(inside), high]
-    # the integrand stays above e^{-1} between the peak's neighbours (the level points at a
-    # drop of 1, or nearer kinks and bounds): a lower bound on the scaled integral
+    # the integrand stays above e^{-CUT_LEVEL} between the peak's neighbours (the level points,
+    # or nearer kinks and bounds): a lower bound on the scaled integral
     span = (min([p for p in points if p > centre], default=high)
             - max([p for p in points if p < centre], default=low))
-    return points, log_scale, left_cut, right_cut, span / 4
+    return points, log_scale, left_cut, right_cut, span / math.ceil(math.exp(CUT_LEVEL))
 
 
-def integrate_piecewise(integral: Integral, goal: int) -> arb:
-    """The integral by ``acb.integral`` between the breakpoints, tails bounded (module
-    docstring), aiming at a relative accuracy ``2^{−goal}`` (at the current Arb precision)."""
-    points, log_scale, left_cut, right_cut, size = _cut_points(integral, goal)
-    target = arb(2) ** -goal
+def gauss_legendre_segments(integral: Integral, points: list, log_scale: arb, target: arb,
+                            size: arb) -> arb:
+    """``e^{−log_scale}∫`` between the first and last of ``points`` (increasing, the kinks among
+    them) by piecewise Gauss–Legendre with the Bernstein-ellipse error bound
+    (``vector_quadrature.integrate_vector``, a vector of one integrand), with absolute error
+    at most about ``target·size`` (``size`` a rough lower bound of the scaled integral): each
+    segment's integrand (:meth:`SegmentIntegrand.scaled`) is entire, its modulus on complex
+    balls bounds it on the ellipses."""
+    segments = [SegmentIntegrand(integral, (a + b) / 2).scaled(log_scale)
+                for a, b in zip(points, points[1:])]
+
+    def segment(middle: Fraction):
+        return segments[bisect.bisect_right(points, middle) - 1]
+
+    def evaluate(z: arb, middle: Fraction) -> list:
+        return [segment(middle)(z)]
+
+    def bound(z: acb, middle: Fraction) -> arb:
+        with ctx.workprec(BOUND_BITS):
+            return abs(segment(middle)(z))
+
+    (value,) = integrate_vector(evaluate, bound, points, arb(0), target * size)
+    return value
+
+
+def acb_integral_segments(integral: Integral, points: list, log_scale: arb, target: arb,
+                          size: arb) -> arb:
+    """As :func:`gauss_legendre_segments`, by ``acb.integral`` segment by segment (its own
+    adaptive Gauss–Legendre; module docstring), with the relative tolerance ``target`` and
+    the absolute one ``target·size`` on each segment."""
     total = arb(0)
     for a, b in zip(points, points[1:]):
-        if a == b:
-            continue
         segment = SegmentIntegrand(integral, (a + b) / 2)
-        value = acb.integral(segment.integrand(log_scale), to_arb(a), to_arb(b),
-                             rel_tol=target, abs_tol=target * to_arb(size))
-        total += value.real
+        total += acb.integral(segment.integrand(log_scale), to_arb(a), to_arb(b),
+                              rel_tol=target, abs_tol=target * size).real
+    return total
+
+
+#: The rules of :func:`integrate_piecewise`, each tried when the one before raises
+#: :class:`PrecisionError`: ``(method name, rule)``.
+SEGMENT_RULES = (("piecewise-gauss", gauss_legendre_segments),
+                 ("integral", acb_integral_segments))
+
+
+def integrate_piecewise(integral: Integral, goal: int,
+                        rules=SEGMENT_RULES) -> tuple[arb, str]:
+    """``(log I as a ball, method name)``: the integral between the breakpoints by the first of
+    ``rules`` that succeeds, tails bounded (module docstring), aiming at a relative accuracy
+    ``2^{−goal}`` (at the current Arb precision): the absolute tolerance of the scaled integral
+    is ``2^{−goal}`` times the rough lower bound of ``_cut_points``."""
+    points, log_scale, left_cut, right_cut, size = _cut_points(integral, goal)
+    points = sorted(set(points))
+    target, size = arb(2) ** -goal, to_arb(size)
+    total, name = arb(0), None
+    for index, (name, rule) in enumerate(rules):
+        try:
+            total = rule(integral, points, log_scale, target, size) if len(points) > 1 else arb(0)
+            break
+        except PrecisionError:  # e.g. a zero of a factor near a piece: the next rule
+            if index == len(rules) - 1:
+                raise
     if left_cut:
         total += _tail(integral, points[0], -1, log_scale)
     if right_cut:
         total += _tail(integral, points[-1], 1, log_scale)
-    return log_scale + total.log()
+    return log_scale + total.log(), name
 
 
 def _closed_pieces(integral: Integral):
@@ -329,8 +437,8 @@ def log_integral(integral: Integral, goal: int) -> tuple[arb, str]:
     """``(log I as a ball, method name)`` of a non-empty integral, aiming at a relative accuracy
     ``2^{−goal}``: the closed form where every piece's expansion is small (piecewise exponential
     laws), else the rigorous piecewise Gauss–Legendre rule
-    (``piecewise_gauss.log_integral_certified``), else ``acb.integral``
-    (:func:`integrate_piecewise`).  Over an integer-valued hub the integral is a sum
+    (``piecewise_gauss.log_integral_certified``), else :func:`integrate_piecewise`
+    (Gauss–Legendre with the ellipse bound, ``acb.integral`` as its fallback).  Over an integer-valued hub the integral is a sum
     (``discrete_hub.log_sum``)."""
     if integral.hub.integer_valued:
         return log_sum(integral, goal), "discrete sum"
@@ -341,9 +449,9 @@ def log_integral(integral: Integral, goal: int) -> tuple[arb, str]:
     if PiecewiseExponential.applies(integral):
         try:
             return log_integral_certified(integral, goal), "piecewise-gauss"
-        except PrecisionError:  # a piece too close to a zero of the integrand: acb.integral
+        except PrecisionError:  # a piece too close to a zero of the integrand
             pass
-    return integrate_piecewise(integral, goal), "integral"
+    return integrate_piecewise(integral, goal)
 
 
 # --- constants, terms and the form ------------------------------------------------------------

@@ -99,12 +99,13 @@ def _level_point(g: LogIntegrand, peak: mpf, peak_value: mpf, drop: mpf, directi
     return point
 
 
-def breakpoints(g: LogIntegrand, peak: mpf, peak_value: mpf, cutoff_drop: mpf):
-    """Breakpoints for the quadrature and the rigorous bound on the two cut-off tails (relative
-    to ``e^{g(z*)}``)."""
+def breakpoints(g: LogIntegrand, peak: mpf, peak_value: mpf, cutoff_drop: mpf,
+                levels=LEVELS):
+    """Breakpoints for the quadrature (at the drops ``levels`` below the cut-off one) and the
+    rigorous bound on the two cut-off tails (relative to ``e^{g(z*)}``)."""
     points = {peak}
     tail = mpf(0)
-    drops = [mpf(level) for level in LEVELS if level < cutoff_drop] + [cutoff_drop]
+    drops = [mpf(level) for level in levels if level < cutoff_drop] + [cutoff_drop]
     for direction, bound in ((-1, g.lower), (1, g.upper)):
         for drop in drops:
             point = _level_point(g, peak, peak_value, drop, direction, bound)

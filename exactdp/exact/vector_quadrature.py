@@ -3,17 +3,26 @@ with the Bernstein-ellipse error bound, every integrand evaluated at the same no
 
 The selection probabilities of a mechanism (``exactdp/utility.py``) are ``n`` integrals over
 one noise ``z`` whose integrands share all their work (one polynomial recursion over the
-queries per node), so they are integrated together:
+queries per node), so they are integrated together; the certified back-end
+(``certified.py``) integrates a single integrand, a vector of one.
 
 1. ``[z_L, z_R]`` is cut at the given points (the kinks of every factor: each piece's integrand
    is entire, the analytic continuation of the formulas on that side of each kink); outside it
    the caller bounds the integrals rigorously (``tails``).
-2. On a piece ``[m − h, m + h]`` the largest modulus ``M`` of every integrand on the Bernstein
-   ellipse ``E_ρ`` (``ρ = 4``) is bounded by the caller's ``bound`` on complex balls covering
-   its boundary (:func:`~exactdp.exact.gauss_legendre.ellipse_cover`; maximum modulus
-   principle), and the fewest nodes ``N`` whose bound ``h·(64/15)·M·ρ^{2−2N}/(ρ² − 1)``
-   (:func:`~exactdp.exact.gauss_legendre.error_bound`) fits the piece's share of the tolerance
-   are used; a piece needing more than :data:`MAX_ORDER` nodes (or whose ``M`` is not finite) is
+2. On a piece ``[m − h, m + h]``, for an ellipse parameter ``ρ`` from :data:`RHOS`, the largest
+   modulus ``M_ρ`` of every integrand on the Bernstein ellipse ``E_ρ`` of the piece is bounded
+   by the caller's ``bound`` on complex balls covering its boundary
+   (:func:`~exactdp.exact.gauss_legendre.ellipse_cover`; maximum modulus principle), and the
+   ``N``-point rule's error is at most
+
+       h · (64/15) · M_ρ · ρ^{2−2N} / (ρ² − 1)
+
+   (:func:`~exactdp.exact.gauss_legendre.error_bound`; Trefethen, *Approximation Theory and
+   Approximation Practice*, SIAM 2013, Thm 19.3).  A larger ``ρ`` gains ``2·log10 ρ`` digits
+   per node but ``M_ρ`` grows on the larger ellipse; every ``(ρ, N)`` whose bound fits the
+   piece's share of the tolerance is rigorous, and the search (:func:`_rule`) keeps the fewest
+   nodes among the ellipses it bounds, starting from the previous piece's ``ρ``.  A piece needing
+   more than :data:`MAX_ORDER` nodes on every ellipse tried (or whose ``M`` is not finite) is
    halved.
 3. The result is, for each integrand, the rule's sum (a ball: rounding is tracked) plus the ball
    ``[−E, E]``, ``E`` the sum of the pieces' bounds and the tails: a certified enclosure.
@@ -21,6 +30,7 @@ queries per node), so they are integrated together:
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Callable, Sequence
 
@@ -30,12 +40,15 @@ from ..errors import PrecisionError
 from ..precision import to_arb
 from .gauss_legendre import ellipse_cover, error_bound, legendre_rule
 
-#: Bernstein ellipse parameter (each node gains ``2·log10 4 ≈ 1.2`` digits).
-RHO = Fraction(4)
+#: Bernstein ellipse parameters tried on each piece, in increasing order (each node gains
+#: ``2·log10 ρ`` digits, but the integrand grows on the larger ellipse).
+RHOS = (Fraction(2), Fraction(4), Fraction(16), Fraction(64), Fraction(256))
+#: The ellipse tried first on the first piece (then each piece starts from the one before).
+FIRST_RHO = Fraction(4)
 #: Arcs of the complex balls covering the upper half of a piece's ellipse.
 ARCS = 12
 #: Largest number of nodes on one piece before it is halved instead.
-MAX_ORDER = 48
+MAX_ORDER = 64
 #: Largest number of pieces (a guard against an integrand no subdivision tames).
 MAX_PIECES = 1_000_000
 
@@ -53,7 +66,7 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
     bound : callable
         ``bound(z, middle)`` → an upper bound (``arb``) on every ``|f_i(z)|`` for a complex ball
         ``z`` (``acb``), each ``f_i`` continued analytically from the piece containing
-        ``middle``.
+        ``middle``: an entire function (the ellipses may reach any distance from the piece).
     cuts : sequence of Fraction
         ``z_L``, the kinks between, ``z_R`` (increasing).
     tails : arb
@@ -68,22 +81,23 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
     PrecisionError
         If more than :data:`MAX_PIECES` pieces would be needed.
     """
-    rho = to_arb(RHO)
     share = tolerance / (4 * max(1, len(cuts) - 1))
     # each piece with its share of the tolerance (halved with the piece)
     pending = [(cuts[k], cuts[k + 1], share) for k in range(len(cuts) - 1)]
     totals, errors, finished = None, arb(0), 0
+    start = RHOS.index(FIRST_RHO)
     while pending:
         a, b, share = pending.pop()
         middle, half = (a + b) / 2, (b - a) / 2
         middle_ball, half_ball = to_arb(middle), to_arb(half)
-        order, error = _order(bound, middle, middle_ball, half_ball, rho, share)
-        if order is None:
+        rule = _rule(bound, middle, middle_ball, half_ball, share, start)
+        if rule is None:
             if finished + len(pending) > MAX_PIECES:
                 raise PrecisionError("the selection integrals need more than "
                                      f"{MAX_PIECES} Gauss–Legendre pieces")
             pending.extend(((a, middle, share / 2), (middle, b, share / 2)))
             continue
+        order, error, start = rule
         piece = None
         for node, weight in legendre_rule(order, ctx.prec):
             values = evaluate(middle_ball + half_ball * node, middle)
@@ -99,18 +113,68 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
     return [total + radius for total in totals]
 
 
-def _order(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb, rho: arb,
-           share: arb):
-    """The fewest nodes (at most :data:`MAX_ORDER`) whose error bound on the piece is at most
-    ``share``, and that bound; ``(None, None)`` if there is none."""
+def _rule(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb, share: arb,
+          start: int):
+    """``(order, error bound, index in RHOS)`` of the fewest nodes (at most :data:`MAX_ORDER`)
+    found over the ellipses of :data:`RHOS` whose error bound on the piece is at most
+    ``share``, or ``None``.
+
+    The search starts at ``RHOS[start]`` (the previous piece's choice) and climbs while a larger
+    ellipse may save more nodes than its cover costs (:data:`ARCS`): ``M`` only grows with ``ρ``
+    (the ellipses are nested), so the nodes ``M(ρ)`` would need on the larger ellipse are a lower
+    bound of what it needs.  Where the start needs more than :data:`MAX_ORDER` nodes or ``M`` is
+    not finite, it descends instead.  Every bound is valid, so any choice is rigorous."""
+    index = start
+    found = _nodes(bound, middle, middle_ball, half_ball, share, index)
+    while found is None or found[0] > MAX_ORDER:  # too large an ellipse for this piece
+        if index == 0:
+            return None
+        index -= 1
+        found = _nodes(bound, middle, middle_ball, half_ball, share, index)
+        if found is not None and found[0] <= MAX_ORDER:
+            return found[0], found[1], index
+    while index + 1 < len(RHOS):
+        least = _fewest_nodes(found[2], to_arb(RHOS[index + 1]), half_ball, share)[0]
+        if least > found[0] - ARCS:
+            break
+        larger = _nodes(bound, middle, middle_ball, half_ball, share, index + 1)
+        if larger is None or larger[0] >= found[0]:
+            break
+        index, found = index + 1, larger
+    return found[0], found[1], index
+
+
+def _nodes(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb, share: arb,
+           index: int):
+    """``(order, error bound, M)`` on the ellipse ``E_ρ``, ``ρ = RHOS[index]``, ``order``
+    uncapped; ``None`` where ``M`` is not finite."""
+    rho = to_arb(RHOS[index])
+    modulus = _modulus(bound, middle, middle_ball, half_ball, rho)
+    if modulus is None:
+        return None
+    return (*_fewest_nodes(modulus, rho, half_ball, share), modulus)
+
+
+def _modulus(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb,
+             rho: arb) -> arb | None:
+    """An upper bound on the integrands' moduli on the ellipse ``E_ρ`` of the piece (``None``
+    if not finite)."""
     modulus = arb(0)
     for ball in ellipse_cover(middle_ball, half_ball, rho, ARCS):
         size = bound(ball, middle)
         if not size.is_finite():
-            return None, None
+            return None
         modulus = max(modulus, arb(size.upper()))
-    for order in range(2, MAX_ORDER + 1):
+    return modulus
+
+
+def _fewest_nodes(modulus: arb, rho: arb, half_ball: arb, share: arb) -> tuple:
+    """``(n, error bound)`` for the fewest nodes ``n ≥ 2`` whose bound is at most ``share``
+    (``n`` from the logarithms, then checked in balls and raised until the check passes)."""
+    excess = float((error_bound(modulus, rho, 2, half_ball) / share).log().upper())
+    order = 2 + max(0, math.ceil(excess / (2 * math.log(float(rho.mid())))))
+    while True:
         error = error_bound(modulus, rho, order, half_ball)
         if error <= share:
             return order, error
-    return None, None
+        order += 1
