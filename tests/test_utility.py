@@ -330,6 +330,25 @@ def test_vector_quadrature_encloses_known_integrals():
             assert result.overlaps(value) and result.rad() < 1e-24
 
 
+def test_vector_quadrature_of_an_integrand_zero_on_a_piece():
+    # max(0, z)² written piece by piece: exactly zero on [−1, 0] (a zero bound on its ellipses),
+    # z² on [0, 2]: the integral is 8/3 exactly
+    from flint import ctx
+
+    from exactdp.exact.vector_quadrature import integrate_vector
+
+    def evaluate(z, middle):
+        return [z * z if middle > 0 else arb(0)]
+
+    def bound(z, middle):
+        return arb(abs(z * z).upper()) if middle > 0 else arb(0)
+
+    with ctx.workprec(120):
+        (result,) = integrate_vector(evaluate, bound, [Fraction(-1), Fraction(0), Fraction(2)],
+                                     arb(0), arb(10) ** -20)
+        assert result.overlaps(arb(8) / 3) and result.rad() < 1e-19
+
+
 def test_mean_reciprocal_with_fewer_nodes_than_the_degree():
     # ∫_0^1 Π_{j≠i}(F_j + S_j t) dt against the exact integral of the expanded polynomial
     # (arb_poly's product and antiderivative); 120 factors in groups of equal answers, so the

@@ -172,7 +172,9 @@ def _fewest_nodes(modulus: arb, rho: arb, half_ball: arb, share: arb) -> tuple:
     """``(n, error bound)`` for the fewest nodes ``n ≥ 2`` whose bound is at most ``share``
     (``n`` from the logarithms, then checked in balls and raised until the check passes)."""
     excess = float((error_bound(modulus, rho, 2, half_ball) / share).log().upper())
-    order = 2 + max(0, math.ceil(excess / (2 * math.log(float(rho.mid())))))
+    order = 2  # a zero modulus has no finite logarithm: the check below starts at 2
+    if math.isfinite(excess):
+        order += max(0, math.ceil(excess / (2 * math.log(float(rho.mid())))))
     while True:
         error = error_bound(modulus, rho, order, half_ball)
         if error <= share:
