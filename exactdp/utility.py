@@ -236,6 +236,12 @@ class _PassProbabilities:
         return (density, [passes[k] for k in self.positions],
                 [fails[k] for k in self.positions])
 
+    def hub_mass(self, a: Fraction, b: Fraction) -> arb:
+        """``Pr[a ≤ ρ ≤ b]`` of the threshold noise, in balls, for ``a < b`` on one side of
+        its kink."""
+        cdf = self.hub.ball_log(Kind.CDF, self.hub.side((a + b) / 2)).value
+        return cdf(to_arb(b)) - cdf(to_arb(a))
+
     def bound(self, z, middle: Fraction) -> arb:
         """``|p_ρ(z)|·max_j |S_j|·Π_j(|F_j| + |S_j|)``: bounds the modulus of every selection
         integrand on a complex ball (:func:`_product_bound`)."""
@@ -263,14 +269,12 @@ def _sparse_vector_random(laws: _PassProbabilities, c: int, tolerance: arb, prog
     the other queries that pass (:func:`_fewer_random`).  Where even the sum of the first ``c``
     terms, ``Pr[M_k < c]``, is negligible — the left end of the threshold noise's range, where
     many queries pass — it is left out with its bound (:func:`_negligible_prefix`)."""
-    hub, counts = laws.hub, laws.counts
+    counts = laws.counts
     share = tolerance / 2
 
     def at_right_end(a: Fraction, b: Fraction) -> tuple:
         _, passes, fails = laws.distinct_values(to_arb(b), (a + b) / 2)
-        cdf = hub.ball_log(Kind.CDF, hub.side((a + b) / 2)).value
-        mass = cdf(to_arb(b)) - cdf(to_arb(a))
-        return passes, fails, (c - 1) * mass
+        return passes, fails, (c - 1) * laws.hub_mass(a, b)
 
     split, dropped = _negligible_prefix(laws.cuts, at_right_end, counts, c, share / 8)
 
@@ -527,7 +531,7 @@ def _exponential_top(mech: ExponentialTopMechanism, values: list, c: int, tolera
         return _largest(densities) * _product_bound(above, below, counts)
 
     if split == len(cuts) - 1:
-        results = [arb(0)] * len(distinct)
+        results = [arb(0, tails.upper())] * len(distinct)
     else:
         results = integrate_vector(evaluate, bound, cuts[split:], tails, tolerance / 2,
                                    progress)
@@ -605,8 +609,7 @@ def _retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: ar
     grid = _grid(laws.cuts, hub.scale)
     masses, fails_at_ends = [], []
     for a, b in zip(grid, grid[1:]):
-        cdf = hub.ball_log(Kind.CDF, hub.side((a + b) / 2)).value
-        masses.append(cdf(to_arb(b)) - cdf(to_arb(a)))
+        masses.append(laws.hub_mass(a, b))
         fails_at_ends.append(laws(to_arb(b), (a + b) / 2)[2])
     traversals, remainder = _traversals_needed(fails_at_ends, masses, c, tolerance / 8)
 
