@@ -456,40 +456,65 @@ T_RHOS = (Fraction(4), Fraction(2), Fraction(3, 2), Fraction(5, 4), Fraction(9, 
 def _mean_reciprocal(passes: list, fails: list, counts: list, target: arb) -> list:
     """``∫_0^1 G(t)/(F_k + S_k t) dt`` for each distinct answer ``k``, with
     ``G(t) = Π_j (F_j + S_j t)^{n_j}`` (``n_j = counts[j]`` queries share the answer ``j``; real
-    balls ``F_j, S_j ≥ 0``, ``F_j + S_j = 1``): the integral of ``Π`` over the other queries, by
-    the ``K``-point Gauss–Legendre rule on ``[0, 1]`` (``O(K·d)`` for ``d`` distinct answers;
-    each factor is at least ``t > 0`` at a node, so the division keeps the relative accuracy).
-    The integrand is a polynomial of degree ``n − 1``: ``K = ⌈n/2⌉`` nodes integrate it exactly;
-    fewer suffice when the bound ``½·(64/15)·M·ρ^{2−2K}/(ρ² − 1)`` (``gauss_legendre.py``) is
-    below ``target``, with ``M = Π_j (F_j + S_j R)^{n_j}`` bounding it on the ellipse ``E_ρ`` of
-    ``[0, 1]``, whose points have ``|t| ≤ R = ½ + (ρ + ρ^{−1})/4`` (each factor ``≥ 1`` there,
-    so the whole product bounds every leave-one-out product)."""
+    balls ``F_j, S_j ≥ 0``, ``F_j + S_j = 1``): the integral of ``Π`` over the other queries.
+
+    Each factor ``F_j + S_j t`` increases with ``t`` and is at least ``t``, so on ``[0, t_0]`` the
+    leave-one-out product is at most ``G(t_0)/t_0`` and its integral at most ``G(t_0)``; where
+    many queries pass (``μ = Σ_j n_j S_j`` large) ``G(t) ≤ e^{−μ(1−t)}`` is negligible away from
+    ``t = 1``, and ``t_0 = 1 − ln(8/target)/μ`` (kept when ``G(t_0) ≤ target/4``) leaves the rule
+    a short interval.  On ``[t_0, 1]`` (half-width ``h``) the ``K``-point Gauss–Legendre rule
+    costs ``O(K·d)`` for ``d`` distinct answers (each factor is at least ``t_0 ≥ 0``, and ``> 0`` at
+    the nodes, so the division keeps the relative accuracy).  The integrand is a polynomial of
+    degree ``n − 1``: ``K = ⌈n/2⌉`` nodes integrate it exactly; fewer suffice when the bound
+    ``h·(64/15)·M·ρ^{2−2K}/(ρ² − 1)`` (``gauss_legendre.py``) is below ``target/2``, with
+    ``M = Π_j (F_j + S_j R)^{n_j}`` bounding it on the ellipse ``E_ρ`` of the interval, whose
+    points have ``|t| ≤ R = (1 + t_0)/2 + h(ρ + ρ^{−1})/2`` (each factor ``≥ 1`` there, so the
+    whole product bounds every leave-one-out product)."""
     n = sum(counts)
+    start, dropped = _negligible_start(passes, fails, counts, target / 4)
+    middle, half = (1 + start) / 2, (1 - start) / 2
     order, error = max(1, -(-n // 2)), arb(0)
-    half = arb(1) / 2
     for rho in T_RHOS:
         rho_ball = to_arb(rho)
-        reach = half + (rho_ball + 1 / rho_ball) / 4
+        reach = middle + half * (rho_ball + 1 / rho_ball) / 2
         modulus = arb(1)
         for s, f, count in zip(passes, fails, counts):
             modulus *= (f + s * reach) ** count
-        log_head = float((modulus * 64 / (15 * (rho_ball * rho_ball - 1)) / 2).log().upper())
-        needed = max(2, math.ceil(1 + (log_head - float(target.log().mid()))
+        log_head = float((modulus * 64 * half / (15 * (rho_ball * rho_ball - 1))).log().upper())
+        needed = max(2, math.ceil(1 + (log_head - float((target / 2).log().mid()))
                                   / (2 * math.log(float(rho)))))
         if needed < order:
             bound = error_bound(modulus, rho_ball, needed, half)
-            if bound <= target:
+            if bound <= target / 2:
                 order, error = needed, bound
     totals = [arb(0)] * len(counts)
     for node, weight in legendre_rule(order, ctx.prec):
-        t = (1 + node) / 2
+        t = middle + half * node
         factors = [f + s * t for s, f in zip(passes, fails)]
         product = arb(1)
         for factor, count in zip(factors, counts):
             product *= factor ** count
         product *= weight
         totals = [total + product / factor for total, factor in zip(totals, factors)]
-    return [total / 2 + arb(0, error.upper()) for total in totals]
+    radius = arb(0, (error + dropped).upper())
+    return [half * total + radius for total in totals]
+
+
+def _negligible_start(passes: list, fails: list, counts: list, budget: arb) -> tuple:
+    """``(t_0, G(t_0))``: the left end of the interval :func:`_mean_reciprocal` integrates, and
+    the bound on what it leaves out (``t_0 = 0``, nothing left out, unless ``G(t_0) ≤ budget``
+    for ``t_0 = 1 − ln(2/budget)/μ``, rounded down to a multiple of ``2^{−20}``)."""
+    mean = sum(float(s.mid()) * count for s, count in zip(passes, counts))
+    reach = math.log(2 / float(budget.mid())) / mean if mean > 0 else math.inf
+    if not reach < 1:
+        return arb(0), arb(0)
+    start = arb(math.floor((1 - reach) * 2 ** 20)) / 2 ** 20
+    product = arb(1)
+    for s, f, count in zip(passes, fails, counts):
+        product *= (f + s * start) ** count
+    if not product <= budget:
+        return arb(0), arb(0)
+    return start, arb(product.upper())
 
 
 # --- the exponential mechanism, top c by Gumbel noise ------------------------------------------

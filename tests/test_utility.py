@@ -373,6 +373,34 @@ def test_mean_reciprocal_with_fewer_nodes_than_the_degree():
             exact = poly.integral()(1)
             assert results[i].overlaps(exact) and results[i].rad() < 1e-29
 
+def test_mean_reciprocal_leaves_out_a_negligible_start():
+    # 400 queries passing with probability 0.6–0.99: Π(F_j + S_j t) is negligible away from
+    # t = 1, so the rule integrates [t_0, 1] only and bounds the rest by G(t_0); checked
+    # against the exact integral of the expanded polynomial (arb_poly's product and
+    # antiderivative)
+    from flint import arb_poly, ctx
+
+    from exactdp.utility import _mean_reciprocal, _negligible_start
+
+    rng = np.random.default_rng(12)
+    drawn = [int(k) for k in rng.integers(600, 990, size=400)]
+    distinct = sorted(set(drawn))
+    counts = [drawn.count(k) for k in distinct]
+    with ctx.workprec(200):
+        passes = [arb(k) / 1000 for k in distinct]
+        fails = [1 - s for s in passes]
+        target = arb(10) ** -30
+        start, left_out = _negligible_start(passes, fails, counts, target / 4)
+        assert start > arb(1) / 2 and left_out <= target / 4
+        results = _mean_reciprocal(passes, fails, counts, target)
+        for i in (0, len(distinct) // 2, len(distinct) - 1):
+            poly = arb_poly([1])
+            for j, (s, f, count) in enumerate(zip(passes, fails, counts)):
+                poly *= arb_poly([f, s]) ** (count - 1 if j == i else count)
+            exact = poly.integral()(1)
+            assert results[i].overlaps(exact) and results[i].rad() < 1e-29
+
+
 @pytest.mark.parametrize("name, order", [("svt1", "random"), ("em_top", "given")])
 def test_negligible_first_terms_are_dropped_within_their_bound(name, order, monkeypatch):
     # 48 queries sharing 4 answers, c = 2: at low thresholds nearly all pass, so Pr[fewer than c
