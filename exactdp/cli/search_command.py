@@ -11,6 +11,8 @@ from .common import add_json_argument, add_mechanism_arguments, build_mechanism,
 
 def run_search(args: argparse.Namespace) -> int:
     mech = build_mechanism(args)
+    if args.alpha is not None:
+        return run_renyi_search(args, mech)
     if args.delta is not None:
         return run_delta_search(args, mech)
     if args.eps is not None:
@@ -36,6 +38,20 @@ def run_delta_search(args: argparse.Namespace, mech) -> int:
     return 0
 
 
+def run_renyi_search(args: argparse.Namespace, mech) -> int:
+    from ..renyi_search import search_renyi
+
+    if args.delta is not None or args.eps is not None:
+        raise InputError("--alpha searches for the largest Rényi divergence D_α: it takes "
+                         "neither --delta nor --eps")
+    result = search_renyi(mech, args.alpha, max_length=args.max_length, seed=args.seed,
+                          budget=args.budget, max_evaluations=args.evaluations, dps=args.dps,
+                          progress=True)
+    emit(args, result.record(args.dps, text=not args.json),
+         f"{mech}: largest certified Rényi divergence D_α found")
+    return 0
+
+
 def register(subparsers) -> None:
     """Add the ``search`` subcommand."""
     sub = subparsers.add_parser("search")
@@ -56,6 +72,10 @@ def register(subparsers) -> None:
     sub.add_argument("--eps", metavar="E", default=None,
                      help="the ε of the (ε, δ) claim with --delta (default: the mechanism's "
                      "claimed ε)")
+    sub.add_argument("--alpha", metavar="A", default=None,
+                     help="search for the largest Rényi divergence D_α(M(D1) ‖ M(D2)) instead "
+                     "(A > 1 or inf): each pair is scored by its certified D_α, the larger "
+                     "direction")
     sub.add_argument("--dps", type=int, default=15, help="significant digits (default 15)")
     add_json_argument(sub)
     sub.set_defaults(run=run_search)

@@ -120,11 +120,46 @@ def renyi_divergence(mech, d1, d2, alphas, dps: int = 30,
     pairs = complete_pairs(mech, d1, d2, dps + GUARD_DIGITS)
     if d1 == d2:
         return [RenyiPoint(alpha, Enclosed.of_ball(arb(0))) for alpha in orders]
+    return _pair_divergences(pairs, orders, dps, mech.name)
+
+
+def renyi_both_ways(mech, d1, d2, alphas, dps: int = 30, allow_any_pair: bool = False
+                    ) -> tuple[list[RenyiPoint], list[RenyiPoint]]:
+    """``D_α(M(d1) ‖ M(d2))`` and ``D_α(M(d2) ‖ M(d1))`` at every order of ``alphas``, from one
+    computation of the two output distributions (:func:`renyi_divergence` computes them once
+    per direction).
+
+    A location shift of a symmetric law (Laplace, Gaussian) depends on ``|μ1 − μ2|`` alone, so
+    both directions agree; for discrete outputs the pairs ``(p1(a), p2(a))`` are swapped.
+
+    Examples
+    --------
+    >>> import exactdp
+    >>> m = exactdp.mechanism("svt1")
+    >>> forward, backward = renyi_both_ways(m, [0, 1], [1, 0], [2])
+    >>> [forward, backward] == [renyi_divergence(m, [0, 1], [1, 0], [2]),
+    ...                         renyi_divergence(m, [1, 0], [0, 1], [2])]
+    True
+    """
+    check_dps(dps)
+    orders = check_alphas(alphas)
+    d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
+    if location_shift(mech, d1, d2) is not None or d1 == d2:
+        points = renyi_divergence(mech, d1, d2, orders, dps, allow_any_pair=True)
+        return points, points
+    pairs = complete_pairs(mech, d1, d2, dps + GUARD_DIGITS)
+    return tuple(_pair_divergences(side, orders, dps, mech.name)
+                 for side in (pairs, [(p2, p1) for p1, p2 in pairs]))
+
+
+def _pair_divergences(pairs: list, orders: list, dps: int, name: str) -> list[RenyiPoint]:
+    """``D_α`` at every order from the balls ``(p1(a), p2(a))`` of every output: ``+∞`` when an
+    output has ``p1 > 0 = p2`` (exact zeros), else :func:`_discrete_divergence`."""
     if any(p1 != 0 and p2 == 0 for p1, p2 in pairs):  # an output only d1 can produce
         return [RenyiPoint(alpha, Enclosed.of_ball(arb("inf"))) for alpha in orders]
     with flint_context(bits_for(dps + GUARD_DIGITS)):  # the logs once, shared by every α
         logs = [(p1.log(), p2.log()) for p1, p2 in pairs if p1 != 0]
-    return [RenyiPoint(alpha, _discrete_divergence(logs, alpha, dps, mech.name))
+    return [RenyiPoint(alpha, _discrete_divergence(logs, alpha, dps, name))
             for alpha in orders]
 
 
