@@ -704,6 +704,33 @@ def _traversals_needed(fails: list, masses: list, c: int, target: arb) -> tuple:
         worst = max(arb(d.upper()) for d in dropped)
         if worst < target:
             return traversals, worst
-    raise PrecisionError(f"Sparse Vector with retraversal needs more than {MAX_TRAVERSALS} "
-                         f"traversals for this accuracy (the queries rarely pass; ask for fewer "
-                         f"digits)")
+        if traversals == PROBE_TRAVERSALS:
+            first = worst
+        elif traversals == 2 * PROBE_TRAVERSALS:
+            _refuse_slow_decay(first, worst, target)
+    raise _too_many_traversals()
+
+
+#: Traversals after which the decay of the dropped terms is measured (:func:`_refuse_slow_decay`).
+PROBE_TRAVERSALS = 10
+
+
+def _refuse_slow_decay(first: arb, later: arb, target: arb) -> None:
+    """Refuse early when the dropped terms, ``first`` after :data:`PROBE_TRAVERSALS` traversals
+    and ``later`` after twice as many, shrink so slowly that continuing at that geometric rate
+    (``later/first`` per :data:`PROBE_TRAVERSALS` traversals) would need more than four times
+    :data:`MAX_TRAVERSALS` (each traversal costs a pass over every cell: without this the refusal
+    comes only after minutes).  Only a refusal depends on this extrapolation, never a value."""
+    rate = float(later.upper()) / float(first.upper()) if first > 0 else 0.0
+    if not 0 < rate < 1:
+        return
+    remaining = PROBE_TRAVERSALS * math.log(float(target.mid()) / float(later.upper())) \
+        / math.log(rate)
+    if 2 * PROBE_TRAVERSALS + remaining > 4 * MAX_TRAVERSALS:
+        raise _too_many_traversals()
+
+
+def _too_many_traversals() -> PrecisionError:
+    return PrecisionError(f"Sparse Vector with retraversal needs more than {MAX_TRAVERSALS} "
+                          f"traversals for this accuracy (the queries rarely pass; a lower "
+                          f"threshold or fewer digits needs fewer)")
