@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from timing import median_time  # noqa: E402
 import exactdp  # noqa: E402
+from exactdp.claims.lyu_allocation import middle_threshold, zipf_counts  # noqa: E402
 from exactdp.utility import expected_utility  # noqa: E402
 
 DPS = 15
@@ -32,9 +33,8 @@ EPS = Fraction(1, 10)
 def workload(n: int):
     """``(c, counts, threshold)`` of the Zipf workload (module docstring)."""
     c = max(1, 3 * n // 100)
-    harmonic = sum(Fraction(1, i) for i in range(1, n + 1))
-    counts = [round(Fraction(100 * n, i) / harmonic) for i in range(1, n + 1)]
-    return c, counts, Fraction(counts[c - 1] + counts[c], 2)
+    counts = zipf_counts(n, 100 * n)
+    return c, counts, middle_threshold(counts, c)
 
 
 def main() -> None:

@@ -75,8 +75,8 @@ def test_proposition10_refuses_small_query_noise():
         proposition10_bound(2, 1, Fraction(17, 10), 0, 1)          # 1.7 < sqrt(3)
 
 
-def test_claim_is_registered_last():
-    assert claim_ids()[-1] == CLAIM and len(claim_ids()) == 12
+def test_claim_is_registered_twelfth():
+    assert claim_ids()[11] == CLAIM and len(claim_ids()) == 13
 
 
 def test_claim_is_confirmed_and_certified_with_parsable_points():
