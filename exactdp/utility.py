@@ -704,29 +704,31 @@ def _traversals_needed(fails: list, masses: list, c: int, target: arb) -> tuple:
         worst = max(arb(d.upper()) for d in dropped)
         if worst < target:
             return traversals, worst
-        if traversals == PROBE_TRAVERSALS:
-            first = worst
-        elif traversals == 2 * PROBE_TRAVERSALS:
-            _refuse_slow_decay(first, worst, target)
+        if traversals >= PROBE_TRAVERSALS and traversals & (traversals - 1) == 0:
+            if traversals > PROBE_TRAVERSALS:
+                _refuse_slow_decay(probe, worst, traversals, target)
+            probe = worst
     raise _too_many_traversals()
 
 
-#: Traversals after which the decay of the dropped terms is measured (:func:`_refuse_slow_decay`).
-PROBE_TRAVERSALS = 10
+#: Traversals after which the decay of the dropped terms is first measured, then again at each
+#: doubling (:func:`_refuse_slow_decay`); a power of 2.
+PROBE_TRAVERSALS = 16
 
 
-def _refuse_slow_decay(first: arb, later: arb, target: arb) -> None:
-    """Refuse early when the dropped terms, ``first`` after :data:`PROBE_TRAVERSALS` traversals
-    and ``later`` after twice as many, shrink so slowly that continuing at that geometric rate
-    (``later/first`` per :data:`PROBE_TRAVERSALS` traversals) would need more than four times
-    :data:`MAX_TRAVERSALS` (each traversal costs a pass over every cell: without this the refusal
-    comes only after minutes).  Only a refusal depends on this extrapolation, never a value."""
-    rate = float(later.upper()) / float(first.upper()) if first > 0 else 0.0
+def _refuse_slow_decay(earlier: arb, later: arb, done: int, target: arb) -> None:
+    """Refuse early when the dropped terms, ``earlier`` after ``done/2`` traversals and
+    ``later`` after ``done``, shrink so slowly that continuing at that geometric rate
+    (``later/earlier`` per ``done/2`` traversals) would need more than :data:`MAX_TRAVERSALS` in
+    all, where the search stops anyway (each traversal costs a pass over every cell: without
+    this the refusal comes only after minutes; the decay slows rather than speeds up as the
+    cells where queries rarely pass come to dominate).  Only a refusal depends on this extrapolation, never a
+    value."""
+    rate = float(later.upper()) / float(earlier.upper()) if earlier > 0 else 0.0
     if not 0 < rate < 1:
         return
-    remaining = PROBE_TRAVERSALS * math.log(float(target.mid()) / float(later.upper())) \
-        / math.log(rate)
-    if 2 * PROBE_TRAVERSALS + remaining > 4 * MAX_TRAVERSALS:
+    remaining = done / 2 * math.log(float(target.mid()) / float(later.upper())) / math.log(rate)
+    if done + remaining > MAX_TRAVERSALS:
         raise _too_many_traversals()
 
 
