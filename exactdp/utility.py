@@ -45,7 +45,7 @@ from .mechanisms.selection import ExponentialTopMechanism, RetraversalMechanism
 from .noise import Kind
 from .precision import check_dps, to_arb
 from .sequences import as_queries
-from .exact.gauss_legendre import error_bound, legendre_rule
+from .exact.gauss_legendre import fewest_nodes, legendre_rule
 from .exact.vector_quadrature import integrate_vector
 
 ORDERS = ("given", "random")
@@ -334,11 +334,23 @@ def _fewer_than_bound(passes: list, fails: list, counts: list, c: int) -> arb:
     ``x ∈ (0, 1]``, ``Pr[M′ ≤ c − 1] ≤ E[x^{M′}]·x^{1−c} = x^{1−c}·Π_{j≠i}(F_j + S_j x)
     ≤ x^{−c}·Π_j (F_j + S_j x)`` (Markov's inequality for ``x^{M′}``, and ``F_i + S_i x ≥ x``),
     taken at ``x = c/μ``, ``μ = Σ_j S_j`` (the Chernoff bound's choice), or ``1`` when ``μ ≤ c``."""
-    mean = sum(float(s.mid()) * count for s, count in zip(passes, counts))
+    mean = _mean_passes(passes, counts)
     if not mean > c:
         return arb(1)
     x = arb(c) / arb(mean)
-    total = x ** -c
+    return x ** -c * _generating_value(passes, fails, counts, x)
+
+
+def _mean_passes(passes: list, counts: list) -> float:
+    """``μ = Σ_j n_j S_j``, the expected number of passing queries (a float: it only places a
+    point)."""
+    return sum(float(s.mid()) * count for s, count in zip(passes, counts))
+
+
+def _generating_value(passes: list, fails: list, counts: list, x) -> arb:
+    """``G(x) = Π_j (F_j + S_j x)^{n_j}``, the generating function of the number of passing
+    queries (``n_j = counts[j]`` queries share the answer ``j``), at a ball ``x``."""
+    total = arb(1)
     for s, f, count in zip(passes, fails, counts):
         total *= (f + s * x) ** count
     return total
@@ -477,16 +489,10 @@ def _mean_reciprocal(passes: list, fails: list, counts: list, target: arb) -> li
     for rho in T_RHOS:
         rho_ball = to_arb(rho)
         reach = middle + half * (rho_ball + 1 / rho_ball) / 2
-        modulus = arb(1)
-        for s, f, count in zip(passes, fails, counts):
-            modulus *= (f + s * reach) ** count
-        log_head = float((modulus * 64 * half / (15 * (rho_ball * rho_ball - 1))).log().upper())
-        needed = max(2, math.ceil(1 + (log_head - float((target / 2).log().mid()))
-                                  / (2 * math.log(float(rho)))))
+        needed, bound = fewest_nodes(_generating_value(passes, fails, counts, reach), rho_ball,
+                                     half, target / 2)
         if needed < order:
-            bound = error_bound(modulus, rho_ball, needed, half)
-            if bound <= target / 2:
-                order, error = needed, bound
+            order, error = needed, bound
     totals = [arb(0)] * len(counts)
     for node, weight in legendre_rule(order, ctx.prec):
         t = middle + half * node
@@ -504,14 +510,12 @@ def _negligible_start(passes: list, fails: list, counts: list, budget: arb) -> t
     """``(t_0, G(t_0))``: the left end of the interval :func:`_mean_reciprocal` integrates, and
     the bound on what it leaves out (``t_0 = 0``, nothing left out, unless ``G(t_0) ≤ budget``
     for ``t_0 = 1 − ln(2/budget)/μ``, rounded down to a multiple of ``2^{−20}``)."""
-    mean = sum(float(s.mid()) * count for s, count in zip(passes, counts))
+    mean = _mean_passes(passes, counts)
     reach = math.log(2 / float(budget.mid())) / mean if mean > 0 else math.inf
     if not reach < 1:
         return arb(0), arb(0)
     start = arb(math.floor((1 - reach) * 2 ** 20)) / 2 ** 20
-    product = arb(1)
-    for s, f, count in zip(passes, fails, counts):
-        product *= (f + s * start) ** count
+    product = _generating_value(passes, fails, counts, start)
     if not product <= budget:
         return arb(0), arb(0)
     return start, arb(product.upper())
@@ -722,8 +726,8 @@ def _refuse_slow_decay(earlier: arb, later: arb, done: int, target: arb) -> None
     (``later/earlier`` per ``done/2`` traversals) would need more than :data:`MAX_TRAVERSALS` in
     all, where the search stops anyway (each traversal costs a pass over every cell: without
     this the refusal comes only after minutes; the decay slows rather than speeds up as the
-    cells where queries rarely pass come to dominate).  Only a refusal depends on this extrapolation, never a
-    value."""
+    cells where queries rarely pass come to dominate).  Only a refusal depends on this
+    extrapolation, never a value."""
     rate = float(later.upper()) / float(earlier.upper()) if earlier > 0 else 0.0
     if not 0 < rate < 1:
         return

@@ -30,7 +30,6 @@ queries per node), so they are integrated together; the certified back-end
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from typing import Callable, Sequence
 
@@ -38,7 +37,7 @@ from flint import arb, ctx
 
 from ..errors import PrecisionError
 from ..precision import to_arb
-from .gauss_legendre import ellipse_cover, error_bound, legendre_rule
+from .gauss_legendre import ellipse_cover, fewest_nodes, legendre_rule
 
 #: Bernstein ellipse parameters tried on each piece, in increasing order (each node gains
 #: ``2·log10 ρ`` digits, but the integrand grows on the larger ellipse).
@@ -134,7 +133,7 @@ def _rule(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb, s
         if found is not None and found[0] <= MAX_ORDER:
             return found[0], found[1], index
     while index + 1 < len(RHOS):
-        least = _fewest_nodes(found[2], to_arb(RHOS[index + 1]), half_ball, share)[0]
+        least = fewest_nodes(found[2], to_arb(RHOS[index + 1]), half_ball, share)[0]
         if least > found[0] - ARCS:
             break
         larger = _nodes(bound, middle, middle_ball, half_ball, share, index + 1)
@@ -152,7 +151,7 @@ def _nodes(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb, 
     modulus = _modulus(bound, middle, middle_ball, half_ball, rho)
     if modulus is None:
         return None
-    return (*_fewest_nodes(modulus, rho, half_ball, share), modulus)
+    return (*fewest_nodes(modulus, rho, half_ball, share), modulus)
 
 
 def _modulus(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb,
@@ -166,17 +165,3 @@ def _modulus(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb
             return None
         modulus = max(modulus, arb(size.upper()))
     return modulus
-
-
-def _fewest_nodes(modulus: arb, rho: arb, half_ball: arb, share: arb) -> tuple:
-    """``(n, error bound)`` for the fewest nodes ``n ≥ 2`` whose bound is at most ``share``
-    (``n`` from the logarithms, then checked in balls and raised until the check passes)."""
-    excess = float((error_bound(modulus, rho, 2, half_ball) / share).log().upper())
-    order = 2  # a zero modulus has no finite logarithm: the check below starts at 2
-    if math.isfinite(excess):
-        order += max(0, math.ceil(excess / (2 * math.log(float(rho.mid())))))
-    while True:
-        error = error_bound(modulus, rho, order, half_ball)
-        if error <= share:
-            return order, error
-        order += 1
