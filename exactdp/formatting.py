@@ -178,6 +178,18 @@ def printed_number(centre, digits: int, error=None, enclosure=None) -> PrintedNu
         return PrintedNumber(value, format_error(distance(value)), text, *printed_ends)
 
 
+def ball_bounds(ball: arb) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """The ends of an Arb ball as exact binary mpf values, rounded outward (at 64 bits beyond
+    the ball's midpoint, so the rounding is far below its radius)."""
+    with ctx.workprec(max(ctx.prec, ball.mid().bits() + 64)):
+        return exact_mpf(ball.lower()), exact_mpf(ball.upper())
+
+
+def printed_ball(ball: arb, digits: int) -> PrintedNumber:
+    """:func:`printed_number` of a certified ball: its midpoint, within its enclosure."""
+    return printed_number(exact_mpf(ball.mid()), digits, enclosure=ball_bounds(ball))
+
+
 def _log_error_bound(probability):
     """A bound on the error of ``ln(value)`` of an estimated probability: with
     ``r = error/value < 1``, ``|ln v − ln v̂| ≤ −ln(1 − r)`` (ball arithmetic, upper end);

@@ -697,6 +697,7 @@ def _traversals_needed(fails: list, masses: list, c: int, target: arb) -> tuple:
     probability (``fails[k]``: the ``F_i`` at the right end of cell ``k``, ``masses[k]`` an upper
     bound on its probability)."""
     powers = [[arb(1)] * len(row) for row in fails]
+    probe = None  # the largest dropped term at the last probe
     for traversals in range(1, MAX_TRAVERSALS + 1):
         dropped = [arb(0)] * len(fails[0])
         for k, (row, mass) in enumerate(zip(fails, masses)):
@@ -709,7 +710,7 @@ def _traversals_needed(fails: list, masses: list, c: int, target: arb) -> tuple:
         if worst < target:
             return traversals, worst
         if traversals >= PROBE_TRAVERSALS and traversals & (traversals - 1) == 0:
-            if traversals > PROBE_TRAVERSALS:
+            if probe is not None:
                 _refuse_slow_decay(probe, worst, traversals, target)
             probe = worst
     raise _too_many_traversals()

@@ -14,10 +14,10 @@ import math
 from fractions import Fraction
 from typing import Iterable
 
-from flint import arb, ctx
+from flint import arb
 from mpmath import mpf
 
-from ..precision import exact_mpf
+from ..formatting import ball_bounds
 from .families import DPS, Family
 from .registry import UNDECIDED, verdict
 
@@ -28,13 +28,6 @@ def exact(value: mpf) -> Fraction | float:
         return float(value)
     mantissa, exponent = value.man_exp
     return (-1 if value < 0 else 1) * Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
-
-
-def ball_bounds(ball: arb) -> tuple[mpf, mpf]:
-    """The ends of an Arb ball as exact binary mpf values, rounded outward (at 64 bits beyond
-    the ball's midpoint, so the rounding is far below its radius)."""
-    with ctx.workprec(max(ctx.prec, ball.mid().bits() + 64)):
-        return exact_mpf(ball.lower()), exact_mpf(ball.upper())
 
 
 def ball_ends(ball: arb) -> tuple[Fraction, Fraction]:

@@ -26,7 +26,7 @@ from mpmath import mpf
 
 from ..errors import PrecisionError
 from ..exact import CertifiedPrivacyLoss, PrivacyLoss
-from ..formatting import format_bound, format_value, printed_number
+from ..formatting import format_bound, format_value, printed_ball
 from ..noise import Kind, NoiseLaw
 from ..precision import exact_mpf, to_arb
 from . import symbolic
@@ -246,9 +246,8 @@ def argument_step(family: Family, copy, size: int, loss: CertifiedPrivacyLoss) -
 
 def _decimal(ball: arb, digits: int = 12) -> str:
     """The ball's midpoint to the digits its radius supports (at least one, at most ``digits``):
-    a decimal every JSON reader parses (:func:`~exactdp.formatting.printed_number`)."""
-    return printed_number(exact_mpf(ball.mid()), digits,
-                          enclosure=(exact_mpf(ball.lower()), exact_mpf(ball.upper()))).value
+    a decimal every JSON reader parses (:func:`~exactdp.formatting.printed_ball`)."""
+    return printed_ball(ball, digits).value
 
 
 def _float(ball: arb) -> float:

@@ -27,11 +27,10 @@ from typing import Callable
 import sympy as sp
 from flint import arb
 
-from ..formatting import printed_number
+from ..formatting import printed_ball
 from ..mechanisms import mechanism
-from ..precision import exact_mpf
 from ..utility import expected_utility
-from .certify import all_of, ball_bounds, ball_ends, certified_verdict, enclosed_below
+from .certify import all_of, ball_ends, certified_verdict, enclosed_below
 from .figure_spec import EXACT, Curve, FigureSpec, Panel
 from .patterns import fmt
 from .registry import Claim, ClaimResult, register_claim
@@ -80,8 +79,7 @@ def _record(c: int, label: str, ratio: Fraction, utility) -> dict:
     """One JSON record: the allocation and its exact expected FNR and SER."""
     record = {"size": c, "allocation": label, "ratio": str(ratio)}
     for name, ball in (("fnr", utility.fnr), ("ser", utility.ser)):
-        printed = printed_number(exact_mpf(ball.mid()), DIGITS, enclosure=ball_bounds(ball))
-        record.update(printed.fields(name, False))
+        record.update(printed_ball(ball, DIGITS).fields(name, False))
     return record
 
 
@@ -107,10 +105,9 @@ def evaluate_allocation(progress: Callable[[], None]) -> ClaimResult:
     decided, certified = certified_verdict(decision)
     points = tuple(_record(c, label, ratio, utility)
                    for (c, label), (ratio, utility) in results.items())
-    best = {c: min((label for (size, label) in results if size == c),
-                   key=lambda label: float(results[c, label][1].fnr.mid())) for c in CUTOFFS}
     fnr = {c: {label: float(results[c, label][1].fnr.mid()) for (size, label) in results
                if size == c} for c in CUTOFFS}
+    best = {c: min(fnr[c], key=fnr[c].get) for c in CUTOFFS}
     detail = (f"Zipf workload scaled to {ITEMS} items ({RECORDS_PER_ITEM * ITEMS} records), "
               f"ε = {EPS}, random order: exact expected FNR at c = "
               + "; ".join(f"{c}: 1:1 {fmt(fnr[c]['1:1'], 4)}, 1:3 {fmt(fnr[c]['1:3'], 4)}, "

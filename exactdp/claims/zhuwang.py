@@ -36,11 +36,11 @@ from flint import arb
 from ..errors import InputError
 from ..exact.output_pairs import GUARD_DIGITS, bits_for
 from ..exact.piece_series import flint_context
-from ..formatting import printed_number
+from ..formatting import printed_ball, printed_number
 from ..mechanisms import mechanism
 from ..precision import exact_mpf, to_arb
 from ..renyi_search import grid_pairs, score_pairs, worst
-from .certify import (all_of, ball_bounds, ball_ends, certified_verdict, enclosed_below,
+from .certify import (all_of, ball_ends, certified_verdict, enclosed_below,
                       exact)
 from .families import DPS
 from .figure_spec import EXACT, STATEMENT, Curve, FigureSpec, Panel
@@ -113,9 +113,8 @@ def _point(series: str, alpha: int, pair, index: int, bound: arb) -> dict:
     divergence = pair.at(index)
     printed = printed_number(divergence.value, DPS, enclosure=(divergence.lower,
                                                                 divergence.upper))
-    bound_printed, margin_printed = (
-        printed_number(exact_mpf(ball.mid()), DPS, enclosure=ball_bounds(ball))
-        for ball in (bound, bound - _ball(divergence)))
+    bound_printed, margin_printed = (printed_ball(ball, DPS)
+                                     for ball in (bound, bound - _ball(divergence)))
     return {"series": series, "alpha": str(alpha), "d1": str(pair.d1), "d2": str(pair.d2),
             **printed.fields("divergence", False),
             "bound": bound_printed.value, "bound_error": bound_printed.error,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..formatting import printed_number
+from ..formatting import printed_ball
 from ..progress import Progress
 from ..utility import ORDERS, expected_utility
 from .common import add_json_argument, build_mechanism, emit, query_text
@@ -17,14 +17,6 @@ def _order(text: str) -> str:
     return text
 
 
-def _printed(ball, digits: int):
-    """The certified ball as a printed number with its enclosure."""
-    import mpmath  # with the command, not at start-up
-
-    low, high = (mpmath.mpf(end._mpf_) for end in (ball.lower(), ball.upper()))
-    return printed_number(mpmath.mpf(ball.mid()._mpf_), digits, enclosure=(low, high))
-
-
 def run_utility(args: argparse.Namespace) -> int:
     mech = build_mechanism(args, utility=True)
     with Progress(0, "selection integrals", "piece", enabled=None) as bar:
@@ -32,9 +24,9 @@ def run_utility(args: argparse.Namespace) -> int:
             bar.update(1)
 
         result = expected_utility(mech, args.queries, args.order, args.dps, progress=advance)
-    selection = [_printed(p, args.dps) for p in result.selection]
-    fnr = _printed(result.fnr, args.dps)
-    ser = None if result.ser is None else _printed(result.ser, args.dps)
+    selection = [printed_ball(p, args.dps) for p in result.selection]
+    fnr = printed_ball(result.fnr, args.dps)
+    ser = None if result.ser is None else printed_ball(result.ser, args.dps)
     errors = [fnr.error] + ([ser.error] if ser is not None else [])
     record = {"mechanism": str(mech), "order": args.order}
     if args.json:
