@@ -31,6 +31,7 @@ The integrals are certified (``exact/vector_quadrature.py``): each ``P_i`` is an
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 from dataclasses import dataclass
@@ -630,9 +631,11 @@ def _retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: ar
     (geometric: ``Pr[R_i = r] = S_i F_i^{r−1}``), independently; it is selected iff fewer than
     ``c`` others come before ``(R_i, i)`` in the order of traversals then positions:
     ``P[i | z] = Σ_r S_i F_i^{r−1} Q_{i,r}``, ``Q_{i,r} = Pr[fewer than c of {j < i: R_j ≤ r}
-    ∪ {j > i: R_j ≤ r − 1}]``.  The first ``R`` traversals are integrated; the rest, at most
-    ``F_i^R·Q_{i,R+1}`` (increasing in ``z``), are bounded cell by cell over ``z``
-    (:func:`_traversals_needed`; docs/mathematics.md §12.4)."""
+    ∪ {j > i: R_j ≤ r − 1}]``.  The threshold noise's range is cut into cells; on cell ``k`` the
+    first ``R_k`` traversals are integrated and the rest, at most ``F_i^{R_k}·Q_{i,R_k+1}``
+    (increasing in ``z``), are bounded (:func:`_traversals_per_cell`; docs/mathematics.md
+    §12.4): few traversals where queries often pass, many only where the threshold noise is
+    likely enough to need them."""
     hub = mech.threshold_noise
     laws = _PassProbabilities(hub, mech.query_noise, mech.threshold, values, tolerance)
     grid = _grid(laws.cuts, hub.scale)
@@ -640,12 +643,15 @@ def _retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: ar
     for a, b in zip(grid, grid[1:]):
         masses.append(laws.hub_mass(a, b))
         fails_at_ends.append(laws(to_arb(b), (a + b) / 2)[2])
-    traversals, remainder = _traversals_needed(fails_at_ends, masses, c, tolerance / 8)
+    per_cell, remainder = _traversals_per_cell(fails_at_ends, masses, c, tolerance / 8)
+
+    def traversals_at(middle: Fraction) -> int:
+        return per_cell[bisect.bisect_right(grid, middle) - 1]
 
     def evaluate(z, middle):
         density, _, fails = laws(z, middle)
         total = [arb(0)] * len(values)
-        for weight, q in _traversal_terms(fails, c, traversals):
+        for weight, q in _traversal_terms(fails, c, traversals_at(middle)):
             total = [t + w * x for t, w, x in zip(total, weight, q)]
         return [density * t for t in total]
 
@@ -655,7 +661,7 @@ def _retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: ar
         passing = [arb(abs(s).upper()) for s in passes]
         # |S F^{r−1}| ≤ |S|·|F|^{r−1};  |F^r| + |1 − F^r| ≤ |F|^r + |S|·Σ_{k<r}|F|^k
         powers, geometric, total = [arb(1)] * len(sizes), [arb(0)] * len(sizes), arb(0)
-        for _ in range(traversals):
+        for _ in range(traversals_at(middle)):
             largest = max(s * p for s, p in zip(passing, powers))
             geometric = [g + p for g, p in zip(geometric, powers)]
             powers = [p * f for p, f in zip(powers, sizes)]
@@ -665,7 +671,7 @@ def _retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: ar
             total += largest * factors
         return abs(density) * total
 
-    results = integrate_vector(evaluate, bound, laws.cuts, laws.tails, tolerance, progress)
+    results = integrate_vector(evaluate, bound, grid, laws.tails, tolerance, progress)
     return [p + arb(0, remainder.upper()) for p in results]
 
 
@@ -690,29 +696,49 @@ def _grid(cuts: list, scale: Fraction) -> list:
     return grid
 
 
-def _traversals_needed(fails: list, masses: list, c: int, target: arb) -> tuple:
-    """The fewest traversals ``R`` whose dropped terms are below ``target`` for every ``i``,
-    and that bound: on each cell of the threshold noise's range they are at most
-    ``F_i^R·Q_{i,R+1}`` at the cell's right end (both increase with ``z``), times the cell's
-    probability (``fails[k]``: the ``F_i`` at the right end of cell ``k``, ``masses[k]`` an upper
-    bound on its probability)."""
-    powers = [[arb(1)] * len(row) for row in fails]
-    probe = None  # the largest dropped term at the last probe
+def _traversals_per_cell(fails: list, masses: list, c: int, target: arb) -> tuple:
+    """For each cell of the threshold noise's range the number of traversals ``R_k`` to
+    integrate, and a bound (at most ``target``) on the dropped terms for every ``i``.  On cell
+    ``k`` they are at most ``F_i^R·Q_{i,R+1}`` at the cell's right end (both increase with
+    ``z``), times the cell's probability (``fails[k]``: the ``F_i`` at the right end of cell
+    ``k``, ``masses[k]`` an upper bound on its probability); with no traversal at all
+    (``R_k = 0``) they are at most the cell's probability.  A cell stops as soon as its bound is
+    within an equal share of half of ``target`` (the central cells, where queries often pass,
+    after a few traversals; the far ones, if unlikely enough, at once); every cell still going
+    stops at the first ``R`` where all the bounds together are within ``target``."""
+    share = target / (2 * len(fails))
+    per_cell, total = [None] * len(fails), arb(0)
+    for k, mass in enumerate(masses):
+        if mass <= share:
+            per_cell[k], total = 0, total + arb(mass.upper())
+    active = [k for k in range(len(fails)) if per_cell[k] is None]
+    powers = {k: [arb(1)] * len(fails[k]) for k in active}
+    probe = None  # the sum of the active cells' bounds at the last probe
     for traversals in range(1, MAX_TRAVERSALS + 1):
-        dropped = [arb(0)] * len(fails[0])
-        for k, (row, mass) in enumerate(zip(fails, masses)):
+        if not active:
+            return per_cell, total
+        dropped = {}
+        for k in active:
+            row = fails[k]
             powers[k] = current = [p * f for p, f in zip(powers[k], row)]
             following = [p * f for p, f in zip(current, row)]
             q = _fewer_around([1 - p for p in following], following, [1 - p for p in current],
                               current, c)
-            dropped = [d + mass * p * x for d, p, x in zip(dropped, current, q)]
-        worst = max(arb(d.upper()) for d in dropped)
-        if worst < target:
-            return traversals, worst
+            dropped[k] = max(arb((masses[k] * p * x).upper()) for p, x in zip(current, q))
+        going = sum(dropped.values(), arb(0))
+        if total + going <= target:
+            for k in active:
+                per_cell[k] = traversals
+            return per_cell, total + going
+        for k, bound in dropped.items():
+            if bound <= share:
+                per_cell[k], total = traversals, total + bound
+                active.remove(k)
         if traversals >= PROBE_TRAVERSALS and traversals & (traversals - 1) == 0:
+            left = sum((dropped[k] for k in active), arb(0))
             if probe is not None:
-                _refuse_slow_decay(probe, worst, traversals, target)
-            probe = worst
+                _refuse_slow_decay(probe, left, traversals, target - total)
+            probe = left
     raise _too_many_traversals()
 
 

@@ -462,3 +462,31 @@ def test_retraversal_refuses_early_when_the_dropped_terms_shrink_too_slowly():
     with pytest.raises(PrecisionError, match="retraversal needs more than"):
         _refuse_slow_decay(arb(1), arb("0.5"), 1024, target)  # 512·99.7 more
     _refuse_slow_decay(arb(0), arb(0), 32, target)  # nothing to extrapolate from
+
+
+def test_traversals_per_cell_stop_where_each_cell_allows():
+    # three cells with one query each: a likely cell where the query passes half the time, an
+    # unlikely one where it rarely passes, and one less likely than its share (no traversal);
+    # with c = 1 and a single query the dropped terms after R traversals are F^R exactly
+    # (Q = 1: no other query), times the cell's probability
+    from exactdp.utility import _traversals_per_cell
+
+    fails = [[arb("0.5")], [arb("0.98")], [arb("0.98")]]
+    masses = [arb("0.9"), arb("0.01"), arb("1e-12")]
+    target = arb("1e-6")
+    per_cell, total = _traversals_per_cell(fails, masses, 1, target)
+    share = target / 6  # half the target, shared equally by the three cells
+    assert per_cell[2] == 0
+    # the likely cell stops at the first R with 0.9·0.5^R ≤ share: 0.5^R ≤ 1.85e-7 → R = 23
+    assert per_cell[0] == 23
+    # the unlikely cell goes on until all the bounds together are within the target (before
+    # its own share, 0.01·0.98^R ≤ 1.67e-7 at R = 545): the first R with
+    # 1e-12 + 0.9·0.5^23 + 0.01·0.98^R ≤ 1e-6, in exact rationals
+    settled = Fraction(1, 10 ** 12) + Fraction(9, 10) / 2 ** 23
+    expected = next(r for r in range(1, 2000)
+                    if settled + Fraction(1, 100) * Fraction(49, 50) ** r <= Fraction(1, 10 ** 6))
+    assert per_cell[1] == expected
+    assert total <= target
+    exact = (arb("0.9") * arb("0.5") ** per_cell[0] + arb("0.01") * arb("0.98") ** per_cell[1]
+             + arb("1e-12"))
+    assert exact <= total
