@@ -168,14 +168,49 @@ def expected_utility(mech, queries, order: str = "given", dps: int = 15,
     selection = selection_probabilities(mech, queries, order, dps, progress)
     bits = int((dps + 8) * math.log2(10)) + 20
     with ctx.workprec(bits):
-        top = tuple(sorted(sorted(range(len(values)), key=lambda i: (-values[i], i))[:c]))
-        fnr = 1 - sum((selection[i] for i in top), arb(0)) / c
-        best = sum((values[i] for i in top), Fraction(0))
-        ser = None
-        if best > 0:
-            gained = sum((p * to_arb(q) for p, q in zip(selection, values)), arb(0))
-            ser = 1 - gained / to_arb(best)
+        top = true_top(values, c)
+        fnr, ser = selection_rates(selection, values, top, to_arb)
     return Utility(selection, fnr, ser, top)
+
+
+def true_top(values: list, c: int) -> tuple:
+    """The true top ``c``: the indices of the ``c`` largest answers (ties: the lower index
+    first), ascending.
+
+    Examples
+    --------
+    >>> true_top([1, 2, 1, 1], 2)
+    (0, 1)
+    """
+    return tuple(sorted(sorted(range(len(values)), key=lambda i: (-values[i], i))[:c]))
+
+
+def selection_rates(weights: list, values: list, top: tuple, number) -> tuple:
+    """``(FNR, SER)`` of selection weights ``w_i``::
+
+        FNR = 1 − Σ_{i ∈ top} w_i / c,        SER = 1 − Σ_i w_i q_i / Σ_{i ∈ top} q_i,
+
+    ``c = len(top)``; SER is ``None`` when ``Σ_{i ∈ top} q_i ≤ 0``.  Both are linear in the
+    weights (Lyu, Su & Li, PVLDB 2017, §6): with ``w_i = P_i`` they are ``E[FNR]`` and
+    ``E[SER]``, with the selection indicators of runs the rates of those runs.
+
+    Parameters
+    ----------
+    weights : list
+        ``w_i`` for each query: Arb balls, or numpy arrays (one entry per run).
+    values : list of Fraction
+        The exact answers ``q_i``.
+    top : tuple of int
+        The true top ``c`` (:func:`true_top`).
+    number : callable
+        Converts an exact rational to the weights' arithmetic (``to_arb``, ``float``).
+    """
+    fnr = 1 - sum(weights[i] for i in top) / len(top)
+    best = sum((values[i] for i in top), Fraction(0))
+    if best <= 0:
+        return fnr, None
+    gained = sum(w * number(q) for w, q in zip(weights, values))
+    return fnr, 1 - gained / number(best)
 
 
 # --- Sparse Vector: one threshold noise z ------------------------------------------------------

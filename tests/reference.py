@@ -105,3 +105,12 @@ def rng_queries(seed, n, low=-2, high=2):
     """Reproducible small query vectors with one decimal."""
     rng = np.random.default_rng(seed)
     return [round(float(x), 1) for x in rng.uniform(low, high, n)]
+
+
+def binomial_interval(count, runs, z=3.29):
+    """Wilson's interval for a binomial proportion, ``count`` successes in ``runs`` trials (99.9 %
+    for the default ``z``): ``(p̂ + z²/2n ± z√(p̂(1 − p̂)/n + z²/4n²))/(1 + z²/n)``."""
+    p = count / runs
+    centre = (p + z * z / (2 * runs)) / (1 + z * z / runs)
+    half = z * math.sqrt(p * (1 - p) / runs + z * z / (4 * runs * runs)) / (1 + z * z / runs)
+    return centre - half, centre + half

@@ -15,7 +15,6 @@ References, each independent of the generating-polynomial integrals under test:
 from __future__ import annotations
 
 import itertools
-import math
 import re
 from fractions import Fraction
 
@@ -29,6 +28,8 @@ import exactdp
 from exactdp.cli import main
 from exactdp.errors import InputError
 from exactdp.utility import expected_utility, selection_probabilities
+
+from .reference import binomial_interval
 
 DPS = 12
 
@@ -178,14 +179,6 @@ def simulate_retraversal(mech, queries, runs, rng):
                         break
         counts[selected] += 1
     return counts
-
-
-def binomial_interval(count, runs, z=3.29):
-    """Wilson's 99.9 % interval for a binomial proportion."""
-    p = count / runs
-    centre = (p + z * z / (2 * runs)) / (1 + z * z / runs)
-    half = z * math.sqrt(p * (1 - p) / runs + z * z / (4 * runs * runs)) / (1 + z * z / runs)
-    return centre - half, centre + half
 
 
 def test_retraversal_agrees_with_simulation():
