@@ -10,10 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 #: Curve kinds: exact values (markers joined by a line), a function drawn on a fine grid (a plain
-#: line), or a paper's statement (a dashed line).
+#: line), a paper's statement (a dashed line), or the means of simulated runs (markers with error
+#: bars of one standard deviation, no line).
 EXACT = "exact"
 FUNCTION = "function"
 STATEMENT = "statement"
+SIMULATED = "simulated"
 
 
 @dataclass(frozen=True)
@@ -26,11 +28,15 @@ class Curve:
         Legend entry.
     x, y : tuple of float
         The points, in drawing order.
-    kind : {"exact", "function", "statement"}
+    kind : {"exact", "function", "statement", "simulated"}
         ``"exact"`` for values computed by exactdp, ``"function"`` for a derived function on a
-        fine grid, ``"statement"`` for a paper's bound or closed form (drawn dashed).
+        fine grid, ``"statement"`` for a paper's bound or closed form (drawn dashed),
+        ``"simulated"`` for the means of seeded simulated runs.
     color : int
-        Index into the colour cycle; a statement drawn in its exact curve's colour belongs to it.
+        Index into the colour cycle; a statement or simulation drawn in its exact curve's colour
+        belongs to it.
+    spread : tuple of float
+        For ``"simulated"``: the standard deviation of the runs at each point (error bars).
     """
 
     label: str
@@ -38,6 +44,7 @@ class Curve:
     y: tuple
     kind: str = EXACT
     color: int = 0
+    spread: tuple = ()
 
 
 @dataclass(frozen=True)

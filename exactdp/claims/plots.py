@@ -2,7 +2,8 @@
 
 Exact values are markers joined by a line, a derived function a plain line; a paper's statement
 (bound, limit, closed form) is a dashed line in the colour of the exact curve it belongs to, or
-grey when it belongs to none.
+grey when it belongs to none; the means of simulated runs are crosses with error bars of one
+standard deviation, in their exact curve's colour.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 
-from .figure_spec import EXACT, FUNCTION, FigureSpec, Panel  # noqa: E402
+from .figure_spec import EXACT, FUNCTION, SIMULATED, FigureSpec, Panel  # noqa: E402
 
 #: Colour cycle (matplotlib's "tab10"); colour index -1 is grey.
 COLORS = plt.get_cmap("tab10").colors
@@ -36,6 +37,9 @@ def _draw_panel(ax, panel: Panel) -> None:
                     color=_color(curve.color), label=curve.label)
         elif curve.kind == FUNCTION:
             ax.plot(curve.x, curve.y, linewidth=1.6, color=_color(curve.color), label=curve.label)
+        elif curve.kind == SIMULATED:
+            ax.errorbar(curve.x, curve.y, yerr=curve.spread, fmt="x", markersize=5, capsize=3,
+                        elinewidth=0.9, color=_color(curve.color), label=curve.label)
         else:
             ax.plot(curve.x, curve.y, linestyle="--", linewidth=1.4,
                     color=_color(curve.color), label=curve.label)
