@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..checks import check_writable
-from ..errors import InputError
 from ..progress import Progress
 from ..workers import parallel_map
 from .plots import draw
