@@ -15,6 +15,8 @@ References, each independent of the generating-polynomial integrals under test:
 from __future__ import annotations
 
 import itertools
+import json
+import math
 import re
 from fractions import Fraction
 
@@ -269,11 +271,29 @@ def exit_code(arguments) -> int:
     (["svt6", "--queries", "1,2"], "needs a selection mechanism with a cutoff"),
     (["svt7", "--queries", "1,2", "--param", "eps3=1"], "releases numbers"),
     (["svt1", "--queries", "@/nonexistent/queries.txt"], "cannot read the queries file"),
+    (["svt1", "--queries", "1,2", "--simulate", "0"], "--simulate must be a positive number"),
 ])
 def test_cli_bad_input_exits_2_with_one_line(arguments, message, capsys):
     assert exit_code(["utility", *arguments]) == 2
     error = capsys.readouterr().err
     assert message in error and error.count("\n") == 1
+
+
+def test_simulated_runs_beside_the_exact_values_are_seeded(capsys):
+    arguments = ["utility", "em_top", "--param", "c=2", "--queries", "5,4,3,2,1", "--dps", "8",
+                 "--simulate", "2000", "--seed", "5", "--json"]
+    assert main(arguments) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert main(arguments) == 0
+    assert json.loads(capsys.readouterr().out) == first
+    simulated = first["simulated"]
+    assert simulated["runs"] == 2000 and simulated["seed"] == 5
+    for measure in ("fnr", "ser"):
+        mean, sd = float(simulated[f"{measure}_mean"]), float(simulated[f"{measure}_sd"])
+        # 2000 independent runs: their mean lies within 4 standard errors of the expectation
+        assert abs(mean - float(first[measure])) <= 4 * sd / math.sqrt(2000)
+    assert main(arguments[:-3] + ["--seed", "6", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["simulated"] != simulated
 
 
 def test_queries_file_one_number_per_line(tmp_path, capsys):
@@ -472,6 +492,7 @@ def test_traversals_per_cell_stop_where_each_cell_allows():
     assert per_cell[2] == 0
     # the likely cell stops at the first R with 0.9·0.5^R ≤ share: 0.5^R ≤ 1.85e-7 → R = 23
     assert per_cell[0] == 23
+    assert arb("0.9") * arb("0.5") ** 23 <= share < arb("0.9") * arb("0.5") ** 22
     # the unlikely cell goes on until all the bounds together are within the target (before
     # its own share, 0.01·0.98^R ≤ 1.67e-7 at R = 545): the first R with
     # 1e-12 + 0.9·0.5^23 + 0.01·0.98^R ≤ 1e-6, in exact rationals

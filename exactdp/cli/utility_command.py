@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import argparse
 
+import numpy as np
+
+from ..errors import InputError
 from ..formatting import printed_ball
 from ..progress import Progress
+from ..sampling.selection import run_rates, simulate_selection
 from ..utility import ORDERS, expected_utility
 from .common import add_json_argument, build_mechanism, emit, query_text
 
@@ -17,8 +21,23 @@ def _order(text: str) -> str:
     return text
 
 
+def _simulated(mech, args: argparse.Namespace, c: int) -> dict:
+    """The mean and standard deviation of FNR and SER over ``--simulate`` seeded runs of a
+    mechanism selecting (at most) ``c`` queries."""
+    selected = simulate_selection(mech, args.queries, args.simulate,
+                                  np.random.default_rng(args.seed), args.order)
+    summary = {"runs": args.simulate, "seed": args.seed}
+    for name, rates in zip(("fnr", "ser"), run_rates(selected, args.queries, c)):
+        if rates is not None:
+            spread = rates.std(ddof=1) if rates.size > 1 else 0.0
+            summary.update({f"{name}_mean": f"{rates.mean():.6g}", f"{name}_sd": f"{spread:.6g}"})
+    return summary
+
+
 def run_utility(args: argparse.Namespace) -> int:
     mech = build_mechanism(args, utility=True)
+    if args.simulate is not None and args.simulate < 1:
+        raise InputError(f"--simulate must be a positive number of runs, got {args.simulate}")
     with Progress(0, "selection integrals", "piece", enabled=None) as bar:
         def advance(finished):
             bar.update(1)
@@ -44,6 +63,13 @@ def run_utility(args: argparse.Namespace) -> int:
         record.update(ser.fields("ser", not args.json))
     record["error"] = max(errors, key=float)
     record["method"] = "certified"
+    if args.simulate is not None:
+        simulated = _simulated(mech, args, len(result.top))
+        record["simulated"] = simulated if args.json else (
+            f"{simulated['runs']} runs (seed {simulated['seed']}): FNR "
+            f"{simulated['fnr_mean']} ± {simulated['fnr_sd']}"
+            + (f", SER {simulated['ser_mean']} ± {simulated['ser_sd']}" if "ser_mean" in simulated
+               else "") + " (mean ± standard deviation)")
     emit(args, record, f"{mech}: expected utility ({args.order} order, certified)")
     return 0
 
@@ -64,5 +90,9 @@ def register(subparsers) -> None:
                           "random one")
     sub.add_argument("--dps", type=int, default=15,
                      help="decimal digits of absolute accuracy (default 15)")
+    sub.add_argument("--simulate", type=int, metavar="RUNS",
+                     help="also run the mechanism RUNS times (seeded) and print the mean and "
+                          "standard deviation of the runs' FNR and SER beside the exact values")
+    sub.add_argument("--seed", type=int, default=0, help="seed of the simulated runs (default 0)")
     add_json_argument(sub)
     sub.set_defaults(run=run_utility, trace_timeout=None)
