@@ -47,8 +47,9 @@ def test_allocations_are_distinct_and_the_budgets_sum_to_eps():
     assert ("1:c", Fraction(2)) in allocations(2) and ("1:2", Fraction(2)) not in allocations(2)
 
 
-def test_claim_is_registered_last():
-    assert claim_ids()[-1] == CLAIM
+def test_claim_follows_zhu_and_wang_in_the_catalogue():
+    ids = claim_ids()
+    assert ids.count(CLAIM) == 1 and ids.index(CLAIM) == ids.index("zhuwang-gaussian-svt") + 1
 
 
 @pytest.fixture(scope="module")

@@ -76,7 +76,7 @@ def test_proposition10_refuses_small_query_noise():
 
 
 def test_claim_is_registered_twelfth():
-    assert claim_ids()[11] == CLAIM and len(claim_ids()) == 13
+    assert claim_ids()[11] == CLAIM and claim_ids().count(CLAIM) == 1
 
 
 def test_claim_is_confirmed_and_certified_with_parsable_points():
