@@ -29,6 +29,7 @@ class Progress:
     Parameters
     ----------
     total : int
+        ``0`` when the number of steps is not known in advance.
     description, unit : str
     enabled : bool or None
         ``True``: always report; ``None``: only on a terminal; ``False``: never.
@@ -51,10 +52,11 @@ class Progress:
             self._line("")
 
     def update(self, steps: int = 1, note: str = "") -> None:
-        """``steps`` more steps done; ``note`` (e.g. the best value so far) is shown with them."""
+        """``steps`` more steps done; ``note`` (e.g. the best value so far) is shown with them
+        (with no step, the note alone: work that precedes the counted steps)."""
         self.done += steps
         if self.bar is not None:
-            self.bar.set_postfix_str(note, refresh=False)
+            self.bar.set_postfix_str(note, refresh=not steps)
             self.bar.update(steps)
         elif self.enabled and time.monotonic() - self.last >= LINE_INTERVAL:
             self._line(note)
@@ -63,9 +65,10 @@ class Progress:
         now = time.monotonic()
         elapsed, self.last = now - self.start, now
         left = (f", about {_duration(elapsed / self.done * (self.total - self.done))} left"
-                if self.done else "")
+                if self.done and self.total else "")
         note = f"; {note}" if note else ""
-        print(f"{self.description}: {self.done}/{self.total} {self.unit}s, "
+        count = f"{self.done}/{self.total}" if self.total else f"{self.done}"
+        print(f"{self.description}: {count} {self.unit}s, "
               f"{_duration(elapsed)} elapsed{left}{note}", file=self.stream, flush=True)
 
     def close(self) -> None:

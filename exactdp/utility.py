@@ -122,7 +122,9 @@ def selection_probabilities(mech, queries, order: str = "given", dps: int = 15,
     dps : int
         Decimal digits of absolute accuracy aimed at.
     progress : callable, optional
-        Called with the number of finished quadrature pieces.
+        Called with the number of finished quadrature pieces; while ``svt_retraversal`` finds
+        the traversals each part of the threshold noise's range needs (before its quadrature),
+        called with ``0`` and ``note``, a keyword saying how many it has modelled so far.
 
     Raises
     ------
@@ -678,7 +680,10 @@ def _retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: ar
     for a, b in zip(grid, grid[1:]):
         masses.append(laws.hub_mass(a, b))
         fails_at_ends.append(laws(to_arb(b), (a + b) / 2)[2])
-    per_cell, remainder = _traversals_per_cell(fails_at_ends, masses, c, tolerance / 8)
+    searched = None if progress is None else (
+        lambda done: progress(0, note=f"traversals modelled: {done}"))
+    per_cell, remainder = _traversals_per_cell(fails_at_ends, masses, c, tolerance / 8,
+                                               searched)
 
     def traversals_at(middle: Fraction) -> int:
         return per_cell[bisect.bisect_right(grid, middle) - 1]
@@ -731,7 +736,8 @@ def _grid(cuts: list, scale: Fraction) -> list:
     return grid
 
 
-def _traversals_per_cell(fails: list, masses: list, c: int, target: arb) -> tuple:
+def _traversals_per_cell(fails: list, masses: list, c: int, target: arb,
+                         searched=None) -> tuple:
     """For each cell of the threshold noise's range the number of traversals ``R_k`` to
     integrate, and a bound (at most ``target``) on the dropped terms for every ``i``.  On cell
     ``k`` they are at most ``F_i^R·Q_{i,R+1}`` at the cell's right end (both increase with
@@ -740,7 +746,8 @@ def _traversals_per_cell(fails: list, masses: list, c: int, target: arb) -> tupl
     (``R_k = 0``) they are at most the cell's probability.  A cell stops as soon as its bound is
     within an equal share of half of ``target`` (the central cells, where queries often pass,
     after a few traversals; the far ones, if unlikely enough, at once); every cell still going
-    stops at the first ``R`` where all the bounds together are within ``target``."""
+    stops at the first ``R`` where all the bounds together are within ``target``.
+    ``searched``, if given, is called with each number of traversals modelled."""
     share = target / (2 * len(fails))
     per_cell, total = [None] * len(fails), arb(0)
     for k, mass in enumerate(masses):
@@ -752,6 +759,8 @@ def _traversals_per_cell(fails: list, masses: list, c: int, target: arb) -> tupl
     for traversals in range(1, MAX_TRAVERSALS + 1):
         if not active:
             return per_cell, total
+        if searched is not None:
+            searched(traversals)
         dropped = {}
         for k in active:
             row = fails[k]

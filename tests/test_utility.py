@@ -504,3 +504,33 @@ def test_traversals_per_cell_stop_where_each_cell_allows():
     exact = (arb("0.9") * arb("0.5") ** per_cell[0] + arb("0.01") * arb("0.98") ** per_cell[1]
              + arb("1e-12"))
     assert exact <= total
+
+
+def test_retraversal_reports_the_traversals_it_models_before_its_quadrature():
+    mech = exactdp.mechanism("svt_retraversal", eps1=2, eps2=1, c=2, T=1)
+    calls = []
+    selection_probabilities(mech, [3, 0, 1, 2], dps=6,
+                            progress=lambda done, note="": calls.append((done, note)))
+    notes = [note for done, note in calls if note]
+    assert notes and notes[0] == "traversals modelled: 1"
+    assert all(done == 0 for done, note in calls if note)
+    first_piece = next(k for k, (done, note) in enumerate(calls) if not note)
+    assert all(not note for _, note in calls[first_piece:])  # then only the quadrature's pieces
+    assert [done for done, note in calls if not note] == list(range(1, len(calls) - len(notes) + 1))
+
+
+def test_progress_lines_of_work_of_unknown_size_show_no_total(monkeypatch):
+    # the utility command's bar does not know its number of pieces in advance (total 0)
+    import io
+
+    import exactdp.progress as progress
+
+    monkeypatch.setattr(progress, "LINE_INTERVAL", 0.0)
+    stream = io.StringIO()
+    with progress.Progress(0, "selection integrals", "piece", stream=stream) as bar:
+        bar.update(0, "traversals modelled: 5")
+        bar.update(1)
+    lines = stream.getvalue().splitlines()
+    assert lines[1].endswith("; traversals modelled: 5")
+    assert lines[2].startswith("selection integrals: 1 pieces,")
+    assert not any("/0" in line or "left" in line for line in lines)

@@ -39,8 +39,8 @@ def run_utility(args: argparse.Namespace) -> int:
     if args.simulate is not None and args.simulate < 1:
         raise InputError(f"--simulate must be a positive number of runs, got {args.simulate}")
     with Progress(0, "selection integrals", "piece", enabled=None) as bar:
-        def advance(finished):
-            bar.update(1)
+        def advance(finished, note=""):
+            bar.update(0 if note else 1, note)  # a note: work before the quadrature
 
         result = expected_utility(mech, args.queries, args.order, args.dps, progress=advance)
     selection = [printed_ball(p, args.dps) for p in result.selection]
