@@ -12,10 +12,11 @@ from fractions import Fraction
 
 import mpmath
 import pytest
+from flint import arb
 
 from exactdp.claims import CONFIRMED, claim_ids, get_claim
-from exactdp.claims.lyu_allocation import (CUTOFFS, EPS, RECOMMENDED, allocations,
-                                           middle_threshold, svt_s, zipf_counts)
+from exactdp.claims.lyu_allocation import (CUTOFFS, EPS, OPTIMUM_WIDTH, RECOMMENDED, allocations,
+                                           middle_threshold, optimum_bracket, svt_s, zipf_counts)
 
 CLAIM = "lyu-allocation"
 
@@ -64,7 +65,7 @@ def test_claim_is_confirmed_and_certified(result):
 
 def test_points_are_parsable_and_recommended_beats_one_to_one(result):
     points = json.loads(json.dumps(result.points))
-    assert len(points) == sum(len(allocations(c)) for c in CUTOFFS)
+    assert len(points) == sum(len(allocations(c)) + 1 for c in CUTOFFS)  # + the optimum
     for point in points:
         for field in ("fnr", "fnr_lower", "fnr_upper", "ser", "ser_lower", "ser_upper"):
             Decimal(point[field])
@@ -72,3 +73,32 @@ def test_points_are_parsable_and_recommended_beats_one_to_one(result):
     by = {(p["size"], p["allocation"]): p for p in points}
     for c in CUTOFFS:
         assert Decimal(by[c, RECOMMENDED]["fnr_upper"]) < Decimal(by[c, "1:1"]["fnr_lower"])
+
+
+def test_optimum_is_bracketed_between_higher_values(result):
+    for point in result.points:
+        if point["allocation"] == "optimum":
+            low, best, high = (Fraction(point[k]) for k in ("ratio_low", "ratio", "ratio_high"))
+            assert low < best < high and (high - low) / best <= OPTIMUM_WIDTH
+
+
+class _Rates:
+    """A stand-in for a Utility: only its FNR."""
+
+    def __init__(self, fnr):
+        self.fnr = fnr
+
+
+def test_golden_section_brackets_the_minimum_of_a_known_function():
+    # E[FNR] replaced by (r − 1.3)² + 0.1 in balls, whose only minimum is at r = 1.3
+    def utility_of(ratio):
+        return _Rates((arb(ratio.numerator) / ratio.denominator - arb("1.3")) ** 2 + arb("0.1"))
+
+    tried = {r: utility_of(r) for r in (Fraction(1, 2), Fraction(1), Fraction(2), Fraction(8))}
+    low, best, high, evaluated = optimum_bracket(utility_of, tried)
+    assert low < Fraction(13, 10) < high and (high - low) / best <= OPTIMUM_WIDTH
+    assert len(evaluated) > len(tried)
+    # a minimum at an end of the ratios tried is not bracketed
+    assert optimum_bracket(utility_of, {r: utility_of(r) for r in (Fraction(2), Fraction(8),
+                                                                   Fraction(32))}) is None
+

@@ -127,7 +127,8 @@ def evaluate_svt_vs_em(progress: Callable[[], None], cutoffs: tuple = CUTOFFS,
             simulated[c, label] = _simulated(mech, queries, c, index)
             progress()
     measures = ("fnr", "ser")
-    dpbook_worst = all_of(_below(getattr(exact[c, label][0], m), getattr(exact[c, "SVT-DPBook"][0], m))
+    dpbook_worst = all_of(_below(getattr(exact[c, label][0], m),
+                                 getattr(exact[c, "SVT-DPBook"][0], m))
                           for c in cutoffs for label in INTERACTIVE[1:] for m in measures)
     em_best = all_of(_below(getattr(exact[c, "EM"][0], m), getattr(exact[c, label][0], m))
                      for c in cutoffs for label in retraversals[1:] for m in measures)
@@ -146,7 +147,8 @@ def evaluate_svt_vs_em(progress: Callable[[], None], cutoffs: tuple = CUTOFFS,
                           for c in cutoffs)
               + f"; SVT-ReTr only at +{' and +'.join(f'{r}D' for r in raises)} (the paper: 1D to "
                 f"5D), to {RETRAVERSAL_DIGITS} digits: at 3D and c = 6 the exact sum over "
-                f"traversals needs more than the engine's limit of traversals; {RUNS} seeded simulated runs per point")
+                f"traversals needs more than the engine's limit of traversals; {RUNS} seeded "
+                f"simulated runs per point")
     if certified:
         detail += ("; certified: at every c SVT-DPBook's FNR and SER enclosures lie above every "
                    "SVT-S allocation's, and EM's below every SVT-ReTr's" if decision else
