@@ -50,6 +50,12 @@ def enclosed_below(left: tuple, right: tuple) -> bool | None:
     return False if left[0] >= right[1] else None
 
 
+def ball_below(better: arb, worse: arb) -> bool | None:
+    """Whether the exact number in the ball ``better`` is below that in ``worse``, decided on
+    the enclosures (:func:`enclosed_below`; ``None``: undecided)."""
+    return enclosed_below(ball_ends(better), ball_ends(worse))
+
+
 def certified_loss(family: Family, size: int, dps: int = DPS):
     """The certified loss of the member of size ``size``."""
     return family.loss(size, dps, method="certified")

@@ -25,12 +25,11 @@ from fractions import Fraction
 from typing import Callable
 
 import sympy as sp
-from flint import arb
 
 from ..formatting import printed_ball
 from ..mechanisms import mechanism
 from ..utility import expected_utility
-from .certify import all_of, ball_ends, certified_verdict, enclosed_below
+from .certify import all_of, ball_below, certified_verdict
 from .figure_spec import EXACT, Curve, FigureSpec, Panel
 from .patterns import fmt
 from .registry import Claim, ClaimResult, register_claim
@@ -87,11 +86,6 @@ def _record(c: int, label: str, ratio: Fraction, utility) -> dict:
     return record
 
 
-def _beats(better: arb, worse: arb) -> bool | None:
-    """Whether ``better < worse``, decided on the enclosures (``None``: undecided)."""
-    return enclosed_below(ball_ends(better), ball_ends(worse))
-
-
 def optimum_bracket(utility_of: Callable[[Fraction], object], tried: dict) -> tuple | None:
     """``(a, m, b, evaluated)``: ratios ``a < m < b`` with ``E[FNR](m)`` certified below
     ``E[FNR](a)`` and ``E[FNR](b)`` — so a local minimiser of the exact expected FNR over the
@@ -109,8 +103,8 @@ def optimum_bracket(utility_of: Callable[[Fraction], object], tried: dict) -> tu
     if k in (0, len(ratios) - 1):
         return None
     low, high = ratios[k - 1], ratios[k + 1]
-    if not (_beats(evaluated[middle].fnr, evaluated[low].fnr)
-            and _beats(evaluated[middle].fnr, evaluated[high].fnr)):
+    if not (ball_below(evaluated[middle].fnr, evaluated[low].fnr)
+            and ball_below(evaluated[middle].fnr, evaluated[high].fnr)):
         return None
     while (high - low) / middle > OPTIMUM_WIDTH:
         if middle - low > high - middle:
@@ -121,10 +115,10 @@ def optimum_bracket(utility_of: Callable[[Fraction], object], tried: dict) -> tu
         if not low < probe < high or probe == middle:
             break
         evaluated[probe] = utility_of(probe)
-        if _beats(evaluated[probe].fnr, evaluated[middle].fnr):
+        if ball_below(evaluated[probe].fnr, evaluated[middle].fnr):
             low, high = (low, middle) if probe < middle else (middle, high)
             middle = probe
-        elif _beats(evaluated[middle].fnr, evaluated[probe].fnr):
+        elif ball_below(evaluated[middle].fnr, evaluated[probe].fnr):
             low, high = (probe, high) if probe < middle else (low, probe)
         else:
             break
@@ -161,7 +155,7 @@ def evaluate_allocation(progress: Callable[[], None]) -> ClaimResult:
 
         optima[c] = optimum_bracket(utility_of, {ratio: utility for (size, _), (ratio, utility)
                                                  in results.items() if size == c})
-    decision = all_of(_beats(getattr(results[c, RECOMMENDED][1], measure),
+    decision = all_of(ball_below(getattr(results[c, RECOMMENDED][1], measure),
                              getattr(results[c, other][1], measure))
                       for c in CUTOFFS for other in ("1:1", "1:3") for measure in ("fnr", "ser"))
     decided, certified = certified_verdict(decision)

@@ -39,7 +39,7 @@ from ..formatting import printed_ball
 from ..mechanisms import mechanism
 from ..sampling.selection import run_rates, simulate_selection
 from ..utility import expected_utility
-from .certify import all_of, ball_ends, certified_verdict, enclosed_below
+from .certify import all_of, ball_below, certified_verdict
 from .figure_spec import EXACT, SIMULATED, Curve, FigureSpec, Panel
 from .lyu_allocation import (EPS, ITEMS, RECOMMENDED, RECORDS_PER_ITEM, allocations,
                              middle_threshold, svt_s, zipf_counts)
@@ -95,11 +95,6 @@ def _simulated(mech, queries: list, c: int, index: int) -> tuple:
     return run_rates(simulate_selection(mech, queries, RUNS, rng), queries, c)
 
 
-def _below(better, worse) -> bool | None:
-    """Whether ``better < worse``, decided on the enclosures (``None``: undecided)."""
-    return enclosed_below(ball_ends(better), ball_ends(worse))
-
-
 def _record(c: int, label: str, utility, digits: int, fnr_runs, ser_runs) -> dict:
     """One JSON record: the exact expectations and the simulated runs' mean and deviation."""
     record = {"size": c, "series": label}
@@ -127,10 +122,10 @@ def evaluate_svt_vs_em(progress: Callable[[], None], cutoffs: tuple = CUTOFFS,
             simulated[c, label] = _simulated(mech, queries, c, index)
             progress()
     measures = ("fnr", "ser")
-    dpbook_worst = all_of(_below(getattr(exact[c, label][0], m),
+    dpbook_worst = all_of(ball_below(getattr(exact[c, label][0], m),
                                  getattr(exact[c, "SVT-DPBook"][0], m))
                           for c in cutoffs for label in INTERACTIVE[1:] for m in measures)
-    em_best = all_of(_below(getattr(exact[c, "EM"][0], m), getattr(exact[c, label][0], m))
+    em_best = all_of(ball_below(getattr(exact[c, "EM"][0], m), getattr(exact[c, label][0], m))
                      for c in cutoffs for label in retraversals[1:] for m in measures)
     decision = all_of((dpbook_worst, em_best))
     decided, certified = certified_verdict(decision)
