@@ -272,6 +272,7 @@ def exit_code(arguments) -> int:
     (["svt7", "--queries", "1,2", "--param", "eps3=1"], "releases numbers"),
     (["svt1", "--queries", "@/nonexistent/queries.txt"], "cannot read the queries file"),
     (["svt1", "--queries", "1,2", "--simulate", "0"], "--simulate must be a positive number"),
+    (["em_top", "--queries", "1*1000", "--simulate", "100000"], "use at most 20,000 runs"),
 ])
 def test_cli_bad_input_exits_2_with_one_line(arguments, message, capsys):
     assert exit_code(["utility", *arguments]) == 2

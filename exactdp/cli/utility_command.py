@@ -10,7 +10,8 @@ import numpy as np
 from ..errors import InputError
 from ..formatting import printed_ball
 from ..progress import Progress
-from ..sampling.selection import run_rates, simulate_selection
+from ..sampling.selection import check_runs, run_rates, simulate_selection
+from ..sequences import as_queries
 from ..utility import ORDERS, expected_utility
 from .common import add_json_argument, build_mechanism, emit, query_text
 
@@ -36,8 +37,11 @@ def _simulated(mech, args: argparse.Namespace, c: int) -> dict:
 
 def run_utility(args: argparse.Namespace) -> int:
     mech = build_mechanism(args, utility=True)
-    if args.simulate is not None and args.simulate < 1:
-        raise InputError(f"--simulate must be a positive number of runs, got {args.simulate}")
+    if args.simulate is not None:  # refused before the exact computation, not after
+        if args.simulate < 1:
+            raise InputError(f"--simulate must be a positive number of runs, got "
+                             f"{args.simulate}")
+        check_runs(args.simulate, len(as_queries(args.queries).expand()))
     with Progress(0, "selection integrals", "piece", enabled=None) as bar:
         def advance(finished, note=""):
             bar.update(0 if note else 1, note)  # a note: work before the quadrature

@@ -38,6 +38,9 @@ from .sampler import BLOCK_DRAWS, query_array, sample
 #: almost surely, but the expected number of traversals grows without bound as the threshold
 #: rises above the answers: beyond this many the simulation refuses rather than loop on.
 SIMULATED_TRAVERSALS = 100_000
+#: Most runs × queries simulated at once (the selections, and the noise of em_top, are held in
+#: arrays of that size: 2·10⁷ doubles are 160 MB).
+MAX_SIMULATED_ENTRIES = 20_000_000
 
 
 def simulate_selection(mech, queries, runs: int, rng: np.random.Generator,
@@ -65,9 +68,10 @@ def simulate_selection(mech, queries, runs: int, rng: np.random.Generator,
     Raises
     ------
     InputError
-        For an unknown order, fewer than one run, a mechanism that is not a selection mechanism
-        with a cutoff, a cutoff above the number of queries, or a retraversal run that has not
-        selected ``c`` queries after :data:`SIMULATED_TRAVERSALS` traversals.
+        For an unknown order, fewer than one run, more than :data:`MAX_SIMULATED_ENTRIES` runs
+        × queries, a mechanism that is not a selection mechanism with a cutoff, a cutoff above
+        the number of queries, or a retraversal run that has not selected ``c`` queries after
+        :data:`SIMULATED_TRAVERSALS` traversals.
 
     Examples
     --------
@@ -79,9 +83,8 @@ def simulate_selection(mech, queries, runs: int, rng: np.random.Generator,
     """
     if order not in ORDERS:
         raise InputError(f"order must be given or random, got {order!r}")
-    if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 1:
-        raise InputError(f"runs must be a positive integer, got {runs!r}")
     values = query_array(queries)
+    check_runs(runs, values.size)
     _check_cutoff(_cutoff(mech), values.size)
     if isinstance(mech, ExponentialTopMechanism):
         return _exponential_top(mech, values, runs, rng)
@@ -91,6 +94,17 @@ def simulate_selection(mech, queries, runs: int, rng: np.random.Generator,
     if isinstance(mech, RetraversalMechanism):
         return _retraversal(mech, values, runs, rng, orders)
     return _sparse_vector(mech, values, runs, rng, orders)
+
+
+def check_runs(runs, n: int) -> None:
+    """Refuse, in one line, a number of runs that is not a positive integer or whose selections
+    on ``n`` queries exceed :data:`MAX_SIMULATED_ENTRIES` (callers check before long work)."""
+    if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 1:
+        raise InputError(f"runs must be a positive integer, got {runs!r}")
+    if runs * n > MAX_SIMULATED_ENTRIES:
+        raise InputError(f"{runs:,} runs of {n:,} queries exceed the {MAX_SIMULATED_ENTRIES:,} "
+                         f"selections simulated at once; use at most "
+                         f"{MAX_SIMULATED_ENTRIES // n:,} runs")
 
 
 def run_rates(selected: np.ndarray, queries, c: int) -> tuple:
