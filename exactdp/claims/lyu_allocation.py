@@ -138,14 +138,7 @@ def evaluate_allocation(progress: Callable[[], None]) -> ClaimResult:
     """The exact FNR and SER of SVT-S at every allocation and cutoff; the verdict on 1:c^{2/3}
     against 1:1 and 1:3."""
     counts = zipf_counts(ITEMS, RECORDS_PER_ITEM * ITEMS)
-    results = {}  # (c, label) -> (ratio, Utility)
-    for c in CUTOFFS:
-        threshold = middle_threshold(counts, c)
-        for label, ratio in allocations(c):
-            results[c, label] = ratio, expected_utility(svt_s(c, ratio, threshold), counts,
-                                                        "random", DIGITS)
-            progress()
-    optima = {}
+    results, optima = {}, {}  # (c, label) -> (ratio, Utility); c -> optimum_bracket(…)
     for c in CUTOFFS:
         threshold = middle_threshold(counts, c)
 
@@ -153,6 +146,8 @@ def evaluate_allocation(progress: Callable[[], None]) -> ClaimResult:
             progress()
             return expected_utility(svt_s(c, ratio, threshold), counts, "random", DIGITS)
 
+        for label, ratio in allocations(c):
+            results[c, label] = ratio, utility_of(ratio)
         optima[c] = optimum_bracket(utility_of, {ratio: utility for (size, _), (ratio, utility)
                                                  in results.items() if size == c})
     decision = all_of(ball_below(getattr(results[c, RECOMMENDED][1], measure),
@@ -161,10 +156,10 @@ def evaluate_allocation(progress: Callable[[], None]) -> ClaimResult:
     decided, certified = certified_verdict(decision)
     points = tuple(_record(c, label, ratio, utility)
                    for (c, label), (ratio, utility) in results.items())
+    bracketed = {c: optimum for c, optimum in optima.items() if optimum is not None}
     points += tuple(dict(_record(c, "optimum", middle, evaluated[middle]),
                          ratio_low=str(low), ratio_high=str(high))
-                    for c, (low, middle, high, evaluated) in optima.items()
-                    if optima[c] is not None)
+                    for c, (low, middle, high, evaluated) in bracketed.items())
     fnr = {c: {label: float(results[c, label][1].fnr.mid()) for (size, label) in results
                if size == c} for c in CUTOFFS}
     best = {c: min(fnr[c], key=fnr[c].get) for c in CUTOFFS}
