@@ -37,6 +37,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
 from flint import arb, arb_poly, ctx
 
 from .errors import InputError, PrecisionError
@@ -74,17 +75,37 @@ class Utility:
     top: tuple
 
 
-def _cutoff_of(mech) -> int:
+def selection_cutoff(mech, user: str) -> int:
+    """The number ``c`` of queries a selection mechanism selects (at most, for Sparse Vector):
+    ``c`` of ``em_top`` and ``svt_retraversal``, the cutoff of a Sparse Vector variant; any other
+    mechanism is refused in one line naming ``user``, the caller."""
     if isinstance(mech, (ExponentialTopMechanism, RetraversalMechanism)):
         return mech.c
-    if not isinstance(mech, ThresholdMechanism) or mech.cutoff is None:
-        raise InputError(f"utility needs a selection mechanism with a cutoff c (a ⊤/⊥ Sparse "
-                         f"Vector variant, em_top or svt_retraversal), got {mech.name}")
+    if isinstance(mech, ThresholdMechanism) and mech.cutoff is not None:
+        return mech.cutoff
+    raise InputError(f"{user} needs a selection mechanism with a cutoff c (a Sparse Vector "
+                     f"variant, em_top or svt_retraversal), got {mech.name}")
+
+
+def check_cutoff(c, n: int) -> None:
+    """Refuse a cutoff that is not an integer in ``1..n`` (``n`` queries)."""
+    if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or c < 1:
+        raise InputError(f"the cutoff c must be a positive integer, got {c!r}")
+    if c > n:
+        raise InputError(f"the cutoff c={c} exceeds the number of queries ({n})")
+
+
+def _cutoff_of(mech) -> int:
+    """:func:`selection_cutoff`, of a mechanism whose utility is modelled: ⊤/⊥ outputs and
+    query noise for Sparse Vector."""
+    c = selection_cutoff(mech, "utility")
+    if isinstance(mech, (ExponentialTopMechanism, RetraversalMechanism)):
+        return c
     if mech.output_kind is not OutputKind.FLAGS:
         raise InputError(f"utility needs ⊤/⊥ outputs, but {mech.name} releases numbers")
     if mech.query_noise.is_point_mass:
         raise InputError(f"utility needs query noise, but {mech.name} has none")
-    return mech.cutoff
+    return c
 
 
 def _checked(mech, queries, order):
@@ -92,8 +113,7 @@ def _checked(mech, queries, order):
         raise InputError(f"order must be given or random, got {order!r}")
     values = as_queries(queries).expand()
     c = _cutoff_of(mech)
-    if c > len(values):
-        raise InputError(f"the cutoff c={c} exceeds the number of queries ({len(values)})")
+    check_cutoff(c, len(values))
     if order == "random" and isinstance(mech, ExponentialTopMechanism):
         order = "given"  # the exponential mechanism does not depend on the order
     if order == "random" and isinstance(mech, RetraversalMechanism):

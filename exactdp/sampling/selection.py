@@ -31,7 +31,7 @@ from ..errors import InputError
 from ..mechanisms.description import ThresholdMechanism
 from ..mechanisms.selection import ExponentialTopMechanism, RetraversalMechanism
 from ..sequences import as_queries
-from ..utility import ORDERS, selection_rates, true_top
+from ..utility import ORDERS, check_cutoff, selection_cutoff, selection_rates, true_top
 from .sampler import BLOCK_DRAWS, query_array, sample
 
 #: Most traversals of one simulated run of Sparse Vector with retraversal.  Every run ends
@@ -85,7 +85,7 @@ def simulate_selection(mech, queries, runs: int, rng: np.random.Generator,
         raise InputError(f"order must be given or random, got {order!r}")
     values = query_array(queries)
     check_runs(runs, values.size)
-    _check_cutoff(_cutoff(mech), values.size)
+    check_cutoff(selection_cutoff(mech, "simulate_selection"), values.size)
     if isinstance(mech, ExponentialTopMechanism):
         return _exponential_top(mech, values, runs, rng)
     orders = None  # each run's order of examination, row r: the queries run r examines in turn
@@ -139,27 +139,9 @@ def run_rates(selected: np.ndarray, queries, c: int) -> tuple:
     if selected.ndim != 2 or selected.shape[1] != len(values):
         raise InputError(f"selected must have one column per query ({len(values)}), got shape "
                          f"{selected.shape}")
-    _check_cutoff(c, len(values))
+    check_cutoff(c, len(values))
     weights = [column.astype(float) for column in selected.T]
     return selection_rates(weights, values, true_top(values, c), float)
-
-
-def _cutoff(mech) -> int:
-    """The number of queries ``mech`` selects (at most, for Sparse Vector)."""
-    if isinstance(mech, (ExponentialTopMechanism, RetraversalMechanism)):
-        return mech.c
-    if isinstance(mech, ThresholdMechanism) and mech.cutoff is not None:
-        return mech.cutoff
-    raise InputError(f"simulate_selection needs a selection mechanism with a cutoff c (a Sparse "
-                     f"Vector variant, em_top or svt_retraversal), got {mech.name}")
-
-
-def _check_cutoff(c, n: int) -> None:
-    """Refuse a cutoff that is not an integer in ``1..n``."""
-    if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or c < 1:
-        raise InputError(f"the cutoff c must be a positive integer, got {c!r}")
-    if c > n:
-        raise InputError(f"the cutoff c={c} exceeds the number of queries ({n})")
 
 
 def _in_given_order(chosen: np.ndarray, orders: np.ndarray | None) -> np.ndarray:
