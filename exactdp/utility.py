@@ -774,7 +774,7 @@ def _traversals_per_cell(fails: list, masses: list, c: int, target: arb,
         if mass <= share:
             per_cell[k], total = 0, total + arb(mass.upper())
     active = [k for k in range(len(fails)) if per_cell[k] is None]
-    powers = {k: [arb(1)] * len(fails[k]) for k in active}
+    powers = {k: fails[k] for k in active}  # F_i^R at the right end, R = 1 first
     probe = None  # the sum of the active cells' bounds at the last probe
     for traversals in range(1, MAX_TRAVERSALS + 1):
         if not active:
@@ -783,9 +783,8 @@ def _traversals_per_cell(fails: list, masses: list, c: int, target: arb,
             searched(traversals)
         dropped = {}
         for k in active:
-            row = fails[k]
-            powers[k] = current = [p * f for p, f in zip(powers[k], row)]
-            following = [p * f for p, f in zip(current, row)]
+            current = powers[k]
+            powers[k] = following = [p * f for p, f in zip(current, fails[k])]
             q = _fewer_around([1 - p for p in following], following, [1 - p for p in current],
                               current, c)
             dropped[k] = max(arb((masses[k] * p * x).upper()) for p, x in zip(current, q))
