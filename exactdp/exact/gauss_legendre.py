@@ -54,13 +54,25 @@ def error_bound(modulus: arb, rho: arb, order: int, half_width: arb) -> arb:
     return arb(bound.upper())
 
 
+#: Rules with more nodes than this are never used: :func:`fewest_nodes` does not check them.
+MAX_NODES = 1_000_000
+
+
 def fewest_nodes(modulus: arb, rho: arb, half_ball: arb, share: arb) -> tuple:
     """``(n, error bound)`` for the fewest nodes ``n ≥ 2`` whose bound is at most ``share``
-    (``n`` from the logarithms, then checked in balls and raised until the check passes)."""
+    (``n`` from the logarithms, then checked in balls and raised until the check passes).
+
+    Beyond :data:`MAX_NODES` (an astronomically large ``M``, as on a large ellipse around a
+    double exponential) the ball check may never pass, its powers of ``ρ`` too wide: the ``n``
+    from the logarithms is returned with an infinite bound, a rule no caller uses."""
     excess = float((error_bound(modulus, rho, 2, half_ball) / share).log().upper())
     order = 2  # a zero modulus has no finite logarithm: the check below starts at 2
     if math.isfinite(excess):
         order += max(0, math.ceil(excess / (2 * math.log(float(rho.mid())))))
+    elif excess > 0:
+        return MAX_NODES + 1, arb("inf")
+    if order > MAX_NODES:
+        return order, arb("inf")
     while True:
         error = error_bound(modulus, rho, order, half_ball)
         if error <= share:
