@@ -53,6 +53,11 @@ from .exact.vector_quadrature import integrate_vector
 ORDERS = ("given", "random")
 #: Most traversals of Sparse Vector with retraversal modelled exactly.
 MAX_TRAVERSALS = 2_000
+#: What one evaluation of a vector of selection integrands costs, in evaluations of their common
+#: bound: it steers the quadrature's choice of ellipse (``integrate_vector``).  On the Zipf
+#: workload at n = 1000 an evaluation costs about 5 bounds in a random order (the integral over
+#: ``t`` per answer) and more in the given order; 4 halves the nodes of both.
+EVALUATION_COST = 4
 
 
 @dataclass(frozen=True)
@@ -258,7 +263,11 @@ class _PassProbabilities:
 
     def _functions(self, middle: Fraction):
         density = self.hub.ball_log(Kind.PDF, self.hub.side(middle)).value
-        sides = [self.noise.side(self.threshold + middle - q) for q in self.distinct]
+        # the side is −1 from the first answer whose point lies left of the kink on (the
+        # points T + middle − q decrease along the sorted answers)
+        left = bisect.bisect_left(range(len(self.distinct)), True, key=lambda k: self.noise.side(
+            self.threshold + middle - self.distinct[k]) < 0)
+        sides = [1] * left + [-1] * (len(self.distinct) - left)
         if self.noise.closed_form:  # S = a·e^{r(z + shift)}, or 1 − that: one exp per side
             pieces = {side: self.noise.piece(Kind.SF, side) for side in set(sides)}
             return density, [(side, self._constant(side, k), pieces[side].one_minus)
@@ -317,7 +326,8 @@ def _sparse_vector(mech: ThresholdMechanism, values: list, c: int, order: str,
             factor = _fewer_before(passes, fails, c)
             return [density * s * f for s, f in zip(passes, factor)]
 
-        return integrate_vector(evaluate, laws.bound, laws.cuts, laws.tails, tolerance, progress)
+        return integrate_vector(evaluate, laws.bound, laws.cuts, laws.tails, tolerance, progress,
+                                EVALUATION_COST)
     return _sparse_vector_random(laws, c, tolerance, progress)
 
 
@@ -357,12 +367,12 @@ def _sparse_vector_random(laws: _PassProbabilities, c: int, tolerance: arb, prog
 
     if split > 0:
         results = integrate_vector(evaluate_tail, bound_tail, laws.cuts[:split + 1], laws.tails,
-                                   share, progress_from(0))
+                                   share, progress_from(0), EVALUATION_COST)
         finished = split
     if split < len(laws.cuts) - 1:
         tails = arb(0) if split > 0 else laws.tails
         rest = integrate_vector(evaluate_full, laws.bound, laws.cuts[split:], tails, share,
-                                progress_from(finished))
+                                progress_from(finished), EVALUATION_COST)
         results = [r + x for r, x in zip(results, rest)]
     radius = arb(0, dropped.upper())
     return [results[k] + radius for k in laws.positions]
@@ -435,7 +445,8 @@ def _redrawn_threshold(mech: ThresholdMechanism, values: list, c: int, tolerance
                 running *= fails[k]
         return kernel
 
-    flat = integrate_vector(evaluate, laws.bound, laws.cuts, laws.tails, tolerance, progress)
+    flat = integrate_vector(evaluate, laws.bound, laws.cuts, laws.tails, tolerance, progress,
+                            EVALUATION_COST)
     kernel, position = [], 0
     for start in range(n):
         kernel.append([None] * start + flat[position:position + n - start])
@@ -514,7 +525,7 @@ def _fewer_random(passes: list, fails: list, counts: list, c: int, tolerance: ar
     (``E[1/(M + 1)] = ∫_0^1 E[t^M] dt``): the first term by the truncated generating
     polynomial, the second by :func:`_mean_reciprocal` within ``tolerance/(8c)``."""
     corrections = [1 - arb(c) / (m + 1) for m in range(c)]
-    head = _weighted_others(passes, fails, counts, corrections)
+    head = _weighted_others(passes, fails, counts, corrections, tolerance / 16)
     tail = _mean_reciprocal(passes, fails, counts, tolerance / (8 * c))
     return [h + c * t for h, t in zip(head, tail)]
 
@@ -532,36 +543,113 @@ def _mean_reciprocal(passes: list, fails: list, counts: list, target: arb) -> li
     leave-one-out product is at most ``G(t_0)/t_0`` and its integral at most ``G(t_0)``; where
     many queries pass (``μ = Σ_j n_j S_j`` large) ``G(t) ≤ e^{−μ(1−t)}`` is negligible away from
     ``t = 1``, and ``t_0 = 1 − ln(8/target)/μ`` (kept when ``G(t_0) ≤ target/4``) leaves the rule
-    a short interval.  On ``[t_0, 1]`` (half-width ``h``) the ``K``-point Gauss–Legendre rule
-    costs ``O(K·d)`` for ``d`` distinct answers (each factor is at least ``t_0 ≥ 0``, and ``> 0`` at
-    the nodes, so the division keeps the relative accuracy).  The integrand is a polynomial of
-    degree ``n − 1``: ``K = ⌈n/2⌉`` nodes integrate it exactly; fewer suffice when the bound
-    ``h·(64/15)·M·ρ^{2−2K}/(ρ² − 1)`` (``gauss_legendre.py``) is below ``target/2``, with
-    ``M = Π_j (F_j + S_j R)^{n_j}`` bounding it on the ellipse ``E_ρ`` of the interval, whose
-    points have ``|t| ≤ R = (1 + t_0)/2 + h(ρ + ρ^{−1})/2`` (each factor ``≥ 1`` there, so the
-    whole product bounds every leave-one-out product)."""
+    a short interval.  On ``[t_0, 1]`` (half-width ``h``) the integrand is a polynomial of
+    degree ``n − 1``: ``K = ⌈n/2⌉`` Gauss–Legendre nodes integrate it exactly; fewer suffice when
+    the bound ``h·(64/15)·M·ρ^{2−2K}/(ρ² − 1)`` (``gauss_legendre.py``) is below ``target/2``,
+    with ``M = Π_j (F_j + S_j R)^{n_j}`` bounding it on the ellipse ``E_ρ`` of the interval,
+    whose points have ``|t| ≤ R = (1 + t_0)/2 + h(ρ + ρ^{−1})/2`` (each factor ``≥ 1`` there,
+    so the whole product bounds every leave-one-out product).
+
+    The rule's sum costs ``O(K·d)`` for ``d`` distinct answers (:func:`_reciprocal_sums`), or,
+    where ``t_0 > 0`` and ``max_j S_j·(1 − t_0) ≤ 1/2``, ``O(d)`` operations per term of two
+    series: of ``log G`` (:func:`_log_generating`, which also gives ``M``) and of the sum
+    (:func:`_reciprocal_series`)."""
     n = sum(counts)
     start, dropped = _negligible_start(passes, fails, counts, target / 4)
+    series = _log_generating(passes, counts, 1 - start, target / 64) if start > 0 else None
+
+    def generating(x):
+        """``G(x)``, from the series of its logarithm where there is one."""
+        if series is None:
+            return _generating_value(passes, fails, counts, x)
+        logarithm, rest = series
+        return (logarithm(1 - x) + arb(0, rest.upper())).exp()
+
     middle, half = (1 + start) / 2, (1 - start) / 2
     order, error = max(1, -(-n // 2)), arb(0)
     for rho in T_RHOS:
         rho_ball = to_arb(rho)
         reach = middle + half * (rho_ball + 1 / rho_ball) / 2
-        needed, bound = fewest_nodes(_generating_value(passes, fails, counts, reach), rho_ball,
-                                     half, target / 2)
-        if needed < order:
+        needed, bound = fewest_nodes(generating(reach), rho_ball, half, target / 2)
+        if needed < order and bound.is_finite():
             order, error = needed, bound
+    rule = [(middle + half * node, weight) for node, weight in legendre_rule(order, ctx.prec)]
+    totals = None
+    if series is not None:
+        totals = _reciprocal_series(passes, [(t, weight * generating(t)) for t, weight in rule],
+                                    1 - start, target / 16)
+    if totals is None:
+        totals = _reciprocal_sums(passes, fails, counts, rule)
+    radius = arb(0, (error + dropped).upper())
+    return [half * total + radius for total in totals]
+
+
+def _reciprocal_sums(passes: list, fails: list, counts: list, rule: list) -> list:
+    """``Σ_l w_l G(t_l)/(F_k + S_k t_l)`` for each ``k``, over the rule's nodes and weights
+    ``(t_l, w_l)``, ``G`` computed at each node (each factor is ``> 0`` at the nodes, so the
+    division keeps the relative accuracy)."""
     totals = [arb(0)] * len(counts)
-    for node, weight in legendre_rule(order, ctx.prec):
-        t = middle + half * node
+    for t, weight in rule:
         factors = [f + s * t for s, f in zip(passes, fails)]
         product = arb(1)
         for factor, count in zip(factors, counts):
             product *= factor ** count
         product *= weight
         totals = [total + product / factor for total, factor in zip(totals, factors)]
-    radius = arb(0, (error + dropped).upper())
-    return [half * total + radius for total in totals]
+    return totals
+
+
+#: Most terms of the series in :func:`_log_generating` and :func:`_reciprocal_series`.
+MAX_SERIES_TERMS = 60
+
+
+def _reciprocal_series(passes: list, weighted: list, reach: arb, target: arb) -> list:
+    """:func:`_reciprocal_sums` from the weighted values ``(t_l, w_l G(t_l))`` (all ``≥ 0``),
+    for ``1 − t_l ≤ reach`` and ``max_j S_j·reach ≤ 1/2``: with ``s_l = 1 − t_l`` each
+    ``F_k + S_k t_l = 1 − S_k s_l``, and
+
+        Σ_l w_l G(t_l)/(1 − S_k s_l) = Σ_{r<R} S_k^r μ_r + E_k,   μ_r = Σ_l w_l G(t_l) s_l^r,
+        0 ≤ E_k = Σ_l w_l G(t_l) (S_k s_l)^R/(1 − S_k s_l) ≤ S^R μ_R/(1 − S·reach)
+
+    (``S = max_j S_j``): the moments once, then one polynomial of degree ``R − 1`` evaluated at
+    each ``S_k``, ``R`` the fewest terms whose bound is within ``target`` (``None`` beyond
+    :data:`MAX_SERIES_TERMS`)."""
+    top = max(arb(s.upper()) for s in passes)
+    shrink = 1 - top * reach
+    gaps = [(1 - t, value) for t, value in weighted]
+    moments = []
+    for terms in range(MAX_SERIES_TERMS):
+        moment = sum((value * gap ** terms for gap, value in gaps), arb(0))
+        rest = top ** terms * moment / shrink
+        if rest <= target:
+            series = arb_poly(moments)
+            radius = arb(0, rest.upper())
+            return [series(s) + radius for s in passes]
+        moments.append(moment)
+    return None
+
+
+def _log_generating(passes: list, counts: list, reach: arb, budget: arb):
+    """``(L, E)``: the polynomial ``L(s) = −Σ_{m≤M} P_m s^m/m``, ``P_m = Σ_j n_j S_j^m``, and a
+    bound ``E ≤ budget`` with ``|log G(1 − s) − L(s)| ≤ E`` for every real ``|s| ≤ reach``, where
+    ``log G(1 − s) = Σ_j n_j log(1 − S_j s) = −Σ_m P_m s^m/m``; since ``P_k ≤ S^{k−m} P_m`` for
+    ``k > m`` (``S = max_j S_j``) the terms after ``M`` are at most
+    ``P_M·S·reach^{M+1}/((M + 1)(1 − S·reach))``.  ``None`` unless ``S·reach ≤ 1/2`` and
+    :data:`MAX_SERIES_TERMS` terms suffice."""
+    top = max(arb(s.upper()) for s in passes)
+    ratio = top * reach
+    if not ratio <= arb(1) / 2:
+        return None
+    powers = list(passes)
+    coefficients = [arb(0)]
+    for m in range(1, MAX_SERIES_TERMS + 1):
+        total = sum((count * power for count, power in zip(counts, powers)), arb(0))
+        coefficients.append(-total / m)
+        rest = total * top * reach ** (m + 1) / ((m + 1) * (1 - ratio))
+        if rest <= budget:
+            return arb_poly(coefficients), rest
+        powers = [power * s for power, s in zip(powers, passes)]
+    return None
 
 
 def _negligible_start(passes: list, fails: list, counts: list, budget: arb) -> tuple:
@@ -610,7 +698,7 @@ def _exponential_top(mech: ExponentialTopMechanism, values: list, c: int, tolera
 
     def evaluate(x, _middle):
         densities, below, above = laws(x)
-        fewer = _weighted_others(above, below, counts, [arb(1)] * c)
+        fewer = _weighted_others(above, below, counts, [arb(1)] * c, tolerance / 16)
         return [density * f for density, f in zip(densities, fewer)]
 
     def bound(x, _middle):
@@ -621,7 +709,7 @@ def _exponential_top(mech: ExponentialTopMechanism, values: list, c: int, tolera
         results = [arb(0, tails.upper())] * len(distinct)
     else:
         results = integrate_vector(evaluate, bound, cuts[split:], tails, tolerance / 2,
-                                   progress)
+                                   progress, EVALUATION_COST)
     radius = arb(0, dropped.upper())
     return [results[k] + radius for k in positions]
 
@@ -638,17 +726,60 @@ def _linear(passes: list, fails: list) -> list:
     return [arb_poly([f, s]) for s, f in zip(passes, fails)]
 
 
-def _weighted_others(passes: list, fails: list, counts: list, weights: list) -> list:
+def _weighted_others(passes: list, fails: list, counts: list, weights: list,
+                     target: arb) -> list:
     """``Σ_{m<c} w_m [y^m] G(y)/(F_k + S_k y)`` for each distinct answer ``k``, with
     ``G(y) = Π_j (F_j + S_j y)^{n_j}`` (``n_j = counts[j]`` queries share the answer ``j``): the
-    weighted first ``c`` terms of the distribution of the number of the other queries that pass,
-    one group of equal answers at a time (:func:`_weighted_around`)."""
+    weighted first ``c`` terms of the distribution of the number of the other queries that pass.
+
+    ``G/(F_k + S_k y)`` is a polynomial, equal to its power series
+    ``G(y)·Σ_r (−S_k/F_k)^r y^r/F_k``, so with ``G``'s coefficients ``g_l`` and
+    ``u_r = Σ_{l<c−r} g_l w_{l+r}`` (one correlation of ``G`` truncated at degree ``c``)
+
+        Σ_{m<c} w_m [y^m] G/(F_k + S_k y) = U(−S_k/F_k)/F_k,    U(x) = Σ_{r<c} u_r x^r,
+
+    one polynomial evaluated at each group's ratio (docs/mathematics.md §12.2).  Where
+    ``S_k > F_k`` the terms of ``U`` may grow far beyond its value and the ball loses its
+    accuracy: a group whose ball is wider than ``target`` is computed by the sweep of
+    :func:`_weighted_around` instead, among those groups only, the others folded into the
+    weights (the product of the groups with ``S_k ≤ 1/2``, which keep their accuracy, is
+    formed once for both)."""
     c = len(weights)
     groups = [(arb_poly([f, s]) ** count).truncate(c)
               for s, f, count in zip(passes, fails, counts)]
-    own = [(arb_poly([f, s]) ** (count - 1)).truncate(c)
-           for s, f, count in zip(passes, fails, counts)]
-    return _weighted_around(groups, groups, weights, own)
+    # the groups likelier to pass than to fail, where the evaluation may lose accuracy
+    likely = [k for k, s in enumerate(passes) if s.mid() > 0.5]
+    likely_set = set(likely)
+    unlikely = _truncated_product([g for k, g in enumerate(groups) if k not in likely_set], c)
+    total = (unlikely * _truncated_product([groups[k] for k in likely], c)).truncate(c)
+    functional = _correlate(arb_poly(weights), total, c)
+    values = [functional(-s / f) / f for s, f in zip(passes, fails)]
+    wide = [k for k, value in enumerate(values)
+            if not (value.is_finite() and value.rad() <= target)]
+    if wide:
+        wide_set = set(wide)
+        if wide_set <= likely_set:
+            rest = _truncated_product([unlikely] + [groups[k] for k in likely
+                                                    if k not in wide_set], c)
+        else:
+            rest = _truncated_product([g for k, g in enumerate(groups) if k not in wide_set], c)
+        folded = _correlate(arb_poly(weights), rest, c).coeffs()
+        folded += [arb(0)] * (c - len(folded))
+        own = [(arb_poly([fails[k], passes[k]]) ** (counts[k] - 1)).truncate(c) for k in wide]
+        chosen = [groups[k] for k in wide]
+        for k, value in zip(wide, _weighted_around(chosen, chosen, folded, own)):
+            values[k] = value
+    return values
+
+
+def _truncated_product(polynomials: list, c: int) -> arb_poly:
+    """The product of the polynomials truncated at degree ``c`` (pairwise, so that most
+    products are of short polynomials)."""
+    layer = list(polynomials) or [arb_poly([1])]
+    while len(layer) > 1:
+        layer = [(layer[k] * layer[k + 1]).truncate(c) if k + 1 < len(layer) else layer[k]
+                 for k in range(0, len(layer), 2)]
+    return layer[0]
 
 
 def _weighted_around(before: list, after: list, weights: list, own: list | None = None) -> list:
@@ -731,7 +862,8 @@ def _retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: ar
             total += largest * factors
         return abs(density) * total
 
-    results = integrate_vector(evaluate, bound, grid, laws.tails, tolerance, progress)
+    results = integrate_vector(evaluate, bound, grid, laws.tails, tolerance, progress,
+                               EVALUATION_COST)
     return [p + arb(0, remainder.upper()) for p in results]
 
 

@@ -387,6 +387,51 @@ def test_mean_reciprocal_with_fewer_nodes_than_the_degree():
             exact = poly.integral()(1)
             assert results[i].overlaps(exact) and results[i].rad() < 1e-29
 
+@pytest.mark.parametrize("target, swept", [("1e-25", "some likely"), ("0", "all")])
+def test_weighted_others_equals_the_exact_leave_one_out_sums(target, swept, monkeypatch):
+    # Σ_{m<c} w_m [y^m] G(y)/(F_k + S_k y) against the same sum over the exactly expanded
+    # polynomial in rationals (fmpq_poly).  150 queries pass with probability at most 0.2 and
+    # seven with 0.6–0.999: for the likeliest the evaluation at −S_k/F_k loses its accuracy,
+    # so those groups are swept exactly; a target of 0 sends every group, the unlikely ones
+    # too, to the sweep.
+    from flint import ctx, fmpq, fmpq_poly
+
+    from exactdp import utility
+
+    rng = np.random.default_rng(13)
+    drawn = [int(k) for k in rng.integers(1, 200, size=150)] + [600, 700, 800, 900, 950, 990,
+                                                                999]
+    distinct = sorted(set(drawn))
+    counts = [drawn.count(k) for k in distinct]
+    c = 25
+    weights = [fmpq(1) - fmpq(c, m + 1) for m in range(c)]
+    swept_groups = []
+    sweep = utility._weighted_around
+
+    def recording(before, *rest):
+        swept_groups.append(len(before))
+        return sweep(before, *rest)
+
+    monkeypatch.setattr(utility, "_weighted_around", recording)
+    with ctx.workprec(150):
+        passes = [arb(k) / 1000 for k in distinct]
+        fails = [1 - s for s in passes]
+        results = utility._weighted_others(passes, fails, counts,
+                                           [arb(w.p) / arb(w.q) for w in weights], arb(target))
+    if swept == "all":
+        assert swept_groups == [len(distinct)]
+    else:
+        assert len(swept_groups) == 1 and 1 <= swept_groups[0] < 7
+    for k in range(len(distinct)):
+        poly = fmpq_poly([1])
+        for j, (answer, count) in enumerate(zip(distinct, counts)):
+            poly *= fmpq_poly([fmpq(1000 - answer, 1000), fmpq(answer, 1000)]) ** (
+                count - 1 if j == k else count)
+        coefficients = poly.coeffs() + [fmpq(0)] * c
+        exact = sum((w * coefficients[m] for m, w in enumerate(weights)), fmpq(0))
+        assert results[k].overlaps(arb(exact.p) / arb(exact.q)) and results[k].rad() < 1e-25
+
+
 def test_mean_reciprocal_leaves_out_a_negligible_start():
     # 400 queries passing with probability 0.6–0.99: Π(F_j + S_j t) is negligible away from
     # t = 1, so the rule integrates [t_0, 1] only and bounds the rest by G(t_0); checked

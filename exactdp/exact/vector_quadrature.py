@@ -53,7 +53,7 @@ MAX_PIECES = 1_000_000
 
 
 def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fraction], tails: arb,
-                     tolerance: arb, progress=None) -> list:
+                     tolerance: arb, progress=None, evaluation_cost: float = 1) -> list:
     """``∫_{z_L}^{z_R} f_i(z) dz + [−tails, tails]`` for every ``i``, as Arb balls, with absolute
     error at most about ``tolerance`` (module docstring).
 
@@ -74,6 +74,10 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
         The absolute error to aim at (the pieces share what the tails leave).
     progress : callable, optional
         Called with the number of finished pieces, to report progress.
+    evaluation_cost : float
+        What one call of ``evaluate`` costs, in calls of ``bound``: a larger ellipse is tried
+        when the nodes it may save cost more than its cover (:func:`_rule`).  It only steers
+        the choice of rule; every choice is rigorous.
 
     Raises
     ------
@@ -89,7 +93,7 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
         a, b, share = pending.pop()
         middle, half = (a + b) / 2, (b - a) / 2
         middle_ball, half_ball = to_arb(middle), to_arb(half)
-        rule = _rule(bound, middle, middle_ball, half_ball, share, start)
+        rule = _rule(bound, middle, middle_ball, half_ball, share, start, evaluation_cost)
         if rule is None:
             if finished + len(pending) > MAX_PIECES:
                 raise PrecisionError("the selection integrals need more than "
@@ -113,13 +117,14 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
 
 
 def _rule(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb, share: arb,
-          start: int):
+          start: int, evaluation_cost: float = 1):
     """``(order, error bound, index in RHOS)`` of the fewest nodes (at most :data:`MAX_ORDER`)
     found over the ellipses of :data:`RHOS` whose error bound on the piece is at most
     ``share``, or ``None``.
 
     The search starts at ``RHOS[start]`` (the previous piece's choice) and climbs while a larger
-    ellipse may save more nodes than its cover costs (:data:`ARCS`): ``M`` only grows with ``ρ``
+    ellipse may save nodes costing more than its cover (:data:`ARCS` calls of ``bound``, a node
+    ``evaluation_cost`` of them): ``M`` only grows with ``ρ``
     (the ellipses are nested), so the nodes ``M(ρ)`` would need on the larger ellipse are a lower
     bound of what it needs.  Where the start needs more than :data:`MAX_ORDER` nodes or ``M`` is
     not finite, it descends instead.  Every bound is valid, so any choice is rigorous."""
@@ -134,7 +139,7 @@ def _rule(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb, s
             return found[0], found[1], index
     while index + 1 < len(RHOS):
         least = fewest_nodes(found[2], to_arb(RHOS[index + 1]), half_ball, share)[0]
-        if least > found[0] - ARCS:
+        if (found[0] - least) * evaluation_cost < ARCS:
             break
         larger = _nodes(bound, middle, middle_ball, half_ball, share, index + 1)
         if larger is None or larger[0] >= found[0]:
