@@ -344,6 +344,41 @@ def test_vector_quadrature_encloses_known_integrals():
             assert result.overlaps(value) and result.rad() < 1e-24
 
 
+def test_a_costlier_evaluation_climbs_to_larger_ellipses_and_back():
+    # ∫_0^{13/4} cos(5z) dz = sin(65/4)/5 on the pieces [3, 13/4] (integrated first) and
+    # [0, 3]: when a node costs 4 bounds the short piece climbs to a larger ellipse (fewer
+    # nodes), and the long one, starting there, descends again to the rule it had before
+    from collections import Counter
+
+    from flint import acb, ctx
+
+    from exactdp.exact.vector_quadrature import integrate_vector
+
+    nodes = {}
+
+    def integrate(evaluation_cost):
+        count = nodes[evaluation_cost] = Counter()
+
+        def evaluate(z, middle):
+            count[middle] += 1
+            return [(5 * z).cos()]
+
+        def bound(z, _middle):
+            return arb(abs((5 * acb(z)).cos()).upper())
+
+        (result,) = integrate_vector(evaluate, bound, [Fraction(0), Fraction(3), Fraction(13, 4)],
+                                     arb(0), arb(10) ** -25, evaluation_cost=evaluation_cost)
+        return result
+
+    with ctx.workprec(120):
+        exact = (arb(65) / 4).sin() / 5
+        for cost in (1, 4):
+            result = integrate(cost)
+            assert result.overlaps(exact) and result.rad() < 1e-24
+    short, long = Fraction(25, 8), Fraction(3, 2)
+    assert nodes[4][short] < nodes[1][short] and nodes[4][long] == nodes[1][long]
+
+
 def test_vector_quadrature_of_an_integrand_zero_on_a_piece():
     # max(0, z)² written piece by piece: exactly zero on [−1, 0] (a zero bound on its ellipses),
     # z² on [0, 2]: the integral is 8/3 exactly

@@ -88,12 +88,13 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
     # each piece with its share of the tolerance (halved with the piece)
     pending = [(cuts[k], cuts[k + 1], share) for k in range(len(cuts) - 1)]
     totals, errors, finished = None, arb(0), 0
-    start = RHOS.index(FIRST_RHO)
+    start, previous = RHOS.index(FIRST_RHO), None
     while pending:
         a, b, share = pending.pop()
         middle, half = (a + b) / 2, (b - a) / 2
         middle_ball, half_ball = to_arb(middle), to_arb(half)
-        rule = _rule(bound, middle, middle_ball, half_ball, share, start, evaluation_cost)
+        rule = _rule(bound, middle, middle_ball, half_ball, share, start, evaluation_cost,
+                     previous)
         if rule is None:
             if finished + len(pending) > MAX_PIECES:
                 raise PrecisionError("the selection integrals need more than "
@@ -101,6 +102,7 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
             pending.extend(((a, middle, share / 2), (middle, b, share / 2)))
             continue
         order, error, start = rule
+        previous = order
         piece = None
         for node, weight in legendre_rule(order, ctx.prec):
             values = evaluate(middle_ball + half_ball * node, middle)
@@ -117,7 +119,7 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
 
 
 def _rule(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb, share: arb,
-          start: int, evaluation_cost: float = 1):
+          start: int, evaluation_cost: float = 1, previous: int | None = None):
     """``(order, error bound, index in RHOS)`` of the fewest nodes (at most :data:`MAX_ORDER`)
     found over the ellipses of :data:`RHOS` whose error bound on the piece is at most
     ``share``, or ``None``.
@@ -127,7 +129,9 @@ def _rule(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb, s
     ``evaluation_cost`` of them): ``M`` only grows with ``ρ``
     (the ellipses are nested), so the nodes ``M(ρ)`` would need on the larger ellipse are a lower
     bound of what it needs.  Where the start needs more than :data:`MAX_ORDER` nodes or ``M`` is
-    not finite, it descends instead.  Every bound is valid, so any choice is rigorous."""
+    not finite, it descends instead, and also while it needs more nodes than the ``previous``
+    piece's rule by more than a cover's cost and the smaller ellipse needs fewer (an ellipse too
+    large for this piece).  Every bound is valid, so any choice is rigorous."""
     index = start
     found = _nodes(bound, middle, middle_ball, half_ball, share, index)
     while found is None or found[0] > MAX_ORDER:  # too large an ellipse for this piece
@@ -137,7 +141,14 @@ def _rule(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb, s
         found = _nodes(bound, middle, middle_ball, half_ball, share, index)
         if found is not None and found[0] <= MAX_ORDER:
             return found[0], found[1], index
-    while index + 1 < len(RHOS):
+    descended = False
+    while (index > 0 and previous is not None
+           and (found[0] - previous) * evaluation_cost >= ARCS):
+        smaller = _nodes(bound, middle, middle_ball, half_ball, share, index - 1)
+        if smaller is None or smaller[0] >= found[0]:
+            break
+        index, found, descended = index - 1, smaller, True
+    while not descended and index + 1 < len(RHOS):
         least = fewest_nodes(found[2], to_arb(RHOS[index + 1]), half_ball, share)[0]
         if (found[0] - least) * evaluation_cost < ARCS:
             break
