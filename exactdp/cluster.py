@@ -29,16 +29,24 @@ def connect(address: str):
                          f"{CONNECT_TIMEOUT} s: {reason}") from None
 
 
-def cluster_map(function: Callable, items: Iterable, address: str) -> Iterator:
+def cluster_map(function: Callable, items: Iterable, address: str,
+                completed: bool = False) -> Iterator:
     """``function(item)`` for every item on the cluster at ``address``, yielded in the order of
-    ``items``.  An interrupt, an exception of a task or closing the iterator early cancels the
-    tasks not yet done."""
+    ``items`` (with ``completed``, ``(index, result)`` pairs as the tasks finish).  An interrupt,
+    an exception of a task or closing the iterator early cancels the tasks not yet done."""
+    import distributed
+
     client = connect(address)
     futures = []
     try:
         futures = client.map(function, list(items), pure=False)
-        for future in futures:
-            yield future.result()
+        if completed:
+            index = {future.key: k for k, future in enumerate(futures)}
+            for future in distributed.as_completed(futures, loop=client.loop):
+                yield index[future.key], future.result()
+        else:
+            for future in futures:
+                yield future.result()
     except BaseException:
         client.cancel(futures)
         raise

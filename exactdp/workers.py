@@ -21,7 +21,7 @@ import multiprocessing
 import os
 import signal
 import threading
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Callable, Iterable, Iterator
 
 from .errors import InputError
@@ -52,8 +52,9 @@ def scheduler_from_environment() -> str | None:
 
 
 def parallel_map(function: Callable, items: Iterable, jobs: int,
-                 scheduler: str | None = None) -> Iterator:
-    """``function(item)`` for every item, in the order of ``items``.
+                 scheduler: str | None = None, completed: bool = False) -> Iterator:
+    """``function(item)`` for every item, in the order of ``items`` (or, with ``completed``,
+    ``(index, result)`` pairs in the order the tasks finish: to report long tasks as they end).
 
     Parameters
     ----------
@@ -65,6 +66,8 @@ def parallel_map(function: Callable, items: Iterable, jobs: int,
     scheduler : str, optional
         A Dask scheduler address such as ``tcp://host:8786``; default: the one set by
         :func:`use_scheduler`, else local processes.
+    completed : bool
+        Yield ``(index of the item, result)`` as each task finishes.
 
     Local workers have SIGINT blocked, so Ctrl-C on a terminal, which signals the whole process
     group, interrupts only this process, and SIGTERM at its default.  Its ``KeyboardInterrupt``
@@ -75,8 +78,8 @@ def parallel_map(function: Callable, items: Iterable, jobs: int,
     address = scheduler or _scheduler
     if address is not None:
         from .cluster import cluster_map  # distributed is imported only when a cluster is used
-        return cluster_map(function, items, address)
-    return _local_map(function, items, jobs)
+        return cluster_map(function, items, address, completed)
+    return _local_map(function, items, jobs, completed)
 
 
 def _context():
@@ -92,7 +95,7 @@ def _default_sigterm() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def _local_map(function: Callable, items: Iterable, jobs: int) -> Iterator:
+def _local_map(function: Callable, items: Iterable, jobs: int, completed: bool) -> Iterator:
     pool = ProcessPoolExecutor(jobs, mp_context=_context(), initializer=_default_sigterm)
     try:
         # the pool starts its workers and threads while tasks are submitted: they inherit the
@@ -102,8 +105,13 @@ def _local_map(function: Callable, items: Iterable, jobs: int) -> Iterator:
             futures = [pool.submit(function, item) for item in items]
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-        for future in futures:
-            yield future.result()
+        if completed:
+            index = {future: k for k, future in enumerate(futures)}
+            for future in as_completed(futures):
+                yield index[future], future.result()
+        else:
+            for future in futures:
+                yield future.result()
     except BaseException:
         # ProcessPoolExecutor has no public way to stop running tasks (before Python 3.14)
         for process in list((pool._processes or {}).values()):

@@ -4,6 +4,8 @@ The cluster is a ``distributed.LocalCluster`` on the loopback interface (one in-
 light, no server left behind)."""
 
 import json
+import os
+import time
 
 import pytest
 
@@ -17,6 +19,16 @@ TEST = ["test", "statdp.SVT", "--d1", "1,1,1,1,1", "--d2", "2,1,1,1,1", "--runs"
 
 def square(x):
     return x * x
+
+
+def wait_for(path: str) -> str:
+    """Return ``path`` once that file exists (at once for an empty path; at most a minute)."""
+    deadline = time.monotonic() + 60
+    while path and not os.path.exists(path):
+        if time.monotonic() > deadline:
+            raise TimeoutError(path)
+        time.sleep(0.01)
+    return path
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +47,23 @@ def _json(capsys, argv):
 
 def test_local_workers_keep_the_order_of_the_items():
     assert list(parallel_map(square, range(7), 2)) == [x * x for x in range(7)]
+
+
+def test_local_workers_report_each_item_as_it_finishes(tmp_path):
+    # the first item waits until this process has received a result, which another worker
+    # must therefore have produced: it cannot come first
+    flag = tmp_path / "first-result-received"
+    pairs = []
+    for pair in parallel_map(wait_for, [str(flag), "", "", ""], 2, completed=True):
+        pairs.append(pair)
+        flag.touch()
+    assert pairs[0][0] != 0 and sorted(pairs) == [(0, str(flag)), (1, ""), (2, ""), (3, "")]
+
+
+def test_cluster_reports_each_item_as_it_finishes(cluster):
+    pairs = list(parallel_map(square, range(7), 1, scheduler=cluster.scheduler_address,
+                              completed=True))
+    assert sorted(pairs) == [(x, x * x) for x in range(7)]
 
 
 def test_cluster_keeps_the_order_of_the_items(cluster):

@@ -1,7 +1,9 @@
-"""``lyu-allocation``: SVT-S's budget allocations on a scaled Zipf workload (Lyu, Su & Li §4.3, §6).
+"""``lyu-allocation``: SVT-S's budget allocations on Zipf workloads (Lyu, Su & Li §4.3, §6).
 
 The exact expected FNR and SER themselves are checked against brute force and simulation in
-``tests/test_utility.py``; here the workload, the allocations, and the claim's verdict and records.
+``tests/test_utility.py``; here the workloads, the allocations, and the claim's verdict and
+records.  The claim evaluates the paper's workload of 10,000 items at c = 25, 50, 100 and 300
+(minutes); the tests evaluate it with 1,000 items at c = 10 in its place.
 """
 
 from __future__ import annotations
@@ -15,10 +17,14 @@ import pytest
 from flint import arb
 
 from exactdp.claims import CONFIRMED, claim_ids, get_claim
-from exactdp.claims.lyu_allocation import (CUTOFFS, EPS, OPTIMUM_WIDTH, RECOMMENDED, allocations,
-                                           middle_threshold, optimum_bracket, svt_s, zipf_counts)
+from exactdp.claims.lyu_allocation import (CUTOFFS, EPS, ITEMS, OPTIMUM_WIDTH, PAPER_CUTOFFS,
+                                           PAPER_ITEMS, RECOMMENDED, RECORDS_PER_ITEM,
+                                           allocations, evaluate_allocation, middle_threshold,
+                                           named_allocations, optimum_bracket, svt_s, zipf_counts)
 
 CLAIM = "lyu-allocation"
+#: The paper's workload in the tests: fewer items, one cutoff.
+TEST_ITEMS, TEST_CUTOFFS = 1000, (10,)
 
 
 def test_zipf_counts_follow_the_harmonic_normalisation():
@@ -53,26 +59,39 @@ def test_claim_follows_zhu_and_wang_in_the_catalogue():
     assert ids.count(CLAIM) == 1 and ids.index(CLAIM) == ids.index("zhuwang-gaussian-svt") + 1
 
 
+def test_the_claim_evaluates_the_papers_workload():
+    # Lyu, Su & Li §6: 10,000 items, one million records, c up to 300
+    assert PAPER_ITEMS * RECORDS_PER_ITEM == 1_000_000 and max(PAPER_CUTOFFS) == 300
+    assert get_claim(CLAIM).evaluate.__defaults__ == (PAPER_ITEMS, PAPER_CUTOFFS)
+    assert "over 10000 items (the paper's)" in get_claim(CLAIM).family
+    assert [label for label, _ in named_allocations(300)] == ["1:1", "1:3", "1:c", RECOMMENDED]
+
+
 @pytest.fixture(scope="module")
 def result():
-    return get_claim(CLAIM).evaluate(lambda: None)
+    return evaluate_allocation(lambda: None, TEST_ITEMS, TEST_CUTOFFS)
 
 
 def test_claim_is_confirmed_and_certified(result):
     assert result.verdict == CONFIRMED and result.certified
     assert "1:c^(2/3)'s FNR and SER lie below" in result.detail
+    assert f"({TEST_ITEMS} items, {RECORDS_PER_ITEM * TEST_ITEMS} records)" in result.detail
 
 
 def test_points_are_parsable_and_recommended_beats_one_to_one(result):
     points = json.loads(json.dumps(result.points))
-    assert len(points) == sum(len(allocations(c)) + 1 for c in CUTOFFS)  # + the optimum
+    assert len(points) == (sum(len(allocations(c)) + 1 for c in CUTOFFS)  # + the optimum
+                           + 4 * len(TEST_CUTOFFS))
+    assert {(p["items"], p["size"]) for p in points} == (
+        {(ITEMS, c) for c in CUTOFFS} | {(TEST_ITEMS, c) for c in TEST_CUTOFFS})
     for point in points:
         for field in ("fnr", "fnr_lower", "fnr_upper", "ser", "ser_lower", "ser_upper"):
             Decimal(point[field])
             assert 0 <= float(point[field]) <= 1
-    by = {(p["size"], p["allocation"]): p for p in points}
-    for c in CUTOFFS:
-        assert Decimal(by[c, RECOMMENDED]["fnr_upper"]) < Decimal(by[c, "1:1"]["fnr_lower"])
+    by = {(p["items"], p["size"], p["allocation"]): p for p in points}
+    for items, c in [(ITEMS, c) for c in CUTOFFS] + [(TEST_ITEMS, c) for c in TEST_CUTOFFS]:
+        assert (Decimal(by[items, c, RECOMMENDED]["fnr_upper"])
+                < Decimal(by[items, c, "1:1"]["fnr_lower"]))
 
 
 def test_optimum_is_bracketed_between_higher_values(result):

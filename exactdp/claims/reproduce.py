@@ -54,7 +54,7 @@ def check_out(out: Path) -> None:
 def run(claims: Sequence[Claim], out: Path, stream=None,
         jobs: int = 2) -> list[tuple[Claim, ClaimResult]]:
     """Evaluate ``claims`` on ``jobs`` worker processes (costliest first), with progress on
-    ``stream`` (default: standard error), and write every output file.  The results, and so the
+    ``stream`` (default: standard error) as each claim finishes, and write every output file.  The results, and so the
     files, are in catalogue order whatever the order the claims finish in."""
     out = Path(out)
     check_out(out)
@@ -64,8 +64,9 @@ def run(claims: Sequence[Claim], out: Path, stream=None,
         finished: dict[str, ClaimResult] = {}
         ordered = sorted(claims, key=lambda claim: -claim.cost)
         with Progress(len(claims), "reproducing", "claim", stream=stream) as progress:
-            for claim, result in zip(ordered, parallel_map(_evaluate, [c.id for c in ordered],
-                                                           jobs)):
+            for k, result in parallel_map(_evaluate, [c.id for c in ordered], jobs,
+                                          completed=True):
+                claim = ordered[k]
                 finished[claim.id] = result
                 draw(result.figure, staging / f"{claim.id}.png")
                 progress.update(note=f"{claim.id} done")
