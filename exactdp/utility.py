@@ -323,7 +323,7 @@ def _sparse_vector(mech: ThresholdMechanism, values: list, c: int, order: str,
     if order == "given":
         def evaluate(z, middle):
             density, passes, fails = laws(z, middle)
-            factor = _fewer_before(passes, fails, c)
+            factor = _fewer_before(passes, fails, c, tolerance / 16)
             return [density * s * f for s, f in zip(passes, factor)]
 
         return integrate_vector(evaluate, laws.bound, laws.cuts, laws.tails, tolerance, progress,
@@ -336,7 +336,7 @@ def _sparse_vector_random(laws: _PassProbabilities, c: int, tolerance: arb, prog
     integrand per distinct answer, ``p_ρ(z)·S_k(z)·E[min(1, c/(M_k + 1))]``, ``M_k`` the number of
     the other queries that pass (:func:`_fewer_random`).  Where even the sum of the first ``c``
     terms, ``Pr[M_k < c]``, is negligible — the left end of the threshold noise's range, where
-    many queries pass — it is left out with its bound (:func:`_negligible_prefix`)."""
+    many queries pass — it is left out with its bound (:func:`_negligible_pieces`)."""
     counts = laws.counts
     share = tolerance / 2
 
@@ -344,7 +344,8 @@ def _sparse_vector_random(laws: _PassProbabilities, c: int, tolerance: arb, prog
         _, passes, fails = laws.distinct_values(to_arb(b), (a + b) / 2)
         return passes, fails, (c - 1) * laws.hub_mass(a, b)
 
-    split, dropped = _negligible_prefix(laws.cuts, at_right_end, counts, c, share / 8)
+    split, dropped = _negligible_pieces(list(zip(laws.cuts, laws.cuts[1:])), at_right_end,
+                                        _fewer_than_bound, counts, c, share / 8)
 
     def evaluate_full(z, middle):
         density, passes, fails = laws.distinct_values(z, middle)
@@ -378,18 +379,20 @@ def _sparse_vector_random(laws: _PassProbabilities, c: int, tolerance: arb, prog
     return [results[k] + radius for k in laws.positions]
 
 
-def _negligible_prefix(cuts: list, at_right_end, counts: list, c: int, budget: arb) -> tuple:
-    """``(k, E)``: the first ``k`` pieces ``[cuts[j], cuts[j + 1]]`` on which an integrand
-    ``|w(x)|·Pr[fewer than c of the others pass | x]`` may be dropped, and ``E`` a bound on its
-    integral over them, ``E ≤ budget``.  ``at_right_end(a, b)`` gives the pass and fail
-    probabilities of the distinct answers at ``b`` and a bound on ``∫_a^b |w|``; the count of
-    passing queries must decrease stochastically along the pieces, so that the probability is
-    largest at each piece's right end, where :func:`_fewer_than_bound` bounds it."""
-    limit = budget / max(1, len(cuts) - 1)
+def _negligible_pieces(pieces: list, at_end, probability_bound, counts: list, c: int,
+                       budget: arb) -> tuple:
+    """``(k, E)``: the first ``k`` of the ``pieces`` ``(a, b)`` (in the order given) on which an
+    integrand ``|w(x)|·p(x)`` may be dropped, and ``E`` a bound on its integral over them,
+    ``E ≤ budget``.  ``at_end(a, b)`` gives the pass and fail probabilities of the distinct
+    answers at the end of the piece where ``p`` is largest, and a bound on ``∫_a^b |w|``;
+    ``probability_bound(passes, fails, counts, c)`` bounds ``p`` there (:func:`_fewer_than_bound`
+    for ``Pr[fewer than c of the others pass]``, :func:`_at_least_bound` for the opposite).  Each
+    piece may drop at most ``budget/len(pieces)``."""
+    limit = budget / max(1, len(pieces))
     total, k = arb(0), 0
-    while k < len(cuts) - 1:
-        passes, fails, weight = at_right_end(cuts[k], cuts[k + 1])
-        dropped = arb((weight * _fewer_than_bound(passes, fails, counts, c)).upper())
+    while k < len(pieces):
+        passes, fails, weight = at_end(*pieces[k])
+        dropped = arb((weight * probability_bound(passes, fails, counts, c)).upper())
         if not dropped <= limit:
             break
         total += dropped
@@ -404,6 +407,18 @@ def _fewer_than_bound(passes: list, fails: list, counts: list, c: int) -> arb:
     taken at ``x = c/μ``, ``μ = Σ_j S_j`` (the Chernoff bound's choice), or ``1`` when ``μ ≤ c``."""
     mean = _mean_passes(passes, counts)
     if not mean > c:
+        return arb(1)
+    x = arb(c) / arb(mean)
+    return x ** -c * _generating_value(passes, fails, counts, x)
+
+
+def _at_least_bound(passes: list, fails: list, counts: list, c: int) -> arb:
+    """An upper bound on ``Pr[at least c of the queries other than any one pass]``: for every
+    ``x ≥ 1``, ``Pr[M′ ≥ c] ≤ E[x^{M′}]·x^{−c} ≤ x^{−c}·Π_j (F_j + S_j x)`` (Markov's inequality
+    for ``x^{M′}``, and ``F_i + S_i x ≥ 1``), taken at ``x = c/μ``, ``μ = Σ_j S_j`` (the
+    Chernoff bound's choice), or ``1`` when ``μ ≥ c``."""
+    mean = _mean_passes(passes, counts)
+    if not 0 < mean < c:
         return arb(1)
     x = arb(c) / arb(mean)
     return x ** -c * _generating_value(passes, fails, counts, x)
@@ -504,14 +519,18 @@ def _hub_range(law, tolerance: arb):
     return ends[0][0], ends[1][0], ends[0][1] + ends[1][1]
 
 
-def _fewer_before(passes: list, fails: list, c: int) -> list:
+def _fewer_before(passes: list, fails: list, c: int, negligible: arb) -> list:
     """``Pr[fewer than c of the queries before i pass]`` for each ``i``: the coefficients of
     degree ``< c`` of ``Π_{j<i}(F_j + S_j x)``, summed (prefix products truncated at degree
-    ``c``)."""
+    ``c``).  The probability cannot grow with ``i``: once it is at most ``negligible`` every
+    later one lies in ``[0, that value]``, and the sweep stops there."""
     prefix = arb_poly([1])
     result = []
     for s, f in zip(passes, fails):
-        result.append(prefix(1))
+        fewer = prefix(1)
+        if fewer <= negligible:
+            return result + [arb(0, fewer.upper())] * (len(passes) - len(result))
+        result.append(fewer)
         prefix = (prefix * arb_poly([f, s])).truncate(c)
     return result
 
@@ -693,8 +712,19 @@ def _exponential_top(mech: ExponentialTopMechanism, values: list, c: int, tolera
         _, below, above = laws(to_arb(b))
         return above, below, arb(1)  # ∫ g(x − q) dx ≤ 1 on any piece
 
+    def at_left_end(a: Fraction, b: Fraction) -> tuple:
+        _, below, above = laws(to_arb(a))
+        return above, below, arb(1)
+
+    pieces = list(zip(cuts, cuts[1:]))
     # the integrand is at most Pr[fewer than c others exceed x], which increases with x
-    split, dropped = _negligible_prefix(cuts, at_right_end, counts, c, tolerance / 8)
+    split, dropped = _negligible_pieces(pieces, at_right_end, _fewer_than_bound, counts, c,
+                                        tolerance / 8)
+    # where Pr[at least c others exceed x] (decreasing) is negligible the integrand is the
+    # density alone: its integral in closed form, less at most that probability
+    closed, missed = _negligible_pieces(pieces[split:][::-1], at_left_end, _at_least_bound,
+                                        counts, c, tolerance / 8)
+    end = len(cuts) - 1 - closed
 
     def evaluate(x, _middle):
         densities, below, above = laws(x)
@@ -705,12 +735,16 @@ def _exponential_top(mech: ExponentialTopMechanism, values: list, c: int, tolera
         densities, below, above = laws(x)
         return _largest(densities) * _product_bound(above, below, counts)
 
-    if split == len(cuts) - 1:
+    if split == end:
         results = [arb(0, tails.upper())] * len(distinct)
     else:
-        results = integrate_vector(evaluate, bound, cuts[split:], tails, tolerance / 2,
+        results = integrate_vector(evaluate, bound, cuts[split:end + 1], tails, tolerance / 2,
                                    progress, EVALUATION_COST)
-    radius = arb(0, dropped.upper())
+    if end < len(cuts) - 1:
+        start, stop = to_arb(cuts[end]), to_arb(cuts[-1])
+        results = [r + below_of.value(stop - shift) - below_of.value(start - shift)
+                   for r, shift in zip(results, shifts)]
+    radius = arb(0, (dropped + missed).upper())
     return [results[k] + radius for k in positions]
 
 

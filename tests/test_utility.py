@@ -498,24 +498,29 @@ def test_mean_reciprocal_leaves_out_a_negligible_start():
 @pytest.mark.parametrize("name, order", [("svt1", "random"), ("em_top", "given")])
 def test_negligible_first_terms_are_dropped_within_their_bound(name, order, monkeypatch):
     # 48 queries sharing 4 answers, c = 2: at low thresholds nearly all pass, so Pr[fewer than c
-    # others pass] is negligible there and those pieces drop it (with its bound); the result
-    # must enclose the same values as the computation that keeps every term
+    # others pass] is negligible there and those pieces drop it (with its bound); for em_top, at
+    # high scores Pr[at least c others exceed] is negligible and those pieces integrate the
+    # density alone; the result must enclose the same values as the computation that keeps
+    # every term
     import exactdp.utility as utility
 
     mech = exactdp.mechanism(name, eps=2, c=2)
     queries = [k % 4 for k in range(48)]
-    splits = []
-    prefix = utility._negligible_prefix
+    splits = {}
+    pieces = utility._negligible_pieces
 
     def spy(*args):
-        result = prefix(*args)
-        splits.append(result[0])
+        result = pieces(*args)
+        splits.setdefault(args[2].__name__, []).append(result[0])
         return result
 
-    monkeypatch.setattr(utility, "_negligible_prefix", spy)
+    monkeypatch.setattr(utility, "_negligible_pieces", spy)
     dropped = selection_probabilities(mech, queries, order, dps=12)
-    assert max(splits) > 0
+    assert max(splits["_fewer_than_bound"]) > 0
+    if name == "em_top":  # at high scores fewer than c others exceed: the density alone
+        assert max(splits["_at_least_bound"]) > 0
     monkeypatch.setattr(utility, "_fewer_than_bound", lambda *args: arb(1))
+    monkeypatch.setattr(utility, "_at_least_bound", lambda *args: arb(1))
     kept = selection_probabilities(mech, queries, order, dps=12)
     for a, b in zip(dropped, kept):
         assert a.overlaps(b) and a.rad() < 1e-12
@@ -538,6 +543,46 @@ def test_fewer_than_bound_bounds_the_exact_probability():
             for j, (s, f, count) in enumerate(zip(passes, fails, counts)):
                 poly *= arb_poly([f, s]) ** (count - 1 if j == i else count)
             exact = sum(poly.coeffs()[:c], arb(0))
+            assert exact < bound
+
+
+def test_fewer_before_stops_where_the_rest_is_negligible():
+    # Pr[fewer than 2 of the first i queries pass] from the expanded prefix product (arb_poly):
+    # with every query passing with probability 0.9 it falls below 1e-20 after about 25
+    # queries, and every later one is enclosed by [0, that value]
+    from flint import arb_poly, ctx
+
+    from exactdp.utility import _fewer_before
+
+    with ctx.workprec(150):
+        passes = [arb(9) / 10 + arb(k) / 1000 for k in range(60)]
+        fails = [1 - s for s in passes]
+        results = _fewer_before(passes, fails, 2, arb(10) ** -20)
+        assert len(results) == 60 and results[-1].mid() == 0  # the sweep stopped
+        prefix = arb_poly([1])
+        for result, s, f in zip(results, passes, fails):
+            exact = sum(prefix.coeffs()[:2], arb(0))
+            assert result.overlaps(exact) and result.rad() < 1e-20
+            prefix *= arb_poly([f, s])
+
+
+def test_at_least_bound_bounds_the_exact_probability():
+    # Pr[at least c of the others pass] from the expanded generating polynomial (arb_poly)
+    from flint import arb_poly
+
+    from exactdp.utility import _at_least_bound
+
+    passes = [arb(k) / 100 for k in (9, 7, 5, 8)]
+    fails = [1 - s for s in passes]
+    counts = [5, 3, 4, 6]
+    for c in (2, 4, 10):
+        bound = _at_least_bound(passes, fails, counts, c)
+        assert bound < 1  # μ = 1.34 < c: an informative bound
+        for i in range(len(counts)):
+            poly = arb_poly([1])
+            for j, (s, f, count) in enumerate(zip(passes, fails, counts)):
+                poly *= arb_poly([f, s]) ** (count - 1 if j == i else count)
+            exact = sum(poly.coeffs()[c:], arb(0))
             assert exact < bound
 
 
