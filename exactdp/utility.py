@@ -519,19 +519,38 @@ def _hub_range(law, tolerance: arb):
     return ends[0][0], ends[1][0], ends[0][1] + ends[1][1]
 
 
+#: Queries per block of the given-order sweep (:func:`_fewer_before`).
+BLOCK = 16
+
+
 def _fewer_before(passes: list, fails: list, c: int, negligible: arb) -> list:
     """``Pr[fewer than c of the queries before i pass]`` for each ``i``: the coefficients of
-    degree ``< c`` of ``Π_{j<i}(F_j + S_j x)``, summed (prefix products truncated at degree
-    ``c``).  The probability cannot grow with ``i``: once it is at most ``negligible`` every
-    later one lies in ``[0, that value]``, and the sweep stops there."""
-    prefix = arb_poly([1])
+    degree ``< c`` of ``Π_{j<i}(F_j + S_j x)``, summed.  In blocks of :data:`BLOCK` queries
+    from ``b``: with ``p_m`` the coefficients of the prefix ``P = Π_{j<b}`` truncated at degree
+    ``c``, ``Q_t = Π_{b≤j<b+t}(F_j + S_j x)`` (degree ``t``) and ``C_l = Σ_{m<c−l} p_m``, the sum
+    for ``i = b + t`` is ``Σ_l [x^l]Q_t·C_l`` (``O(t)``), and one product ``P·Q_BLOCK`` moves
+    the prefix on.  The probability cannot grow with ``i``: once it is at most ``negligible``
+    every later one lies in ``[0, that value]``, and the sweep stops there."""
     result = []
-    for s, f in zip(passes, fails):
-        fewer = prefix(1)
-        if fewer <= negligible:
-            return result + [arb(0, fewer.upper())] * (len(passes) - len(result))
-        result.append(fewer)
-        prefix = (prefix * arb_poly([f, s])).truncate(c)
+    prefix = arb_poly([1])
+    for start in range(0, len(passes), BLOCK):
+        coefficients = prefix.coeffs()
+        cumulative = [sum(coefficients[:c], arb(0))]  # C_0, C_1, …: the top ones taken off
+        for l in range(1, BLOCK + 1):
+            top = c - l
+            cumulative.append(cumulative[-1] - coefficients[top]
+                              if 0 <= top < len(coefficients) else
+                              cumulative[-1] if top >= 0 else arb(0))
+        local = [arb(1)]  # Q_t
+        block = list(zip(passes[start:start + BLOCK], fails[start:start + BLOCK]))
+        for s, f in block:
+            fewer = sum((q * h for q, h in zip(local, cumulative)), arb(0))
+            if fewer <= negligible:
+                return result + [arb(0, fewer.upper())] * (len(passes) - len(result))
+            result.append(fewer)
+            local = ([f * local[0]] + [f * local[l] + s * local[l - 1]
+                                       for l in range(1, len(local))] + [s * local[-1]])
+        prefix = (prefix * arb_poly(local)).truncate(c)
     return result
 
 

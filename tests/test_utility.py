@@ -546,22 +546,24 @@ def test_fewer_than_bound_bounds_the_exact_probability():
             assert exact < bound
 
 
-def test_fewer_before_stops_where_the_rest_is_negligible():
-    # Pr[fewer than 2 of the first i queries pass] from the expanded prefix product (arb_poly):
-    # with every query passing with probability 0.9 it falls below 1e-20 after about 25
-    # queries, and every later one is enclosed by [0, that value]
+@pytest.mark.parametrize("c, probability, stops", [(2, 9, True), (5, 2, False), (40, 5, False)])
+def test_fewer_before_equals_the_expanded_prefix_products(c, probability, stops):
+    # Pr[fewer than c of the first i queries pass] from the expanded prefix product (arb_poly),
+    # over several blocks; with every query passing with probability about 0.9 and c = 2 it
+    # falls below 1e-20 after about 25 queries, and every later one is enclosed by [0, that
+    # value]
     from flint import arb_poly, ctx
 
     from exactdp.utility import _fewer_before
 
     with ctx.workprec(150):
-        passes = [arb(9) / 10 + arb(k) / 1000 for k in range(60)]
+        passes = [arb(probability) / 10 + arb(k) / 1000 for k in range(60)]
         fails = [1 - s for s in passes]
-        results = _fewer_before(passes, fails, 2, arb(10) ** -20)
-        assert len(results) == 60 and results[-1].mid() == 0  # the sweep stopped
+        results = _fewer_before(passes, fails, c, arb(10) ** -20)
+        assert len(results) == 60 and (results[-1].mid() == 0) == stops
         prefix = arb_poly([1])
         for result, s, f in zip(results, passes, fails):
-            exact = sum(prefix.coeffs()[:2], arb(0))
+            exact = sum(prefix.coeffs()[:c], arb(0))
             assert result.overlaps(exact) and result.rad() < 1e-20
             prefix *= arb_poly([f, s])
 
