@@ -527,25 +527,6 @@ def test_negligible_first_terms_are_dropped_within_their_bound(name, order, monk
     assert dropped[0].overlaps(dropped[4])  # equal answers, equal probabilities
 
 
-def test_fewer_than_bound_bounds_the_exact_probability():
-    # Pr[fewer than c of the others pass] from the expanded generating polynomial (arb_poly)
-    from flint import arb_poly
-
-    from exactdp.utility import _fewer_than_bound
-
-    passes = [arb(k) / 10 for k in (9, 7, 5, 8)]
-    fails = [1 - s for s in passes]
-    counts = [5, 3, 4, 6]
-    for c in (1, 3, 6):
-        bound = _fewer_than_bound(passes, fails, counts, c)
-        for i in range(len(counts)):
-            poly = arb_poly([1])
-            for j, (s, f, count) in enumerate(zip(passes, fails, counts)):
-                poly *= arb_poly([f, s]) ** (count - 1 if j == i else count)
-            exact = sum(poly.coeffs()[:c], arb(0))
-            assert exact < bound
-
-
 @pytest.mark.parametrize("c, probability, stops", [(2, 9, True), (5, 2, False), (40, 5, False)])
 def test_fewer_before_equals_the_expanded_prefix_products(c, probability, stops):
     # Pr[fewer than c of the first i queries pass] from the expanded prefix product (arb_poly),
@@ -568,23 +549,28 @@ def test_fewer_before_equals_the_expanded_prefix_products(c, probability, stops)
             prefix *= arb_poly([f, s])
 
 
-def test_at_least_bound_bounds_the_exact_probability():
-    # Pr[at least c of the others pass] from the expanded generating polynomial (arb_poly)
+@pytest.mark.parametrize("name, scale, cutoffs", [("_fewer_than_bound", 10, (1, 3, 6)),
+                                                  ("_at_least_bound", 100, (2, 4, 10))])
+def test_tail_bounds_bound_the_exact_probability(name, scale, cutoffs):
+    # Pr[fewer than c of the others pass] (its bound where many pass) and Pr[at least c of the
+    # others pass] (where few do: μ = 1.34 < c, so the bound is below 1) from the expanded
+    # generating polynomial (arb_poly)
     from flint import arb_poly
 
-    from exactdp.utility import _at_least_bound
+    from exactdp import utility
 
-    passes = [arb(k) / 100 for k in (9, 7, 5, 8)]
+    passes = [arb(k) / scale for k in (9, 7, 5, 8)]
     fails = [1 - s for s in passes]
     counts = [5, 3, 4, 6]
-    for c in (2, 4, 10):
-        bound = _at_least_bound(passes, fails, counts, c)
-        assert bound < 1  # μ = 1.34 < c: an informative bound
+    for c in cutoffs:
+        bound = getattr(utility, name)(passes, fails, counts, c)
+        assert name == "_fewer_than_bound" or bound < 1
         for i in range(len(counts)):
             poly = arb_poly([1])
             for j, (s, f, count) in enumerate(zip(passes, fails, counts)):
                 poly *= arb_poly([f, s]) ** (count - 1 if j == i else count)
-            exact = sum(poly.coeffs()[c:], arb(0))
+            terms = poly.coeffs()
+            exact = sum(terms[:c] if name == "_fewer_than_bound" else terms[c:], arb(0))
             assert exact < bound
 
 
