@@ -35,37 +35,56 @@ class Progress:
         ``True``: always report; ``None``: only on a terminal; ``False``: never.
     stream : file, optional
         Where to write (default: standard error).
+    work : float, optional
+        The expected cost of all the steps, when they differ (each :meth:`update` then says
+        what its steps cost): the time left is estimated from the cost done, not the steps.
     """
 
     def __init__(self, total: int, description: str, unit: str, enabled: bool | None = True,
-                 stream=None):
+                 stream=None, work: float | None = None):
         self.stream = sys.stderr if stream is None else stream
         terminal = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.enabled = terminal if enabled is None else enabled
         self.total, self.description, self.unit, self.done = total, description, unit, 0
+        self.work, self.worked = work, 0.0
         # no tqdm monitor thread: a process with one thread can fork its workers (workers.py)
         tqdm.monitor_interval = 0
+        # with costs, tqdm's estimate (from the steps) is replaced by this one, in the postfix
+        form = {} if work is None else {
+            "bar_format": "{desc}: {n_fmt}/{total_fmt} {unit}s [{elapsed}{postfix}]"}
         self.bar = tqdm(total=total, desc=description, unit=unit, file=self.stream,
-                        leave=False) if self.enabled and terminal else None
+                        leave=False, **form) if self.enabled and terminal else None
         self.start = self.last = time.monotonic()
         if self.enabled and self.bar is None:
             self._line("")
 
-    def update(self, steps: int = 1, note: str = "") -> None:
-        """``steps`` more steps done; ``note`` (e.g. the best value so far) is shown with them
-        (with no step, the note alone: work that precedes the counted steps)."""
+    def update(self, steps: int = 1, note: str = "", work: float | None = None) -> None:
+        """``steps`` more steps done, costing ``work`` (with costs given at the start);
+        ``note`` (e.g. the best value so far) is shown with them (with no step, the note alone:
+        work that precedes the counted steps)."""
         self.done += steps
+        self.worked += steps if work is None else work
         if self.bar is not None:
-            self.bar.set_postfix_str(note, refresh=not steps)
+            left = self._left()
+            self.bar.set_postfix_str(note + (left and f"{', ' if note else ''}about {left} left")
+                                     if self.work is not None else note, refresh=not steps)
             self.bar.update(steps)
         elif self.enabled and time.monotonic() - self.last >= LINE_INTERVAL:
             self._line(note)
 
+    def _left(self) -> str:
+        """The time left, extrapolated from the share of the work done ("" before any)."""
+        total = self.total if self.work is None else self.work
+        if not (self.worked and total):
+            return ""
+        elapsed = time.monotonic() - self.start
+        return _duration(elapsed / self.worked * max(0.0, total - self.worked))
+
     def _line(self, note: str) -> None:
         now = time.monotonic()
         elapsed, self.last = now - self.start, now
-        left = (f", about {_duration(elapsed / self.done * (self.total - self.done))} left"
-                if self.done and self.total else "")
+        left = self._left()
+        left = f", about {left} left" if left else ""
         note = f"; {note}" if note else ""
         count = f"{self.done}/{self.total}" if self.total else f"{self.done}"
         print(f"{self.description}: {count} {self.unit}s, "

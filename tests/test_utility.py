@@ -633,6 +633,38 @@ def test_retraversal_reports_the_traversals_it_models_before_its_quadrature():
     assert [done for done, note in calls if not note] == list(range(1, len(calls) - len(notes) + 1))
 
 
+def test_progress_estimates_the_time_left_from_the_costs(monkeypatch):
+    # three steps costing 10, 30 and 60 (reproduce's claims differ a hundredfold): after the
+    # cheap one, 10 s for a tenth of the work leaves about 90 s, not the 20 s two steps of three
+    # would suggest
+    import io
+
+    import exactdp.progress as progress
+
+    now = [0.0]
+    monkeypatch.setattr(progress.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(progress, "LINE_INTERVAL", 0.0)
+    stream = io.StringIO()
+    with progress.Progress(3, "reproducing", "claim", stream=stream, work=100) as bar:
+        now[0] = 10.0
+        bar.update(note="cheap done", work=10)
+    lines = stream.getvalue().splitlines()
+    assert lines[1] == "reproducing: 1/3 claims, 0:10 elapsed, about 1:30 left; cheap done"
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    now[0], terminal = 0.0, Terminal()
+    with progress.Progress(3, "reproducing", "claim", stream=terminal, work=100) as bar:
+        now[0] = 10.0
+        bar.update(note="cheap done", work=10)
+        bar.bar.refresh()  # tqdm redraws at most every 0.1 s of its own clock
+    drawn = terminal.getvalue().split("\r")
+    assert any("reproducing: 1/3 claims" in line and "cheap done, about 1:30 left" in line
+               for line in drawn)
+
+
 def test_progress_lines_of_work_of_unknown_size_show_no_total(monkeypatch):
     # the utility command's bar does not know its number of pieces in advance (total 0)
     import io

@@ -63,13 +63,15 @@ def run(claims: Sequence[Claim], out: Path, stream=None,
     try:
         finished: dict[str, ClaimResult] = {}
         ordered = sorted(claims, key=lambda claim: -claim.cost)
-        with Progress(len(claims), "reproducing", "claim", stream=stream) as progress:
+        # the time left is estimated from the claims' costs: they differ a hundredfold
+        with Progress(len(claims), "reproducing", "claim", stream=stream,
+                      work=sum(claim.cost for claim in claims)) as progress:
             for k, result in parallel_map(_evaluate, [c.id for c in ordered], jobs,
                                           completed=True):
                 claim = ordered[k]
                 finished[claim.id] = result
                 draw(result.figure, staging / f"{claim.id}.png")
-                progress.update(note=f"{claim.id} done")
+                progress.update(note=f"{claim.id} done", work=claim.cost)
         results = [(claim, finished[claim.id]) for claim in claims]
         (staging / "claims.json").write_text(json.dumps(to_json(results), indent=1,
                                                         ensure_ascii=False) + "\n",
