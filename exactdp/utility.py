@@ -798,8 +798,7 @@ def _weighted_others(passes: list, fails: list, counts: list, weights: list,
     weights (the product of the groups with ``S_k ≤ 1/2``, which keep their accuracy, is
     formed once for both)."""
     c = len(weights)
-    groups = [(arb_poly([f, s]) ** count).truncate(c)
-              for s, f, count in zip(passes, fails, counts)]
+    groups = [_truncated_power(f, s, count, c) for s, f, count in zip(passes, fails, counts)]
     # the groups likelier to pass than to fail, where the evaluation may lose accuracy
     likely = [k for k, s in enumerate(passes) if s.mid() > 0.5]
     likely_set = set(likely)
@@ -818,11 +817,31 @@ def _weighted_others(passes: list, fails: list, counts: list, weights: list,
             rest = _truncated_product([g for k, g in enumerate(groups) if k not in wide_set], c)
         folded = _correlate(arb_poly(weights), rest, c).coeffs()
         folded += [arb(0)] * (c - len(folded))
-        own = [(arb_poly([fails[k], passes[k]]) ** (counts[k] - 1)).truncate(c) for k in wide]
+        own = [_truncated_power(fails[k], passes[k], counts[k] - 1, c) for k in wide]
         chosen = [groups[k] for k in wide]
         for k, value in zip(wide, _weighted_around(chosen, chosen, folded, own)):
             values[k] = value
     return values
+
+
+#: Group sizes above which :func:`_truncated_power` takes the binomial terms one by one.
+BINOMIAL_FROM = 128
+
+
+def _truncated_power(fail: arb, passes: arb, count: int, c: int) -> arb_poly:
+    """``(F + S y)^n`` truncated at degree ``c``.  For ``n`` above :data:`BINOMIAL_FROM` and
+    ``F > 0``, its terms ``C(n, m) F^{n−m} S^m`` for ``m < c``, each from the one before by the
+    factor ``(S/F)(n − m)/(m + 1)`` (all ``≥ 0``: no cancellation), instead of the full power of
+    degree ``n`` (Arb's power of a long binomial costs a millisecond at ``n`` = 1000)."""
+    if count <= BINOMIAL_FROM or not fail > 0:
+        return (arb_poly([fail, passes]) ** count).truncate(c)
+    ratio = passes / fail
+    term = fail ** count
+    terms = [term]
+    for m in range(min(count, c - 1)):
+        term = term * ratio * (count - m) / (m + 1)
+        terms.append(term)
+    return arb_poly(terms)
 
 
 def _truncated_product(polynomials: list, c: int) -> arb_poly:

@@ -344,6 +344,24 @@ def test_vector_quadrature_encloses_known_integrals():
             assert result.overlaps(value) and result.rad() < 1e-24
 
 
+@pytest.mark.parametrize("count, c", [(1, 5), (128, 40), (129, 40), (500, 300), (300, 301)])
+def test_truncated_powers_are_the_binomial_expansion(count, c):
+    # (F + S y)^n truncated at degree c against the binomial coefficients in exact rationals,
+    # on both sides of the size where the terms are taken one by one
+    from flint import ctx, fmpq
+
+    from exactdp.utility import _truncated_power
+
+    with ctx.workprec(150):
+        power = _truncated_power(arb(97) / 100, arb(3) / 100, count, c).coeffs()
+    assert len(power) == min(count + 1, c)
+    for m, term in enumerate(power):
+        exact = math.comb(count, m) * fmpq(97, 100) ** (count - m) * fmpq(3, 100) ** m
+        with ctx.workprec(150):
+            assert term.overlaps(arb(exact.p) / arb(exact.q))
+            assert term.rad() <= 1e-40 * abs(term.mid())
+
+
 def test_a_costlier_evaluation_climbs_to_larger_ellipses_and_back():
     # ∫_0^{13/4} cos(5z) dz = sin(65/4)/5 on the pieces [3, 13/4] (integrated first) and
     # [0, 3]: when a node costs 4 bounds the short piece climbs to a larger ellipse (fewer
