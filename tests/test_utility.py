@@ -344,6 +344,57 @@ def test_vector_quadrature_encloses_known_integrals():
             assert result.overlaps(value) and result.rad() < 1e-24
 
 
+def test_closed_form_bound_exceeds_the_product_at_every_point_of_the_ball(monkeypatch):
+    # |p_ρ(z)|·max_j |S_j|·Π_j(|F_j| + |S_j|)^{n_j} (the generic bound, here at exact points)
+    # lies below the closed-form bound of a narrow complex ball containing them (rz spans at
+    # most 1/64; the query noise's rate is 1/12), and not far below on the narrowest; on a wider
+    # ball, or one reaching so far left that a·|w| ≥ 1, the generic bound itself is returned
+    from flint import acb, ctx
+
+    from exactdp import utility
+    from exactdp.precision import to_arb
+
+    mech = exactdp.mechanism("svt1", eps=1, c=3, T=5)
+    queries = [0, 1, 1, 2, 4, 4, 4, 7, 9, 12]
+    products = []
+    generic_product = utility._product_bound
+    monkeypatch.setattr(utility, "_product_bound",
+                        lambda *args: products.append(1) or generic_product(*args))
+    with ctx.workprec(100):
+        laws = utility._PassProbabilities(mech.threshold_noise, mech.query_noise,
+                                          mech.threshold, [Fraction(q) for q in queries],
+                                          arb(10) ** -12)
+
+        def product(point, middle):
+            density, passes, fails = laws.distinct_values(point, middle)
+            return (abs(density) * utility._largest(passes)
+                    * generic_product(passes, fails, laws.counts))
+
+        def ball(middle, x, y, radius):
+            centre = acb(to_arb(middle) + x, y)
+            return centre, acb(arb(centre.real.mid(), radius), arb(centre.imag.mid(), radius))
+
+        for a, b in zip(laws.cuts, laws.cuts[1:]):
+            middle = (a + b) / 2
+            for x, y, radius in ((0, 0.3, 0.01), (0.2, 2, 0.04), (-0.3, 5, 0.04)):
+                centre, covering = ball(middle, x, y, radius)
+                bound = laws.bound(covering, middle)
+                for dx in (-radius, 0, radius):
+                    for dy in (-radius, 0, radius):
+                        point = acb(centre.real.mid() + dx, centre.imag.mid() + dy)
+                        assert product(point, middle) < arb(bound.upper())
+                if radius == 0.01:
+                    assert bound < 1.1 * product(centre, middle)
+            assert not products  # the closed form throughout
+            _, wide = ball(middle, 0, 1, 0.5)
+            assert laws.bound(wide, middle).mid() == product(wide, middle).mid() and products
+            products.clear()
+        far = acb(to_arb(laws.cuts[-2]) - 40, 1)
+        middle = (laws.cuts[-2] + laws.cuts[-1]) / 2
+        generic = product(far, middle)
+        assert laws.bound(far, middle).mid() == generic.mid() and generic > 1 and products
+
+
 @pytest.mark.parametrize("count, c", [(1, 5), (128, 40), (129, 40), (500, 300), (300, 301)])
 def test_truncated_powers_are_the_binomial_expansion(count, c):
     # (F + S y)^n truncated at degree c against the binomial coefficients in exact rationals,
