@@ -43,7 +43,7 @@ EPS = Fraction(1, 10)
 CUTOFFS = (2, 4, 6)
 DIGITS = 10
 #: The paper's own Zipf workload (§6): items (with RECORDS_PER_ITEM records each), cutoffs and
-#: digits; only the named allocations (one evaluation takes seconds to half a minute here).
+#: digits; only the named allocations (each evaluation takes seconds at this size).
 PAPER_ITEMS = 10_000
 PAPER_CUTOFFS = (25, 50, 100, 300)
 PAPER_DIGITS = 6
