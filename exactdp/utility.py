@@ -469,10 +469,7 @@ def _fewer_than_bound(passes: list, fails: list, counts: list, c: int) -> arb:
     ≤ x^{−c}·Π_j (F_j + S_j x)`` (Markov's inequality for ``x^{M′}``, and ``F_i + S_i x ≥ x``),
     taken at ``x = c/μ``, ``μ = Σ_j S_j`` (the Chernoff bound's choice), or ``1`` when ``μ ≤ c``."""
     mean = _mean_passes(passes, counts)
-    if not mean > c:
-        return arb(1)
-    x = arb(c) / arb(mean)
-    return x ** -c * _generating_value(passes, fails, counts, x)
+    return _chernoff(passes, fails, counts, c, mean) if mean > c else arb(1)
 
 
 def _at_least_bound(passes: list, fails: list, counts: list, c: int) -> arb:
@@ -481,8 +478,12 @@ def _at_least_bound(passes: list, fails: list, counts: list, c: int) -> arb:
     for ``x^{M′}``, and ``F_i + S_i x ≥ 1``), taken at ``x = c/μ``, ``μ = Σ_j S_j`` (the
     Chernoff bound's choice), or ``1`` when ``μ ≥ c``."""
     mean = _mean_passes(passes, counts)
-    if not 0 < mean < c:
-        return arb(1)
+    return _chernoff(passes, fails, counts, c, mean) if 0 < mean < c else arb(1)
+
+
+def _chernoff(passes: list, fails: list, counts: list, c: int, mean: float) -> arb:
+    """``x^{−c}·G(x)`` at ``x = c/μ`` (``mean = μ``): the bound of :func:`_fewer_than_bound`
+    (``x < 1``) and of :func:`_at_least_bound` (``x > 1``)."""
     x = arb(c) / arb(mean)
     return x ** -c * _generating_value(passes, fails, counts, x)
 
@@ -598,15 +599,12 @@ def _fewer_before(passes: list, fails: list, c: int, negligible: arb) -> list:
     prefix = arb_poly([1])
     for start in range(0, len(passes), BLOCK):
         coefficients = prefix.coeffs()
-        cumulative = [sum(coefficients[:c], arb(0))]  # C_0, C_1, …: the top ones taken off
+        coefficients += [arb(0)] * (c - len(coefficients))  # p_0 … p_{c−1}
+        cumulative = [sum(coefficients, arb(0))]  # C_0, C_1, …: the top ones taken off
         for l in range(1, BLOCK + 1):
-            top = c - l
-            cumulative.append(cumulative[-1] - coefficients[top]
-                              if 0 <= top < len(coefficients) else
-                              cumulative[-1] if top >= 0 else arb(0))
+            cumulative.append(cumulative[-1] - coefficients[c - l] if l <= c else arb(0))
         local = [arb(1)]  # Q_t
-        block = list(zip(passes[start:start + BLOCK], fails[start:start + BLOCK]))
-        for s, f in block:
+        for s, f in zip(passes[start:start + BLOCK], fails[start:start + BLOCK]):
             fewer = sum((q * h for q, h in zip(local, cumulative)), arb(0))
             if fewer <= negligible:
                 return result + [arb(0, fewer.upper())] * (len(passes) - len(result))
@@ -717,16 +715,18 @@ def _reciprocal_series(passes: list, weighted: list, reach: arb, target: arb) ->
     :data:`MAX_SERIES_TERMS`)."""
     top = max(arb(s.upper()) for s in passes)
     shrink = 1 - top * reach
-    gaps = [(1 - t, value) for t, value in weighted]
+    gaps = [1 - t for t, _ in weighted]
+    terms_at_nodes = [value for _, value in weighted]  # w_l G(t_l) s_l^r, r = 0 first
     moments = []
     for terms in range(MAX_SERIES_TERMS):
-        moment = sum((value * gap ** terms for gap, value in gaps), arb(0))
+        moment = sum(terms_at_nodes, arb(0))
         rest = top ** terms * moment / shrink
         if rest <= target:
             series = arb_poly(moments)
             radius = arb(0, rest.upper())
             return [series(s) + radius for s in passes]
         moments.append(moment)
+        terms_at_nodes = [term * gap for term, gap in zip(terms_at_nodes, gaps)]
     return None
 
 

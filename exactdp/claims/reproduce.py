@@ -54,8 +54,9 @@ def check_out(out: Path) -> None:
 def run(claims: Sequence[Claim], out: Path, stream=None,
         jobs: int = 2) -> list[tuple[Claim, ClaimResult]]:
     """Evaluate ``claims`` on ``jobs`` worker processes (costliest first), with progress on
-    ``stream`` (default: standard error) as each claim finishes, and write every output file.  The results, and so the
-    files, are in catalogue order whatever the order the claims finish in."""
+    ``stream`` (default: standard error) as each claim finishes, and write every output file.
+    The results, and so the files, are in catalogue order whatever the order the claims finish
+    in."""
     out = Path(out)
     check_out(out)
     out.parent.mkdir(parents=True, exist_ok=True)
