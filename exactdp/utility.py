@@ -48,7 +48,7 @@ from .noise import Kind
 from .precision import check_dps, to_arb
 from .sequences import as_queries
 from .exact.gauss_legendre import fewest_nodes, legendre_rule
-from .exact.vector_quadrature import integrate_vector
+from .exact.vector_quadrature import Leading, integrate_vector
 
 ORDERS = ("given", "random")
 #: Most traversals of Sparse Vector with retraversal modelled exactly.
@@ -385,9 +385,10 @@ def _sparse_vector(mech: ThresholdMechanism, values: list, c: int, order: str,
                               tolerance)
     if order == "given":
         def evaluate(z, middle):
-            density, passes, fails = laws(z, middle)
-            factor = _fewer_before(passes, fails, c, tolerance / 16)
-            return [density * s * f for s, f in zip(passes, factor)]
+            density, passes, fails = laws.distinct_values(z, middle)
+            fewer, rest = _fewer_before(passes, fails, laws.positions, c, tolerance / 16)
+            return Leading([density * passes[k] * f for k, f in zip(laws.positions, fewer)],
+                           density * rest, len(values))  # S_i ≤ 1 in the others
 
         return integrate_vector(evaluate, laws.bound, laws.cuts, laws.tails, tolerance, progress,
                                 EVALUATION_COST)
@@ -584,35 +585,60 @@ def _hub_range(law, tolerance: arb):
 
 
 #: Queries per block of the given-order sweep (:func:`_fewer_before`).
-BLOCK = 16
+BLOCK = 12
 
 
-def _fewer_before(passes: list, fails: list, c: int, negligible: arb) -> list:
-    """``Pr[fewer than c of the queries before i pass]`` for each ``i``: the coefficients of
-    degree ``< c`` of ``Π_{j<i}(F_j + S_j x)``, summed.  In blocks of :data:`BLOCK` queries
-    from ``b``: with ``p_m`` the coefficients of the prefix ``P = Π_{j<b}`` truncated at degree
-    ``c``, ``Q_t = Π_{b≤j<b+t}(F_j + S_j x)`` (degree ``t``) and ``C_l = Σ_{m<c−l} p_m``, the sum
-    for ``i = b + t`` is ``Σ_l [x^l]Q_t·C_l`` (``O(t)``), and one product ``P·Q_BLOCK`` moves
-    the prefix on.  The probability cannot grow with ``i``: once it is at most ``negligible``
-    every later one lies in ``[0, that value]``, and the sweep stops there."""
-    result = []
-    prefix = arb_poly([1])
-    for start in range(0, len(passes), BLOCK):
-        coefficients = prefix.coeffs()
-        coefficients += [arb(0)] * (c - len(coefficients))  # p_0 … p_{c−1}
-        cumulative = [sum(coefficients, arb(0))]  # C_0, C_1, …: the top ones taken off
+def _fewer_before(passes: list, fails: list, positions: list, c: int, negligible: arb) -> tuple:
+    """``Pr[fewer than c of the queries before i pass]`` for each query ``i`` (its pass and
+    fail probabilities ``passes[positions[i]]``, ``fails[positions[i]]``): the coefficients of
+    degree ``< c`` of ``Π_{j<i}(F_j + S_j x)``, summed.  It is exactly 1 for ``i < c``.  From
+    ``i = c`` on, in blocks of :data:`BLOCK` queries from ``b``: with ``p_m`` the coefficients
+    of the prefix ``P = Π_{j<b}`` truncated at degree ``c``, ``Q_t = Π_{b≤j<b+t}(F_j + S_j x)``
+    (degree ``t``) and ``C_l = Σ_{m<c−l} p_m``, the sum for ``i = b + t`` is
+    ``Σ_l [x^l]Q_t·C_l`` (``O(t)``), and one product ``P·Q_BLOCK`` moves the prefix on.
+
+    The prefix keeps only its coefficients from a degree ``L`` up, ``L`` raised after each
+    block while the mass left out stays within ``D = negligible·2^{−30}``: what is left out
+    only moves up (``P·Q`` adds no mass below ``L``), so the exact ``C_l`` exceeds the sum of
+    the kept coefficients by at most ``D`` (where the passing queries outnumber ``c`` by far,
+    only a few dozen coefficients are kept).  The probability cannot grow with ``i``: once it
+    is at most ``negligible`` every later one lies in ``[0, that value]``, and the sweep stops
+    there.
+
+    Returns
+    -------
+    (list, arb)
+        The probabilities up to the stop, and the ball ``[0, value at the stop]`` holding all
+        the later ones (``0`` if the sweep never stops)."""
+    n = len(positions)
+    result = [arb(1)] * min(c, n)
+    if c >= n:
+        return result, arb(0)
+    budget = negligible * arb(2) ** -30
+    kept = _truncated_product(_linear([passes[k] for k in positions[:c]],
+                                      [fails[k] for k in positions[:c]]), c).truncate(c)
+    low, left_out = 0, arb(0)  # kept[m] = p_{low+m}; left_out ≥ the mass not kept
+    for start in range(c, n, BLOCK):
+        while low < c - BLOCK:
+            more = left_out + kept[0]
+            if not more.upper() <= budget:
+                break
+            kept, low, left_out = kept.right_shift(1), low + 1, arb(more.upper())
+        missing = arb(0, left_out.upper())
+        cumulative = [kept(arb(1)) + missing]  # C_0, C_1, …: the top coefficients taken off
         for l in range(1, BLOCK + 1):
-            cumulative.append(cumulative[-1] - coefficients[c - l] if l <= c else arb(0))
+            cumulative.append(cumulative[-1] - kept[c - l - low] if c - l > low else missing)
         local = [arb(1)]  # Q_t
-        for s, f in zip(passes[start:start + BLOCK], fails[start:start + BLOCK]):
+        for k in positions[start:start + BLOCK]:
+            s, f = passes[k], fails[k]
             fewer = sum((q * h for q, h in zip(local, cumulative)), arb(0))
             if fewer <= negligible:
-                return result + [arb(0, fewer.upper())] * (len(passes) - len(result))
+                return result, arb(0, fewer.upper())
             result.append(fewer)
             local = ([f * local[0]] + [f * local[l] + s * local[l - 1]
                                        for l in range(1, len(local))] + [s * local[-1]])
-        prefix = (prefix * arb_poly(local)).truncate(c)
-    return result
+        kept = (kept * arb_poly(local)).truncate(c - low)
+    return result, arb(0)
 
 
 def _fewer_random(passes: list, fails: list, counts: list, c: int, tolerance: arb) -> list:

@@ -344,6 +344,40 @@ def test_vector_quadrature_encloses_known_integrals():
             assert result.overlaps(value) and result.rad() < 1e-24
 
 
+def test_vector_quadrature_encloses_integrands_given_by_their_leading_values():
+    # ∫_0^2 e^{−iz} dz = (1 − e^{−2i})/i (i ≥ 1; 2 for i = 0) for i < 30; at a node z only
+    # the f_i above 10^−12 are given, the later ones (decreasing in i) enclosed by
+    # [0, e^{−kz}]: each result still encloses its integral, and those never cut off are as
+    # accurate as the full vector's
+    from flint import acb, ctx
+
+    from exactdp.exact.vector_quadrature import Leading, integrate_vector
+
+    size = 30
+
+    def full(z, _middle):
+        return [(-i * z).exp() for i in range(size)]
+
+    def leading(z, middle):
+        values = full(z, middle)
+        k = next((i for i, v in enumerate(values) if v < 1e-12), size)
+        return Leading(values[:k], arb(0, values[k].upper()) if k < size else arb(0), size)
+
+    def bound(z, _middle):
+        return arb(max(abs(v).upper() for v in full(acb(z), None)))
+
+    with ctx.workprec(120):
+        cuts, tolerance = [Fraction(0), Fraction(2)], arb(10) ** -20
+        cut = integrate_vector(leading, bound, cuts, arb(0), tolerance)
+        whole = integrate_vector(full, bound, cuts, arb(0), tolerance)
+        exact = [arb(2)] + [(1 - (-2 * arb(i)).exp()) / i for i in range(1, size)]
+        assert len(cut) == size
+        for i, (a, b, value) in enumerate(zip(cut, whole, exact)):
+            assert a.overlaps(value) and b.overlaps(value)
+            assert a.rad() < 1e-11 and (i > 6 or a.rad() < 1e-19)
+        assert cut[-1].rad() > 1e-16 > whole[-1].rad()  # the later ones were cut off
+
+
 def test_closed_form_bound_exceeds_the_product_at_every_point_of_the_ball(monkeypatch):
     # |p_ρ(z)|·max_j |S_j|·Π_j(|F_j| + |S_j|)^{n_j} (the generic bound, here at exact points)
     # lies below the closed-form bound of a narrow complex ball containing them (rz spans at
@@ -609,12 +643,15 @@ def test_fewer_before_equals_the_expanded_prefix_products(c, probability, stops)
     with ctx.workprec(150):
         passes = [arb(probability) / 10 + arb(k) / 1000 for k in range(60)]
         fails = [1 - s for s in passes]
-        results = _fewer_before(passes, fails, c, arb(10) ** -20)
-        assert len(results) == 60 and (results[-1].mid() == 0) == stops
+        results, rest = _fewer_before(passes, fails, list(range(60)), c, arb(10) ** -20)
+        assert (len(results) < 60) == stops and (rest.upper() > 0) == stops
         prefix = arb_poly([1])
-        for result, s, f in zip(results, passes, fails):
+        for i, (s, f) in enumerate(zip(passes, fails)):
             exact = sum(prefix.coeffs()[:c], arb(0))
-            assert result.overlaps(exact) and result.rad() < 1e-20
+            if i < len(results):
+                assert results[i].overlaps(exact) and results[i].rad() < 1e-20
+            else:
+                assert rest.contains(exact) and rest.upper() <= 1e-20
             prefix *= arb_poly([f, s])
 
 

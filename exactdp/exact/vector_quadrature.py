@@ -26,10 +26,15 @@ queries per node), so they are integrated together; the certified back-end
    halved.
 3. The result is, for each integrand, the rule's sum (a ball: rounding is tracked) plus the ball
    ``[−E, E]``, ``E`` the sum of the pieces' bounds and the tails: a certified enclosure.
+
+At a node the caller may give only the leading integrands (:class:`Leading`) and one ball
+holding all the others, when they are known to be negligible there: the rule then sums the
+others' ball, once per node, instead of their values.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Sequence
 
@@ -52,6 +57,16 @@ MAX_ORDER = 64
 MAX_PIECES = 1_000_000
 
 
+@dataclass(frozen=True)
+class Leading:
+    """The integrands at one point, given by the first ones: ``f_i = values[i]`` for
+    ``i < len(values)``, and every later ``f_i`` (``i < size``) lies in the ball ``rest``."""
+
+    values: list
+    rest: arb
+    size: int
+
+
 def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fraction], tails: arb,
                      tolerance: arb, progress=None, evaluation_cost: float = 1) -> list:
     """``∫_{z_L}^{z_R} f_i(z) dz + [−tails, tails]`` for every ``i``, as Arb balls, with absolute
@@ -61,7 +76,7 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
     ----------
     evaluate : callable
         ``evaluate(z, middle)`` → the list of ``f_i(z)`` for a real ball ``z`` (``arb``) in the
-        piece containing the exact point ``middle``.
+        piece containing the exact point ``middle``, or their :class:`Leading` values.
     bound : callable
         ``bound(z, middle)`` → an upper bound (``arb``) on every ``|f_i(z)|`` for a complex ball
         ``z`` (``acb``), each ``f_i`` continued analytically from the piece containing
@@ -87,7 +102,7 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
     share = tolerance / (4 * max(1, len(cuts) - 1))
     # each piece with its share of the tolerance (halved with the piece)
     pending = [(cuts[k], cuts[k + 1], share) for k in range(len(cuts) - 1)]
-    totals, errors, finished = None, arb(0), 0
+    totals, rests, errors, finished, size = [], {}, arb(0), 0, 0
     start, previous = RHOS.index(FIRST_RHO), None
     while pending:
         a, b, share = pending.pop()
@@ -103,19 +118,37 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
             continue
         order, error, start = rule
         previous = order
-        piece = None
+        piece = []
         for node, weight in legendre_rule(order, ctx.prec):
             values = evaluate(middle_ball + half_ball * node, middle)
-            terms = [weight * value for value in values]
-            piece = terms if piece is None else [p + t for p, t in zip(piece, terms)]
-        piece = [half_ball * p for p in piece]
-        totals = piece if totals is None else [t + p for t, p in zip(totals, piece)]
+            if isinstance(values, Leading):
+                size = values.size
+                if not values.rest.is_zero():
+                    index = len(values.values)
+                    rests[index] = rests.get(index, arb(0)) + half_ball * weight * values.rest
+                values = values.values
+            else:
+                size = len(values)
+            piece = _padded_sum(piece, [weight * value for value in values])
+        totals = _padded_sum(totals, [half_ball * p for p in piece])
         errors += error
         finished += 1
         if progress is not None:
             progress(finished)
     radius = arb(0, (errors + tails).upper())
-    return [total + radius for total in totals]
+    results, others = [], arb(0)  # others: the rests of the nodes where f_i is among them
+    for i in range(size):
+        if i in rests:
+            others += rests[i]
+        results.append((totals[i] if i < len(totals) else arb(0)) + others + radius)
+    return results
+
+
+def _padded_sum(first: list, second: list) -> list:
+    """The elementwise sum, the shorter list taken as padded with zeros."""
+    if len(first) < len(second):
+        first, second = second, first
+    return [x + y for x, y in zip(first, second)] + first[len(second):]
 
 
 def _rule(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb, share: arb,
