@@ -60,6 +60,12 @@ MAX_TRAVERSALS = 2_000
 EVALUATION_COST = 4
 
 
+#: The share of the tolerance below which the rest of a sweep over the queries is enclosed by
+#: one ball instead of being computed (the given-order sweeps, :func:`_fewer_before` and
+#: :func:`_redrawn_threshold`).
+NEGLIGIBLE = 1 / 16
+
+
 @dataclass(frozen=True)
 class Utility:
     """Selection probabilities and expected utility of one mechanism on one query vector.
@@ -386,7 +392,8 @@ def _sparse_vector(mech: ThresholdMechanism, values: list, c: int, order: str,
     if order == "given":
         def evaluate(z, middle):
             density, passes, fails = laws.distinct_values(z, middle)
-            fewer, rest = _fewer_before(passes, fails, laws.positions, c, tolerance / 16)
+            fewer, rest = _fewer_before(passes, fails, laws.positions, c,
+                                        tolerance * NEGLIGIBLE)
             return Leading([density * passes[k] * f for k, f in zip(laws.positions, fewer)],
                            density * rest, len(values))  # S_i ≤ 1 in the others
 
@@ -510,33 +517,49 @@ def _redrawn_threshold(mech: ThresholdMechanism, values: list, c: int, tolerance
     position ``p`` the next ⊤ is at ``k ≥ p`` with probability
     ``K[p][k] = ∫ p_ρ(z) S_k(z) Π_{p≤j<k} F_j(z) dz`` (all ``p ≤ k`` integrated together); the
     ``r``-th ⊤ is at ``k`` with probability ``π_r(k) = Σ_{p≤k} π_{r−1}(p − 1)·K[p][k]``
-    (``π_0(−1) = 1``), and ``P_k = Σ_{r≤c} π_r(k)``."""
+    (``π_0(−1) = 1``), and ``P_k = Σ_{r≤c} π_r(k)``.
+
+    At a node the integrands are taken by the distance ``d = k − p``, all starts together,
+    until ``Π_{p≤j<p+d} F_j`` is at most tolerance/16 for every start: the later ones lie in
+    ``[0, p_ρ(z)·that product]`` (a band of ``O(n·D)`` integrands instead of ``n²/2``; the
+    product cannot grow with ``d``).  In the chain, the kernel beyond the band contributes at
+    most its common ball times ``Σ_p π_{r−1}(p − 1)`` (docs/mathematics.md §12.1)."""
     laws = _PassProbabilities(mech.threshold_noise, mech.query_noise, mech.threshold, values,
                               tolerance)
-    n = len(values)
+    n, negligible = len(values), tolerance * NEGLIGIBLE
 
     def evaluate(z, middle):
         density, passes, fails = laws(z, middle)
-        kernel = []
-        for start in range(n):
-            running = density
-            for k in range(start, n):
-                kernel.append(running * passes[k])
-                running *= fails[k]
-        return kernel
+        weighted = [density * s for s in passes]
+        band, running = [], [arb(1)] * n  # running[p] = Π_{p≤j<p+d} F_j
+        for d in range(n):
+            if all(r <= negligible for r in running):
+                return Leading(band, arb(0, (density * max(r.upper() for r in running)).upper()),
+                               n * (n + 1) // 2)
+            band.extend(r * s for r, s in zip(running, weighted[d:]))
+            running = [r * f for r, f in zip(running, fails[d:])]
+        return band
 
-    flat = integrate_vector(evaluate, laws.bound, laws.cuts, laws.tails, tolerance, progress,
-                            EVALUATION_COST)
-    kernel, position = [], 0
-    for start in range(n):
-        kernel.append([None] * start + flat[position:position + n - start])
-        position += n - start
+    kernel = integrate_vector(evaluate, laws.bound, laws.cuts, laws.tails, tolerance, progress,
+                              EVALUATION_COST, leading=True)
+    by_distance, position = [], 0  # by_distance[d][p] = K[p][p + d]
+    while position < len(kernel.values):
+        width = n - len(by_distance)
+        by_distance.append(kernel.values[position:position + width])
+        position += width
+    band, beyond = len(by_distance), kernel.rest
     selected = [arb(0)] * n
-    previous = None  # π_{r−1}
+    previous = None  # π_{r−1}(p − 1) for each start p
     for _ in range(c):
-        current = [sum(((previous[start - 1] if start else arb(0)) if previous is not None
-                        else (arb(1) if start == 0 else arb(0))) * kernel[start][k]
-                       for start in range(k + 1)) for k in range(n)]
+        starts = [arb(1)] + [arb(0)] * (n - 1) if previous is None else [arb(0)] + previous[:-1]
+        reached = [arb(0)] * n  # Σ_{p ≤ k − band} starts[p], for the kernel beyond the band
+        total = arb(0)
+        for k in range(band, n):
+            total += starts[k - band]
+            reached[k] = total
+        current = [sum((starts[k - d] * by_distance[d][k - d]
+                        for d in range(min(band, k + 1))), arb(0)) + reached[k] * beyond
+                   for k in range(n)]
         selected = [s + x for s, x in zip(selected, current)]
         previous = current
     return selected

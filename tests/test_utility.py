@@ -95,6 +95,51 @@ def test_sparse_vector_given_order_equals_the_sum_over_outputs(name, params, que
                         brute_force_given(mech, queries, c))
 
 
+def counting_leading(monkeypatch) -> list:
+    """Record the number of leading values each time a node's integrands are cut off."""
+    from exactdp import utility
+    from exactdp.exact.vector_quadrature import Leading
+
+    cuts = []
+
+    def counting(values, rest, size):
+        cuts.append(len(values))
+        return Leading(values, rest, size)
+
+    monkeypatch.setattr(utility, "Leading", counting)
+    return cuts
+
+
+def test_redrawn_threshold_band_equals_the_sum_over_outputs(monkeypatch):
+    # Alg. 2 where queries pass often (ε = 8): at most nodes the kernel K[p][p+d] is cut off
+    # after a few distances d, the rest enclosed by one ball; still the sum over every output
+    cuts = counting_leading(monkeypatch)
+    mech = exactdp.mechanism("svt2", eps=8, c=2)
+    queries = [3, 2, 4, 3, 1, 5]
+    with mpmath.workdps(DPS + 10):
+        assert_encloses(selection_probabilities(mech, queries, dps=DPS),
+                        brute_force_given(mech, queries, 2))
+    assert cuts and min(cuts) <= 6 + 5  # some node kept the distances 0 and 1 only
+
+
+@pytest.mark.parametrize("name, params", [("svt2", dict(eps=2, c=2)),
+                                          ("svt1", dict(eps=2, c=3))])
+def test_given_order_sweeps_cut_off_agree_with_the_whole_sweep(monkeypatch, name, params):
+    # 42 queries: the sweeps stop where the rest is negligible (the band of Alg. 2's kernel;
+    # Pr[fewer than c before i] in Alg. 1), and agree with the same computation never cut off
+    from exactdp import utility
+
+    mech = exactdp.mechanism(name, **params)
+    queries = [3, 2, 4, 3, 1, 5] * 7
+    cuts = counting_leading(monkeypatch)
+    cut = selection_probabilities(mech, queries, dps=DPS)
+    assert cuts
+    monkeypatch.setattr(utility, "NEGLIGIBLE", 0)
+    whole = selection_probabilities(mech, queries, dps=DPS)
+    for a, b in zip(cut, whole):
+        assert a.overlaps(b) and a.rad() < 10.0 ** -DPS and b.rad() < 10.0 ** -DPS
+
+
 @pytest.mark.parametrize("name, params, queries", SPARSE_VECTOR_CASES[:3])
 def test_sparse_vector_random_order_equals_the_average_over_permutations(name, params, queries):
     mech = exactdp.mechanism(name, **params)

@@ -68,7 +68,8 @@ class Leading:
 
 
 def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fraction], tails: arb,
-                     tolerance: arb, progress=None, evaluation_cost: float = 1) -> list:
+                     tolerance: arb, progress=None, evaluation_cost: float = 1,
+                     leading: bool = False):
     """``∫_{z_L}^{z_R} f_i(z) dz + [−tails, tails]`` for every ``i``, as Arb balls, with absolute
     error at most about ``tolerance`` (module docstring).
 
@@ -93,6 +94,9 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
         What one call of ``evaluate`` costs, in calls of ``bound``: a larger ellipse is tried
         when the nodes it may save cost more than its cover (:func:`_rule`).  It only steers
         the choice of rule; every choice is rigorous.
+    leading : bool
+        Return the integrals as :class:`Leading` (those that were ever among a node's leading
+        values, then one ball for all the later ones) instead of a list of ``size`` balls.
 
     Raises
     ------
@@ -129,26 +133,30 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
                 values = values.values
             else:
                 size = len(values)
-            piece = _padded_sum(piece, [weight * value for value in values])
-        totals = _padded_sum(totals, [half_ball * p for p in piece])
+            piece = _padded_sum(piece, values, weight)
+        totals = _padded_sum(totals, piece, half_ball)
         errors += error
         finished += 1
         if progress is not None:
             progress(finished)
     radius = arb(0, (errors + tails).upper())
     results, others = [], arb(0)  # others: the rests of the nodes where f_i is among them
-    for i in range(size):
+    for i in range(len(totals)):
         if i in rests:
             others += rests[i]
-        results.append((totals[i] if i < len(totals) else arb(0)) + others + radius)
-    return results
+        results.append(totals[i] + others + radius)
+    others = sum((rest for i, rest in rests.items() if i >= len(totals)), others)
+    if leading:
+        return Leading(results, others + radius, size)
+    return results + [others + radius] * (size - len(totals))
 
 
-def _padded_sum(first: list, second: list) -> list:
-    """The elementwise sum, the shorter list taken as padded with zeros."""
-    if len(first) < len(second):
-        first, second = second, first
-    return [x + y for x, y in zip(first, second)] + first[len(second):]
+def _padded_sum(total: list, values: list, factor: arb) -> list:
+    """``total + factor·values`` elementwise, the shorter list taken as padded with zeros."""
+    if len(total) >= len(values):
+        return [x + factor * y for x, y in zip(total, values)] + total[len(values):]
+    return ([x + factor * y for x, y in zip(total, values)]
+            + [factor * y for y in values[len(total):]])
 
 
 def _rule(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb, share: arb,
