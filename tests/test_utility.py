@@ -140,6 +140,34 @@ def test_given_order_sweeps_cut_off_agree_with_the_whole_sweep(monkeypatch, name
         assert a.overlaps(b) and a.rad() < 10.0 ** -DPS and b.rad() < 10.0 ** -DPS
 
 
+def test_given_order_leaves_out_kinks_no_integrand_needs(monkeypatch):
+    # 30 queries that nearly always pass, then four low answers: at the four kinks of the low
+    # answers' query noise, Pr[fewer than 2 of the first 30 pass] is provably negligible, so
+    # they fall inside pieces where only the first 30 integrands are integrated (the others
+    # bounded by the piece's probability times that bound); the same as never leaving them out
+    from exactdp import utility
+
+    merged = []
+    original = utility._merged_cuts
+
+    def recording(laws, c, negligible):
+        cuts, limits = original(laws, c, negligible)
+        merged.append((len(laws.cuts), len(cuts), [first for first, _ in limits]))
+        return cuts, limits
+
+    monkeypatch.setattr(utility, "_merged_cuts", recording)
+    mech = exactdp.mechanism("svt1", eps=2, c=2)
+    queries = [10] * 30 + [1, 2, 3, 4]
+    left_out = selection_probabilities(mech, queries, dps=DPS)
+    (before, after, firsts), = merged
+    assert after == before - 3 and 30 in firsts  # the low answers' kinks in one piece
+    monkeypatch.setattr(utility, "NEGLIGIBLE", 0)
+    kept = selection_probabilities(mech, queries, dps=DPS)
+    assert merged[-1][:2] == (before, before)
+    for a, b in zip(left_out, kept):
+        assert a.overlaps(b) and a.rad() < 10.0 ** -DPS
+
+
 @pytest.mark.parametrize("name, params, queries", SPARSE_VECTOR_CASES[:3])
 def test_sparse_vector_random_order_equals_the_average_over_permutations(name, params, queries):
     mech = exactdp.mechanism(name, **params)

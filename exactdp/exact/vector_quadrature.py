@@ -69,7 +69,7 @@ class Leading:
 
 def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fraction], tails: arb,
                      tolerance: arb, progress=None, evaluation_cost: float = 1,
-                     leading: bool = False):
+                     leading: bool = False, beyond: Callable | None = None):
     """``∫_{z_L}^{z_R} f_i(z) dz + [−tails, tails]`` for every ``i``, as Arb balls, with absolute
     error at most about ``tolerance`` (module docstring).
 
@@ -97,6 +97,10 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
     leading : bool
         Return the integrals as :class:`Leading` (those that were ever among a node's leading
         values, then one ball for all the later ones) instead of a list of ``size`` balls.
+    beyond : callable, optional
+        ``beyond(a, b)`` → ``None``, or ``(j, ball)``: on the piece ``[a, b]`` the integrands
+        from ``j`` on are not integrated (they need not be analytic there; ``evaluate`` gives at
+        most ``j`` leading values) and their integrals lie in ``ball``.
 
     Raises
     ------
@@ -135,6 +139,10 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
                 size = len(values)
             piece = _padded_sum(piece, values, weight)
         totals = _padded_sum(totals, piece, half_ball)
+        skipped = None if beyond is None else beyond(a, b)
+        if skipped is not None:
+            index, ball = skipped
+            rests[index] = rests.get(index, arb(0)) + ball
         errors += error
         finished += 1
         if progress is not None:
