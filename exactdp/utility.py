@@ -397,6 +397,7 @@ def _sparse_vector(mech: ThresholdMechanism, values: list, c: int, order: str,
         cuts, limits = _merged_cuts(laws, c, negligible)
 
         def limit(middle: Fraction) -> tuple:
+            """``(j, h)`` of the piece containing ``middle`` (:func:`_merged_cuts`)."""
             return limits[bisect.bisect_right(cuts, middle) - 1]
 
         def evaluate(z, middle):
@@ -535,10 +536,11 @@ def _redrawn_threshold(mech: ThresholdMechanism, values: list, c: int, tolerance
     (``π_0(−1) = 1``), and ``P_k = Σ_{r≤c} π_r(k)``.
 
     At a node the integrands are taken by the distance ``d = k − p``, all starts together,
-    until ``Π_{p≤j<p+d} F_j`` is at most tolerance/16 for every start: the later ones lie in
-    ``[0, p_ρ(z)·that product]`` (a band of ``O(n·D)`` integrands instead of ``n²/2``; the
-    product cannot grow with ``d``).  In the chain, the kernel beyond the band contributes at
-    most its common ball times ``Σ_p π_{r−1}(p − 1)`` (docs/mathematics.md §12.1)."""
+    until ``Π_{p≤j<p+d} F_j`` is at most tolerance·:data:`NEGLIGIBLE` for every start: the
+    later ones lie in ``[0, p_ρ(z)·that product]`` (a band of ``O(n·D)`` integrands instead of
+    ``n²/2``; the product cannot grow with ``d``).  In the chain, the kernel beyond the band
+    contributes at most its common ball times ``Σ_p π_{r−1}(p − 1)`` (docs/mathematics.md
+    §12.1)."""
     laws = _PassProbabilities(mech.threshold_noise, mech.query_noise, mech.threshold, values,
                               tolerance)
     n, negligible = len(values), tolerance * NEGLIGIBLE
@@ -546,14 +548,14 @@ def _redrawn_threshold(mech: ThresholdMechanism, values: list, c: int, tolerance
     def evaluate(z, middle):
         density, passes, fails = laws(z, middle)
         weighted = [density * s for s in passes]
-        band, running = [], [arb(1)] * n  # running[p] = Π_{p≤j<p+d} F_j
+        integrands, running = [], [arb(1)] * n  # running[p] = Π_{p≤j<p+d} F_j
         for d in range(n):
             if all(r <= negligible for r in running):
-                return Leading(band, arb(0, (density * max(r.upper() for r in running)).upper()),
-                               n * (n + 1) // 2)
-            band.extend(r * s for r, s in zip(running, weighted[d:]))
+                largest = max(r.upper() for r in running)
+                return Leading(integrands, arb(0, (density * largest).upper()), n * (n + 1) // 2)
+            integrands.extend(r * s for r, s in zip(running, weighted[d:]))
             running = [r * f for r, f in zip(running, fails[d:])]
-        return band
+        return integrands
 
     kernel = integrate_vector(evaluate, laws.bound, laws.cuts, laws.tails, tolerance, progress,
                               EVALUATION_COST, leading=True)
@@ -562,7 +564,7 @@ def _redrawn_threshold(mech: ThresholdMechanism, values: list, c: int, tolerance
         width = n - len(by_distance)
         by_distance.append(kernel.values[position:position + width])
         position += width
-    band, beyond = len(by_distance), kernel.rest
+    band, outside = len(by_distance), kernel.rest
     selected = [arb(0)] * n
     previous = None  # π_{r−1}(p − 1) for each start p
     for _ in range(c):
@@ -573,7 +575,7 @@ def _redrawn_threshold(mech: ThresholdMechanism, values: list, c: int, tolerance
             total += starts[k - band]
             reached[k] = total
         current = [sum((starts[k - d] * by_distance[d][k - d]
-                        for d in range(min(band, k + 1))), arb(0)) + reached[k] * beyond
+                        for d in range(min(band, k + 1))), arb(0)) + reached[k] * outside
                    for k in range(n)]
         selected = [s + x for s, x in zip(selected, current)]
         previous = current

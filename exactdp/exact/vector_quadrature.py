@@ -29,7 +29,9 @@ queries per node), so they are integrated together; the certified back-end
 
 At a node the caller may give only the leading integrands (:class:`Leading`) and one ball
 holding all the others, when they are known to be negligible there: the rule then sums the
-others' ball, once per node, instead of their values.
+others' ball, once per node, instead of their values.  On a piece it may also leave the
+integrands from some index on out of the rule altogether (``beyond``: they need not be analytic
+there) and give one ball for their integrals over the piece.
 """
 
 from __future__ import annotations
@@ -148,7 +150,7 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
         if progress is not None:
             progress(finished)
     radius = arb(0, (errors + tails).upper())
-    results, others = [], arb(0)  # others: the rests of the nodes where f_i is among them
+    results, others = [], arb(0)  # others: the balls of the nodes and pieces that left f_i out
     for i in range(len(totals)):
         if i in rests:
             others += rests[i]
