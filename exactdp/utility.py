@@ -400,10 +400,24 @@ def _sparse_vector(mech: ThresholdMechanism, values: list, c: int, order: str,
             """``(j, h)`` of the piece containing ``middle`` (:func:`_merged_cuts`)."""
             return limits[bisect.bisect_right(cuts, middle) - 1]
 
+        @functools.lru_cache(maxsize=None)
+        def few_pass(piece: int):
+            """A bound on ``Pr[c or more of all the queries pass]`` on the piece if it is
+            negligible, else ``None``: at the piece's left end, since it falls as ``z`` grows."""
+            a = cuts[piece]
+            _, passes, fails = laws.distinct_values(to_arb(a), a)
+            bound = _at_least_bound(passes, fails, laws.counts, c)
+            return bound if bound <= negligible else None
+
         def evaluate(z, middle):
             density, passes, fails = laws.distinct_values(z, middle)
-            fewer, rest = _fewer_before(passes, fails, laws.positions, c, negligible,
-                                        limit(middle)[0])
+            first = limit(middle)[0]
+            most = few_pass(bisect.bisect_right(cuts, middle) - 1)
+            if most is not None:  # then every sum lies in [1 − most, 1]: no sweep
+                almost = arb(1) - arb(0, most.upper())
+                return Leading([density * passes[k] * almost for k in laws.positions[:first]],
+                               arb(0), len(values))
+            fewer, rest = _fewer_before(passes, fails, laws.positions, c, negligible, first)
             return Leading([density * passes[k] * f for k, f in zip(laws.positions, fewer)],
                            density * rest, len(values))  # S_i ≤ 1 in the others
 

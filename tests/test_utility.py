@@ -140,6 +140,32 @@ def test_given_order_sweeps_cut_off_agree_with_the_whole_sweep(monkeypatch, name
         assert a.overlaps(b) and a.rad() < 10.0 ** -DPS and b.rad() < 10.0 ** -DPS
 
 
+def test_given_order_skips_the_sweep_where_few_queries_pass(monkeypatch):
+    # threshold 12, four answers 30…60 and 56 answers 1…5: on the pieces right of the kinks
+    # at 30…60 (where the threshold noise is high) c = 20 passing queries among all 60 are
+    # provably unlikely (Markov: below 10^−17 on two of them), and every Pr[fewer than 20
+    # before i pass] is taken as [1 − that bound, 1] without a sweep; the same as sweeping
+    from exactdp import utility
+
+    bounds = []
+    original = utility._at_least_bound
+
+    def recording(*args):
+        bounds.append(original(*args))
+        return bounds[-1]
+
+    monkeypatch.setattr(utility, "_at_least_bound", recording)
+    mech = exactdp.mechanism("svt7", eps1=Fraction(1, 5), eps2=2, eps3=0, c=20, T=12,
+                             monotone=True)
+    queries = [60, 50, 40, 30] + [3, 2, 4, 3, 1, 5, 2, 3] * 7
+    skipped = selection_probabilities(mech, queries, dps=DPS)
+    assert sum(b < 1e-17 for b in bounds) >= 2
+    monkeypatch.setattr(utility, "NEGLIGIBLE", 0)
+    swept = selection_probabilities(mech, queries, dps=DPS)
+    for a, b in zip(skipped, swept):
+        assert a.overlaps(b) and a.rad() < 10.0 ** -DPS
+
+
 def test_given_order_leaves_out_kinks_no_integrand_needs(monkeypatch):
     # 30 queries that nearly always pass, then four low answers: at the four kinks of the low
     # answers' query noise, Pr[fewer than 2 of the first 30 pass] is provably negligible, so
