@@ -396,9 +396,9 @@ def _sparse_vector(mech: ThresholdMechanism, values: list, c: int, order: str,
         negligible = tolerance * NEGLIGIBLE
         cuts, limits = _merged_cuts(laws, c, negligible)
 
-        def limit(middle: Fraction) -> tuple:
-            """``(j, h)`` of the piece containing ``middle`` (:func:`_merged_cuts`)."""
-            return limits[bisect.bisect_right(cuts, middle) - 1]
+        def piece_of(middle: Fraction) -> int:
+            """The index of the piece containing ``middle`` (among ``cuts``)."""
+            return bisect.bisect_right(cuts, middle) - 1
 
         @functools.lru_cache(maxsize=None)
         def few_pass(piece: int):
@@ -411,8 +411,8 @@ def _sparse_vector(mech: ThresholdMechanism, values: list, c: int, order: str,
 
         def evaluate(z, middle):
             density, passes, fails = laws.distinct_values(z, middle)
-            first = limit(middle)[0]
-            most = few_pass(bisect.bisect_right(cuts, middle) - 1)
+            piece = piece_of(middle)
+            first, most = limits[piece][0], few_pass(piece)
             if most is not None:  # then every sum lies in [1 − most, 1]: no sweep
                 almost = arb(1) - arb(0, most.upper())
                 return Leading([density * passes[k] * almost for k in laws.positions[:first]],
@@ -422,7 +422,7 @@ def _sparse_vector(mech: ThresholdMechanism, values: list, c: int, order: str,
                            density * rest, len(values))  # S_i ≤ 1 in the others
 
         def beyond(a: Fraction, b: Fraction):
-            first, bound = limit((a + b) / 2)
+            first, bound = limits[piece_of((a + b) / 2)]
             if first == len(values):
                 return None
             return first, arb(0, (laws.hub_mass(a, b) * bound).upper())
@@ -505,7 +505,8 @@ def _fewer_than_bound(passes: list, fails: list, counts: list, c: int) -> arb:
     """An upper bound on ``Pr[fewer than c of the queries other than any one pass]``: for every
     ``x ∈ (0, 1]``, ``Pr[M′ ≤ c − 1] ≤ E[x^{M′}]·x^{1−c} = x^{1−c}·Π_{j≠i}(F_j + S_j x)
     ≤ x^{−c}·Π_j (F_j + S_j x)`` (Markov's inequality for ``x^{M′}``, and ``F_i + S_i x ≥ x``),
-    taken at ``x = c/μ``, ``μ = Σ_j S_j`` (the Chernoff bound's choice), or ``1`` when ``μ ≤ c``."""
+    taken at ``x = c/μ``, ``μ = Σ_j S_j`` (the Chernoff bound's choice), or ``1`` when ``μ ≤ c``.
+    It bounds ``Pr[fewer than c of all of them pass]`` too, which is no larger."""
     mean = _mean_passes(passes, counts)
     return _chernoff(passes, fails, counts, c, mean) if mean > c else arb(1)
 
@@ -514,7 +515,8 @@ def _at_least_bound(passes: list, fails: list, counts: list, c: int) -> arb:
     """An upper bound on ``Pr[at least c of the queries other than any one pass]``: for every
     ``x ≥ 1``, ``Pr[M′ ≥ c] ≤ E[x^{M′}]·x^{−c} ≤ x^{−c}·Π_j (F_j + S_j x)`` (Markov's inequality
     for ``x^{M′}``, and ``F_i + S_i x ≥ 1``), taken at ``x = c/μ``, ``μ = Σ_j S_j`` (the
-    Chernoff bound's choice), or ``1`` when ``μ ≥ c``."""
+    Chernoff bound's choice), or ``1`` when ``μ ≥ c``.  It bounds ``Pr[at least c of all the
+    queries pass]`` too (Markov's inequality for ``x^M`` itself)."""
     mean = _mean_passes(passes, counts)
     return _chernoff(passes, fails, counts, c, mean) if 0 < mean < c else arb(1)
 
@@ -673,7 +675,7 @@ def _fewer_before(passes: list, fails: list, positions: list, c: int, negligible
         return result, arb(0)
     budget = negligible * arb(2) ** -30
     kept = _truncated_product(_linear([passes[k] for k in positions[:c]],
-                                      [fails[k] for k in positions[:c]]), c).truncate(c)
+                                      [fails[k] for k in positions[:c]]), c)
     low, left_out = 0, arb(0)  # kept[m] = p_{low+m}; left_out ≥ the mass not kept
     for start in range(c, n, BLOCK):
         while low < c - BLOCK:
@@ -730,11 +732,15 @@ def _merged_cuts(laws: _PassProbabilities, c: int, negligible: arb) -> tuple:
         counts_before[j], i = list(running), j
     kept, limits = [laws.cuts[-1]], []
     least, largest = n, arb(0)
+
+    @functools.lru_cache(maxsize=1)  # the same right end for every kink left out before it
+    def at(right: Fraction) -> tuple:
+        return laws.distinct_values(to_arb(right), right)[1:]
+
     for point in reversed(laws.cuts[1:-1]):
         j = owner.get(point, -1)
         if j >= 0:
-            right = kept[-1]
-            _, passes, fails = laws.distinct_values(to_arb(right), right)
+            passes, fails = at(kept[-1])
             bound = _fewer_than_bound(passes, fails, counts_before[j], c)
             if bound <= negligible:
                 least, largest = min(least, j), max(largest, arb(bound.upper()))
@@ -1046,7 +1052,7 @@ def _truncated_product(polynomials: list, c: int) -> arb_poly:
     while len(layer) > 1:
         layer = [(layer[k] * layer[k + 1]).truncate(c) if k + 1 < len(layer) else layer[k]
                  for k in range(0, len(layer), 2)]
-    return layer[0]
+    return layer[0].truncate(c)
 
 
 def _weighted_around(before: list, after: list, weights: list, own: list | None = None) -> list:
