@@ -5,7 +5,8 @@ The workload of Lyu, Su & Li (PVLDB 2017, §6): ``n`` items whose counts follow 
 ``n = 10,000``, one million records), cutoff ``c = 3n/100`` (the target workload is ``n = 10,000``,
 ``c = 300``), threshold the mean of the ``c``-th and ``(c+1)``-th counts, ``ε = 0.1``, 15 digits.
 For ``svt1`` and ``em_top``, given and random order (``em_top`` does not depend on the order: one
-line), this prints the median time of each size and its ratio to the smallest size measured in
+line), and on request ``svt_s`` (SVT-S, the paper's monotone variant, at ``ε1:ε2 = 1:c^{2/3}``)
+or any other catalogue name taking ``eps``, ``c`` and ``T``, this prints the median time of each size and its ratio to the smallest size measured in
 the same run, and the growth exponent ``log(t2/t1)/log(n2/n1)`` between the two largest sizes.
 
 Run: ``python benchmarks/utility_speed.py [n1 n2 …] [MECHANISM:ORDER …]`` from the repository
@@ -23,7 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from timing import median_time  # noqa: E402
 import exactdp  # noqa: E402
-from exactdp.claims.lyu_allocation import middle_threshold, zipf_counts  # noqa: E402
+from exactdp.claims.lyu_allocation import (RECOMMENDED, middle_threshold,  # noqa: E402
+                                            named_allocations, svt_s, zipf_counts)
 from exactdp.utility import expected_utility  # noqa: E402
 
 DPS = 15
@@ -37,6 +39,15 @@ def workload(n: int):
     return c, counts, middle_threshold(counts, c)
 
 
+def mechanism(name: str, c: int, threshold: Fraction):
+    """The mechanism ``name`` on the workload: ``svt_s`` at the allocation ``1:c^{2/3}``."""
+    if name == "svt_s":
+        return svt_s(c, dict(named_allocations(c))[RECOMMENDED], threshold)
+    if name == "em_top":
+        return exactdp.mechanism(name, eps=EPS, c=c)
+    return exactdp.mechanism(name, eps=EPS, c=c, T=threshold)
+
+
 def main() -> None:
     sizes = [int(x) for x in sys.argv[1:] if ":" not in x] or [100, 200]
     cases = [tuple(x.split(":")) for x in sys.argv[1:] if ":" in x] or [
@@ -47,8 +58,7 @@ def main() -> None:
         times = []
         for n in sizes:
             c, scores, threshold = workload(n)
-            params = dict(eps=EPS, c=c) if name == "em_top" else dict(eps=EPS, c=c, T=threshold)
-            mech = exactdp.mechanism(name, **params)
+            mech = mechanism(name, c, threshold)
             repeats = 3 if n <= 100 else 1
             seconds, result = median_time(
                 lambda: expected_utility(mech, scores, order, DPS), repeats)

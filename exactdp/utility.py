@@ -674,9 +674,11 @@ def _fewer_before(passes: list, fails: list, positions: list, c: int, negligible
     if c >= n:
         return result, arb(0)
     budget = negligible * arb(2) ** -30
+    factors = [None] * len(passes)  # F_k + S_k x of the distinct answers, as they are needed
     kept = _truncated_product(_linear([passes[k] for k in positions[:c]],
                                       [fails[k] for k in positions[:c]]), c)
     low, left_out = 0, arb(0)  # kept[m] = p_{low+m}; left_out ≥ the mass not kept
+    total = kept(arb(1))  # C_0
     for start in range(c, n, BLOCK):
         while low < c - BLOCK:
             more = left_out + kept[0]
@@ -684,19 +686,22 @@ def _fewer_before(passes: list, fails: list, positions: list, c: int, negligible
                 break
             kept, low, left_out = kept.right_shift(1), low + 1, arb(more.upper())
         missing = arb(0, left_out.upper())
-        cumulative = [kept(arb(1)) + missing]  # C_0, C_1, …: the top coefficients taken off
+        cumulative = [total]  # C_0, C_1, …: the top coefficients taken off
         for l in range(1, BLOCK + 1):
             cumulative.append(cumulative[-1] - kept[c - l - low] if c - l > low else missing)
-        local = [arb(1)]  # Q_t
+        # Σ_l [x^l]Q_t·C_l is the coefficient of degree BLOCK of Q_t·Σ_l C_l x^{BLOCK−l}
+        weighted, local = arb_poly(cumulative[::-1]), arb_poly([1])  # the latter Q_t
         for k in positions[start:min(n, start + BLOCK)]:
-            s, f = passes[k], fails[k]
-            fewer = sum((q * h for q, h in zip(local, cumulative)), arb(0))
+            fewer = weighted[BLOCK]
             if fewer <= negligible:
                 return result, arb(0, fewer.upper())
             result.append(fewer)
-            local = ([f * local[0]] + [f * local[l] + s * local[l - 1]
-                                       for l in range(1, len(local))] + [s * local[-1]])
-        kept = (kept * arb_poly(local)).truncate(c - low)
+            factor = factors[k]
+            if factor is None:
+                factor = factors[k] = arb_poly([fails[k], passes[k]])
+            weighted *= factor
+            local *= factor
+        kept, total = (kept * local).truncate(c - low), weighted[BLOCK]
     return result, arb(0)
 
 
