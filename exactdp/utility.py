@@ -299,18 +299,20 @@ class _PassProbabilities:
                                     * (to_arb(piece.rate) * self.shifts[k]).exp())
         return self._constants[key]
 
-    def _running_sums(self, side: int) -> tuple:
-        """``(Σ_{k<i} n_k a_k, Σ_{k<i} n_k a_k²)`` for ``i = 0 … d``, ``a_k`` the constant of
-        answer ``k`` on ``side`` (:meth:`_constant`; cached per precision)."""
-        key = (side, ctx.prec)
-        if key not in self._sums:
-            ones, squares = [arb(0)], [arb(0)]
-            for k, count in enumerate(self.counts):
-                a = self._constant(side, k)
-                ones.append(ones[-1] + count * a)
-                squares.append(squares[-1] + count * a * a)
-            self._sums[key] = ones, squares
-        return self._sums[key]
+    def _power_sum(self, side: int, m: int, left: int) -> arb:
+        """``Σ_k n_k a_k^m`` over the answers on ``side`` of the kink (``n_k`` queries have the
+        answer ``k``, ``a_k`` its constant there, :meth:`_constant`): the answers before ``left``
+        for side 1, from ``left`` on for side −1, each a running sum from the far end (no sum
+        taken off another); cached per precision."""
+        tables = self._sums.setdefault((side, ctx.prec), [])  # tables[m][left]
+        while len(tables) <= m:
+            power, running, table = len(tables), arb(0), [arb(0)]
+            answers = range(len(self.counts))
+            for k in answers if side == 1 else reversed(answers):
+                running += self.counts[k] * self._constant(side, k) ** power
+                table.append(running)
+            tables.append(table if side == 1 else table[::-1])
+        return tables[m][left]
 
     def distinct_values(self, z, middle: Fraction) -> tuple:
         """``(p_ρ(z), [S for each distinct answer], [F for each distinct answer])``."""
@@ -330,6 +332,61 @@ class _PassProbabilities:
         return (density, [passes[k] for k in self.positions],
                 [fails[k] for k in self.positions])
 
+    def log_generating(self, z, middle: Fraction, reach: arb, budget: arb):
+        """:func:`_log_generating` at a real ``z`` from closed forms, in ``O(M)`` operations
+        instead of ``O(M·d)``: ``(L, E)``, ``L`` a function with ``|log G(1 − s) − L(s)| ≤ E``
+        for every real ``|s| ≤ reach``, ``G(t) = Π_j (F_j + S_j t)``; ``None`` if no closed form
+        (or where the series below would need more than :data:`MAX_SERIES_TERMS` terms, or
+        converge too slowly).
+
+        With ``w = e^{rz}`` on each side of the kink and ``A_m = Σ_k n_k a_k^m`` over the answers
+        there (:meth:`_power_sum`), where ``S_k = a_k w``
+
+            Σ_k n_k log(1 − S_k s) = −Σ_m A_m (ws)^m/m,
+
+        and where ``S_k = 1 − a_k w``, with ``v = ws/(1 − s)``,
+
+            Σ_k n_k log(1 − S_k s) = A_0 log(1 − s) + Σ_m (−1)^{m+1} A_m v^m/m;
+
+        since ``A_{m+j} ≤ a^j A_m`` (``a = max a_k``) the terms after ``M`` are at most
+        ``A_M x^M·q/((M + 1)(1 − q))``, ``x`` the largest ``|ws|`` or ``|v|`` and ``q = a·x``,
+        which must be at most 1/2.  Each side's series stops there within ``budget/2``."""
+        _, _, pieces, left = self.functions(middle)
+        if pieces is None:
+            return None
+        parts, rest = [], arb(0)
+        for side, start, stop in ((1, 0, left), (-1, left, len(self.counts))):
+            if start == stop:
+                continue
+            piece = pieces[side]
+            w = (to_arb(piece.rate) * z).exp()
+            largest = w * reach / (1 - reach) if piece.one_minus else w * reach
+            ratio = largest * max(arb(self._constant(side, k).upper()) for k in (start, stop - 1))
+            if not ratio <= arb(1) / 2:
+                return None
+            coefficients = [arb(0)]
+            for m in range(1, MAX_SERIES_TERMS + 1):
+                total = self._power_sum(side, m, left)
+                coefficients.append((1 if piece.one_minus and m % 2 else -1) * total / m)
+                remainder = total * largest ** m * ratio / ((m + 1) * (1 - ratio))
+                if remainder <= budget / 2:
+                    break
+            else:
+                return None
+            parts.append((piece.one_minus, w, arb_poly(coefficients),
+                          self._power_sum(side, 0, left)))
+            rest += arb(remainder.upper())
+
+        def logarithm(s):
+            """``L(s)``."""
+            total = arb(0)
+            for one_minus, w, series, count in parts:
+                total += (count * (1 - s).log() + series(w * s / (1 - s)) if one_minus
+                          else series(w * s))
+            return total
+
+        return logarithm, rest
+
     def hub_mass(self, a: Fraction, b: Fraction) -> arb:
         """``Pr[a ≤ ρ ≤ b]`` of the threshold noise, in balls, for ``a < b`` on one side of
         its kink."""
@@ -347,9 +404,9 @@ class _PassProbabilities:
 
         (``√(u² + v²) ≤ u + v²/(2u)``), so with ``log(1 + x) ≤ x`` the product is at most
         ``exp(Σ_sides (|w| − Re w)·Σ n_k a_k + (Im w)²·Σ n_k a_k²/(2(1 − max a_k·|w|)))``, the
-        sums running sums over the sorted answers; ``max_j |S_j|`` is at most ``max a_k·|w|``, or
-        for ``S = 1 − a_k w`` the same bound at the least ``a_k`` (``Re w ≥ 0``), ``a_k``
-        monotone along the answers (extreme at the ends).  Tight at a point, it is evaluated on
+        sums running sums over the sorted answers (:meth:`_power_sum`); ``max_j |S_j|`` is at
+        most ``max a_k·|w|``, or for ``S = 1 − a_k w`` the same bound at the least ``a_k``
+        (``Re w ≥ 0``), ``a_k`` monotone along the answers (extreme at the ends).  Tight at a point, it is evaluated on
         the ball as a whole: where the ball spans more than :data:`NARROW` of ``rz`` (or an
         angle above 1/2) the product is taken answer by answer instead."""
         density, _, pieces, left = self.functions(middle)
@@ -359,7 +416,6 @@ class _PassProbabilities:
             for side, start, stop in ((1, 0, left), (-1, left, len(self.counts))):
                 if start == stop:
                     continue
-                ones, squares = self._running_sums(side)
                 ends = [self._constant(side, k) for k in (start, stop - 1)]
                 top = max(arb(a.upper()) for a in ends)
                 # w = e^{rz} = |w|e^{iθ}, in real balls (|w| − Re w = 2|w| sin²(θ/2) keeps
@@ -371,8 +427,8 @@ class _PassProbabilities:
                         and max(exponent.real.rad(), angle.rad()) <= NARROW):
                     break
                 spread = (modulus * angle.sin()) ** 2 / (2 * room)
-                excess += (2 * modulus * (angle / 2).sin() ** 2 * (ones[stop] - ones[start])
-                           + spread * (squares[stop] - squares[start]))
+                excess += (2 * modulus * (angle / 2).sin() ** 2 * self._power_sum(side, 1, left)
+                           + spread * self._power_sum(side, 2, left))
                 cosine = angle.cos()
                 if not pieces[side].one_minus:  # |S| = a|w|
                     passing = top * modulus
@@ -450,12 +506,14 @@ def _sparse_vector_random(laws: _PassProbabilities, c: int, tolerance: arb, prog
 
     def evaluate_full(z, middle):
         density, passes, fails = laws.distinct_values(z, middle)
-        return [density * s * f for s, f in zip(passes, _fewer_random(passes, fails, counts, c,
-                                                                      tolerance))]
+        fewer = _fewer_random(passes, fails, counts, c, tolerance,
+                              functools.partial(laws.log_generating, z, middle))
+        return [density * s * f for s, f in zip(passes, fewer)]
 
     def evaluate_tail(z, middle):
         density, passes, fails = laws.distinct_values(z, middle)
-        tail = _mean_reciprocal(passes, fails, counts, tolerance / (8 * c))
+        tail = _mean_reciprocal(passes, fails, counts, tolerance / (8 * c),
+                                functools.partial(laws.log_generating, z, middle))
         return [c * density * s * t for s, t in zip(passes, tail)]
 
     def bound_tail(z, middle):
@@ -652,7 +710,9 @@ def _fewer_before(passes: list, fails: list, positions: list, c: int, negligible
     ``i = c`` on, in blocks of :data:`BLOCK` queries from ``b``: with ``p_m`` the coefficients
     of the prefix ``P = Π_{j<b}`` truncated at degree ``c``, ``Q_t = Π_{b≤j<b+t}(F_j + S_j x)``
     (degree ``t``) and ``C_l = Σ_{m<c−l} p_m``, the sum for ``i = b + t`` is
-    ``Σ_l [x^l]Q_t·C_l`` (``O(t)``), and one product ``P·Q_BLOCK`` moves the prefix on.
+    ``Σ_l [x^l]Q_t·C_l``, the coefficient of degree BLOCK of ``Q_t·Σ_l C_l x^{BLOCK−l}`` (one
+    product by ``F_i + S_i x`` per query, as for ``Q_t``; at ``t = BLOCK`` it is the next
+    block's ``C_0``), and one product ``P·Q_BLOCK`` moves the prefix on.
 
     The prefix keeps only its coefficients from a degree ``L`` up, ``L`` raised after each
     block while the mass left out stays within ``D = negligible·2^{−30}``: what is left out
@@ -758,17 +818,19 @@ def _merged_cuts(laws: _PassProbabilities, c: int, negligible: arb) -> tuple:
     return kept[::-1], limits[::-1]
 
 
-def _fewer_random(passes: list, fails: list, counts: list, c: int, tolerance: arb) -> list:
+def _fewer_random(passes: list, fails: list, counts: list, c: int, tolerance: arb,
+                  log_generating=None) -> list:
     """``E[min(1, c/(M_k + 1))]`` for each distinct answer ``k`` (``counts[k]`` queries have it),
     ``M_k`` the number of the other queries that pass (the probability that a query with answer
     ``k``, if it passes, is among the first ``c`` passing queries of a uniformly random order;
     docs/mathematics.md §12.2), as
     ``Σ_{m<c} (1 − c/(m + 1)) Pr[M_k = m] + c·∫_0^1 Π_{j≠i}(F_j + S_j t) dt``
     (``E[1/(M + 1)] = ∫_0^1 E[t^M] dt``): the first term by the truncated generating
-    polynomial, the second by :func:`_mean_reciprocal` within ``tolerance/(8c)``."""
+    polynomial, the second by :func:`_mean_reciprocal` within ``tolerance/(8c)`` (given
+    ``log_generating``, if any)."""
     corrections = [1 - arb(c) / (m + 1) for m in range(c)]
     head = _weighted_others(passes, fails, counts, corrections, tolerance / 16)
-    tail = _mean_reciprocal(passes, fails, counts, tolerance / (8 * c))
+    tail = _mean_reciprocal(passes, fails, counts, tolerance / (8 * c), log_generating)
     return [h + c * t for h, t in zip(head, tail)]
 
 
@@ -776,7 +838,8 @@ def _fewer_random(passes: list, fails: list, counts: list, c: int, tolerance: ar
 T_RHOS = (Fraction(4), Fraction(2), Fraction(3, 2), Fraction(5, 4), Fraction(9, 8))
 
 
-def _mean_reciprocal(passes: list, fails: list, counts: list, target: arb) -> list:
+def _mean_reciprocal(passes: list, fails: list, counts: list, target: arb,
+                     log_generating=None) -> list:
     """``∫_0^1 G(t)/(F_k + S_k t) dt`` for each distinct answer ``k``, with
     ``G(t) = Π_j (F_j + S_j t)^{n_j}`` (``n_j = counts[j]`` queries share the answer ``j``; real
     balls ``F_j, S_j ≥ 0``, ``F_j + S_j = 1``): the integral of ``Π`` over the other queries.
@@ -795,10 +858,14 @@ def _mean_reciprocal(passes: list, fails: list, counts: list, target: arb) -> li
     The rule's sum costs ``O(K·d)`` for ``d`` distinct answers (:func:`_reciprocal_sums`), or,
     where ``t_0 > 0`` and ``max_j S_j·(1 − t_0) ≤ 1/2``, ``O(d)`` operations per term of two
     series: of ``log G`` (:func:`_log_generating`, which also gives ``M``) and of the sum
-    (:func:`_reciprocal_series`)."""
+    (:func:`_reciprocal_series`); ``log_generating(reach, budget)`` gives the former
+    (default: :func:`_log_generating`; from closed forms,
+    :meth:`_PassProbabilities.log_generating`)."""
     n = sum(counts)
-    start, dropped = _negligible_start(passes, fails, counts, target / 4)
-    series = _log_generating(passes, counts, 1 - start, target / 64) if start > 0 else None
+    if log_generating is None:
+        log_generating = functools.partial(_log_generating, passes, counts)
+    start = _negligible_start(passes, counts, target / 4)
+    series = log_generating(1 - start, target / 64) if start > 0 else None
 
     def generating(x):
         """``G(x)``, from the series of its logarithm where there is one."""
@@ -806,6 +873,10 @@ def _mean_reciprocal(passes: list, fails: list, counts: list, target: arb) -> li
             return _generating_value(passes, fails, counts, x)
         logarithm, rest = series
         return (logarithm(1 - x) + arb(0, rest.upper())).exp()
+
+    dropped = arb(generating(start).upper()) if start > 0 else arb(0)
+    if not dropped <= target / 4:
+        start, series, dropped = arb(0), None, arb(0)
 
     middle, half = (1 + start) / 2, (1 - start) / 2
     order, error = max(1, -(-n // 2)), arb(0)
@@ -896,19 +967,15 @@ def _log_generating(passes: list, counts: list, reach: arb, budget: arb):
     return None
 
 
-def _negligible_start(passes: list, fails: list, counts: list, budget: arb) -> tuple:
-    """``(t_0, G(t_0))``: the left end of the interval :func:`_mean_reciprocal` integrates, and
-    the bound on what it leaves out (``t_0 = 0``, nothing left out, unless ``G(t_0) ≤ budget``
-    for ``t_0 = 1 − ln(2/budget)/μ``, rounded down to a multiple of ``2^{−20}``)."""
+def _negligible_start(passes: list, counts: list, budget: arb) -> arb:
+    """The left end ``t_0`` of the interval :func:`_mean_reciprocal` integrates, if ``G(t_0)``
+    may be at most ``budget``: ``t_0 = 1 − ln(2/budget)/μ`` (``G(t_0) ≤ e^{−μ(1−t_0)}``, ``μ``
+    the mean number of passing queries), rounded down to a multiple of ``2^{−20}``; else 0."""
     mean = _mean_passes(passes, counts)
     reach = math.log(2 / float(budget.mid())) / mean if mean > 0 else math.inf
     if not reach < 1:
-        return arb(0), arb(0)
-    start = arb(math.floor((1 - reach) * 2 ** 20)) / 2 ** 20
-    product = _generating_value(passes, fails, counts, start)
-    if not product <= budget:
-        return arb(0), arb(0)
-    return start, arb(product.upper())
+        return arb(0)
+    return arb(math.floor((1 - reach) * 2 ** 20)) / 2 ** 20
 
 
 # --- the exponential mechanism, top c by Gumbel noise ------------------------------------------

@@ -528,6 +528,45 @@ def test_closed_form_bound_exceeds_the_product_at_every_point_of_the_ball(monkey
         assert laws.bound(far, middle).mid() == generic.mid() and generic > 1 and products
 
 
+def test_closed_form_log_generating_encloses_the_direct_logarithm():
+    # log G(1 − s) = Σ_k n_k log(F_k + S_k (1 − s)) from the pass probabilities themselves,
+    # against the closed-form series (power sums of the answers' constants on each side of the
+    # kink) within its bound, at points of [−reach, reach], on every piece; Laplace query noise
+    # (rate 1/12), answers on both sides of the kink on the middle pieces
+    from flint import ctx
+
+    from exactdp import utility
+    from exactdp.precision import to_arb
+
+    mech = exactdp.mechanism("svt1", eps=1, c=3, T=5)
+    queries = [0, 1, 1, 2, 4, 4, 4, 7, 9, 12, 30, 30]
+    with ctx.workprec(150):
+        laws = utility._PassProbabilities(mech.threshold_noise, mech.query_noise,
+                                          mech.threshold, [Fraction(q) for q in queries],
+                                          arb(10) ** -12)
+        reach, budget = arb(1) / 16, arb(10) ** -35
+        both_sides = 0
+        for a, b in zip(laws.cuts, laws.cuts[1:]):
+            middle = (a + b) / 2
+            z = to_arb(middle)
+            left = laws.functions(middle)[3]
+            if 0 < left < len(laws.counts):
+                both_sides, beside_kink = both_sides + 1, (z, middle)
+            logarithm, rest = laws.log_generating(z, middle, reach, budget)
+            assert rest <= budget
+            _, passes, fails = laws.distinct_values(z, middle)
+            for s in (-reach, -reach / 3, arb(0), reach / 2, reach):
+                direct = sum((count * (f + p * (1 - s)).log()
+                              for p, f, count in zip(passes, fails, laws.counts)), arb(0))
+                series = logarithm(s)
+                assert (series + arb(0, rest.upper())).overlaps(direct)
+                assert series.rad() < 1e-30
+        assert both_sides >= 3
+        # where the series would converge too slowly (S_k near 1/2 beside the kink and
+        # |s| up to 9/10): no closed form offered
+        assert laws.log_generating(*beside_kink, arb(9) / 10, budget) is None
+
+
 @pytest.mark.parametrize("count, c", [(1, 5), (128, 40), (129, 40), (500, 300), (300, 301)])
 def test_truncated_powers_are_the_binomial_expansion(count, c):
     # (F + S y)^n truncated at degree c against the binomial coefficients in exact rationals,
@@ -686,7 +725,10 @@ def test_mean_reciprocal_leaves_out_a_negligible_start():
         passes = [arb(k) / 1000 for k in distinct]
         fails = [1 - s for s in passes]
         target = arb(10) ** -30
-        start, left_out = _negligible_start(passes, fails, counts, target / 4)
+        start = _negligible_start(passes, counts, target / 4)
+        left_out = arb(1)
+        for s, f, count in zip(passes, fails, counts):
+            left_out *= (f + s * start) ** count
         assert start > arb(1) / 2 and left_out <= target / 4
         results = _mean_reciprocal(passes, fails, counts, target)
         for i in (0, len(distinct) // 2, len(distinct) - 1):
