@@ -393,9 +393,11 @@ class _PassProbabilities:
         cdf = self.hub.ball_log(Kind.CDF, self.hub.side((a + b) / 2)).value
         return cdf(to_arb(b)) - cdf(to_arb(a))
 
-    def bound(self, z, middle: Fraction) -> arb:
-        """An upper bound on ``|p_ρ(z)|·max_j |S_j|·Π_j(|F_j| + |S_j|)``, which bounds the
-        modulus of every selection integrand on a complex ball (:func:`_product_bound`).
+    def bound(self, z, middle: Fraction, cutoff: int | None = None) -> arb:
+        """An upper bound on the modulus of every selection integrand on a complex ball:
+        ``|p_ρ(z)|·max_j |S_j|·Π_j(|F_j| + |S_j|)`` (:func:`_product_bound`), or given the
+        ``cutoff`` ``c``, on every integrand of the given order,
+        ``|p_ρ(z) S_i(z) Σ_{m<c} [x^m] Π_{j<i}(F_j + S_j x)|``, which may be far smaller.
 
         With closed forms it costs ``O(1)``: on each side of the kink every answer's ``S`` or
         ``F`` is ``a_k w``, ``w = e^{r z}``, the other ``1 − a_k w``, and for ``1 − a·Re w > 0``
@@ -406,42 +408,102 @@ class _PassProbabilities:
         ``exp(Σ_sides (|w| − Re w)·Σ n_k a_k + (Im w)²·Σ n_k a_k²/(2(1 − max a_k·|w|)))``, the
         sums running sums over the sorted answers (:meth:`_power_sum`); ``max_j |S_j|`` is at
         most ``max a_k·|w|``, or for ``S = 1 − a_k w`` the same bound at the least ``a_k``
-        (``Re w ≥ 0``), ``a_k`` monotone along the answers (extreme at the ends).  Tight at a point, it is evaluated on
-        the ball as a whole: where the ball spans more than :data:`NARROW` of ``rz`` (or an
-        angle above 1/2) the product is taken answer by answer instead."""
-        density, _, pieces, left = self.functions(middle)
-        if pieces is not None:
-            z = acb(z)
-            largest, excess = arb(0), arb(0)
-            for side, start, stop in ((1, 0, left), (-1, left, len(self.counts))):
-                if start == stop:
-                    continue
-                ends = [self._constant(side, k) for k in (start, stop - 1)]
-                top = max(arb(a.upper()) for a in ends)
-                # w = e^{rz} = |w|e^{iθ}, in real balls (|w| − Re w = 2|w| sin²(θ/2) keeps
-                # its smallness on a wide ball, where |w| and Re w apart would not)
-                exponent = to_arb(pieces[side].rate) * z
-                modulus, angle = exponent.real.exp(), exponent.imag
-                room = 1 - top * modulus
-                if not (room > 0 and abs(angle) <= arb(1) / 2
-                        and max(exponent.real.rad(), angle.rad()) <= NARROW):
-                    break
-                spread = (modulus * angle.sin()) ** 2 / (2 * room)
-                excess += (2 * modulus * (angle / 2).sin() ** 2 * self._power_sum(side, 1, left)
-                           + spread * self._power_sum(side, 2, left))
-                cosine = angle.cos()
-                if not pieces[side].one_minus:  # |S| = a|w|
-                    passing = top * modulus
-                elif cosine >= 0:  # |S| = |1 − a w| ≤ 1 − a·Re w + a²(Im w)²/(2(1 − a·Re w))
-                    low = min(arb(a.lower()) for a in ends)
-                    passing = 1 - low * modulus * cosine + top ** 2 * spread
-                else:
-                    passing = 1 + top * modulus
-                largest = max(largest, arb(passing.upper()))
-            else:
-                return abs(density(z)) * largest * excess.exp()
+        (``|arg w| < π/2``), ``a_k`` monotone along the answers (extreme at the ends).
+
+        Given ``c``: by Cauchy's estimate on ``|x| = r < 1``, ``|[x^m]G_i| ≤ r^{−m} Π_{j<i} β_j``,
+        ``β_j = |F_j| + r|S_j|``, so the sum is at most ``K·Π_{j<i} β_j``, ``K = r^{1−c}/(1 − r)``,
+        and also at most ``Π_{j<i} α_j``, ``α_j = |F_j| + |S_j| ≥ 1``.  If every answer has
+        ``−log β_j ≥ κ·e_j`` with ``e_j ≥ log α_j`` and ``κ > 0``, then with ``σ = Σ_{j<i} e_j``
+        the sum is at most ``exp(min(σ, log K − κσ)) ≤ exp(log K/(1 + κ))`` for every ``i``.
+        With ``e(a) = a(|w| − Re w) + a²s``, ``s = (Im w)²/(2(1 − a·Re w))``, as above,
+        ``−log β ≥ a(Re w − r|w|) − a²s`` where ``S = a w`` and
+        ``−log β ≥ −log(r + a(|w| − r·Re w) + r a² s)`` where ``S = 1 − a w``; both ratios fall
+        as ``a`` grows, so ``κ`` is their least at each side's largest ``a``.  The least exponent
+        over the radii :data:`CAUCHY_RADII` is kept when below the product's: about
+        ``1.1·c·(1 − cos arg w)`` instead of ``μ·(1 − cos arg w)``, ``μ`` the expected number of
+        passing queries.
+
+        Tight at a point, the closed form is evaluated on the ball as a whole; where the ball
+        spans more than :data:`NARROW` of ``rz`` the product answer by answer is taken too and
+        the smaller kept; where ``a·|w| ≥ 1`` or ``|arg w| > 3/2`` the product alone."""
+        closed = self._closed_form_bound(acb(z), middle, cutoff)
+        if closed is not None and closed[1]:
+            return closed[0]
         density, passes, fails = self.distinct_values(z, middle)
-        return abs(density) * _largest(passes) * _product_bound(passes, fails, self.counts)
+        generic = abs(density) * _largest(passes) * _product_bound(passes, fails, self.counts)
+        if closed is None or (generic.is_finite() and generic.upper() <= closed[0].upper()):
+            return generic
+        return closed[0]
+
+    def _closed_form_bound(self, z: acb, middle: Fraction, cutoff: int | None):
+        """``(bound, narrow)``: :meth:`bound` from closed forms, and whether the ball is narrow
+        enough for it to be tight (:data:`NARROW`); ``None`` without closed forms or where
+        they do not apply (``a·|w| ≥ 1`` or an angle above 1/2)."""
+        density, _, pieces, left = self.functions(middle)
+        if pieces is None:
+            return None
+        largest, excess, narrow = arb(0), arb(0), True
+        ratios = [math.inf] * len(CAUCHY_RADII)
+        for side, start, stop in ((1, 0, left), (-1, left, len(self.counts))):
+            if start == stop:
+                continue
+            ends = [self._constant(side, k) for k in (start, stop - 1)]
+            top = max(arb(a.upper()) for a in ends)
+            # w = e^{rz} = |w|e^{iθ}, in real balls (|w| − Re w = 2|w| sin²(θ/2) keeps its
+            # smallness on a wide ball, where |w| and Re w apart would not)
+            exponent = to_arb(pieces[side].rate) * z
+            modulus, angle = exponent.real.exp(), exponent.imag
+            room = 1 - top * modulus
+            if not (room > 0 and abs(angle) <= arb(3) / 2):
+                return None
+            narrow = narrow and max(exponent.real.rad(), angle.rad()) <= NARROW
+            spread = (modulus * angle.sin()) ** 2 / (2 * room)
+            excess += (2 * modulus * (angle / 2).sin() ** 2 * self._power_sum(side, 1, left)
+                       + spread * self._power_sum(side, 2, left))
+            cosine = angle.cos()
+            if not pieces[side].one_minus:  # |S| = a|w|
+                passing = top * modulus
+            else:  # |S| = |1 − a w| ≤ 1 − a·Re w + a²(Im w)²/(2(1 − a·Re w))
+                low = min(arb(a.lower()) for a in ends)
+                passing = 1 - low * modulus * cosine + top ** 2 * spread
+            largest = max(largest, arb(passing.upper()))
+            if cutoff is not None:
+                wobble = top * (2 * modulus * (angle / 2).sin() ** 2 + top * spread)
+                for k, radius in enumerate(CAUCHY_RADII):
+                    if pieces[side].one_minus:
+                        gain = -(radius + top * modulus * (1 - radius * cosine)
+                                 + radius * top ** 2 * spread).log()
+                    else:
+                        gain = top * (modulus * (cosine - radius) - top * spread)
+                    ratios[k] = min(ratios[k], _least_ratio(gain, wobble))
+        if cutoff is not None:
+            excess = min([excess] + [_few_before_exponent(cutoff, radius, ratio)
+                                     for radius, ratio in zip(CAUCHY_RADII, ratios)
+                                     if ratio > 0])
+        return abs(density(z)) * largest * excess.exp(), narrow
+
+
+#: Radii ``r < 1`` of the circles ``|x| = r`` tried in :meth:`_PassProbabilities.bound`'s
+#: bound on the given order's integrands (Cauchy's estimate of the first ``c`` coefficients).
+CAUCHY_RADII = (arb(1) / 2, arb(3) / 4, arb(7) / 8)
+
+
+def _least_ratio(gain: arb, cost: arb) -> float:
+    """A lower bound on ``gain/cost`` for ``cost ≥ 0`` (``inf`` where ``cost`` is 0 and ``gain``
+    positive; ``−1`` where ``gain`` may be ``≤ 0``)."""
+    if not gain > 0:
+        return -1.0
+    if not cost.upper() > 0:
+        return math.inf
+    # the nearest float, one step down: no larger than the bound
+    return math.nextafter(float((arb(gain.lower()) / arb(cost.upper())).lower()), -math.inf)
+
+
+def _few_before_exponent(c: int, radius: arb, ratio: float) -> arb:
+    """``log K/(1 + κ)``, ``K = r^{1−c}/(1 − r)``: the exponent of the given order's bound
+    (:meth:`_PassProbabilities.bound`) for the circle of radius ``r`` and the least ratio ``κ``."""
+    logarithm = (c - 1) * (1 / radius).log() - (1 - radius).log()
+    return logarithm / (1 + arb(ratio)) if math.isfinite(ratio) else arb(0)
 
 
 def _sparse_vector(mech: ThresholdMechanism, values: list, c: int, order: str,
@@ -483,8 +545,9 @@ def _sparse_vector(mech: ThresholdMechanism, values: list, c: int, order: str,
                 return None
             return first, arb(0, (laws.hub_mass(a, b) * bound).upper())
 
-        return integrate_vector(evaluate, laws.bound, cuts, laws.tails, tolerance, progress,
-                                SWEEP_EVALUATION_COST, beyond=beyond)
+        return integrate_vector(evaluate, functools.partial(laws.bound, cutoff=c), cuts,
+                                laws.tails, tolerance, progress, SWEEP_EVALUATION_COST,
+                                beyond=beyond)
     return _sparse_vector_random(laws, c, tolerance, progress)
 
 

@@ -481,7 +481,8 @@ def test_closed_form_bound_exceeds_the_product_at_every_point_of_the_ball(monkey
     # |p_ρ(z)|·max_j |S_j|·Π_j(|F_j| + |S_j|)^{n_j} (the generic bound, here at exact points)
     # lies below the closed-form bound of a narrow complex ball containing them (rz spans at
     # most 1/64; the query noise's rate is 1/12), and not far below on the narrowest; on a wider
-    # ball, or one reaching so far left that a·|w| ≥ 1, the generic bound itself is returned
+    # ball the smaller of the two bounds (still above the product at its points), on one
+    # reaching so far left that a·|w| ≥ 1 the generic bound itself
     from flint import acb, ctx
 
     from exactdp import utility
@@ -519,13 +520,59 @@ def test_closed_form_bound_exceeds_the_product_at_every_point_of_the_ball(monkey
                 if radius == 0.01:
                     assert bound < 1.1 * product(centre, middle)
             assert not products  # the closed form throughout
-            _, wide = ball(middle, 0, 1, 0.5)
-            assert laws.bound(wide, middle).mid() == product(wide, middle).mid() and products
+            centre, wide = ball(middle, 0, 1, 0.5)
+            bound = laws.bound(wide, middle)
+            assert products and bound.upper() <= product(wide, middle).upper()
+            for dx in (-0.5, 0, 0.5):
+                for dy in (-0.5, 0, 0.5):
+                    point = acb(centre.real.mid() + dx, centre.imag.mid() + dy)
+                    assert product(point, middle) < arb(bound.upper())
             products.clear()
         far = acb(to_arb(laws.cuts[-2]) - 40, 1)
         middle = (laws.cuts[-2] + laws.cuts[-1]) / 2
         generic = product(far, middle)
         assert laws.bound(far, middle).mid() == generic.mid() and generic > 1 and products
+
+
+def test_given_order_bound_exceeds_every_integrand_on_the_ball():
+    # |p_ρ(z)·S_i(z)·Σ_{m<c} [x^m] Π_{j<i}(F_j(z) + S_j(z) x)| for every query i, from the
+    # expanded polynomial (acb_poly) at points of complex balls, lies below the bound given the
+    # cutoff (Cauchy's estimate on |x| = r) — up to Im z = 25, an angle of 1.25 in the query
+    # noise's exponent —, within a factor of 3 of the largest at Im z = 8 on
+    # every piece where many of the 40 queries pass (μ ≫ c), and there well below the bound for
+    # every selection integrand (a quarter of it)
+    from flint import acb, acb_poly, ctx
+
+    from exactdp import utility
+    from exactdp.precision import to_arb
+
+    mech = exactdp.mechanism("svt1", eps=1, c=5, T=5)
+    queries = [Fraction(q) for q in [9, 12, 3, 7, 15, 11, 8, 10, 6, 13] * 4]
+    c, sharper = 5, 0
+    with ctx.workprec(100):
+        laws = utility._PassProbabilities(mech.threshold_noise, mech.query_noise,
+                                          mech.threshold, queries, arb(10) ** -12)
+        for a, b in zip(laws.cuts, laws.cuts[1:]):
+            middle = (a + b) / 2
+            for y, radius in ((1, 0.01), (8, 0.01), (25, 0.01), (3, 0.5)):
+                centre = acb(to_arb(middle), y)
+                covering = acb(arb(centre.real.mid(), radius), arb(y, radius))
+                bound = arb(laws.bound(covering, middle, cutoff=c).upper())
+                largest = arb(0)
+                for dx in (-radius, 0, radius):
+                    for dy in (-radius, 0, radius):
+                        point = acb(centre.real.mid() + dx, y + dy)
+                        density, passes, fails = laws(point, middle)
+                        prefix = acb_poly([1])
+                        for s, f in zip(passes, fails):
+                            head = abs(density * s * sum(prefix.coeffs()[:c], acb(0)))
+                            assert head < bound
+                            largest = max(largest, arb(head.upper()))
+                            prefix *= acb_poly([f, s])
+                if y == 8 and -5 < middle < 10:
+                    assert bound < 3 * largest
+                    sharper += bound < laws.bound(covering, middle).upper() / 4
+        assert sharper >= 5
 
 
 def test_closed_form_log_generating_encloses_the_direct_logarithm():
