@@ -9,8 +9,9 @@ line), and on request ``svt_s`` (SVT-S, the paper's monotone variant, at ``ε1:�
 or any other catalogue name taking ``eps``, ``c`` and ``T``, this prints the median time of each size and its ratio to the smallest size measured in
 the same run, and the growth exponent ``log(t2/t1)/log(n2/n1)`` between the two largest sizes.
 
-Run: ``python benchmarks/utility_speed.py [n1 n2 …] [MECHANISM:ORDER …]`` from the repository
-root (default sizes ``100 200``, every case; e.g. ``200 1000 svt1:random em_top:given``).
+Run: ``python benchmarks/utility_speed.py [n1 n2 …] [MECHANISM:ORDER …] [--repeats=R]`` from the
+repository root (default sizes ``100 200``, every case; e.g. ``200 1000 svt1:random
+em_top:given``); each time is the median of ``R`` runs (default: 3 up to ``n = 100``, else 1).
 """
 
 from __future__ import annotations
@@ -49,8 +50,10 @@ def mechanism(name: str, c: int, threshold: Fraction):
 
 
 def main() -> None:
-    sizes = [int(x) for x in sys.argv[1:] if ":" not in x] or [100, 200]
-    cases = [tuple(x.split(":")) for x in sys.argv[1:] if ":" in x] or [
+    options = [x for x in sys.argv[1:] if x.startswith("--repeats=")]
+    arguments = [x for x in sys.argv[1:] if x not in options]
+    sizes = [int(x) for x in arguments if ":" not in x] or [100, 200]
+    cases = [tuple(x.split(":")) for x in arguments if ":" in x] or [
         ("svt1", "given"), ("svt1", "random"), ("em_top", "given")]
     print(f"{'mechanism':>9}  {'order':>6}  {'n':>6}  {'c':>4}  {'median s':>9}  "
           f"{'ratio':>7}  FNR")
@@ -59,7 +62,7 @@ def main() -> None:
         for n in sizes:
             c, scores, threshold = workload(n)
             mech = mechanism(name, c, threshold)
-            repeats = 3 if n <= 100 else 1
+            repeats = int(options[-1].split("=")[1]) if options else 3 if n <= 100 else 1
             seconds, result = median_time(
                 lambda: expected_utility(mech, scores, order, DPS), repeats)
             times.append(seconds)

@@ -61,6 +61,10 @@ EVALUATION_COST = 4
 #: The same for the given-order sweep (:func:`_fewer_before`), which costs dozens of bounds: on
 #: the Zipf workload at n = 10,000, 12 takes 22% fewer nodes than 4 (more gains none).
 SWEEP_EVALUATION_COST = 12
+#: The same for the random order where only the integral over ``t`` is left
+#: (:func:`_sparse_vector_random`), against its ``O(1)`` bound: on the Zipf workload at
+#: n = 10,000 an evaluation costs about 12 bounds, and 12 takes half the nodes 4 takes.
+TAIL_EVALUATION_COST = 12
 
 
 #: The share of the tolerance below which the rest of a sweep over the queries is enclosed by
@@ -438,12 +442,72 @@ class _PassProbabilities:
     def _closed_form_bound(self, z: acb, middle: Fraction, cutoff: int | None):
         """``(bound, narrow)``: :meth:`bound` from closed forms, and whether the ball is narrow
         enough for it to be tight (:data:`NARROW`); ``None`` without closed forms or where
-        they do not apply (``a·|w| ≥ 1`` or an angle above 1/2)."""
-        density, _, pieces, left = self.functions(middle)
+        they do not apply (:meth:`_sides_on_ball`)."""
+        sides = self._sides_on_ball(z, middle)
+        if sides is None:
+            return None
+        density, left = self.functions(middle)[0], self.functions(middle)[3]
+        excess, narrow = arb(0), all(side.narrow for side in sides)
+        ratios = [math.inf] * len(CAUCHY_RADII)
+        for side in sides:
+            top, modulus, cosine, spread = side.top, side.modulus, side.cosine, side.spread
+            wobble = 2 * modulus * (side.angle / 2).sin() ** 2  # |w| − Re w
+            excess += (wobble * self._power_sum(side.side, 1, left)
+                       + spread * self._power_sum(side.side, 2, left))
+            if cutoff is not None:
+                cost = top * (wobble + top * spread)
+                for k, radius in enumerate(CAUCHY_RADII):
+                    if side.one_minus:
+                        gain = -(radius + top * modulus * (1 - radius * cosine)
+                                 + radius * top ** 2 * spread).log()
+                    else:
+                        gain = top * (modulus * (cosine - radius) - top * spread)
+                    ratios[k] = min(ratios[k], _least_ratio(gain, cost))
+        if cutoff is not None:
+            excess = min([excess] + [_few_before_exponent(cutoff, radius, ratio)
+                                     for radius, ratio in zip(CAUCHY_RADII, ratios)
+                                     if ratio > 0])
+        return abs(density(z)) * _largest_passing(sides) * excess.exp(), narrow
+
+    def reciprocal_bound(self, z, middle: Fraction) -> arb:
+        """An upper bound on ``|p_ρ(z) S_k(z) ∫_0^1 Π_{j≠k}(F_j + S_j t) dt|`` for every answer
+        ``k`` on a complex ball (the random order's integrand where the first sum is left out,
+        :func:`_sparse_vector_random`, divided by ``c``).
+
+        With ``u = 1 − t`` every factor is ``1 − S_j u``: where ``S = 1 − aw`` it is
+        ``(1 − u) + a u w``, of modulus at most ``1 − u(1 − a|w|)``; where ``S = aw``,
+        ``|1 − a u w| ≤ 1 − a u Re w + u² a² (Im w)²/(2(1 − a|w|))``
+        (:meth:`bound`).  With ``log(1 + x) ≤ x`` the product is at most ``e^{−uL + u²Q}``,
+        ``L = Re w·Σ_A n a + Σ_B n(1 − a|w|)``, ``Q = (Im w)² Σ_A n a²/(2(1 − max a·|w|))``,
+        and leaving one factor out adds at most ``u`` to the exponent (each ``L`` term is at most
+        1), so the integral is at most ``∫_0^1 e^{−ux} du``, ``x = L − 1 − Q``: ``min(1, 1/x)``
+        for ``x > 0``, else ``e^{−x}``.  Where many queries pass that is about ``1/μ``, while
+        the product of :meth:`bound` grows as ``e^{μ(1 − cos θ)}`` off the real line.  Without
+        closed forms (or where they do not apply) it is :meth:`bound`."""
+        sides = self._sides_on_ball(acb(z), middle)
+        if sides is None:
+            return self.bound(z, middle)
+        density, left = self.functions(middle)[0], self.functions(middle)[3]
+        decay, growth = arb(-1), arb(0)  # x = L − 1 − Q
+        for side in sides:
+            if side.one_minus:
+                decay += (self._power_sum(side.side, 0, left)
+                          - side.modulus * self._power_sum(side.side, 1, left))
+            else:
+                decay += side.modulus * side.cosine * self._power_sum(side.side, 1, left)
+                growth += side.spread * self._power_sum(side.side, 2, left)
+        decay -= growth
+        integral = arb(1) / decay if decay > 1 else (-decay).exp() if not decay > 0 else arb(1)
+        return abs(density(acb(z))) * _largest_passing(sides) * integral
+
+    def _sides_on_ball(self, z: acb, middle: Fraction):
+        """For each side of the kink holding answers, on the complex ball ``z``: the pieces of
+        the closed-form bounds (:class:`_SideOnBall`); ``None`` without closed forms, or where
+        ``a·|w| ≥ 1`` or ``|arg w| > 3/2`` for some answer."""
+        _, _, pieces, left = self.functions(middle)
         if pieces is None:
             return None
-        largest, excess, narrow = arb(0), arb(0), True
-        ratios = [math.inf] * len(CAUCHY_RADII)
+        sides = []
         for side, start, stop in ((1, 0, left), (-1, left, len(self.counts))):
             if start == stop:
                 continue
@@ -456,31 +520,42 @@ class _PassProbabilities:
             room = 1 - top * modulus
             if not (room > 0 and abs(angle) <= arb(3) / 2):
                 return None
-            narrow = narrow and max(exponent.real.rad(), angle.rad()) <= NARROW
-            spread = (modulus * angle.sin()) ** 2 / (2 * room)
-            excess += (2 * modulus * (angle / 2).sin() ** 2 * self._power_sum(side, 1, left)
-                       + spread * self._power_sum(side, 2, left))
-            cosine = angle.cos()
-            if not pieces[side].one_minus:  # |S| = a|w|
-                passing = top * modulus
-            else:  # |S| = |1 − a w| ≤ 1 − a·Re w + a²(Im w)²/(2(1 − a·Re w))
-                low = min(arb(a.lower()) for a in ends)
-                passing = 1 - low * modulus * cosine + top ** 2 * spread
-            largest = max(largest, arb(passing.upper()))
-            if cutoff is not None:
-                wobble = top * (2 * modulus * (angle / 2).sin() ** 2 + top * spread)
-                for k, radius in enumerate(CAUCHY_RADII):
-                    if pieces[side].one_minus:
-                        gain = -(radius + top * modulus * (1 - radius * cosine)
-                                 + radius * top ** 2 * spread).log()
-                    else:
-                        gain = top * (modulus * (cosine - radius) - top * spread)
-                    ratios[k] = min(ratios[k], _least_ratio(gain, wobble))
-        if cutoff is not None:
-            excess = min([excess] + [_few_before_exponent(cutoff, radius, ratio)
-                                     for radius, ratio in zip(CAUCHY_RADII, ratios)
-                                     if ratio > 0])
-        return abs(density(z)) * largest * excess.exp(), narrow
+            sides.append(_SideOnBall(
+                side, pieces[side].one_minus, top, min(arb(a.lower()) for a in ends), modulus,
+                angle, angle.cos(), (modulus * angle.sin()) ** 2 / (2 * room),
+                max(exponent.real.rad(), angle.rad()) <= NARROW))
+        return sides
+
+
+@dataclass(frozen=True)
+class _SideOnBall:
+    """One side of the query noise's kink on a complex ball of ``z``, for the closed-form
+    bounds: its answers' constants ``a_k`` lie in ``[least, top]``, ``w = e^{rz}`` has modulus
+    ``modulus`` and argument ``angle`` (balls), and ``spread = (Im w)²/(2(1 − top·|w|))``."""
+
+    side: int
+    one_minus: bool
+    top: arb
+    least: arb
+    modulus: arb
+    angle: arb
+    cosine: arb
+    spread: arb
+    narrow: bool
+
+
+def _largest_passing(sides: list) -> arb:
+    """An upper bound on every ``|S_j|`` from the sides on a ball: ``a·|w|`` where ``S = aw``;
+    where ``S = 1 − aw``, ``|1 − aw| ≤ 1 − a·Re w + a²(Im w)²/(2(1 − a·Re w))`` at the least
+    ``a`` (:meth:`_PassProbabilities.bound`)."""
+    largest = arb(0)
+    for side in sides:
+        if side.one_minus:
+            passing = 1 - side.least * side.modulus * side.cosine + side.top ** 2 * side.spread
+        else:
+            passing = side.top * side.modulus
+        largest = max(largest, arb(passing.upper()))
+    return largest
 
 
 #: Radii ``r < 1`` of the circles ``|x| = r`` tried in :meth:`_PassProbabilities.bound`'s
@@ -580,7 +655,7 @@ def _sparse_vector_random(laws: _PassProbabilities, c: int, tolerance: arb, prog
         return [c * density * s * t for s, t in zip(passes, tail)]
 
     def bound_tail(z, middle):
-        return c * laws.bound(z, middle)
+        return c * laws.reciprocal_bound(z, middle)
 
     results = [arb(0)] * len(counts)
     finished = 0
@@ -590,7 +665,7 @@ def _sparse_vector_random(laws: _PassProbabilities, c: int, tolerance: arb, prog
 
     if split > 0:
         results = integrate_vector(evaluate_tail, bound_tail, laws.cuts[:split + 1], laws.tails,
-                                   share, progress_from(0), EVALUATION_COST)
+                                   share, progress_from(0), TAIL_EVALUATION_COST)
         finished = split
     if split < len(laws.cuts) - 1:
         tails = arb(0) if split > 0 else laws.tails

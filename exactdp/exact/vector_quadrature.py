@@ -48,7 +48,8 @@ from .gauss_legendre import ellipse_cover, fewest_nodes, legendre_rule
 
 #: Bernstein ellipse parameters tried on each piece, in increasing order (each node gains
 #: ``2·log10 ρ`` digits, but the integrand grows on the larger ellipse).
-RHOS = (Fraction(2), Fraction(4), Fraction(16), Fraction(64), Fraction(256))
+RHOS = (Fraction(2), Fraction(4), Fraction(16), Fraction(64), Fraction(256), Fraction(1024),
+        Fraction(4096))
 #: The ellipse tried first on the first piece (then each piece starts from the one before).
 FIRST_RHO = Fraction(4)
 #: Arcs of the complex balls covering the upper half of a piece's ellipse.
