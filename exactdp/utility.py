@@ -48,7 +48,7 @@ from .noise import Kind
 from .precision import check_dps, to_arb
 from .sequences import as_queries
 from .exact.gauss_legendre import fewest_nodes, legendre_rule
-from .exact.vector_quadrature import Leading, integrate_vector
+from .exact.vector_quadrature import RHOS, Leading, integrate_vector
 
 ORDERS = ("given", "random")
 #: Most traversals of Sparse Vector with retraversal modelled exactly.
@@ -62,8 +62,10 @@ EVALUATION_COST = 4
 #: the Zipf workload at n = 10,000, 12 takes 22% fewer nodes than 4 (more gains none).
 SWEEP_EVALUATION_COST = 12
 #: The same for the random order where only the integral over ``t`` is left
-#: (:func:`_sparse_vector_random`), against its ``O(1)`` bound: on the Zipf workload at
-#: n = 10,000 an evaluation costs about 12 bounds, and 12 takes half the nodes 4 takes.
+#: (:func:`_sparse_vector_random`), against its ``O(1)`` bound
+#: (:meth:`_PassProbabilities.reciprocal_bound`), with every ellipse of ``RHOS`` tried (that
+#: integrand barely grows off the real line): on the Zipf workload at n = 10,000 an evaluation
+#: costs about 12 bounds, and with both these pieces need half the nodes.
 TAIL_EVALUATION_COST = 12
 
 
@@ -665,7 +667,8 @@ def _sparse_vector_random(laws: _PassProbabilities, c: int, tolerance: arb, prog
 
     if split > 0:
         results = integrate_vector(evaluate_tail, bound_tail, laws.cuts[:split + 1], laws.tails,
-                                   share, progress_from(0), TAIL_EVALUATION_COST)
+                                   share, progress_from(0), TAIL_EVALUATION_COST,
+                                   largest_rho=RHOS[-1])
         finished = split
     if split < len(laws.cuts) - 1:
         tails = arb(0) if split > 0 else laws.tails

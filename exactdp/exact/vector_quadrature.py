@@ -47,9 +47,13 @@ from ..precision import to_arb
 from .gauss_legendre import ellipse_cover, fewest_nodes, legendre_rule
 
 #: Bernstein ellipse parameters tried on each piece, in increasing order (each node gains
-#: ``2·log10 ρ`` digits, but the integrand grows on the larger ellipse).
+#: ``2·log10 ρ`` digits, but the integrand grows on the larger ellipse); those above
+#: :data:`LARGEST_RHO` only on request.
 RHOS = (Fraction(2), Fraction(4), Fraction(16), Fraction(64), Fraction(256), Fraction(1024),
         Fraction(4096))
+#: The largest ellipse tried by default: larger ones pay only for integrands that barely grow
+#: off the real line, and their covers are costly where the caller's bound is.
+LARGEST_RHO = Fraction(256)
 #: The ellipse tried first on the first piece (then each piece starts from the one before).
 FIRST_RHO = Fraction(4)
 #: Arcs of the complex balls covering the upper half of a piece's ellipse.
@@ -72,7 +76,8 @@ class Leading:
 
 def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fraction], tails: arb,
                      tolerance: arb, progress=None, evaluation_cost: float = 1,
-                     leading: bool = False, beyond: Callable | None = None):
+                     leading: bool = False, beyond: Callable | None = None,
+                     largest_rho: Fraction = LARGEST_RHO):
     """``∫_{z_L}^{z_R} f_i(z) dz + [−tails, tails]`` for every ``i``, as Arb balls, with absolute
     error at most about ``tolerance`` (module docstring).
 
@@ -104,6 +109,8 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
         ``beyond(a, b)`` → ``None``, or ``(j, ball)``: on the piece ``[a, b]`` the integrands
         from ``j`` on are not integrated (they need not be analytic there; ``evaluate`` gives at
         most ``j`` leading values) and their integrals lie in ``ball``.
+    largest_rho : Fraction
+        The largest ellipse parameter of :data:`RHOS` tried.
 
     Raises
     ------
@@ -120,7 +127,7 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
         middle, half = (a + b) / 2, (b - a) / 2
         middle_ball, half_ball = to_arb(middle), to_arb(half)
         rule = _rule(bound, middle, middle_ball, half_ball, share, start, evaluation_cost,
-                     previous)
+                     previous, RHOS.index(largest_rho))
         if rule is None:
             if finished + len(pending) > MAX_PIECES:
                 raise PrecisionError("the selection integrals need more than "
@@ -171,10 +178,11 @@ def _padded_sum(total: list, values: list, factor: arb) -> list:
 
 
 def _rule(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb, share: arb,
-          start: int, evaluation_cost: float = 1, previous: int | None = None):
+          start: int, evaluation_cost: float = 1, previous: int | None = None,
+          last: int = RHOS.index(LARGEST_RHO)):
     """``(order, error bound, index in RHOS)`` of the fewest nodes (at most :data:`MAX_ORDER`)
-    found over the ellipses of :data:`RHOS` whose error bound on the piece is at most
-    ``share``, or ``None``.
+    found over the ellipses of :data:`RHOS` up to ``RHOS[last]`` whose error bound on the piece
+    is at most ``share``, or ``None``.
 
     The search starts at ``RHOS[start]`` (the previous piece's choice) and climbs while a larger
     ellipse may save nodes costing more than its cover (:data:`ARCS` calls of ``bound``, a node
@@ -200,7 +208,7 @@ def _rule(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb, s
         if smaller is None or smaller[0] >= found[0]:
             break
         index, found, descended = index - 1, smaller, True
-    while not descended and index + 1 < len(RHOS):
+    while not descended and index < last:
         least = fewest_nodes(found[2], to_arb(RHOS[index + 1]), half_ball, share)[0]
         if (found[0] - least) * evaluation_cost < ARCS:
             break
