@@ -448,7 +448,7 @@ class _PassProbabilities:
         sides = self._sides_on_ball(z, middle)
         if sides is None:
             return None
-        density, left = self.functions(middle)[0], self.functions(middle)[3]
+        density, _, _, left = self.functions(middle)
         excess, narrow = arb(0), all(side.narrow for side in sides)
         ratios = [math.inf] * len(CAUCHY_RADII)
         for side in sides:
@@ -489,7 +489,7 @@ class _PassProbabilities:
         sides = self._sides_on_ball(acb(z), middle)
         if sides is None:
             return self.bound(z, middle)
-        density, left = self.functions(middle)[0], self.functions(middle)[3]
+        density, _, _, left = self.functions(middle)
         decay, growth = arb(-1), arb(0)  # x = L − 1 − Q
         for side in sides:
             if side.one_minus:

@@ -534,45 +534,55 @@ def test_closed_form_bound_exceeds_the_product_at_every_point_of_the_ball(monkey
         assert laws.bound(far, middle).mid() == generic.mid() and generic > 1 and products
 
 
-def test_given_order_bound_exceeds_every_integrand_on_the_ball():
-    # |p_ρ(z)·S_i(z)·Σ_{m<c} [x^m] Π_{j<i}(F_j(z) + S_j(z) x)| for every query i, from the
-    # expanded polynomial (acb_poly) at points of complex balls, lies below the bound given the
-    # cutoff (Cauchy's estimate on |x| = r) — up to Im z = 25, an angle of 1.25 in the query
-    # noise's exponent —, within a factor of 3 of the largest at Im z = 8 on
-    # every piece where many of the 40 queries pass (μ ≫ c), and there well below the bound for
-    # every selection integrand (a quarter of it)
-    from flint import acb, acb_poly, ctx
+def _balls_on_every_piece(c: int):
+    """``(laws, middle, y, ball, points)`` for ``svt1`` (ε = 1, cutoff ``c``, T = 5; Laplace
+    query noise of scale ``4c``) on 40 queries sharing ten answers: on every piece, balls at
+    ``Im z = 1, 8, 25`` (radius 0.01) and 3 (radius 0.5), each with its centre, corners and
+    edge midpoints, at 100 bits."""
+    from flint import acb, ctx
 
     from exactdp import utility
     from exactdp.precision import to_arb
 
-    mech = exactdp.mechanism("svt1", eps=1, c=5, T=5)
+    mech = exactdp.mechanism("svt1", eps=1, c=c, T=5)
     queries = [Fraction(q) for q in [9, 12, 3, 7, 15, 11, 8, 10, 6, 13] * 4]
-    c, sharper = 5, 0
     with ctx.workprec(100):
         laws = utility._PassProbabilities(mech.threshold_noise, mech.query_noise,
                                           mech.threshold, queries, arb(10) ** -12)
         for a, b in zip(laws.cuts, laws.cuts[1:]):
             middle = (a + b) / 2
             for y, radius in ((1, 0.01), (8, 0.01), (25, 0.01), (3, 0.5)):
-                centre = acb(to_arb(middle), y)
-                covering = acb(arb(centre.real.mid(), radius), arb(y, radius))
-                bound = arb(laws.bound(covering, middle, cutoff=c).upper())
-                largest = arb(0)
-                for dx in (-radius, 0, radius):
-                    for dy in (-radius, 0, radius):
-                        point = acb(centre.real.mid() + dx, y + dy)
-                        density, passes, fails = laws(point, middle)
-                        prefix = acb_poly([1])
-                        for s, f in zip(passes, fails):
-                            head = abs(density * s * sum(prefix.coeffs()[:c], acb(0)))
-                            assert head < bound
-                            largest = max(largest, arb(head.upper()))
-                            prefix *= acb_poly([f, s])
-                if y == 8 and -5 < middle < 10:
-                    assert bound < 3 * largest
-                    sharper += bound < laws.bound(covering, middle).upper() / 4
-        assert sharper >= 5
+                real = to_arb(middle).mid()
+                points = [acb(real + dx, y + dy) for dx in (-radius, 0, radius)
+                          for dy in (-radius, 0, radius)]
+                yield laws, middle, y, acb(arb(real, radius), arb(y, radius)), points
+
+
+def test_given_order_bound_exceeds_every_integrand_on_the_ball():
+    # |p_ρ(z)·S_i(z)·Σ_{m<c} [x^m] Π_{j<i}(F_j(z) + S_j(z) x)| for every query i, from the
+    # expanded polynomial (acb_poly) at points of complex balls, lies below the bound given the
+    # cutoff (Cauchy's estimate on |x| = r) — up to Im z = 25, an angle of 1.25 in the query
+    # noise's exponent —, within a factor of 3 of the largest at Im z = 8 on every piece where
+    # many of the 40 queries pass (μ ≫ c), and there well below the bound for every selection
+    # integrand (a quarter of it)
+    from flint import acb, acb_poly
+
+    c, sharper = 5, 0
+    for laws, middle, y, ball, points in _balls_on_every_piece(c):
+        bound = arb(laws.bound(ball, middle, cutoff=c).upper())
+        largest = arb(0)
+        for point in points:
+            density, passes, fails = laws(point, middle)
+            prefix = acb_poly([1])
+            for s, f in zip(passes, fails):
+                head = abs(density * s * sum(prefix.coeffs()[:c], acb(0)))
+                assert head < bound
+                largest = max(largest, arb(head.upper()))
+                prefix *= acb_poly([f, s])
+        if y == 8 and -5 < middle < 10:
+            assert bound < 3 * largest
+            sharper += bound < laws.bound(ball, middle).upper() / 4
+    assert sharper >= 5
 
 
 def test_random_order_bound_exceeds_the_integral_over_t():
@@ -582,41 +592,27 @@ def test_random_order_bound_exceeds_the_integral_over_t():
     # exponent —; at Im z = 8 it is within a factor of 2 of the largest on every piece, and
     # where many of the 40 queries pass (z < 10) the product for every selection integrand is
     # 40 times the largest or more
-    from flint import acb, acb_poly, ctx
+    from flint import acb_poly
 
-    from exactdp import utility
-    from exactdp.precision import to_arb
-
-    mech = exactdp.mechanism("svt1", eps=1, c=5, T=5)
-    queries = [Fraction(q) for q in [9, 12, 3, 7, 15, 11, 8, 10, 6, 13] * 4]
     checked = 0
-    with ctx.workprec(100):
-        laws = utility._PassProbabilities(mech.threshold_noise, mech.query_noise,
-                                          mech.threshold, queries, arb(10) ** -12)
-        for a, b in zip(laws.cuts, laws.cuts[1:]):
-            middle = (a + b) / 2
-            for y, radius in ((1, 0.01), (8, 0.01), (25, 0.01), (3, 0.5)):
-                centre = acb(to_arb(middle), y)
-                covering = acb(arb(centre.real.mid(), radius), arb(y, radius))
-                bound = arb(laws.reciprocal_bound(covering, middle).upper())
-                largest = arb(0)
-                for dx in (-radius, 0, radius):
-                    for dy in (-radius, 0, radius):
-                        point = acb(centre.real.mid() + dx, y + dy)
-                        density, passes, fails = laws.distinct_values(point, middle)
-                        for k in range(len(passes)):
-                            product = acb_poly([1])
-                            for j, (s, f, count) in enumerate(zip(passes, fails, laws.counts)):
-                                product *= acb_poly([f, s]) ** (count - (j == k))
-                            value = abs(density * passes[k] * product.integral()(1))
-                            assert value < bound
-                            largest = max(largest, arb(value.upper()))
-                if y == 8:
-                    assert bound < 2 * largest
-                    if middle < 10:
-                        assert laws.bound(covering, middle) > 40 * largest
-                        checked += 1
-        assert checked >= 10
+    for laws, middle, y, ball, points in _balls_on_every_piece(5):
+        bound = arb(laws.reciprocal_bound(ball, middle).upper())
+        largest = arb(0)
+        for point in points:
+            density, passes, fails = laws.distinct_values(point, middle)
+            for k in range(len(passes)):
+                product = acb_poly([1])
+                for j, (s, f, count) in enumerate(zip(passes, fails, laws.counts)):
+                    product *= acb_poly([f, s]) ** (count - (j == k))
+                value = abs(density * passes[k] * product.integral()(1))
+                assert value < bound
+                largest = max(largest, arb(value.upper()))
+        if y == 8:
+            assert bound < 2 * largest
+            if middle < 10:
+                assert laws.bound(ball, middle) > 40 * largest
+                checked += 1
+    assert checked >= 10
 
 
 def test_closed_form_log_generating_encloses_the_direct_logarithm():
