@@ -1195,6 +1195,45 @@ def _linear(passes: list, fails: list) -> list:
 
 def _weighted_others(passes: list, fails: list, counts: list, weights: list,
                      target: arb) -> list:
+    """:func:`_weighted_sums` for real pass probabilities, the terms of degree ``H`` and above
+    left out where they are provably negligible: the coefficients of ``G/(F_k + S_k y)`` are
+    ``Pr[M_k = m] ≥ 0`` (``M_k`` the number of the other queries that pass), so those terms are
+    at most ``max_m |w_m|·Pr[M_k ≥ H] ≤ max_m |w_m|·Pr[M ≥ H]``, bounded by Markov's inequality
+    (:func:`_at_least_bound`); ``H`` is the least degree from :func:`_negligible_degree` whose
+    bound is within ``target/2``, the sums are taken to degree ``H`` (products of polynomials of
+    length ``H`` instead of ``c``: where few queries pass, far shorter), and that bound is added
+    to each."""
+    largest = _largest(weights)
+    cut = _negligible_degree(passes, fails, counts, len(weights), target / (2 * largest))
+    if cut is None:
+        return _weighted_sums(passes, fails, counts, weights, target)
+    degree, mass = cut
+    radius = arb(0, (largest * mass).upper())
+    return [value + radius
+            for value in _weighted_sums(passes, fails, counts, weights[:degree], target / 2)]
+
+
+def _negligible_degree(passes: list, fails: list, counts: list, c: int, budget: arb):
+    """``(H, E)``: a degree ``H < c`` with ``Pr[at least H of the queries pass] ≤ E ≤ budget``
+    (:func:`_at_least_bound`), or ``None`` if none is found.  ``H`` is first placed by the
+    Chernoff bound for a sum of Bernoulli variables with mean ``μ``,
+    ``Pr[M ≥ μ + t] ≤ e^{−t²/(2(μ + t/3))}`` (Bernstein), so ``t = L/3 + √(L²/9 + 2μL)``,
+    ``L = ln(1/budget)``, then raised by a quarter until the rigorous bound holds."""
+    if not budget > 0:
+        return None
+    mean = _mean_passes(passes, counts)
+    logarithm = -float(arb(budget.mid()).log().mid())
+    degree = math.ceil(mean + logarithm / 3 + math.sqrt(logarithm ** 2 / 9 + 2 * mean * logarithm))
+    while degree < c:
+        bound = _at_least_bound(passes, fails, counts, degree)
+        if bound <= budget:
+            return degree, arb(bound.upper())
+        degree += max(1, degree // 4)
+    return None
+
+
+def _weighted_sums(passes: list, fails: list, counts: list, weights: list,
+                   target: arb) -> list:
     """``Σ_{m<c} w_m [y^m] G(y)/(F_k + S_k y)`` for each distinct answer ``k``, with
     ``G(y) = Π_j (F_j + S_j y)^{n_j}`` (``n_j = counts[j]`` queries share the answer ``j``): the
     weighted first ``c`` terms of the distribution of the number of the other queries that pass.

@@ -795,6 +795,46 @@ def test_weighted_others_equals_the_exact_leave_one_out_sums(target, swept, monk
         assert results[k].overlaps(arb(exact.p) / arb(exact.q)) and results[k].rad() < 1e-25
 
 
+def test_weighted_others_leaves_out_negligible_high_degrees(monkeypatch):
+    # 100 queries passing with probability at most 0.1 (about 5 in all) and c = 80: the terms
+    # of degree 60 or so and above are provably below 10^{−25}, so the sums are taken to that
+    # degree only, and they still enclose the same sums over the exactly expanded polynomial in
+    # rationals (fmpq_poly), weights 1 − c/(m + 1) as in a random order
+    from flint import ctx, fmpq, fmpq_poly
+
+    from exactdp import utility
+
+    rng = np.random.default_rng(14)
+    drawn = [int(k) for k in rng.integers(1, 100, size=100)]
+    distinct = sorted(set(drawn))
+    counts = [drawn.count(k) for k in distinct]
+    c = 80
+    weights = [fmpq(1) - fmpq(c, m + 1) for m in range(c)]
+    degrees = []
+    sums = utility._weighted_sums
+
+    def recording(passes, fails, counts, weights, target):
+        degrees.append(len(weights))
+        return sums(passes, fails, counts, weights, target)
+
+    monkeypatch.setattr(utility, "_weighted_sums", recording)
+    with ctx.workprec(150):
+        passes = [arb(k) / 1000 for k in distinct]
+        fails = [1 - s for s in passes]
+        results = utility._weighted_others(passes, fails, counts,
+                                           [arb(w.p) / arb(w.q) for w in weights],
+                                           arb(10) ** -25)
+    assert len(degrees) == 1 and 40 < degrees[0] < c
+    for k in range(len(distinct)):
+        poly = fmpq_poly([1])
+        for j, (answer, count) in enumerate(zip(distinct, counts)):
+            poly *= fmpq_poly([fmpq(1000 - answer, 1000), fmpq(answer, 1000)]) ** (
+                count - 1 if j == k else count)
+        coefficients = poly.coeffs() + [fmpq(0)] * c
+        exact = sum((w * coefficients[m] for m, w in enumerate(weights)), fmpq(0))
+        assert results[k].overlaps(arb(exact.p) / arb(exact.q)) and results[k].rad() < 1e-25
+
+
 def test_mean_reciprocal_leaves_out_a_negligible_start():
     # 400 queries passing with probability 0.6–0.99: Π(F_j + S_j t) is negligible away from
     # t = 1, so the rule integrates [t_0, 1] only and bounds the rest by G(t_0); checked
