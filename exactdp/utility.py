@@ -338,12 +338,13 @@ class _PassProbabilities:
         return (density, [passes[k] for k in self.positions],
                 [fails[k] for k in self.positions])
 
-    def log_generating(self, z, middle: Fraction, reach: arb, budget: arb):
-        """:func:`_log_generating` at a real ``z`` from closed forms, in ``O(M)`` operations
-        instead of ``O(M·d)``: ``(L, E)``, ``L`` a function with ``|log G(1 − s) − L(s)| ≤ E``
-        for every real ``|s| ≤ reach``, ``G(t) = Π_j (F_j + S_j t)``; ``None`` if no closed form
-        (or where the series below would need more than :data:`MAX_SERIES_TERMS` terms, or
-        converge too slowly).
+    def log_generating(self, z, middle: Fraction, passes: list, reach: arb, budget: arb):
+        """:func:`_log_generating` at a real ``z`` (``passes`` the distinct answers' ``S`` there),
+        from closed forms in ``O(M)`` operations instead of ``O(M·d)``: ``(L, E)``, ``L`` a
+        function with ``|log G(1 − s) − L(s)| ≤ E`` for every real ``|s| ≤ reach``,
+        ``G(t) = Π_j (F_j + S_j t)``; ``None`` where the series below would need more than
+        :data:`MAX_SERIES_TERMS` terms, or converge too slowly.  Without closed forms it is
+        :func:`_log_generating` itself.
 
         With ``w = e^{rz}`` on each side of the kink and ``A_m = Σ_k n_k a_k^m`` over the answers
         there (:meth:`_power_sum`), where ``S_k = a_k w``
@@ -359,7 +360,7 @@ class _PassProbabilities:
         which must be at most 1/2.  Each side's series stops there within ``budget/2``."""
         _, _, pieces, left = self.functions(middle)
         if pieces is None:
-            return None
+            return _log_generating(passes, self.counts, reach, budget)
         parts, rest = [], arb(0)
         for side, start, stop in ((1, 0, left), (-1, left, len(self.counts))):
             if start == stop:
@@ -647,13 +648,13 @@ def _sparse_vector_random(laws: _PassProbabilities, c: int, tolerance: arb, prog
     def evaluate_full(z, middle):
         density, passes, fails = laws.distinct_values(z, middle)
         fewer = _fewer_random(passes, fails, counts, c, tolerance,
-                              functools.partial(laws.log_generating, z, middle))
+                              functools.partial(laws.log_generating, z, middle, passes))
         return [density * s * f for s, f in zip(passes, fewer)]
 
     def evaluate_tail(z, middle):
         density, passes, fails = laws.distinct_values(z, middle)
         tail = _mean_reciprocal(passes, fails, counts, tolerance / (8 * c),
-                                functools.partial(laws.log_generating, z, middle))
+                                functools.partial(laws.log_generating, z, middle, passes))
         return [c * density * s * t for s, t in zip(passes, tail)]
 
     def bound_tail(z, middle):

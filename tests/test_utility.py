@@ -639,9 +639,9 @@ def test_closed_form_log_generating_encloses_the_direct_logarithm():
             left = laws.functions(middle)[3]
             if 0 < left < len(laws.counts):
                 both_sides, beside_kink = both_sides + 1, (z, middle)
-            logarithm, rest = laws.log_generating(z, middle, reach, budget)
-            assert rest <= budget
             _, passes, fails = laws.distinct_values(z, middle)
+            logarithm, rest = laws.log_generating(z, middle, passes, reach, budget)
+            assert rest <= budget
             for s in (-reach, -reach / 3, arb(0), reach / 2, reach):
                 direct = sum((count * (f + p * (1 - s)).log()
                               for p, f, count in zip(passes, fails, laws.counts)), arb(0))
@@ -651,7 +651,9 @@ def test_closed_form_log_generating_encloses_the_direct_logarithm():
         assert both_sides >= 3
         # where the series would converge too slowly (S_k near 1/2 beside the kink and
         # |s| up to 9/10): no closed form offered
-        assert laws.log_generating(*beside_kink, arb(9) / 10, budget) is None
+        z, middle = beside_kink
+        passes = laws.distinct_values(z, middle)[1]
+        assert laws.log_generating(z, middle, passes, arb(9) / 10, budget) is None
 
 
 @pytest.mark.parametrize("count, c", [(1, 5), (128, 40), (129, 40), (500, 300), (300, 301)])
