@@ -6,8 +6,9 @@ The workload of Lyu, Su & Li (PVLDB 2017, §6): ``n`` items whose counts follow 
 ``c = 300``), threshold the mean of the ``c``-th and ``(c+1)``-th counts, ``ε = 0.1``, 15 digits.
 For ``svt1`` and ``em_top``, given and random order (``em_top`` does not depend on the order: one
 line), and on request ``svt_s`` (SVT-S, the paper's monotone variant, at ``ε1:ε2 = 1:c^{2/3}``)
-or any other catalogue name taking ``eps``, ``c`` and ``T``, this prints the median time of each size and its ratio to the smallest size measured in
-the same run, and the growth exponent ``log(t2/t1)/log(n2/n1)`` between the two largest sizes.
+or any other catalogue name taking ``eps``, ``c`` and ``T``, this prints the median time of each
+size and its ratio to the smallest size measured in the same run, and the growth exponent
+``log(t2/t1)/log(n2/n1)`` between the two largest sizes.
 
 Run: ``python benchmarks/utility_speed.py [n1 n2 …] [MECHANISM:ORDER …] [--repeats=R]`` from the
 repository root (default sizes ``100 200``, every case; e.g. ``200 1000 svt1:random
