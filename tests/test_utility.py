@@ -752,6 +752,33 @@ def test_mean_reciprocal_with_fewer_nodes_than_the_degree():
             exact = poly.integral()(1)
             assert results[i].overlaps(exact) and results[i].rad() < 1e-29
 
+def check_weighted_others(drawn: list, c: int, target: arb) -> None:
+    """``_weighted_others`` on queries with the answers ``drawn``, each passing with probability
+    ``answer/1000``, weights ``1 − c/(m + 1)`` as in a random order, at 150 bits: each result
+    encloses ``Σ_m w_m [y^m] G(y)/(F_k + S_k y)`` to within 10^{−25}, ``G`` expanded exactly in
+    rationals (fmpq_poly)."""
+    from flint import ctx, fmpq, fmpq_poly
+
+    from exactdp import utility
+
+    distinct = sorted(set(drawn))
+    counts = [drawn.count(k) for k in distinct]
+    weights = [fmpq(1) - fmpq(c, m + 1) for m in range(c)]
+    with ctx.workprec(150):
+        passes = [arb(k) / 1000 for k in distinct]
+        fails = [1 - s for s in passes]
+        results = utility._weighted_others(passes, fails, counts,
+                                           [arb(w.p) / arb(w.q) for w in weights], target)
+    for k in range(len(distinct)):
+        poly = fmpq_poly([1])
+        for j, (answer, count) in enumerate(zip(distinct, counts)):
+            poly *= fmpq_poly([fmpq(1000 - answer, 1000), fmpq(answer, 1000)]) ** (
+                count - 1 if j == k else count)
+        coefficients = poly.coeffs() + [fmpq(0)] * c
+        exact = sum((w * coefficients[m] for m, w in enumerate(weights)), fmpq(0))
+        assert results[k].overlaps(arb(exact.p) / arb(exact.q)) and results[k].rad() < 1e-25
+
+
 @pytest.mark.parametrize("target, swept", [("1e-25", "some likely"), ("0", "all")])
 def test_weighted_others_equals_the_exact_leave_one_out_sums(target, swept, monkeypatch):
     # Σ_{m<c} w_m [y^m] G(y)/(F_k + S_k y) against the same sum over the exactly expanded
@@ -759,17 +786,11 @@ def test_weighted_others_equals_the_exact_leave_one_out_sums(target, swept, monk
     # seven with 0.6–0.999: for the likeliest the evaluation at −S_k/F_k loses its accuracy,
     # so those groups are swept exactly; a target of 0 sends every group, the unlikely ones
     # too, to the sweep.
-    from flint import ctx, fmpq, fmpq_poly
-
     from exactdp import utility
 
     rng = np.random.default_rng(13)
     drawn = [int(k) for k in rng.integers(1, 200, size=150)] + [600, 700, 800, 900, 950, 990,
                                                                 999]
-    distinct = sorted(set(drawn))
-    counts = [drawn.count(k) for k in distinct]
-    c = 25
-    weights = [fmpq(1) - fmpq(c, m + 1) for m in range(c)]
     swept_groups = []
     sweep = utility._weighted_around
 
@@ -778,40 +799,21 @@ def test_weighted_others_equals_the_exact_leave_one_out_sums(target, swept, monk
         return sweep(before, *rest)
 
     monkeypatch.setattr(utility, "_weighted_around", recording)
-    with ctx.workprec(150):
-        passes = [arb(k) / 1000 for k in distinct]
-        fails = [1 - s for s in passes]
-        results = utility._weighted_others(passes, fails, counts,
-                                           [arb(w.p) / arb(w.q) for w in weights], arb(target))
+    check_weighted_others(drawn, 25, arb(target))
     if swept == "all":
-        assert swept_groups == [len(distinct)]
+        assert swept_groups == [len(set(drawn))]
     else:
         assert len(swept_groups) == 1 and 1 <= swept_groups[0] < 7
-    for k in range(len(distinct)):
-        poly = fmpq_poly([1])
-        for j, (answer, count) in enumerate(zip(distinct, counts)):
-            poly *= fmpq_poly([fmpq(1000 - answer, 1000), fmpq(answer, 1000)]) ** (
-                count - 1 if j == k else count)
-        coefficients = poly.coeffs() + [fmpq(0)] * c
-        exact = sum((w * coefficients[m] for m, w in enumerate(weights)), fmpq(0))
-        assert results[k].overlaps(arb(exact.p) / arb(exact.q)) and results[k].rad() < 1e-25
 
 
 def test_weighted_others_leaves_out_negligible_high_degrees(monkeypatch):
     # 100 queries passing with probability at most 0.1 (about 5 in all) and c = 80: the terms
     # of degree 60 or so and above are provably below 10^{−25}, so the sums are taken to that
     # degree only, and they still enclose the same sums over the exactly expanded polynomial in
-    # rationals (fmpq_poly), weights 1 − c/(m + 1) as in a random order
-    from flint import ctx, fmpq, fmpq_poly
-
+    # rationals
     from exactdp import utility
 
     rng = np.random.default_rng(14)
-    drawn = [int(k) for k in rng.integers(1, 100, size=100)]
-    distinct = sorted(set(drawn))
-    counts = [drawn.count(k) for k in distinct]
-    c = 80
-    weights = [fmpq(1) - fmpq(c, m + 1) for m in range(c)]
     degrees = []
     sums = utility._weighted_sums
 
@@ -820,21 +822,8 @@ def test_weighted_others_leaves_out_negligible_high_degrees(monkeypatch):
         return sums(passes, fails, counts, weights, target)
 
     monkeypatch.setattr(utility, "_weighted_sums", recording)
-    with ctx.workprec(150):
-        passes = [arb(k) / 1000 for k in distinct]
-        fails = [1 - s for s in passes]
-        results = utility._weighted_others(passes, fails, counts,
-                                           [arb(w.p) / arb(w.q) for w in weights],
-                                           arb(10) ** -25)
-    assert len(degrees) == 1 and 40 < degrees[0] < c
-    for k in range(len(distinct)):
-        poly = fmpq_poly([1])
-        for j, (answer, count) in enumerate(zip(distinct, counts)):
-            poly *= fmpq_poly([fmpq(1000 - answer, 1000), fmpq(answer, 1000)]) ** (
-                count - 1 if j == k else count)
-        coefficients = poly.coeffs() + [fmpq(0)] * c
-        exact = sum((w * coefficients[m] for m, w in enumerate(weights)), fmpq(0))
-        assert results[k].overlaps(arb(exact.p) / arb(exact.q)) and results[k].rad() < 1e-25
+    check_weighted_others([int(k) for k in rng.integers(1, 100, size=100)], 80, arb(10) ** -25)
+    assert len(degrees) == 1 and 40 < degrees[0] < 80
 
 
 def test_mean_reciprocal_leaves_out_a_negligible_start():
