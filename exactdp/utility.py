@@ -1200,8 +1200,8 @@ def _weighted_others(passes: list, fails: list, counts: list, weights: list,
     left out where they are provably negligible: the coefficients of ``G/(F_k + S_k y)`` are
     ``Pr[M_k = m] ≥ 0`` (``M_k`` the number of the other queries that pass), so those terms are
     at most ``max_m |w_m|·Pr[M_k ≥ H] ≤ max_m |w_m|·Pr[M ≥ H]``, bounded by Markov's inequality
-    (:func:`_at_least_bound`); ``H`` is the least degree from :func:`_negligible_degree` whose
-    bound is within ``target/2``, the sums are taken to degree ``H`` (products of polynomials of
+    (:func:`_at_least_bound`); where :func:`_negligible_degree` finds an ``H < c`` whose bound
+    is within ``target/2``, the sums are taken to degree ``H`` (products of polynomials of
     length ``H`` instead of ``c``: where few queries pass, far shorter), and that bound is added
     to each."""
     largest = _largest(weights)
@@ -1216,10 +1216,11 @@ def _weighted_others(passes: list, fails: list, counts: list, weights: list,
 
 def _negligible_degree(passes: list, fails: list, counts: list, c: int, budget: arb):
     """``(H, E)``: a degree ``H < c`` with ``Pr[at least H of the queries pass] ≤ E ≤ budget``
-    (:func:`_at_least_bound`), or ``None`` if none is found.  ``H`` is first placed by the
-    Chernoff bound for a sum of Bernoulli variables with mean ``μ``,
-    ``Pr[M ≥ μ + t] ≤ e^{−t²/(2(μ + t/3))}`` (Bernstein), so ``t = L/3 + √(L²/9 + 2μL)``,
-    ``L = ln(1/budget)``, then raised by a quarter until the rigorous bound holds."""
+    (:func:`_at_least_bound`), or ``None`` if none is found.  ``H = μ + t`` is first placed by
+    Bernstein's inequality for a sum of independent Bernoulli variables with mean ``μ`` (so
+    variance at most ``μ``), ``Pr[M ≥ μ + t] ≤ e^{−t²/(2(μ + t/3))}``, at
+    ``t = L/3 + √(L²/9 + 2μL)``, ``L = ln(1/budget)``; it only places ``H``, which is raised by a
+    quarter until the rigorous bound holds."""
     if not budget > 0:
         return None
     mean = _mean_passes(passes, counts)
