@@ -18,7 +18,8 @@ probabilities"):
   ``S_j(z) = Pr[q_j + ν_j ≥ T + z]``; in a uniformly random order the last factor becomes
   ``Σ_m Pr[m of the others pass | z]·min(1, c/(m + 1))``; with the threshold redrawn after
   each ⊤ (Lyu Alg. 2, given order) the integrals are the probabilities of the next ⊤ from each
-  position, chained;
+  position, chained; with an integer-valued threshold noise (``svt_discrete``) the integral is a
+  sum over the integers;
 * Sparse Vector with retraversal (``svt_retraversal``, given order): a sum over traversals, the
   dropped ones bounded;
 * the exponential mechanism run ``c`` times without replacement (``em_top``): the top ``c`` of
@@ -40,7 +41,7 @@ from fractions import Fraction
 import numpy as np
 from flint import acb, arb, arb_poly, ctx
 
-from .errors import InputError, PrecisionError
+from .errors import InputError, MethodUnavailableError, PrecisionError
 from .mechanisms.base import OutputKind
 from .mechanisms.description import ThresholdMechanism
 from .mechanisms.selection import ExponentialTopMechanism, RetraversalMechanism
@@ -162,7 +163,8 @@ def selection_probabilities(mech, queries, order: str = "given", dps: int = 15,
     dps : int
         Decimal digits of absolute accuracy aimed at.
     progress : callable, optional
-        Called with the number of finished quadrature pieces; while ``svt_retraversal`` finds
+        Called with the number of finished quadrature pieces (terms of the sum, for an
+        integer-valued threshold noise); while ``svt_retraversal`` finds
         the traversals each part of the threshold noise's range needs (before its quadrature),
         called with ``0`` and ``note``, a keyword saying how many it has modelled so far.
 
@@ -586,6 +588,8 @@ def _few_before_exponent(c: int, radius: arb, ratio: float) -> arb:
 
 def _sparse_vector(mech: ThresholdMechanism, values: list, c: int, order: str,
                    tolerance: arb, progress) -> list:
+    if mech.threshold_noise.integer_valued:
+        return _integer_threshold(mech, values, c, order, tolerance, progress)
     laws = _PassProbabilities(mech.threshold_noise, mech.query_noise, mech.threshold, values,
                               tolerance)
     if order == "given":
@@ -627,6 +631,60 @@ def _sparse_vector(mech: ThresholdMechanism, values: list, c: int, order: str,
                                 laws.tails, tolerance, progress, SWEEP_EVALUATION_COST,
                                 beyond=beyond)
     return _sparse_vector_random(laws, c, tolerance, progress)
+
+
+def _integer_threshold(mech: ThresholdMechanism, values: list, c: int, order: str,
+                       tolerance: arb, progress) -> list:
+    """Sparse Vector whose threshold noise lives on the integers (``svt_discrete``): the
+    integral over ``z`` is the sum ``P_i = Σ_k Pr[ρ = k]·S_i(k)·(…)`` over the integers ``k``,
+    the factor in brackets as at a quadrature node (given order: :func:`_fewer_before`; random
+    order: :func:`_fewer_random`), every term a ball.  The integers outside ``[k_L, k_R]``
+    (:func:`_integer_range`), where ``ρ`` has mass at most ``tolerance/8``, are left out with
+    that mass (each term is at most ``Pr[ρ = k]``).  ``progress`` is called after each term."""
+    hub, noise = mech.threshold_noise, mech.query_noise
+    if not noise.integer_valued:
+        raise MethodUnavailableError(f"a sum over the integer-valued {hub} threshold noise "
+                                     f"cannot carry {noise} query noise")
+    distinct = sorted(set(values))
+    positions, counts = _positions(values, distinct)
+    first, last, tails = _integer_range(hub, tolerance / 8)
+    totals = [arb(0)] * len(values)
+    for done, k in enumerate(range(first, last + 1), start=1):
+        mass = hub.log_ball_integer(Kind.PDF, k).exp()
+        points = [mech.threshold + k - q for q in distinct]  # ν passes iff ν ≥ T + k − q
+        passes = [noise.log_ball_at(Kind.SF, x).exp() for x in points]
+        fails = [noise.log_ball_at(Kind.CDF, x).exp() for x in points]
+        if order == "given":
+            fewer, rest = _fewer_before(passes, fails, positions, c, tolerance * NEGLIGIBLE)
+            fewer = fewer + [rest] * (len(values) - len(fewer))
+            terms = [mass * passes[j] * f for j, f in zip(positions, fewer)]
+        else:
+            fewer = _fewer_random(passes, fails, counts, c, tolerance)
+            terms = [mass * passes[j] * fewer[j] for j in positions]
+        totals = [total + term for total, term in zip(totals, terms)]
+        if progress is not None:
+            progress(done)
+    radius = arb(0, tails.upper())
+    return [total + radius for total in totals]
+
+
+def _integer_range(law, budget: arb) -> tuple:
+    """``(k_L, k_R, tail)``: integers around the integer-valued law's centre with
+    ``Pr[ρ < k_L] + Pr[ρ > k_R] ≤ tail ≤ budget``, each side's width the least power of two
+    whose tail is within ``budget/2``."""
+    centre = math.floor(law.median * law.scale)
+    ends, tail = [], arb(0)
+    for kind, direction in ((Kind.CDF, -1), (Kind.SF, 1)):
+        width = 1
+        while True:  # Pr[ρ < centre − width] or Pr[ρ ≥ centre + width + 1]
+            edge = centre + direction * width
+            mass = law.log_ball_integer(kind, edge if direction < 0 else edge + 1).exp()
+            if mass <= budget / 2:
+                ends.append(edge)
+                tail += arb(mass.upper())
+                break
+            width *= 2
+    return ends[0], ends[1], tail
 
 
 def _sparse_vector_random(laws: _PassProbabilities, c: int, tolerance: arb, progress) -> list:

@@ -80,6 +80,9 @@ SPARSE_VECTOR_CASES = [
     ("svt1", dict(eps=1, c=1), [Fraction(1, 2), 0, 1]),
     ("svt1", dict(eps=2, c=2, T=Fraction(1, 2)), [1, 0, Fraction(3, 4)]),
     ("svt4", dict(eps=1, c=2), [0, 1, 0]),
+    # an integer-valued threshold noise: a sum over the integers instead of an integral
+    ("svt_discrete", dict(c=2, T=1), [1, 0, 2]),
+    ("svt_discrete", dict(c=1, threshold_scale=3), [2, 2, -1]),
     ("svt7", dict(c=2, monotone=True), [2, 0, 1]),
     ("statdp.SVT", dict(N=1), [1, 1, 0]),
     ("svt2", dict(eps=1, c=2), [1, 0, 2]),
@@ -194,7 +197,7 @@ def test_given_order_leaves_out_kinks_no_integrand_needs(monkeypatch):
         assert a.overlaps(b) and a.rad() < 10.0 ** -DPS
 
 
-@pytest.mark.parametrize("name, params, queries", SPARSE_VECTOR_CASES[:3])
+@pytest.mark.parametrize("name, params, queries", SPARSE_VECTOR_CASES[:5])
 def test_sparse_vector_random_order_equals_the_average_over_permutations(name, params, queries):
     mech = exactdp.mechanism(name, **params)
     with mpmath.workdps(DPS + 10):
