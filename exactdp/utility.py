@@ -670,20 +670,25 @@ def _integer_threshold(mech: ThresholdMechanism, values: list, c: int, order: st
 
 def _integer_range(law, budget: arb) -> tuple:
     """``(k_L, k_R, tail)``: integers around the integer-valued law's centre with
-    ``Pr[ρ < k_L] + Pr[ρ > k_R] ≤ tail ≤ budget``, each side's width the least power of two
-    whose tail is within ``budget/2``."""
+    ``Pr[ρ < k_L] + Pr[ρ > k_R] ≤ tail ≤ budget``, each side's width the least whose tail is
+    within ``budget/2`` (doubled until it is, then bisected)."""
     centre = math.floor(law.median * law.scale)
     ends, tail = [], arb(0)
     for kind, direction in ((Kind.CDF, -1), (Kind.SF, 1)):
-        width = 1
-        while True:  # Pr[ρ < centre − width] or Pr[ρ ≥ centre + width + 1]
+        def beyond(width: int) -> arb:
+            """``Pr[ρ < centre − width]`` or ``Pr[ρ > centre + width]``."""
             edge = centre + direction * width
-            mass = law.log_ball_integer(kind, edge if direction < 0 else edge + 1).exp()
-            if mass <= budget / 2:
-                ends.append(edge)
-                tail += arb(mass.upper())
-                break
-            width *= 2
+            return law.log_ball_integer(kind, edge if direction < 0 else edge + 1).exp()
+
+        wide = 1
+        while not beyond(wide) <= budget / 2:
+            wide *= 2
+        narrow = wide // 2  # its tail exceeds the budget (or it is 0)
+        while wide - narrow > 1:
+            middle = (narrow + wide) // 2
+            narrow, wide = (narrow, middle) if beyond(middle) <= budget / 2 else (middle, wide)
+        ends.append(centre + direction * wide)
+        tail += arb(beyond(wide).upper())
     return ends[0], ends[1], tail
 
 
