@@ -489,7 +489,8 @@ class _PassProbabilities:
         for ``x > 0``, else ``e^{−x}``.  Where many queries pass that is about ``1/μ``, while
         the product of :meth:`bound` grows as ``e^{μ(1 − cos θ)}`` off the real line.  Without
         closed forms (or where they do not apply) it is :meth:`bound`."""
-        sides = self._sides_on_ball(acb(z), middle)
+        z = acb(z)
+        sides = self._sides_on_ball(z, middle)
         if sides is None:
             return self.bound(z, middle)
         density, _, _, left = self.functions(middle)
@@ -503,7 +504,7 @@ class _PassProbabilities:
                 growth += side.spread * self._power_sum(side.side, 2, left)
         decay -= growth
         integral = arb(1) / decay if decay > 1 else (-decay).exp() if not decay > 0 else arb(1)
-        return abs(density(acb(z))) * _largest_passing(sides) * integral
+        return abs(density(z)) * _largest_passing(sides) * integral
 
     def _sides_on_ball(self, z: acb, middle: Fraction):
         """For each side of the kink holding answers, on the complex ball ``z``: the pieces of

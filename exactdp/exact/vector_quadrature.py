@@ -121,13 +121,13 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
     # each piece with its share of the tolerance (halved with the piece)
     pending = [(cuts[k], cuts[k + 1], share) for k in range(len(cuts) - 1)]
     totals, rests, errors, finished, size = [], {}, arb(0), 0, 0
-    start, previous = RHOS.index(FIRST_RHO), None
+    start, previous, last = RHOS.index(FIRST_RHO), None, RHOS.index(largest_rho)
     while pending:
         a, b, share = pending.pop()
         middle, half = (a + b) / 2, (b - a) / 2
         middle_ball, half_ball = to_arb(middle), to_arb(half)
         rule = _rule(bound, middle, middle_ball, half_ball, share, start, evaluation_cost,
-                     previous, RHOS.index(largest_rho))
+                     previous, last)
         if rule is None:
             if finished + len(pending) > MAX_PIECES:
                 raise PrecisionError("the selection integrals need more than "
