@@ -49,11 +49,17 @@ from .noise import Kind
 from .precision import check_dps, to_arb
 from .sequences import as_queries
 from .exact.gauss_legendre import fewest_nodes, legendre_rule
+from .exact.interval_arrays import ArbArrays, FloatIntervals
 from .exact.vector_quadrature import RHOS, Leading, integrate_vector
 
 ORDERS = ("given", "random")
 #: Most traversals of Sparse Vector with retraversal modelled exactly.
-MAX_TRAVERSALS = 2_000
+MAX_TRAVERSALS = 50_000
+#: Digits up to which Sparse Vector with retraversal computes its traversals in double-precision
+#: intervals (``exact/interval_arrays.py``: a relative width of about 10^{−12} after the few
+#: thousand roundings of a query's chain, far inside the tolerance); beyond, in Arb balls at
+#: Python speed.
+FLOAT_TRAVERSAL_DIGITS = 8
 #: What one evaluation of a vector of selection integrands costs, in evaluations of their common
 #: bound: it steers the quadrature's choice of ellipse (``integrate_vector``).  On the Zipf
 #: workload at n = 1000 an evaluation costs about 5 bounds in a random order (the integral over
@@ -191,7 +197,8 @@ def selection_probabilities(mech, queries, order: str = "given", dps: int = 15,
         if isinstance(mech, ExponentialTopMechanism):
             return _exponential_top(mech, values, c, tolerance, progress)
         if isinstance(mech, RetraversalMechanism):
-            return _retraversal(mech, values, c, tolerance, progress)
+            arithmetic = (FloatIntervals() if dps <= FLOAT_TRAVERSAL_DIGITS else ArbArrays())
+            return _retraversal(mech, values, c, tolerance, progress, arithmetic)
         if mech.redraw_threshold:
             return _redrawn_threshold(mech, values, c, tolerance, progress)
         return _sparse_vector(mech, values, c, order, tolerance, progress)
@@ -1246,13 +1253,6 @@ def _exponential_top(mech: ExponentialTopMechanism, values: list, c: int, tolera
     return [results[k] + radius for k in positions]
 
 
-def _fewer_around(passes_before: list, fails_before: list, passes_after: list,
-                  fails_after: list, c: int) -> list:
-    """``[y^{<c}] Π_{j<i}(F_j + S_j y)·Π_{j>i}(F'_j + S'_j y)`` for each ``i``."""
-    return _weighted_around(_linear(passes_before, fails_before),
-                            _linear(passes_after, fails_after), [arb(1)] * c)
-
-
 def _linear(passes: list, fails: list) -> list:
     """The polynomials ``F_j + S_j y``."""
     return [arb_poly([f, s]) for s, f in zip(passes, fails)]
@@ -1405,7 +1405,7 @@ def _correlate(functional: arb_poly, factor: arb_poly, c: int) -> arb_poly:
 # --- Sparse Vector with retraversal ------------------------------------------------------------
 
 def _retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: arb,
-                 progress) -> list:
+                 progress, arithmetic) -> list:
     """Given the threshold noise ``z``, query ``i`` first passes in traversal ``R_i``
     (geometric: ``Pr[R_i = r] = S_i F_i^{r−1}``), independently; it is selected iff fewer than
     ``c`` others come before ``(R_i, i)`` in the order of traversals then positions:
@@ -1414,7 +1414,9 @@ def _retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: ar
     first ``R_k`` traversals are integrated and the rest, at most ``F_i^{R_k}·Q_{i,R_k+1}``
     (increasing in ``z``), are bounded (:func:`_traversals_per_cell`; docs/mathematics.md
     §12.4): few traversals where queries often pass, many only where the threshold noise is
-    likely enough to need them."""
+    likely enough to need them.  The traversals are computed in chunks, each a recurrence over
+    the queries vectorised over its traversals (:func:`_traversal_chunks`), in ``arithmetic``
+    (``exact/interval_arrays.py``)."""
     hub = mech.threshold_noise
     laws = _PassProbabilities(hub, mech.query_noise, mech.threshold, values, tolerance)
     grid = _grid(laws.cuts, hub.scale)
@@ -1424,50 +1426,177 @@ def _retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: ar
         fails_at_ends.append(laws(to_arb(b), (a + b) / 2)[2])
     searched = None if progress is None else (
         lambda done: progress(0, note=f"traversals modelled: {done}"))
-    per_cell, remainder = _traversals_per_cell(fails_at_ends, masses, c, tolerance / 8,
-                                               searched)
+    per_cell, remainder = _traversals_per_cell(arithmetic, fails_at_ends, masses, c,
+                                               tolerance / 8, searched)
 
     def traversals_at(middle: Fraction) -> int:
         return per_cell[bisect.bisect_right(grid, middle) - 1]
 
     def evaluate(z, middle):
         density, _, fails = laws(z, middle)
-        total = [arb(0)] * len(values)
-        for weight, q in _traversal_terms(fails, c, traversals_at(middle)):
-            total = [t + w * x for t, w, x in zip(total, weight, q)]
-        return [density * t for t in total]
+        fails = arithmetic.lift(fails)
+        passing = arithmetic.one_minus(fails)
+        total = arithmetic.constant(0, (len(values),))
+        for earlier, fewer in _traversal_chunks(arithmetic, fails, c, 1,
+                                                _chunk_sizes(traversals_at(middle))):
+            weights = arithmetic.mul(passing[..., None], earlier)  # S_i F_i^{r−1}
+            total = arithmetic.add(total, arithmetic.total(arithmetic.mul(weights, fewer), -1))
+        return [density * p for p in arithmetic.balls(total)]
 
     def bound(z, middle):
         density, passes, fails = laws.distinct_values(z, middle)
-        sizes = [arb(abs(f).upper()) for f in fails]
-        passing = [arb(abs(s).upper()) for s in passes]
-        # |S F^{r−1}| ≤ |S|·|F|^{r−1};  |F^r| + |1 − F^r| ≤ |F|^r + |S|·Σ_{k<r}|F|^k
-        powers, geometric, total = [arb(1)] * len(sizes), [arb(0)] * len(sizes), arb(0)
-        for _ in range(traversals_at(middle)):
-            largest = max(s * p for s, p in zip(passing, powers))
-            geometric = [g + p for g, p in zip(geometric, powers)]
-            powers = [p * f for p, f in zip(powers, sizes)]
-            factors = arb(1)
-            for p, s, g, count in zip(powers, passing, geometric, laws.counts):
-                factors *= (p + s * g) ** count
-            total += largest * factors
-        return abs(density) * total
+        return abs(density) * _traversal_bound(arithmetic, passes, fails, laws.counts,
+                                               traversals_at(middle))
 
     results = integrate_vector(evaluate, bound, grid, laws.tails, tolerance, progress,
                                EVALUATION_COST)
     return [p + arb(0, remainder.upper()) for p in results]
 
 
-def _traversal_terms(fails: list, c: int, traversals: int):
-    """For ``r = 1..traversals``: the weights ``S_i F_i^{r−1}`` and ``Q_{i,r}``
-    (:func:`_retraversal`)."""
-    powers = [arb(1)] * len(fails)  # F^{r−1}
-    for _ in range(traversals):
-        previous = powers
-        powers = [p * f for p, f in zip(powers, fails)]
-        weight = [(1 - f) * p for f, p in zip(fails, previous)]
-        q = _fewer_around([1 - p for p in powers], powers, [1 - p for p in previous], previous, c)
-        yield weight, q
+#: Most traversals computed in one vectorised chunk (:func:`_traversal_chunks`).
+TRAVERSAL_CHUNK = 512
+#: The first chunk of the search for the traversals each cell needs
+#: (:func:`_traversals_per_cell`); the chunks double from there up to :data:`TRAVERSAL_CHUNK`.
+FIRST_SEARCH_CHUNK = 16
+
+
+def _chunk_sizes(traversals: int) -> list:
+    """``traversals`` split into chunks of at most :data:`TRAVERSAL_CHUNK`."""
+    full, rest = divmod(traversals, TRAVERSAL_CHUNK)
+    return [TRAVERSAL_CHUNK] * full + ([rest] if rest else [])
+
+
+def _powers(arithmetic, bases, count: int):
+    """``bases^k`` for ``k = 0 … count − 1`` (shape ``(len(bases), count)``), by doubling."""
+    table = np.concatenate((arithmetic.constant(1, (bases.shape[-1], 1)), bases[..., None]),
+                           axis=-1)
+    while table.shape[-1] < count:
+        top = arithmetic.mul(table[..., -1:], bases[..., None])  # bases^{columns}
+        table = np.concatenate((table, arithmetic.mul(table, top)), axis=-1)
+    return table[..., :count]
+
+
+def _traversal_chunks(arithmetic, fails, c: int, first: int, sizes):
+    """For consecutive chunks of traversals ``r`` from ``first`` (``1`` or ``2``), of the
+    given sizes: the arrays ``F_i^{r−1}`` and ``Q_{i,r}`` (:func:`_retraversal`), shape
+    ``(n, chunk)``.  ``Q`` follows the recurrences of :func:`_weighted_around` over the queries
+    (the prefix ``Π_{j<i}(F_j^r + (1 − F_j^r)y)`` truncated at degree ``c``, and the functional
+    ``u_k = Pr[fewer than c − k of the queries after i passed by traversal r − 1]``), each step
+    one operation on a whole chunk of traversals."""
+    table, base = None, None
+    for size in sizes:
+        if table is None or table.shape[-1] <= size:
+            table = _powers(arithmetic, fails, size + 1)
+        if base is None:
+            base = table[..., first - 1:first]  # F^{first − 1}
+        earlier = arithmetic.mul(base, table[..., :size])  # F^{r−1}
+        later = arithmetic.mul(base, table[..., 1:size + 1])  # F^r
+        yield earlier, _fewer_in_traversal(arithmetic, earlier, later, c)
+        base = later[..., -1:]
+
+
+def _fewer_in_traversal(arithmetic, earlier, later, c: int):
+    """``Q_{i,r}`` for every traversal of a chunk (:func:`_traversal_chunks`): the prefix and
+    the functional are arrays of shape ``(c, chunk)``."""
+    n, size = earlier.shape[-2:]
+    passed_earlier, passed_later = arithmetic.one_minus(earlier), arithmetic.one_minus(later)
+    zero = arithmetic.constant(0, (1, size))
+    functional, functionals = arithmetic.constant(1, (c, size)), [None] * n
+    for i in range(n - 1, -1, -1):
+        functionals[i] = functional
+        shifted = np.concatenate((functional[..., 1:, :], zero), axis=-2)
+        functional = arithmetic.mul_add(earlier[..., i, None, :], functional,
+                                        passed_earlier[..., i, None, :], shifted)
+    prefix = np.concatenate((arithmetic.constant(1, (1, size)),
+                             arithmetic.constant(0, (c - 1, size))), axis=-2)
+    fewer = []
+    for i in range(n):
+        fewer.append(arithmetic.dot(prefix, functionals[i]))
+        shifted = np.concatenate((zero, prefix[..., :-1, :]), axis=-2)
+        prefix = arithmetic.mul_add(later[..., i, None, :], prefix, passed_later[..., i, None, :],
+                                    shifted)
+    return np.stack(fewer, axis=-2)
+
+
+def _traversal_bound(arithmetic, passes: list, fails: list, counts: list,
+                     traversals: int) -> arb:
+    """A bound on every ``|Σ_{r≤R} S_i F_i^{r−1} Q_{i,r}|`` on complex balls (``R`` =
+    ``traversals``; ``passes``, ``fails`` of the distinct answers, ``counts`` their
+    multiplicities).  With ``a_j ≥ |F_j|``, ``s_j ≥ |S_j|``: ``|S_i F_i^{r−1}| ≤ s_i a_i^{r−1}``
+    and the coefficients of ``Q``'s factors sum to at most
+    ``f_j(r) = a_j^r + s_j Σ_{k<r} a_j^k`` (``1 − F^r = S·Σ_{k<r} F^k``), so the sum is at most
+    ``Σ_r max_i s_i a_i^{r−1} Π_j f_j(r)^{n_j}``.  Each ``f_j`` is nondecreasing in ``r``
+    (``f_j(r + 1) − f_j(r) = a_j^r (a_j + s_j − 1) ≥ 0``, as ``|F_j| + |S_j| ≥ |F_j + S_j| = 1``)
+    and each ``a_i^{r−1}`` monotone, so on a block ``p ≤ r ≤ p'`` of traversals the terms are at
+    most ``max_i s_i max(a_i^{p−1}, a_i^{p'−1})·Π_j f_j(p')^{n_j}``: the bound sums that times
+    the block's length over at most :data:`BOUND_BLOCKS` blocks (every traversal its own block
+    up to the first :data:`BOUND_BLOCKS`/2, then geometrically growing ones).  Off the real
+    line ``a_j`` may exceed 1 and the powers overflow double precision: their upper ends become
+    ``+inf`` (the bound is then infinite, that ellipse unusable) and lower ends may become NaN
+    (``0·inf``); only upper ends enter the bound."""
+    if traversals == 0:
+        return arb(0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _traversal_bound_blocks(arithmetic, passes, fails, counts, traversals)
+
+
+def _traversal_bound_blocks(arithmetic, passes: list, fails: list, counts: list,
+                            traversals: int) -> arb:
+    """:func:`_traversal_bound` for ``traversals ≥ 1``."""
+    sizes = arithmetic.lift([arb(abs(f).upper()) for f in fails])
+    passing = arithmetic.lift([arb(abs(s).upper()) for s in passes])
+    half = BOUND_BLOCKS // 2
+    points = np.unique(np.concatenate((
+        np.arange(1, min(traversals, half) + 1),
+        np.geomspace(min(traversals, half), traversals, half).round().astype(int),
+        [traversals])))
+    # blocks [points[k], points[k + 1]] (one block [1, 1] for a single traversal)
+    left = np.arange(max(1, len(points) - 1))
+    right = np.minimum(left + 1, len(points) - 1)
+    powers, sums = _geometric_at(arithmetic, sizes, points - 1)  # a^{p−1}, Σ_{k<p−1} a^k
+    at_points = arithmetic.mul(passing[..., None], powers)  # s_i a_i^{p−1}
+    largest = np.maximum(arithmetic.largest(at_points[..., left], -2),
+                         arithmetic.largest(at_points[..., right], -2))
+    # f_j(p') = a^{p'} + s Σ_{k<p'} a^k, from a^{p'−1} and Σ_{k<p'−1} a^k
+    ends = arithmetic.mul_add(powers[..., right], sizes[..., None], passing[..., None],
+                              arithmetic.add(sums[..., right], powers[..., right]))
+    lengths = (points[right] - points[left] + 1).astype(float)
+    product = arithmetic.mul(arithmetic.from_upper(largest), arithmetic.from_upper(lengths))
+    for j, count in enumerate(counts):
+        product = arithmetic.mul(product, _integer_power(arithmetic, ends[..., j, :], count))
+    return arithmetic.upper(arithmetic.total(product, -1))
+
+
+#: Blocks of traversals of :func:`_traversal_bound`.
+BOUND_BLOCKS = 512
+
+
+def _geometric_at(arithmetic, bases, exponents: np.ndarray) -> tuple:
+    """``(bases^p, Σ_{k<p} bases^k)`` for each ``p`` of ``exponents`` (shape
+    ``(len(bases), len(exponents))``), by binary powering: ``(x^m, G(m))`` and ``(x^l, G(l))``
+    combine to ``(x^{m+l}, G(m) + x^m G(l))``."""
+    shape = (bases.shape[-1], len(exponents))
+    power, total = arithmetic.constant(1, shape), arithmetic.constant(0, shape)
+    step_power, step_total = bases[..., None], arithmetic.constant(1, (shape[0], 1))
+    for bit in range(int(exponents.max()).bit_length()):
+        chosen = ((exponents >> bit) & 1).astype(bool)
+        total = np.where(chosen, arithmetic.add(total, arithmetic.mul(power, step_total)), total)
+        power = np.where(chosen, arithmetic.mul(power, step_power), power)
+        step_total = arithmetic.add(step_total, arithmetic.mul(step_power, step_total))
+        step_power = arithmetic.mul(step_power, step_power)
+    return power, total
+
+
+def _integer_power(arithmetic, x, exponent: int):
+    """``x^exponent`` elementwise, by repeated squaring."""
+    result = None
+    while exponent:
+        if exponent & 1:
+            result = x if result is None else arithmetic.mul(result, x)
+        exponent >>= 1
+        if exponent:
+            x = arithmetic.mul(x, x)
+    return result
 
 
 def _grid(cuts: list, scale: Fraction) -> list:
@@ -1479,7 +1608,7 @@ def _grid(cuts: list, scale: Fraction) -> list:
     return grid
 
 
-def _traversals_per_cell(fails: list, masses: list, c: int, target: arb,
+def _traversals_per_cell(arithmetic, fails: list, masses: list, c: int, target: arb,
                          searched=None) -> tuple:
     """For each cell of the threshold noise's range the number of traversals ``R_k`` to
     integrate, and a bound (at most ``target``) on the dropped terms for every ``i``.  On cell
@@ -1489,7 +1618,8 @@ def _traversals_per_cell(fails: list, masses: list, c: int, target: arb,
     (``R_k = 0``) they are at most the cell's probability.  A cell stops as soon as its bound is
     within an equal share of half of ``target`` (the central cells, where queries often pass,
     after a few traversals; the far ones, if unlikely enough, at once); every cell still going
-    stops at the first ``R`` where all the bounds together are within ``target``.
+    stops at the first ``R`` where all the bounds together are within ``target``.  The bounds
+    come in chunks of traversals (:func:`_dropped_bounds`), in ``arithmetic``.
     ``searched``, if given, is called with each number of traversals modelled."""
     share = target / (2 * len(fails))
     per_cell, total = [None] * len(fails), arb(0)
@@ -1497,20 +1627,14 @@ def _traversals_per_cell(fails: list, masses: list, c: int, target: arb,
         if mass <= share:
             per_cell[k], total = 0, total + arb(mass.upper())
     active = [k for k in range(len(fails)) if per_cell[k] is None]
-    powers = {k: fails[k] for k in active}  # F_i^R at the right end, R = 1 first
+    bounds = {k: _dropped_bounds(arithmetic, fails[k], masses[k], c) for k in active}
     probe = None  # the sum of the active cells' bounds at the last probe
     for traversals in range(1, MAX_TRAVERSALS + 1):
         if not active:
             return per_cell, total
         if searched is not None:
             searched(traversals)
-        dropped = {}
-        for k in active:
-            current = powers[k]
-            powers[k] = following = [p * f for p, f in zip(current, fails[k])]
-            q = _fewer_around([1 - p for p in following], following, [1 - p for p in current],
-                              current, c)
-            dropped[k] = max(arb((masses[k] * p * x).upper()) for p, x in zip(current, q))
+        dropped = {k: next(bounds[k]) for k in active}
         going = sum(dropped.values(), arb(0))
         if total + going <= target:
             for k in active:
@@ -1526,6 +1650,21 @@ def _traversals_per_cell(fails: list, masses: list, c: int, target: arb,
                 _refuse_slow_decay(probe, left, traversals, target - total)
             probe = left
     raise _too_many_traversals()
+
+
+def _dropped_bounds(arithmetic, fails: list, mass: arb, c: int):
+    """For ``R = 1, 2, …`` an upper bound on ``mass·max_i F_i^R·Q_{i,R+1}``
+    (:func:`_traversals_per_cell`), computed in chunks of traversals doubling from
+    :data:`FIRST_SEARCH_CHUNK`."""
+    def sizes():
+        size = FIRST_SEARCH_CHUNK
+        while True:
+            yield size
+            size = min(2 * size, TRAVERSAL_CHUNK)
+
+    for earlier, fewer in _traversal_chunks(arithmetic, arithmetic.lift(fails), c, 2, sizes()):
+        for largest in arithmetic.largest(arithmetic.mul(earlier, fewer), -2):
+            yield arb((mass * arb(float(largest))).upper())
 
 
 #: Traversals after which the decay of the dropped terms is first measured, then again at each

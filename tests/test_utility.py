@@ -29,7 +29,8 @@ from hypothesis import given, settings, strategies as st
 import exactdp
 from exactdp.cli import main
 from exactdp.errors import InputError
-from exactdp.utility import expected_utility, selection_probabilities
+from exactdp.exact.interval_arrays import ArbArrays, FloatIntervals
+from exactdp.utility import FLOAT_TRAVERSAL_DIGITS, expected_utility, selection_probabilities
 
 from .reference import binomial_interval
 
@@ -69,11 +70,13 @@ def brute_force_random(mech, queries, c):
     return totals
 
 
-def assert_encloses(balls, references, slack=mpmath.mpf(10) ** (-DPS - 3)):
+def assert_encloses(balls, references, slack=mpmath.mpf(10) ** (-DPS - 3), digits=DPS):
+    """Each ball holds its reference (within ``slack``, the reference's own accuracy) and is
+    narrower than ``10^{1 − digits}``."""
     for i, (ball, reference) in enumerate(zip(balls, references)):
         low, high = mpmath.mpf(ball.lower()._mpf_), mpmath.mpf(ball.upper()._mpf_)
         assert low - slack <= reference <= high + slack, (i, ball, reference)
-        assert high - low < mpmath.mpf(10) ** (-DPS + 1), (i, ball)
+        assert high - low < mpmath.mpf(10) ** (-digits + 1), (i, ball)
 
 
 SPARSE_VECTOR_CASES = [
@@ -260,12 +263,28 @@ def retraversal_reference(mech, queries):
     return [mpmath.quad(lambda z: integrand(i, z), ends) for i in range(len(queries))]
 
 
-def test_retraversal_with_one_selection_equals_the_geometric_series():
+@pytest.mark.parametrize("dps", [FLOAT_TRAVERSAL_DIGITS, DPS], ids=["float", "arb"])
+def test_retraversal_with_one_selection_equals_the_geometric_series(dps):
+    # at most FLOAT_TRAVERSAL_DIGITS digits the traversals run in double-precision intervals
+    assert DPS > FLOAT_TRAVERSAL_DIGITS
     mech = exactdp.mechanism("svt_retraversal", eps1=2, eps2=1, c=1, T=-1)
     queries = [1, 0, 2]
     with mpmath.workdps(DPS + 6):
         reference = retraversal_reference(mech, queries)
-    assert_encloses(selection_probabilities(mech, queries, dps=DPS), reference)
+    assert_encloses(selection_probabilities(mech, queries, dps=dps), reference, digits=dps)
+
+
+def test_retraversal_in_double_intervals_agrees_with_arb_balls():
+    # c = 2, the threshold amid the answers: the double-precision enclosures (6 digits) must
+    # hold the Arb ones' midpoints (one digit beyond FLOAT_TRAVERSAL_DIGITS) and be as narrow
+    # as asked
+    mech = exactdp.mechanism("svt_retraversal", eps1=2, eps2=1, c=2, T=1)
+    queries = [0, 3, 1, 1, 2]
+    fast = selection_probabilities(mech, queries, dps=6)
+    slow = selection_probabilities(mech, queries, dps=FLOAT_TRAVERSAL_DIGITS + 1)
+    for quick, careful in zip(fast, slow):
+        assert quick.contains(careful.mid())
+        assert float(quick.rad()) < 1e-6
 
 
 def simulate_retraversal(mech, queries, runs, rng):
@@ -959,7 +978,8 @@ def test_retraversal_refuses_early_when_the_dropped_terms_shrink_too_slowly():
     _refuse_slow_decay(arb(0), arb(0), 32, target)  # nothing to extrapolate from
 
 
-def test_traversals_per_cell_stop_where_each_cell_allows():
+@pytest.mark.parametrize("arithmetic", [ArbArrays(), FloatIntervals()], ids=["arb", "float"])
+def test_traversals_per_cell_stop_where_each_cell_allows(arithmetic):
     # three cells with one query each: a likely cell where the query passes half the time, an
     # unlikely one where it rarely passes, and one less likely than its share (no traversal);
     # with c = 1 and a single query the dropped terms after R traversals are F^R exactly
@@ -969,7 +989,7 @@ def test_traversals_per_cell_stop_where_each_cell_allows():
     fails = [[arb("0.5")], [arb("0.98")], [arb("0.98")]]
     masses = [arb("0.9"), arb("0.01"), arb("1e-12")]
     target = arb("1e-6")
-    per_cell, total = _traversals_per_cell(fails, masses, 1, target)
+    per_cell, total = _traversals_per_cell(arithmetic, fails, masses, 1, target)
     share = target / 6  # half the target, shared equally by the three cells
     assert per_cell[2] == 0
     # the likely cell stops at the first R with 0.9·0.5^R ≤ share: 0.5^R ≤ 1.85e-7 → R = 23
@@ -1048,3 +1068,47 @@ def test_progress_lines_of_work_of_unknown_size_show_no_total(monkeypatch):
     assert lines[1].endswith("; traversals modelled: 5")
     assert lines[2].startswith("selection integrals: 1 pieces,")
     assert not any("/0" in line or "left" in line for line in lines)
+
+
+def retraversal_sum(fails: list, c: int, traversals: int) -> list:
+    """``Σ_{r≤R} S_i F_i^{r−1} Q_{i,r}`` for each ``i`` (``S = 1 − F``, complex balls), from
+    the definition: ``Q_{i,r}`` the coefficients below ``c`` of the product of every other
+    query's ``F_j^{r_j} + (1 − F_j^{r_j}) y`` (``r_j = r`` before ``i``, ``r − 1`` after)."""
+    from flint import acb
+    n, sums = len(fails), []
+    for i in range(n):
+        total = acb(0)
+        for r in range(1, traversals + 1):
+            poly = [acb(1)]
+            for j in range(n):
+                if j == i:
+                    continue
+                u = fails[j] ** (r if j < i else r - 1)
+                poly = [(poly[m] if m < len(poly) else 0) * u
+                        + ((1 - u) * poly[m - 1] if m >= 1 else 0) for m in range(len(poly) + 1)]
+            total += (1 - fails[i]) * fails[i] ** (r - 1) * sum(poly[:c], acb(0))
+        sums.append(total)
+    return sums
+
+
+@pytest.mark.parametrize("arithmetic", [ArbArrays(), FloatIntervals()], ids=["arb", "float"])
+@pytest.mark.parametrize("traversals", [1, 3, 40])
+@pytest.mark.parametrize("blocks", [512, 6])
+def test_retraversal_bound_holds_on_complex_points(arithmetic, traversals, blocks, monkeypatch):
+    # fails F_j off the real line (|F| + |1 − F| > 1), c = 2: the bound must exceed every
+    # |Σ_r S_i F_i^{r−1} Q_{i,r}|; on the real line (F + S = 1) within a modest factor of it;
+    # with 6 blocks, 40 traversals fall into blocks of up to 13
+    from flint import acb
+    from exactdp import utility
+    from exactdp.utility import _traversal_bound
+    monkeypatch.setattr(utility, "BOUND_BLOCKS", blocks)
+    rng = np.random.default_rng(5)
+    for imaginary in (0.0, 0.05, 0.3, 1.0):
+        fails = [acb(float(x), imaginary * float(y))
+                 for x, y in zip(rng.uniform(0.2, 0.95, 4), rng.uniform(-1, 1, 4))]
+        exact = retraversal_sum(fails, 2, traversals)
+        bound = _traversal_bound(arithmetic, [1 - f for f in fails], fails, [1] * 4, traversals)
+        largest = max(abs(x).upper() for x in exact)
+        assert largest <= bound
+        if imaginary == 0:
+            assert bound <= 8 * traversals * largest
