@@ -54,7 +54,7 @@ from .exact.vector_quadrature import RHOS, Leading, integrate_vector
 
 ORDERS = ("given", "random")
 #: Most traversals of Sparse Vector with retraversal modelled exactly.
-MAX_TRAVERSALS = 50_000
+MAX_TRAVERSALS = 200_000
 #: Digits up to which Sparse Vector with retraversal computes its traversals in double-precision
 #: intervals (``exact/interval_arrays.py``: a relative width of about 10^{−12} after the few
 #: thousand roundings of a query's chain, far inside the tolerance); beyond, in Arb balls at

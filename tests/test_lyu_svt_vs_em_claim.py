@@ -98,3 +98,15 @@ def test_figure_has_exact_lines_and_simulated_points(result, tmp_path):
         assert simulated and all(len(curve.spread) == len(curve.x) for curve in simulated)
     path = draw(result.figure, tmp_path / "figure.png")
     assert path.stat().st_size > 10_000
+
+
+def test_retraversal_gets_a_digit_more_where_em_cannot_be_ordered_against_it(monkeypatch):
+    # at one digit SVT-ReTr 2D's SER enclosure at c = 4 (about 0.003) overlaps EM's (about
+    # 0.0004); refined to two digits the two are ordered and the verdict is certified
+    from exactdp.claims import lyu_svt_vs_em
+
+    monkeypatch.setattr(lyu_svt_vs_em, "RETRAVERSAL_DIGITS", 1)
+    monkeypatch.setattr(lyu_svt_vs_em, "MOST_RETRAVERSAL_DIGITS", 2)
+    refined = evaluate_svt_vs_em(lambda: None, cutoffs=(4,), raises=(2,))
+    assert "SVT-ReTr to 1 digits, 2 at c = 4 and 2D (to order it against EM)" in refined.detail
+    assert refined.verdict == CONFIRMED and refined.certified

@@ -962,19 +962,19 @@ def test_tail_bounds_bound_the_exact_probability(name, scale, cutoffs):
 
 
 def test_retraversal_refuses_early_when_the_dropped_terms_shrink_too_slowly():
-    # extrapolating the decay between probes after 16 and 32 traversals: 0.99 per 16 would need
-    # about 16·ln(1e-30/0.99)/ln(0.99) ≈ 110,000 more traversals (refused); 0.5 per 16 about
-    # 1600 (not refused); the same rate measured later, over 512 traversals, refused
+    # extrapolating the decay between probes after 16 and 32 traversals: 0.995 per 16 would
+    # need about 16·ln(1e-30/0.995)/ln(0.995) ≈ 220,000 more traversals (refused); 0.5 per 16
+    # about 1600 (not refused); the same rate measured later, over 4096 traversals, refused
     from exactdp.errors import PrecisionError
     from exactdp.utility import MAX_TRAVERSALS, _refuse_slow_decay
 
-    assert 32 + 1600 < MAX_TRAVERSALS < 110_000
+    assert 32 + 1600 < MAX_TRAVERSALS < 220_000
     target = arb(10) ** -30
     with pytest.raises(PrecisionError, match="retraversal needs more than"):
-        _refuse_slow_decay(arb(1), arb("0.99"), 32, target)
+        _refuse_slow_decay(arb(1), arb("0.995"), 32, target)
     _refuse_slow_decay(arb(1), arb("0.5"), 32, target)
     with pytest.raises(PrecisionError, match="retraversal needs more than"):
-        _refuse_slow_decay(arb(1), arb("0.5"), 1024, target)  # 512·99.7 more
+        _refuse_slow_decay(arb(1), arb("0.5"), 8192, target)  # 4096·99.7 more
     _refuse_slow_decay(arb(0), arb(0), 32, target)  # nothing to extrapolate from
 
 
