@@ -197,8 +197,13 @@ def selection_probabilities(mech, queries, order: str = "given", dps: int = 15,
         if isinstance(mech, ExponentialTopMechanism):
             return _exponential_top(mech, values, c, tolerance, progress)
         if isinstance(mech, RetraversalMechanism):
-            arithmetic = (FloatIntervals() if dps <= FLOAT_TRAVERSAL_DIGITS else ArbArrays())
-            return _retraversal(mech, values, c, tolerance, progress, arithmetic)
+            if dps <= FLOAT_TRAVERSAL_DIGITS:
+                fast = _retraversal(mech, values, c, tolerance, progress, FloatIntervals())
+                # doubles hold F_j = 1 − S_j only to about 10^{−16} absolutely, and over very
+                # many traversals that can exceed the digits asked for: Arb balls then
+                if max(p.rad() for p in fast) <= 5 * tolerance:
+                    return fast
+            return _retraversal(mech, values, c, tolerance, progress, ArbArrays())
         if mech.redraw_threshold:
             return _redrawn_threshold(mech, values, c, tolerance, progress)
         return _sparse_vector(mech, values, c, order, tolerance, progress)

@@ -1112,3 +1112,17 @@ def test_retraversal_bound_holds_on_complex_points(arithmetic, traversals, block
         assert largest <= bound
         if imaginary == 0:
             assert bound <= 8 * traversals * largest
+
+
+def test_retraversal_falls_back_to_arb_balls_where_doubles_are_too_wide(monkeypatch):
+    # double-precision intervals made useless (every node value ± 1): the probabilities must
+    # still come out to the digits asked for, from Arb balls
+    mech = exactdp.mechanism("svt_retraversal", eps1=2, eps2=1, c=2, T=0)
+    queries = [3, 0, 1, 2]
+    honest = selection_probabilities(mech, queries, dps=6)
+    widened = FloatIntervals.balls
+    monkeypatch.setattr(FloatIntervals, "balls",
+                        staticmethod(lambda x: [b + arb(0, 1) for b in widened(x)]))
+    fallen_back = selection_probabilities(mech, queries, dps=6)
+    for a, b in zip(honest, fallen_back):
+        assert a.overlaps(b) and float(b.rad()) < 1e-6
