@@ -1420,7 +1420,7 @@ def _retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: ar
     (increasing in ``z``), are bounded (:func:`_traversals_per_cell`; docs/mathematics.md
     §12.4): few traversals where queries often pass, many only where the threshold noise is
     likely enough to need them.  The traversals are computed in chunks, each a recurrence over
-    the queries vectorised over its traversals (:func:`_traversal_chunks`), in ``arithmetic``
+    the queries vectorised over its traversals (:func:`_traversal_chunk`), in ``arithmetic``
     (``exact/interval_arrays.py``)."""
     hub = mech.threshold_noise
     laws = _PassProbabilities(hub, mech.query_noise, mech.threshold, values, tolerance)
@@ -1442,8 +1442,9 @@ def _retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: ar
         fails = arithmetic.lift(fails)
         passing = arithmetic.one_minus(fails)
         total = arithmetic.constant(0, (len(values),))
-        for earlier, fewer in _traversal_chunks(arithmetic, fails, c, 1,
-                                                _chunk_sizes(traversals_at(middle))):
+        earliest = arithmetic.constant(1, (len(values),))  # F^{r−1} at the chunk's first r
+        for size in _chunk_sizes(traversals_at(middle), len(values), c):
+            earlier, fewer, earliest = _traversal_chunk(arithmetic, fails, earliest, size, c)
             weights = arithmetic.mul(passing[..., None], earlier)  # S_i F_i^{r−1}
             total = arithmetic.add(total, arithmetic.total(arithmetic.mul(weights, fewer), -1))
         return [density * p for p in arithmetic.balls(total)]
@@ -1458,17 +1459,25 @@ def _retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: ar
     return [p + arb(0, remainder.upper()) for p in results]
 
 
-#: Most traversals computed in one vectorised chunk (:func:`_traversal_chunks`).
+#: Most traversals computed in one vectorised chunk (:func:`_traversal_chunk`), and most
+#: entries of its largest array (the functionals: queries × c × traversals, 16 bytes each in
+#: double intervals), which bounds its memory.
 TRAVERSAL_CHUNK = 512
+CHUNK_ENTRIES = 4_000_000
 #: The first chunk of the search for the traversals each cell needs
-#: (:func:`_traversals_per_cell`); the chunks double from there up to :data:`TRAVERSAL_CHUNK`.
+#: (:func:`_traversals_per_cell`); the chunks double from there up to the largest.
 FIRST_SEARCH_CHUNK = 16
 
 
-def _chunk_sizes(traversals: int) -> list:
-    """``traversals`` split into chunks of at most :data:`TRAVERSAL_CHUNK`."""
-    full, rest = divmod(traversals, TRAVERSAL_CHUNK)
-    return [TRAVERSAL_CHUNK] * full + ([rest] if rest else [])
+def _largest_chunk(n: int, c: int) -> int:
+    """The most traversals per chunk for ``n`` queries and cutoff ``c``."""
+    return max(1, min(TRAVERSAL_CHUNK, CHUNK_ENTRIES // (n * c)))
+
+
+def _chunk_sizes(traversals: int, n: int, c: int) -> list:
+    """``traversals`` split into chunks of at most :func:`_largest_chunk` traversals."""
+    full, rest = divmod(traversals, _largest_chunk(n, c))
+    return [_largest_chunk(n, c)] * full + ([rest] if rest else [])
 
 
 def _powers(arithmetic, bases, count: int):
@@ -1481,27 +1490,21 @@ def _powers(arithmetic, bases, count: int):
     return table[..., :count]
 
 
-def _traversal_chunks(arithmetic, fails, c: int, first: int, sizes):
-    """For consecutive chunks of traversals ``r`` from ``first`` (``1`` or ``2``), of the
-    given sizes: the arrays ``F_i^{r−1}`` and ``Q_{i,r}`` (:func:`_retraversal`), shape
-    ``(n, chunk)``.  ``Q`` follows the recurrences of :func:`_weighted_around` over the queries
-    (the prefix ``Π_{j<i}(F_j^r + (1 − F_j^r)y)`` truncated at degree ``c``, and the functional
-    ``u_k = Pr[fewer than c − k of the queries after i passed by traversal r − 1]``), each step
-    one operation on a whole chunk of traversals."""
-    table, base = None, None
-    for size in sizes:
-        if table is None or table.shape[-1] <= size:
-            table = _powers(arithmetic, fails, size + 1)
-        if base is None:
-            base = table[..., first - 1:first]  # F^{first − 1}
-        earlier = arithmetic.mul(base, table[..., :size])  # F^{r−1}
-        later = arithmetic.mul(base, table[..., 1:size + 1])  # F^r
-        yield earlier, _fewer_in_traversal(arithmetic, earlier, later, c)
-        base = later[..., -1:]
+def _traversal_chunk(arithmetic, fails, earliest, size: int, c: int) -> tuple:
+    """For the ``size`` traversals ``r`` from the one where ``F_i^{r−1}`` is ``earliest``: the
+    arrays ``F_i^{r−1}`` and ``Q_{i,r}`` (:func:`_retraversal`), shape ``(n, size)``, and
+    ``F_i^{r−1}`` for the traversal after the chunk.  ``Q`` follows the recurrences of
+    :func:`_weighted_around` over the queries (the prefix ``Π_{j<i}(F_j^r + (1 − F_j^r)y)``
+    truncated at degree ``c``, and the functional ``u_k = Pr[fewer than c − k of the queries
+    after i passed by traversal r − 1]``), each step one operation on the whole chunk."""
+    table = _powers(arithmetic, fails, size + 1)
+    earlier = arithmetic.mul(earliest[..., None], table[..., :size])  # F^{r−1}
+    later = arithmetic.mul(earliest[..., None], table[..., 1:])  # F^r
+    return earlier, _fewer_in_traversal(arithmetic, earlier, later, c), later[..., -1].copy()
 
 
 def _fewer_in_traversal(arithmetic, earlier, later, c: int):
-    """``Q_{i,r}`` for every traversal of a chunk (:func:`_traversal_chunks`): the prefix and
+    """``Q_{i,r}`` for every traversal of a chunk (:func:`_traversal_chunk`): the prefix and
     the functional are arrays of shape ``(c, chunk)``."""
     n, size = earlier.shape[-2:]
     passed_earlier, passed_later = arithmetic.one_minus(earlier), arithmetic.one_minus(later)
@@ -1660,16 +1663,17 @@ def _traversals_per_cell(arithmetic, fails: list, masses: list, c: int, target: 
 def _dropped_bounds(arithmetic, fails: list, mass: arb, c: int):
     """For ``R = 1, 2, …`` an upper bound on ``mass·max_i F_i^R·Q_{i,R+1}``
     (:func:`_traversals_per_cell`), computed in chunks of traversals doubling from
-    :data:`FIRST_SEARCH_CHUNK`."""
-    def sizes():
-        size = FIRST_SEARCH_CHUNK
-        while True:
-            yield size
-            size = min(2 * size, TRAVERSAL_CHUNK)
-
-    for earlier, fewer in _traversal_chunks(arithmetic, arithmetic.lift(fails), c, 2, sizes()):
-        for largest in arithmetic.largest(arithmetic.mul(earlier, fewer), -2):
-            yield arb((mass * arb(float(largest))).upper())
+    :data:`FIRST_SEARCH_CHUNK`; between chunks only ``F_i^R`` is kept (the search holds one
+    such generator per cell)."""
+    fails = arithmetic.lift(fails)
+    earliest, size = fails, min(FIRST_SEARCH_CHUNK, _largest_chunk(fails.shape[-1], c))
+    while True:
+        earlier, fewer, earliest = _traversal_chunk(arithmetic, fails, earliest, size, c)
+        largest = arithmetic.largest(arithmetic.mul(earlier, fewer), -2)
+        del earlier, fewer
+        for value in largest:
+            yield arb((mass * arb(float(value))).upper())
+        size = min(2 * size, _largest_chunk(fails.shape[-1], c))
 
 
 #: Traversals after which the decay of the dropped terms is first measured, then again at each

@@ -1126,3 +1126,21 @@ def test_retraversal_falls_back_to_arb_balls_where_doubles_are_too_wide(monkeypa
     fallen_back = selection_probabilities(mech, queries, dps=6)
     for a, b in zip(honest, fallen_back):
         assert a.overlaps(b) and float(b.rad()) < 1e-6
+
+
+def test_retraversal_chunks_of_any_size_give_the_same_probabilities(monkeypatch):
+    # the traversals in chunks of at most 3 (the memory bound CHUNK_ENTRIES at its smallest
+    # useful value for these 4 queries and c = 2) against the default chunks of up to 512: the
+    # chunk boundaries carry F^{r−1} over exactly, so the enclosures must overlap
+    from exactdp import utility
+    from exactdp.utility import _largest_chunk
+
+    assert _largest_chunk(10_000, 300) == 1 and _largest_chunk(200, 6) == utility.TRAVERSAL_CHUNK
+    mech = exactdp.mechanism("svt_retraversal", eps1=1, eps2=1, c=2, T=1)
+    queries = [3, 0, 1, 2]
+    whole = selection_probabilities(mech, queries, dps=6)
+    monkeypatch.setattr(utility, "CHUNK_ENTRIES", 3 * len(queries) * 2)
+    assert _largest_chunk(len(queries), 2) == 3
+    chunked = selection_probabilities(mech, queries, dps=6)
+    for a, b in zip(whole, chunked):
+        assert a.overlaps(b) and float(b.rad()) < 1e-6
