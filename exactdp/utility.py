@@ -1538,7 +1538,8 @@ def _traversal_bound(arithmetic, passes: list, fails: list, counts: list,
     and each ``a_i^{r−1}`` monotone, so on a block ``p ≤ r ≤ p'`` of traversals the terms are at
     most ``max_i s_i max(a_i^{p−1}, a_i^{p'−1})·Π_j f_j(p')^{n_j}``: the bound sums that times
     the block's length over at most :data:`BOUND_BLOCKS` blocks (every traversal its own block
-    up to the first :data:`BOUND_BLOCKS`/2, then geometrically growing ones).  Off the real
+    up to the first :data:`BOUND_BLOCKS`/2, then geometrically growing ones; fewer where the
+    distinct answers times the blocks would exceed :data:`CHUNK_ENTRIES`).  Off the real
     line ``a_j`` may exceed 1 and the powers overflow double precision: their upper ends become
     ``+inf`` (the bound is then infinite, that ellipse unusable) and lower ends may become NaN
     (``0·inf``); only upper ends enter the bound."""
@@ -1553,7 +1554,7 @@ def _traversal_bound_blocks(arithmetic, passes: list, fails: list, counts: list,
     """:func:`_traversal_bound` for ``traversals ≥ 1``."""
     sizes = arithmetic.lift([arb(abs(f).upper()) for f in fails])
     passing = arithmetic.lift([arb(abs(s).upper()) for s in passes])
-    half = BOUND_BLOCKS // 2
+    half = max(1, min(BOUND_BLOCKS, CHUNK_ENTRIES // len(fails)) // 2)
     points = np.unique(np.concatenate((
         np.arange(1, min(traversals, half) + 1),
         np.geomspace(min(traversals, half), traversals, half).round().astype(int),
