@@ -1443,8 +1443,10 @@ def _retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: ar
         passing = arithmetic.one_minus(fails)
         total = arithmetic.constant(0, (len(values),))
         earliest = arithmetic.constant(1, (len(values),))  # F^{r−1} at the chunk's first r
-        for size in _chunk_sizes(traversals_at(middle), len(values), c):
-            earlier, fewer, earliest = _traversal_chunk(arithmetic, fails, earliest, size, c)
+        sizes = _chunk_sizes(traversals_at(middle), len(values), c)
+        table = _powers(arithmetic, fails, max(sizes, default=0) + 1)
+        for size in sizes:
+            earlier, fewer, earliest = _traversal_chunk(arithmetic, table, earliest, size, c)
             weights = arithmetic.mul(passing[..., None], earlier)  # S_i F_i^{r−1}
             total = arithmetic.add(total, arithmetic.total(arithmetic.mul(weights, fewer), -1))
         return [density * p for p in arithmetic.balls(total)]
@@ -1490,16 +1492,16 @@ def _powers(arithmetic, bases, count: int):
     return table[..., :count]
 
 
-def _traversal_chunk(arithmetic, fails, earliest, size: int, c: int) -> tuple:
+def _traversal_chunk(arithmetic, table, earliest, size: int, c: int) -> tuple:
     """For the ``size`` traversals ``r`` from the one where ``F_i^{r−1}`` is ``earliest``: the
     arrays ``F_i^{r−1}`` and ``Q_{i,r}`` (:func:`_retraversal`), shape ``(n, size)``, and
-    ``F_i^{r−1}`` for the traversal after the chunk.  ``Q`` follows the recurrences of
+    ``F_i^{r−1}`` for the traversal after the chunk (``table``: ``F_i^k`` for ``k = 0 …`` at
+    least ``size``, :func:`_powers`).  ``Q`` follows the recurrences of
     :func:`_weighted_around` over the queries (the prefix ``Π_{j<i}(F_j^r + (1 − F_j^r)y)``
     truncated at degree ``c``, and the functional ``u_k = Pr[fewer than c − k of the queries
     after i passed by traversal r − 1]``), each step one operation on the whole chunk."""
-    table = _powers(arithmetic, fails, size + 1)
     earlier = arithmetic.mul(earliest[..., None], table[..., :size])  # F^{r−1}
-    later = arithmetic.mul(earliest[..., None], table[..., 1:])  # F^r
+    later = arithmetic.mul(earliest[..., None], table[..., 1:size + 1])  # F^r
     return earlier, _fewer_in_traversal(arithmetic, earlier, later, c), later[..., -1].copy()
 
 
@@ -1664,12 +1666,15 @@ def _traversals_per_cell(arithmetic, fails: list, masses: list, c: int, target: 
 def _dropped_bounds(arithmetic, fails: list, mass: arb, c: int):
     """For ``R = 1, 2, …`` an upper bound on ``mass·max_i F_i^R·Q_{i,R+1}``
     (:func:`_traversals_per_cell`), computed in chunks of traversals doubling from
-    :data:`FIRST_SEARCH_CHUNK`; between chunks only ``F_i^R`` is kept (the search holds one
-    such generator per cell)."""
+    :data:`FIRST_SEARCH_CHUNK`; between chunks only ``F_i^R`` and the powers ``F_i^k`` up to
+    the chunk's size are kept (the search holds one such generator per cell)."""
     fails = arithmetic.lift(fails)
     earliest, size = fails, min(FIRST_SEARCH_CHUNK, _largest_chunk(fails.shape[-1], c))
+    table = None
     while True:
-        earlier, fewer, earliest = _traversal_chunk(arithmetic, fails, earliest, size, c)
+        if table is None or table.shape[-1] <= size:
+            table = _powers(arithmetic, fails, size + 1)
+        earlier, fewer, earliest = _traversal_chunk(arithmetic, table, earliest, size, c)
         largest = arithmetic.largest(arithmetic.mul(earlier, fewer), -2)
         del earlier, fewer
         for value in largest:
