@@ -376,13 +376,11 @@ class _PassProbabilities:
         if pieces is None:
             return _log_generating(passes, self.counts, reach, budget)
         parts, rest = [], arb(0)
-        for side, start, stop in ((1, 0, left), (-1, left, len(self.counts))):
-            if start == stop:
-                continue
+        for side, _, top in self._occupied_sides(left):
             piece = pieces[side]
             w = (to_arb(piece.rate) * z).exp()
             largest = w * reach / (1 - reach) if piece.one_minus else w * reach
-            ratio = largest * max(arb(self._constant(side, k).upper()) for k in (start, stop - 1))
+            ratio = largest * top
             if not ratio <= arb(1) / 2:
                 return None
             coefficients = [arb(0)]
@@ -526,11 +524,7 @@ class _PassProbabilities:
         if pieces is None:
             return None
         sides = []
-        for side, start, stop in ((1, 0, left), (-1, left, len(self.counts))):
-            if start == stop:
-                continue
-            ends = [self._constant(side, k) for k in (start, stop - 1)]
-            top = max(arb(a.upper()) for a in ends)
+        for side, least, top in self._occupied_sides(left):
             # w = e^{rz} = |w|e^{iθ}, in real balls (|w| − Re w = 2|w| sin²(θ/2) keeps its
             # smallness on a wide ball, where |w| and Re w apart would not)
             exponent = to_arb(pieces[side].rate) * z
@@ -539,10 +533,22 @@ class _PassProbabilities:
             if not (room > 0 and abs(angle) <= arb(3) / 2):
                 return None
             sides.append(_SideOnBall(
-                side, pieces[side].one_minus, top, min(arb(a.lower()) for a in ends), modulus,
-                angle, angle.cos(), (modulus * angle.sin()) ** 2 / (2 * room),
+                side, pieces[side].one_minus, top, least, modulus, angle, angle.cos(),
+                (modulus * angle.sin()) ** 2 / (2 * room),
                 max(exponent.real.rad(), angle.rad()) <= NARROW))
         return sides
+
+    def _occupied_sides(self, left: int) -> list:
+        """``(side, least a_k, largest a_k)`` for each side of the kink holding answers (side 1
+        the answers before ``left``, side −1 the others; :meth:`_constant`), the constants
+        monotone along the sorted answers, so extreme at the side's ends."""
+        occupied = []
+        for side, start, stop in ((1, 0, left), (-1, left, len(self.counts))):
+            if start < stop:
+                ends = [self._constant(side, k) for k in (start, stop - 1)]
+                occupied.append((side, min(arb(a.lower()) for a in ends),
+                                 max(arb(a.upper()) for a in ends)))
+        return occupied
 
 
 @dataclass(frozen=True)
@@ -1528,6 +1534,7 @@ def _fewer_in_traversal(arithmetic, earlier, later, c: int):
     return np.stack(fewer, axis=-2)
 
 
+@np.errstate(over="ignore", invalid="ignore")
 def _traversal_bound(arithmetic, passes: list, fails: list, counts: list,
                      traversals: int) -> arb:
     """A bound on every ``|Σ_{r≤R} S_i F_i^{r−1} Q_{i,r}|`` on complex balls (``R`` =
@@ -1547,13 +1554,6 @@ def _traversal_bound(arithmetic, passes: list, fails: list, counts: list,
     (``0·inf``); only upper ends enter the bound."""
     if traversals == 0:
         return arb(0)
-    with np.errstate(over="ignore", invalid="ignore"):
-        return _traversal_bound_blocks(arithmetic, passes, fails, counts, traversals)
-
-
-def _traversal_bound_blocks(arithmetic, passes: list, fails: list, counts: list,
-                            traversals: int) -> arb:
-    """:func:`_traversal_bound` for ``traversals ≥ 1``."""
     sizes = arithmetic.lift([arb(abs(f).upper()) for f in fails])
     passing = arithmetic.lift([arb(abs(s).upper()) for s in passes])
     half = max(1, min(BOUND_BLOCKS, CHUNK_ENTRIES // len(fails)) // 2)
