@@ -4,7 +4,7 @@ The workload of the ``lyu-svt-vs-em`` claim: 200 Zipf items (20,000 records) in 
 order, the allocation 1:c^{2/3} (monotone), the threshold between the ``c``-th and
 ``(c+1)``-th counts raised by ``k`` query-noise scales ``D``, 2 digits.  For each increment this
 prints the median time with the traversals in double-precision intervals (the default up to
-``FLOAT_TRAVERSAL_DIGITS`` digits) and the number of traversals the search needed; for the
+``FLOAT_DIGITS`` digits) and the number of traversals the search needed; for the
 increments given with ``--baseline`` it also times the same computation in Arb balls (the
 arithmetic used beyond those digits, and by every traversal before it was vectorised) and
 prints the ratio of the two, measured in the same run.
@@ -58,12 +58,12 @@ def main() -> None:
         seconds, fnr, traversals = timed(mech, queries, repeats)
         line = f"{k:>4}D  {traversals:>10}  {seconds:>9.2f}"
         if k in baseline:
-            floats = utility.FLOAT_TRAVERSAL_DIGITS
-            utility.FLOAT_TRAVERSAL_DIGITS = DIGITS - 1  # Arb balls at these digits
+            floats = utility.FLOAT_DIGITS
+            utility.FLOAT_DIGITS = DIGITS - 1  # Arb balls at these digits
             try:
                 slow, slow_fnr, _ = timed(mech, queries, repeats)
             finally:
-                utility.FLOAT_TRAVERSAL_DIGITS = floats
+                utility.FLOAT_DIGITS = floats
             line += f"  {slow:>8.2f}  {slow / seconds:>6.1f}  {fnr} (Arb: {slow_fnr})"
         else:
             line += f"  {'':>8}  {'':>6}  {fnr}"

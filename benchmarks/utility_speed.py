@@ -3,16 +3,18 @@
 The workload of Lyu, Su & Li (PVLDB 2017, §6): ``n`` items whose counts follow Zipf's law,
 ``round(R/(i·H_n))`` for ``R = 100·n`` records (``H_n`` the harmonic number; the paper's setting is
 ``n = 10,000``, one million records), cutoff ``c = 3n/100`` (the target workload is ``n = 10,000``,
-``c = 300``), threshold the mean of the ``c``-th and ``(c+1)``-th counts, ``ε = 0.1``, 15 digits.
+``c = 300``), threshold the mean of the ``c``-th and ``(c+1)``-th counts, ``ε = 0.1``, 15 digits
+(``--dps``).
 For ``svt1`` and ``em_top``, given and random order (``em_top`` does not depend on the order: one
 line), and on request ``svt_s`` (SVT-S, the paper's monotone variant, at ``ε1:ε2 = 1:c^{2/3}``)
 or any other catalogue name taking ``eps``, ``c`` and ``T``, this prints the median time of each
 size and its ratio to the smallest size measured in the same run, and the growth exponent
 ``log(t2/t1)/log(n2/n1)`` between the two largest sizes.
 
-Run: ``python benchmarks/utility_speed.py [n1 n2 …] [MECHANISM:ORDER …] [--repeats=R]`` from the
-repository root (default sizes ``100 200``, every case; e.g. ``200 1000 svt1:random
-em_top:given``); each time is the median of ``R`` runs (default: 3 up to ``n = 100``, else 1).
+Run: ``python benchmarks/utility_speed.py [n1 n2 …] [MECHANISM:ORDER …] [--repeats=R]
+[--dps=D]`` from the repository root (default sizes ``100 200``, every case, 15 digits; e.g.
+``200 1000 svt1:random em_top:given``); each time is the median of ``R`` runs (default: 3 up to
+``n = 100``, else 1).
 """
 
 from __future__ import annotations
@@ -51,8 +53,9 @@ def mechanism(name: str, c: int, threshold: Fraction):
 
 
 def main() -> None:
-    options = [x for x in sys.argv[1:] if x.startswith("--repeats=")]
-    arguments = [x for x in sys.argv[1:] if x not in options]
+    options = dict(x[2:].split("=") for x in sys.argv[1:] if x.startswith("--"))
+    arguments = [x for x in sys.argv[1:] if not x.startswith("--")]
+    dps = int(options.get("dps", DPS))
     sizes = [int(x) for x in arguments if ":" not in x] or [100, 200]
     cases = [tuple(x.split(":")) for x in arguments if ":" in x] or [
         ("svt1", "given"), ("svt1", "random"), ("em_top", "given")]
@@ -63,9 +66,9 @@ def main() -> None:
         for n in sizes:
             c, scores, threshold = workload(n)
             mech = mechanism(name, c, threshold)
-            repeats = int(options[-1].split("=")[1]) if options else 3 if n <= 100 else 1
+            repeats = int(options.get("repeats", 3 if n <= 100 else 1))
             seconds, result = median_time(
-                lambda: expected_utility(mech, scores, order, DPS), repeats)
+                lambda: expected_utility(mech, scores, order, dps), repeats)
             times.append(seconds)
             print(f"{name:>9}  {order:>6}  {n:>6}  {c:>4}  {seconds:>9.2f}  "
                   f"{seconds / times[0]:>7.1f}  {result.fnr}", flush=True)

@@ -50,16 +50,18 @@ from .precision import check_dps, to_arb
 from .sequences import as_queries
 from .exact.gauss_legendre import fewest_nodes, legendre_rule
 from .exact.interval_arrays import ArbArrays, FloatIntervals
-from .exact.vector_quadrature import RHOS, Leading, integrate_vector
+from .exact.vector_quadrature import RHOS, Leading, integrate_vector, quadrature_rule
 
 ORDERS = ("given", "random")
 #: Most traversals of Sparse Vector with retraversal modelled exactly.
 MAX_TRAVERSALS = 200_000
-#: Digits up to which Sparse Vector with retraversal computes its traversals in double-precision
-#: intervals (``exact/interval_arrays.py``: a relative width of about 10^{−12} after the few
-#: thousand roundings of a query's chain, far inside the tolerance); beyond, in Arb balls at
+#: Digits up to which the recurrences of Sparse Vector with retraversal (its traversals) and with
+#: a redrawn threshold (its chain of thresholds) run in double-precision intervals
+#: (``exact/interval_arrays.py``: a relative width of about 10^{−12} after the few thousand
+#: roundings of a query's chain of traversals, 10^{−10} after the million of a chain of 300
+#: thresholds over 10,000 queries at 5000 nodes, inside the tolerance); beyond, in Arb balls at
 #: Python speed.
-FLOAT_TRAVERSAL_DIGITS = 8
+FLOAT_DIGITS = 8
 #: What one evaluation of a vector of selection integrands costs, in evaluations of their common
 #: bound: it steers the quadrature's choice of ellipse (``integrate_vector``).  On the Zipf
 #: workload at n = 1000 an evaluation costs about 5 bounds in a random order (the integral over
@@ -80,6 +82,10 @@ TAIL_EVALUATION_COST = 12
 #: one ball instead of being computed (the given-order sweeps, :func:`_fewer_before` and
 #: :func:`_redrawn_threshold`).
 NEGLIGIBLE = 1 / 16
+#: Steps of the chain of a redrawn threshold (one query, one level, one node:
+#: :func:`_redrawn_threshold`) that cost about one call of the quadrature's bound; it steers the
+#: choice of rule (``integrate_vector``'s ``evaluation_cost``).
+CHAIN_STEPS_PER_BOUND = 1000
 
 
 @dataclass(frozen=True)
@@ -196,16 +202,16 @@ def selection_probabilities(mech, queries, order: str = "given", dps: int = 15,
         tolerance = arb(10) ** (-(dps + 1))
         if isinstance(mech, ExponentialTopMechanism):
             return _exponential_top(mech, values, c, tolerance, progress)
-        if isinstance(mech, RetraversalMechanism):
-            if dps <= FLOAT_TRAVERSAL_DIGITS:
-                fast = _retraversal(mech, values, c, tolerance, progress, FloatIntervals())
+        if isinstance(mech, RetraversalMechanism) or mech.redraw_threshold:
+            recurrence = (_retraversal if isinstance(mech, RetraversalMechanism)
+                          else _redrawn_threshold)
+            if dps <= FLOAT_DIGITS:
+                fast = recurrence(mech, values, c, tolerance, progress, FloatIntervals())
                 # doubles hold F_j = 1 − S_j only to about 10^{−16} absolutely, and over very
-                # many traversals that can exceed the digits asked for: Arb balls then
+                # many steps that can exceed the digits asked for: Arb balls then
                 if max(p.rad() for p in fast) <= 5 * tolerance:
                     return fast
-            return _retraversal(mech, values, c, tolerance, progress, ArbArrays())
-        if mech.redraw_threshold:
-            return _redrawn_threshold(mech, values, c, tolerance, progress)
+            return recurrence(mech, values, c, tolerance, progress, ArbArrays())
         return _sparse_vector(mech, values, c, order, tolerance, progress)
 
 
@@ -412,11 +418,14 @@ class _PassProbabilities:
         cdf = self.hub.ball_log(Kind.CDF, self.hub.side((a + b) / 2)).value
         return cdf(to_arb(b)) - cdf(to_arb(a))
 
-    def bound(self, z, middle: Fraction, cutoff: int | None = None) -> arb:
+    def bound(self, z, middle: Fraction, cutoff: int | None = None,
+              without_pass: bool = False) -> arb:
         """An upper bound on the modulus of every selection integrand on a complex ball:
         ``|p_ρ(z)|·max_j |S_j|·Π_j(|F_j| + |S_j|)`` (:func:`_product_bound`), or given the
         ``cutoff`` ``c``, on every integrand of the given order,
         ``|p_ρ(z) S_i(z) Σ_{m<c} [x^m] Π_{j<i}(F_j + S_j x)|``, which may be far smaller.
+        With ``without_pass`` the factor ``max_j |S_j|`` becomes ``max(1, max_j |S_j|)``: the
+        bound then holds for ``p_ρ(z)·Π_{j∈J} F_j(z)`` too, for every set ``J`` of queries.
 
         With closed forms it costs ``O(1)``: on each side of the kink every answer's ``S`` or
         ``F`` is ``a_k w``, ``w = e^{r z}``, the other ``1 − a_k w``, and for ``1 − a·Re w > 0``
@@ -445,16 +454,18 @@ class _PassProbabilities:
         Tight at a point, the closed form is evaluated on the ball as a whole; where the ball
         spans more than :data:`NARROW` of ``rz`` the product answer by answer is taken too and
         the smaller kept; where ``a·|w| ≥ 1`` or ``|arg w| > 3/2`` the product alone."""
-        closed = self._closed_form_bound(acb(z), middle, cutoff)
+        closed = self._closed_form_bound(acb(z), middle, cutoff, without_pass)
         if closed is not None and closed[1]:
             return closed[0]
         density, passes, fails = self.distinct_values(z, middle)
-        generic = abs(density) * _largest(passes) * _product_bound(passes, fails, self.counts)
+        largest = max(_largest(passes), arb(1)) if without_pass else _largest(passes)
+        generic = abs(density) * largest * _product_bound(passes, fails, self.counts)
         if closed is None or (generic.is_finite() and generic.upper() <= closed[0].upper()):
             return generic
         return closed[0]
 
-    def _closed_form_bound(self, z: acb, middle: Fraction, cutoff: int | None):
+    def _closed_form_bound(self, z: acb, middle: Fraction, cutoff: int | None,
+                           without_pass: bool = False):
         """``(bound, narrow)``: :meth:`bound` from closed forms, and whether the ball is narrow
         enough for it to be tight (:data:`NARROW`); ``None`` without closed forms or where
         they do not apply (:meth:`_sides_on_ball`)."""
@@ -482,7 +493,10 @@ class _PassProbabilities:
             excess = min([excess] + [_few_before_exponent(cutoff, radius, ratio)
                                      for radius, ratio in zip(CAUCHY_RADII, ratios)
                                      if ratio > 0])
-        return abs(density(z)) * _largest_passing(sides) * excess.exp(), narrow
+        largest = _largest_passing(sides)
+        if without_pass:
+            largest = max(largest, arb(1))
+        return abs(density(z)) * largest * excess.exp(), narrow
 
     def reciprocal_bound(self, z, middle: Fraction) -> arb:
         """An upper bound on ``|p_ρ(z) S_k(z) ∫_0^1 Π_{j≠k}(F_j + S_j t) dt|`` for every answer
@@ -826,58 +840,72 @@ def _generating_value(passes: list, fails: list, counts: list, x) -> arb:
 
 
 def _redrawn_threshold(mech: ThresholdMechanism, values: list, c: int, tolerance: arb,
-                       progress) -> list:
+                       progress, arithmetic) -> list:
     """Lyu Alg. 2 (threshold redrawn after each ⊤), given order.  From a fresh threshold at
     position ``p`` the next ⊤ is at ``k ≥ p`` with probability
-    ``K[p][k] = ∫ p_ρ(z) S_k(z) Π_{p≤j<k} F_j(z) dz`` (all ``p ≤ k`` integrated together); the
-    ``r``-th ⊤ is at ``k`` with probability ``π_r(k) = Σ_{p≤k} π_{r−1}(p − 1)·K[p][k]``
-    (``π_0(−1) = 1``), and ``P_k = Σ_{r≤c} π_r(k)``.
+    ``K[p][k] = ∫ p_ρ(z) S_k(z) Π_{p≤j<k} F_j(z) dz``; the ``r``-th ⊤ is at ``k`` with
+    probability ``π_r(k) = Σ_{p≤k} a_r(p)·K[p][k]``, ``a_r(p) = π_{r−1}(p − 1)`` the
+    probability that the ``r``-th threshold is drawn at ``p`` (``a_1(0) = 1``), and
+    ``P_k = Σ_{r≤c} π_r(k)``.
 
-    At a node the integrands are taken by the distance ``d = k − p``, all starts together,
-    until ``Π_{p≤j<p+d} F_j`` is at most tolerance·:data:`NEGLIGIBLE` for every start: the
-    later ones lie in ``[0, p_ρ(z)·that product]`` (a band of ``O(n·D)`` integrands instead of
-    ``n²/2``; the product cannot grow with ``d``).  In the chain, the kernel beyond the band
-    contributes at most its common ball times ``Σ_p π_{r−1}(p − 1)`` (docs/mathematics.md
-    §12.1)."""
+    One Gauss–Legendre rule (:func:`~exactdp.exact.vector_quadrature.quadrature_rule`: nodes
+    ``z_ν``, weights ``w_ν``) integrates every ``K[p][k]`` within the same ``E``, its bound
+    covering every ``p_ρ·S_k·Π_{j∈J} F_j`` (:meth:`_PassProbabilities.bound`).  At a node the
+    kernel is a product of a factor of ``p`` and one of ``k``, so each level is one recurrence
+    over the queries,
+
+        G_r(k, ν) = G_r(k − 1, ν)·F_{k−1}(z_ν) + a_r(k),
+        π_r(k) ∈ Σ_ν w_ν p_ρ(z_ν) S_k(z_ν) G_r(k, ν) ± E        (Σ_p a_r(p) ≤ 1),
+
+    all levels advanced together over the queries, ``O(n·c·m)`` operations for ``m`` nodes in
+    ``arithmetic`` (``exact/interval_arrays.py``).  Level ``r`` begins once the starts it has
+    been offered exceed ``tolerance/(8c)``; the starts left out and their descendants add at
+    most their mass to each ``P_k`` (a path of ⊤ positions reaches ``k`` at most once), a
+    one-sided ball (docs/mathematics.md §12.1).  ``progress`` is called with the rule's pieces,
+    then with ``0`` and a note per thousand queries of the chain."""
+    share = tolerance / (4 * c)  # the rule's error enters each P_k once per level
     laws = _PassProbabilities(mech.threshold_noise, mech.query_noise, mech.threshold, values,
-                              tolerance)
-    n, negligible = len(values), tolerance * NEGLIGIBLE
-
-    def evaluate(z, middle):
-        density, passes, fails = laws(z, middle)
-        weighted = [density * s for s in passes]
-        integrands, running = [], [arb(1)] * n  # running[p] = Π_{p≤j<p+d} F_j
-        for d in range(n):
-            if all(r <= negligible for r in running):
-                largest = max(r.upper() for r in running)
-                return Leading(integrands, arb(0, (density * largest).upper()), n * (n + 1) // 2)
-            integrands.extend(r * s for r, s in zip(running, weighted[d:]))
-            running = [r * f for r, f in zip(running, fails[d:])]
-        return integrands
-
-    kernel = integrate_vector(evaluate, laws.bound, laws.cuts, laws.tails, tolerance, progress,
-                              EVALUATION_COST, leading=True)
-    by_distance, position = [], 0  # by_distance[d][p] = K[p][p + d]
-    while position < len(kernel.values):
-        width = n - len(by_distance)
-        by_distance.append(kernel.values[position:position + width])
-        position += width
-    band, outside = len(by_distance), kernel.rest
-    selected = [arb(0)] * n
-    previous = None  # π_{r−1}(p − 1) for each start p
-    for _ in range(c):
-        starts = [arb(1)] + [arb(0)] * (n - 1) if previous is None else [arb(0)] + previous[:-1]
-        reached = [arb(0)] * n  # Σ_{p ≤ k − band} starts[p], for the kernel beyond the band
-        total = arb(0)
-        for k in range(band, n):
-            total += starts[k - band]
-            reached[k] = total
-        current = [sum((starts[k - d] * by_distance[d][k - d]
-                        for d in range(min(band, k + 1))), arb(0)) + reached[k] * outside
-                   for k in range(n)]
-        selected = [s + x for s, x in zip(selected, current)]
-        previous = current
-    return selected
+                              share)
+    n = len(values)
+    nodes, error = quadrature_rule(functools.partial(laws.bound, without_pass=True),
+                                   laws.cuts, laws.tails, share,
+                                   max(EVALUATION_COST, c * n / CHAIN_STEPS_PER_BOUND),
+                                   progress=progress)
+    passing, failing = [], []  # at each node, for each distinct answer: w p_ρ S, and F
+    for z, weight, middle in nodes:
+        density, passes, fails = laws.distinct_values(z, middle)
+        passing.append([weight * density * s for s in passes])
+        failing.append(fails)
+    # per distinct answer, its column over the nodes (shape (m, 1): the levels broadcast)
+    passing = [arithmetic.lift(column)[..., None] for column in zip(*passing)]
+    failing = [arithmetic.lift(column)[..., None] for column in zip(*failing)]
+    budget = tolerance / (8 * c)
+    offered, left_out = arb(0), arb(0)  # offered: the starts of the next level, not begun
+    # G_r(k, ν) + a_r(k) of the levels begun, at k = 0 the first threshold, for level 1
+    chain = arithmetic.constant(1, (len(nodes), 1))
+    one = arithmetic.constant(1, (1, 1))
+    selected = []
+    for k, answer in enumerate(laws.positions):
+        latest = arithmetic.pad(arithmetic.dot(passing[answer], chain), error)  # π_r(k)
+        selected.extend(arithmetic.balls(arithmetic.total(latest, -1)))
+        if k + 1 == n:
+            break
+        begun = chain.shape[-1]
+        if begun < c:  # the last level's π(k) is offered to the next
+            offer = arithmetic.upper(latest[..., -1])
+            if offered + offer <= budget:
+                offered += offer
+            else:  # the next level begins with this start, the earlier ones left out
+                chain = np.concatenate((chain, arithmetic.constant(0, (len(nodes), 1))),
+                                       axis=-1)
+                begun, left_out, offered = begun + 1, left_out + offered, arb(0)
+        starts = np.concatenate((arithmetic.constant(0, (1,)), latest[..., :begun - 1]),
+                                axis=-1)  # a_r(k + 1) = π_{r−1}(k)
+        chain = arithmetic.mul_add(chain, failing[answer], starts[..., None, :], one)
+        if progress is not None and (k + 1) % 1000 == 0:
+            progress(0, note=f"queries chained: {k + 1} of {n}")
+    missing = arb(0).union(arb((left_out + offered).upper()))
+    return [p + missing for p in selected]
 
 
 def _positions(values: list, distinct: list) -> tuple:

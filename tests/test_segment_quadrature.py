@@ -135,3 +135,29 @@ def test_the_segment_integrals_enclose_a_gaussian_integral():
             [Fraction(-2), Fraction(0), Fraction(3)], arb(0), arb(2) ** -160)
         exact = arb.pi().sqrt() / 2 * (arb(3).erf() + arb(2).erf())
         assert value.overlaps(exact) and value.rad() < 2.0 ** -150
+
+
+def test_the_quadrature_rule_is_the_rule_integrate_vector_applies():
+    # the same integral by the rule's nodes and weights, summed here, within its error: the
+    # same enclosure as integrate_vector's, and for a second integrand under the same bound
+    # (e^{−x²}·cos x, |cos z| ≤ cosh(Im z) ≤ e^{|Im z|} is covered by e^{−x²}'s bound times
+    # that) the rule's sum with the bound's error holds the exact value too
+    with ctx.workprec(200):
+        def bound(z, _middle):
+            return abs((-(z * z)).exp()) * abs(z.imag).exp()
+
+        cuts = [Fraction(-2), Fraction(0), Fraction(3)]
+        nodes, error = vector_quadrature.quadrature_rule(bound, cuts, arb(0), arb(2) ** -160)
+        assert error < 2.0 ** -160 and all(weight > 0 for _, weight, _ in nodes)
+        assert all(any(a < middle < b for a, b in zip(cuts, cuts[1:])) for _, _, middle in nodes)
+        gaussian = sum((w * (-(z * z)).exp() for z, w, _ in nodes), arb(0))
+        exact = arb.pi().sqrt() / 2 * (arb(3).erf() + arb(2).erf())
+        assert (gaussian + arb(0, error.upper())).overlaps(exact)
+        (value,) = vector_quadrature.integrate_vector(
+            lambda z, _m: [(-(z * z)).exp()], bound, cuts, arb(0), arb(2) ** -160)
+        assert value.overlaps(gaussian) and abs(value.mid() - gaussian.mid()) < 2.0 ** -190
+        # ∫ e^{−x²} cos x over [−2, 3] = Re ∫ e^{−x² + ix}, by mpmath at 60 digits
+        with mpmath.workdps(60):
+            reference = mpmath.quad(lambda x: mpmath.exp(-x * x) * mpmath.cos(x), [-2, 0, 3])
+        cosine = sum((w * (-(z * z)).exp() * z.cos() for z, w, _ in nodes), arb(0))
+        assert (cosine + arb(0, error.upper())).overlaps(arb(mpmath.nstr(reference, 55)))

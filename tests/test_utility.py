@@ -30,7 +30,7 @@ import exactdp
 from exactdp.cli import main
 from exactdp.errors import InputError
 from exactdp.exact.interval_arrays import ArbArrays, FloatIntervals
-from exactdp.utility import FLOAT_TRAVERSAL_DIGITS, expected_utility, selection_probabilities
+from exactdp.utility import FLOAT_DIGITS, expected_utility, selection_probabilities
 
 from .reference import binomial_interval
 
@@ -116,26 +116,51 @@ def counting_leading(monkeypatch) -> list:
     return cuts
 
 
-def test_redrawn_threshold_band_equals_the_sum_over_outputs(monkeypatch):
-    # Alg. 2 where queries pass often (ε = 8): at most nodes the kernel K[p][p+d] is cut off
-    # after a few distances d, the rest enclosed by one ball; still the sum over every output
-    cuts = counting_leading(monkeypatch)
-    mech = exactdp.mechanism("svt2", eps=8, c=2)
-    queries = [3, 2, 4, 3, 1, 5]
-    with mpmath.workdps(DPS + 10):
-        assert_encloses(selection_probabilities(mech, queries, dps=DPS),
-                        brute_force_given(mech, queries, 2))
-    assert cuts and min(cuts) <= 6 + 5  # some node kept the distances 0 and 1 only
+class RecordingArbArrays(ArbArrays):
+    """Arb arrays that record the chain's steps (one ``dot`` per query) and the levels it
+    begins (a column over the nodes)."""
+
+    def __init__(self):
+        self.events = []
+
+    def dot(self, x, y):
+        self.events.append("step")
+        return super().dot(x, y)
+
+    def constant(self, value, shape):
+        if len(shape) == 2 and shape[0] > 1:
+            self.events.append("level")
+        return super().constant(value, shape)
 
 
-@pytest.mark.parametrize("name, params", [("svt2", dict(eps=2, c=2)),
-                                          ("svt1", dict(eps=2, c=3))])
-def test_given_order_sweeps_cut_off_agree_with_the_whole_sweep(monkeypatch, name, params):
-    # 42 queries: the sweeps stop where the rest is negligible (the band of Alg. 2's kernel;
-    # Pr[fewer than c before i] in Alg. 1), and agree with the same computation never cut off
+@pytest.mark.parametrize("dps", [FLOAT_DIGITS, DPS], ids=["float", "arb"])
+def test_redrawn_threshold_equals_the_sum_over_outputs_where_levels_begin_late(dps):
+    # Alg. 2 with c = 3 where the first queries (answers −60, query noise Lap(3/2)) almost
+    # never pass: what they offer the second and third thresholds (below e^{−40}) is left out,
+    # so those levels begin later; still the sum over every output, within the digits asked
+    # (at most FLOAT_DIGITS the chain runs in double-precision intervals)
     from exactdp import utility
 
-    mech = exactdp.mechanism(name, **params)
+    mech = exactdp.mechanism("svt2", eps=8, c=3)
+    queries = [-60, -60, 3, 2, 4, 3, 1]
+    with mpmath.workdps(DPS + 10):
+        assert_encloses(selection_probabilities(mech, queries, dps=dps),
+                        brute_force_given(mech, queries, 3), digits=dps)
+    arithmetic = RecordingArbArrays()
+    with utility.ctx.workprec(100):
+        utility._redrawn_threshold(mech, queries, 3, arb(10) ** -13, None, arithmetic)
+    # the first level from the start; the others only from the third query on
+    begun = [arithmetic.events[:i].count("step") for i, event in enumerate(arithmetic.events)
+             if event == "level"]
+    assert begun[0] == 0 and len(begun) == 3 and min(begun[1:]) >= 3
+
+
+def test_given_order_sweeps_cut_off_agree_with_the_whole_sweep(monkeypatch):
+    # 42 queries: the sweeps stop where Pr[fewer than c before i] is negligible, and agree
+    # with the same computation never cut off
+    from exactdp import utility
+
+    mech = exactdp.mechanism("svt1", eps=2, c=3)
     queries = [3, 2, 4, 3, 1, 5] * 7
     cuts = counting_leading(monkeypatch)
     cut = selection_probabilities(mech, queries, dps=DPS)
@@ -263,10 +288,10 @@ def retraversal_reference(mech, queries):
     return [mpmath.quad(lambda z: integrand(i, z), ends) for i in range(len(queries))]
 
 
-@pytest.mark.parametrize("dps", [FLOAT_TRAVERSAL_DIGITS, DPS], ids=["float", "arb"])
+@pytest.mark.parametrize("dps", [FLOAT_DIGITS, DPS], ids=["float", "arb"])
 def test_retraversal_with_one_selection_equals_the_geometric_series(dps):
-    # at most FLOAT_TRAVERSAL_DIGITS digits the traversals run in double-precision intervals
-    assert DPS > FLOAT_TRAVERSAL_DIGITS
+    # at most FLOAT_DIGITS digits the traversals run in double-precision intervals
+    assert DPS > FLOAT_DIGITS
     mech = exactdp.mechanism("svt_retraversal", eps1=2, eps2=1, c=1, T=-1)
     queries = [1, 0, 2]
     with mpmath.workdps(DPS + 6):
@@ -276,12 +301,12 @@ def test_retraversal_with_one_selection_equals_the_geometric_series(dps):
 
 def test_retraversal_in_double_intervals_agrees_with_arb_balls():
     # c = 2, the threshold amid the answers: the double-precision enclosures (6 digits) must
-    # hold the Arb ones' midpoints (one digit beyond FLOAT_TRAVERSAL_DIGITS) and be as narrow
+    # hold the Arb ones' midpoints (one digit beyond FLOAT_DIGITS) and be as narrow
     # as asked
     mech = exactdp.mechanism("svt_retraversal", eps1=2, eps2=1, c=2, T=1)
     queries = [0, 3, 1, 1, 2]
     fast = selection_probabilities(mech, queries, dps=6)
-    slow = selection_probabilities(mech, queries, dps=FLOAT_TRAVERSAL_DIGITS + 1)
+    slow = selection_probabilities(mech, queries, dps=FLOAT_DIGITS + 1)
     for quick, careful in zip(fast, slow):
         assert quick.contains(careful.mid())
         assert float(quick.rad()) < 1e-6

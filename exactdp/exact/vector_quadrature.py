@@ -117,25 +117,10 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
     PrecisionError
         If more than :data:`MAX_PIECES` pieces would be needed.
     """
-    share = tolerance / (4 * max(1, len(cuts) - 1))
-    # each piece with its share of the tolerance (halved with the piece)
-    pending = [(cuts[k], cuts[k + 1], share) for k in range(len(cuts) - 1)]
     totals, rests, errors, finished, size = [], {}, arb(0), 0, 0
-    start, previous, last = RHOS.index(FIRST_RHO), None, RHOS.index(largest_rho)
-    while pending:
-        a, b, share = pending.pop()
-        middle, half = (a + b) / 2, (b - a) / 2
-        middle_ball, half_ball = to_arb(middle), to_arb(half)
-        rule = _rule(bound, middle, middle_ball, half_ball, share, start, evaluation_cost,
-                     previous, last)
-        if rule is None:
-            if finished + len(pending) > MAX_PIECES:
-                raise PrecisionError("the selection integrals need more than "
-                                     f"{MAX_PIECES} Gauss–Legendre pieces")
-            pending.extend(((a, middle, share / 2), (middle, b, share / 2)))
-            continue
-        order, error, start = rule
-        previous = order
+    for a, b, order, error in _pieces(bound, cuts, tolerance, evaluation_cost, largest_rho):
+        middle = (a + b) / 2
+        middle_ball, half_ball = to_arb(middle), to_arb((b - a) / 2)
         piece = []
         for node, weight in legendre_rule(order, ctx.prec):
             values = evaluate(middle_ball + half_ball * node, middle)
@@ -167,6 +152,60 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
     if leading:
         return Leading(results, others + radius, size)
     return results + [others + radius] * (size - len(totals))
+
+
+def quadrature_rule(bound: Callable, cuts: Sequence[Fraction], tails: arb, tolerance: arb,
+                    evaluation_cost: float = 1, largest_rho: Fraction = LARGEST_RHO,
+                    progress=None) -> tuple:
+    """The rule :func:`integrate_vector` applies, for callers that combine the integrands' values
+    at each node themselves: ``(nodes, error)``, ``nodes`` a list of ``(z, w, middle)`` (the node
+    ``z``, a real ball; its weight ``w``, the piece's half-width included; ``middle`` the exact
+    centre of its piece, for ``bound`` and the caller's formulas), such that
+
+        |∫_{z_L}^{z_R} f(z) dz − Σ w·f(z)| ≤ error
+
+    for every ``f`` analytic on the pieces with ``|f| ≤ bound`` there (``tails`` included, as
+    :func:`integrate_vector` takes it), and ``error`` at most about ``tolerance``.  The
+    parameters are those of :func:`integrate_vector`; ``progress`` is called with the number of
+    pieces found so far."""
+    nodes, errors = [], arb(0)
+    for found, (a, b, order, error) in enumerate(
+            _pieces(bound, cuts, tolerance, evaluation_cost, largest_rho), start=1):
+        middle = (a + b) / 2
+        middle_ball, half_ball = to_arb(middle), to_arb((b - a) / 2)
+        nodes.extend((middle_ball + half_ball * node, half_ball * weight, middle)
+                     for node, weight in legendre_rule(order, ctx.prec))
+        errors += error
+        if progress is not None:
+            progress(found)
+    return nodes, arb((errors + tails).upper())
+
+
+def _pieces(bound: Callable, cuts: Sequence[Fraction], tolerance: arb, evaluation_cost: float,
+            largest_rho: Fraction):
+    """``(a, b, order, error)`` for each piece of the rule (module docstring, steps 1–2): the
+    pieces between the ``cuts``, each halved until a rule of at most :data:`MAX_ORDER` nodes
+    meets its share of the ``tolerance`` (``error`` its bound), in no particular order."""
+    share = tolerance / (4 * max(1, len(cuts) - 1))
+    # each piece with its share of the tolerance (halved with the piece)
+    pending = [(cuts[k], cuts[k + 1], share) for k in range(len(cuts) - 1)]
+    start, previous, last = RHOS.index(FIRST_RHO), None, RHOS.index(largest_rho)
+    finished = 0
+    while pending:
+        a, b, share = pending.pop()
+        middle, half = (a + b) / 2, (b - a) / 2
+        rule = _rule(bound, middle, to_arb(middle), to_arb(half), share, start, evaluation_cost,
+                     previous, last)
+        if rule is None:
+            if finished + len(pending) > MAX_PIECES:
+                raise PrecisionError("the selection integrals need more than "
+                                     f"{MAX_PIECES} Gauss–Legendre pieces")
+            pending.extend(((a, middle, share / 2), (middle, b, share / 2)))
+            continue
+        order, error, start = rule
+        previous = order
+        finished += 1
+        yield a, b, order, error
 
 
 def _padded_sum(total: list, values: list, factor: arb) -> list:
