@@ -11,10 +11,14 @@ or any other catalogue name taking ``eps``, ``c`` and ``T``, this prints the med
 size and its ratio to the smallest size measured in the same run, and the growth exponent
 ``log(t2/t1)/log(n2/n1)`` between the two largest sizes.
 
+With ``--jobs=J`` each case is timed again with ``J`` worker processes
+(``expected_utility(…, jobs=J)``), the speed-up is the ratio of the two times, and the results
+are checked to be the same balls.
+
 Run: ``python benchmarks/utility_speed.py [n1 n2 …] [MECHANISM:ORDER …] [--repeats=R]
-[--dps=D]`` from the repository root (default sizes ``100 200``, every case, 15 digits; e.g.
-``200 1000 svt1:random em_top:given``); each time is the median of ``R`` runs (default: 3 up to
-``n = 100``, else 1).
+[--dps=D] [--jobs=J]`` from the repository root (default sizes ``100 200``, every case, 15
+digits, one process; e.g. ``200 1000 svt1:random em_top:given``); each time is the median of
+``R`` runs (default: 3 up to ``n = 100``, else 1).
 """
 
 from __future__ import annotations
@@ -55,12 +59,13 @@ def mechanism(name: str, c: int, threshold: Fraction):
 def main() -> None:
     options = dict(x[2:].split("=") for x in sys.argv[1:] if x.startswith("--"))
     arguments = [x for x in sys.argv[1:] if not x.startswith("--")]
-    dps = int(options.get("dps", DPS))
+    dps, jobs = int(options.get("dps", DPS)), int(options.get("jobs", 1))
     sizes = [int(x) for x in arguments if ":" not in x] or [100, 200]
     cases = [tuple(x.split(":")) for x in arguments if ":" in x] or [
         ("svt1", "given"), ("svt1", "random"), ("em_top", "given")]
+    parallel = f"  {'jobs=' + str(jobs) + ' s':>10}  {'speed-up':>8}" if jobs > 1 else ""
     print(f"{'mechanism':>9}  {'order':>6}  {'n':>6}  {'c':>4}  {'median s':>9}  "
-          f"{'ratio':>7}  FNR")
+          f"{'ratio':>7}{parallel}  FNR")
     for name, order in cases:
         times = []
         for n in sizes:
@@ -70,8 +75,15 @@ def main() -> None:
             seconds, result = median_time(
                 lambda: expected_utility(mech, scores, order, dps), repeats)
             times.append(seconds)
-            print(f"{name:>9}  {order:>6}  {n:>6}  {c:>4}  {seconds:>9.2f}  "
-                  f"{seconds / times[0]:>7.1f}  {result.fnr}", flush=True)
+            line = (f"{name:>9}  {order:>6}  {n:>6}  {c:>4}  {seconds:>9.2f}  "
+                    f"{seconds / times[0]:>7.1f}")
+            if jobs > 1:
+                forked, same = median_time(
+                    lambda: expected_utility(mech, scores, order, dps, jobs=jobs), repeats)
+                assert all(a.mid() == b.mid() and a.rad() == b.rad()
+                           for a, b in zip(same.selection, result.selection)), "jobs changed it"
+                line += f"  {forked:>10.2f}  {seconds / forked:>8.2f}"
+            print(f"{line}  {result.fnr}", flush=True)
         if len(sizes) > 1:
             exponent = math.log(times[-1] / times[-2]) / math.log(sizes[-1] / sizes[-2])
             print(f"{'':>9}  {'':>6}  growth exponent between n={sizes[-2]} and n={sizes[-1]}: "

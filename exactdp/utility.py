@@ -41,6 +41,7 @@ from fractions import Fraction
 import numpy as np
 from flint import acb, arb, arb_poly, ctx
 
+from .checks import check_jobs
 from .errors import InputError, MethodUnavailableError, PrecisionError
 from .mechanisms.base import OutputKind
 from .mechanisms.description import ThresholdMechanism
@@ -158,7 +159,7 @@ def _checked(mech, queries, order):
 
 
 def selection_probabilities(mech, queries, order: str = "given", dps: int = 15,
-                            progress=None) -> list:
+                            progress=None, jobs: int = 1) -> list:
     """``P_i = Pr[query i is selected]`` for each query, as Arb balls with absolute radius about
     ``10^{−dps}`` (module docstring).
 
@@ -176,9 +177,15 @@ def selection_probabilities(mech, queries, order: str = "given", dps: int = 15,
         Decimal digits of absolute accuracy aimed at.
     progress : callable, optional
         Called with the number of finished quadrature pieces (terms of the sum, for an
-        integer-valued threshold noise); while ``svt_retraversal`` finds
-        the traversals each part of the threshold noise's range needs (before its quadrature),
-        called with ``0`` and ``note``, a keyword saying how many it has modelled so far.
+        integer-valued threshold noise); with ``0`` and ``note``, a keyword, for work before
+        or after the quadrature: while its rule is searched, while ``svt_retraversal`` finds
+        the traversals each part of the threshold noise's range needs, while ``svt2`` chains
+        its thresholds.
+    jobs : int
+        Worker processes forked to evaluate the quadrature's pieces
+        (:func:`~exactdp.exact.vector_quadrature.integrate_vector`); the result does not depend
+        on it.  The chain of ``svt2`` and the sum of an integer-valued threshold noise run in
+        this process.
 
     Raises
     ------
@@ -195,16 +202,17 @@ def selection_probabilities(mech, queries, order: str = "given", dps: int = 15,
     >>> p[0] > p[1] > 0
     True
     """
-    dps = check_dps(dps)
+    dps, jobs = check_dps(dps), check_jobs(jobs)
     values, c, order = _checked(mech, queries, order)
     bits = int((dps + 8) * math.log2(10)) + 2 * len(values).bit_length() + 20
     with ctx.workprec(bits):
         tolerance = arb(10) ** (-(dps + 1))
         if isinstance(mech, ExponentialTopMechanism):
-            return _exponential_top(mech, values, c, tolerance, progress)
+            return _exponential_top(mech, values, c, tolerance, progress, jobs)
         if isinstance(mech, RetraversalMechanism) or mech.redraw_threshold:
-            recurrence = (_retraversal if isinstance(mech, RetraversalMechanism)
-                          else _redrawn_threshold)
+            # the chain of a redrawn threshold couples the nodes at every query: one process
+            recurrence = (functools.partial(_retraversal, jobs=jobs)
+                          if isinstance(mech, RetraversalMechanism) else _redrawn_threshold)
             if dps <= FLOAT_DIGITS:
                 fast = recurrence(mech, values, c, tolerance, progress, FloatIntervals())
                 # doubles hold F_j = 1 − S_j only to about 10^{−16} absolutely, and over very
@@ -212,12 +220,13 @@ def selection_probabilities(mech, queries, order: str = "given", dps: int = 15,
                 if max(p.rad() for p in fast) <= 5 * tolerance:
                     return fast
             return recurrence(mech, values, c, tolerance, progress, ArbArrays())
-        return _sparse_vector(mech, values, c, order, tolerance, progress)
+        return _sparse_vector(mech, values, c, order, tolerance, progress, jobs)
 
 
 def expected_utility(mech, queries, order: str = "given", dps: int = 15,
-                     progress=None) -> Utility:
-    """The selection probabilities and ``E[FNR]``, ``E[SER]`` (module docstring).
+                     progress=None, jobs: int = 1) -> Utility:
+    """The selection probabilities and ``E[FNR]``, ``E[SER]`` (module docstring); the
+    parameters are those of :func:`selection_probabilities`.
 
     Examples
     --------
@@ -227,7 +236,7 @@ def expected_utility(mech, queries, order: str = "given", dps: int = 15,
     (True, (0,))
     """
     values, c, _ = _checked(mech, queries, order)
-    selection = selection_probabilities(mech, queries, order, dps, progress)
+    selection = selection_probabilities(mech, queries, order, dps, progress, jobs)
     bits = int((dps + 8) * math.log2(10)) + 20
     with ctx.workprec(bits):
         top = true_top(values, c)
@@ -620,7 +629,7 @@ def _few_before_exponent(c: int, radius: arb, ratio: float) -> arb:
 
 
 def _sparse_vector(mech: ThresholdMechanism, values: list, c: int, order: str,
-                   tolerance: arb, progress) -> list:
+                   tolerance: arb, progress, jobs: int) -> list:
     if mech.threshold_noise.integer_valued:
         return _integer_threshold(mech, values, c, order, tolerance, progress)
     laws = _PassProbabilities(mech.threshold_noise, mech.query_noise, mech.threshold, values,
@@ -662,8 +671,8 @@ def _sparse_vector(mech: ThresholdMechanism, values: list, c: int, order: str,
 
         return integrate_vector(evaluate, functools.partial(laws.bound, cutoff=c), cuts,
                                 laws.tails, tolerance, progress, SWEEP_EVALUATION_COST,
-                                beyond=beyond)
-    return _sparse_vector_random(laws, c, tolerance, progress)
+                                beyond=beyond, jobs=jobs)
+    return _sparse_vector_random(laws, c, tolerance, progress, jobs)
 
 
 def _integer_threshold(mech: ThresholdMechanism, values: list, c: int, order: str,
@@ -725,7 +734,8 @@ def _integer_range(law, budget: arb) -> tuple:
     return ends[0], ends[1], tail
 
 
-def _sparse_vector_random(laws: _PassProbabilities, c: int, tolerance: arb, progress) -> list:
+def _sparse_vector_random(laws: _PassProbabilities, c: int, tolerance: arb, progress,
+                          jobs: int) -> list:
     """Random order: ``P_i`` depends on ``q_i`` alone (the queries are exchangeable), so one
     integrand per distinct answer, ``p_ρ(z)·S_k(z)·E[min(1, c/(M_k + 1))]``, ``M_k`` the number of
     the other queries that pass (:func:`_fewer_random`).  Where even the sum of the first ``c``
@@ -760,17 +770,20 @@ def _sparse_vector_random(laws: _PassProbabilities, c: int, tolerance: arb, prog
     finished = 0
 
     def progress_from(offset):
-        return None if progress is None else (lambda done: progress(offset + done))
+        """The pieces of the second quadrature counted after the first's ``offset``."""
+        def report(done, note=""):
+            progress(0 if note else offset + done, note=note)
+        return None if progress is None else report
 
     if split > 0:
         results = integrate_vector(evaluate_tail, bound_tail, laws.cuts[:split + 1], laws.tails,
                                    share, progress_from(0), TAIL_EVALUATION_COST,
-                                   largest_rho=RHOS[-1])
+                                   largest_rho=RHOS[-1], jobs=jobs)
         finished = split
     if split < len(laws.cuts) - 1:
         tails = arb(0) if split > 0 else laws.tails
         rest = integrate_vector(evaluate_full, laws.bound, laws.cuts[split:], tails, share,
-                                progress_from(finished), EVALUATION_COST)
+                                progress_from(finished), EVALUATION_COST, jobs=jobs)
         results = [r + x for r, x in zip(results, rest)]
     radius = arb(0, dropped.upper())
     return [results[k] + radius for k in laws.positions]
@@ -1233,7 +1246,7 @@ def _negligible_start(passes: list, counts: list, budget: arb) -> arb:
 # --- the exponential mechanism, top c by Gumbel noise ------------------------------------------
 
 def _exponential_top(mech: ExponentialTopMechanism, values: list, c: int, tolerance: arb,
-                     progress) -> list:
+                     progress, jobs: int) -> list:
     noise = mech.noise
     distinct = sorted(set(values))
     low_hub, high_hub, tails = _hub_range(noise, tolerance)
@@ -1283,7 +1296,7 @@ def _exponential_top(mech: ExponentialTopMechanism, values: list, c: int, tolera
         results = [arb(0, tails.upper())] * len(distinct)
     else:
         results = integrate_vector(evaluate, bound, cuts[split:end + 1], tails, tolerance / 2,
-                                   progress, EVALUATION_COST)
+                                   progress, EVALUATION_COST, jobs=jobs)
     if end < len(cuts) - 1:
         start, stop = to_arb(cuts[end]), to_arb(cuts[-1])
         results = [r + below_of.value(stop - shift) - below_of.value(start - shift)
@@ -1444,7 +1457,7 @@ def _correlate(functional: arb_poly, factor: arb_poly, c: int) -> arb_poly:
 # --- Sparse Vector with retraversal ------------------------------------------------------------
 
 def _retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: arb,
-                 progress, arithmetic) -> list:
+                 progress, arithmetic, jobs: int) -> list:
     """Given the threshold noise ``z``, query ``i`` first passes in traversal ``R_i``
     (geometric: ``Pr[R_i = r] = S_i F_i^{r−1}``), independently; it is selected iff fewer than
     ``c`` others come before ``(R_i, i)`` in the order of traversals then positions:
@@ -1491,7 +1504,7 @@ def _retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: ar
                                                traversals_at(middle))
 
     results = integrate_vector(evaluate, bound, grid, laws.tails, tolerance, progress,
-                               EVALUATION_COST)
+                               EVALUATION_COST, jobs=jobs)
     return [p + arb(0, remainder.upper()) for p in results]
 
 

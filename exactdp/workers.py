@@ -82,12 +82,47 @@ def parallel_map(function: Callable, items: Iterable, jobs: int,
     return _local_map(function, items, jobs, completed)
 
 
+def forked_map(function: Callable, items: Iterable, jobs: int) -> Iterator:
+    """``function(item)`` for every item, in the order of the items, in ``jobs`` worker
+    processes forked from this one: ``function`` may be any callable (a closure over objects
+    that do not pickle), since the workers inherit it; only the items and results are pickled.
+    Where this process cannot fork safely (it runs other threads, or the platform has no fork),
+    or ``jobs`` is 1, the calls run here, one by one — the same results.  Interrupts and errors
+    end the workers as in :func:`parallel_map`; a Dask scheduler is never used."""
+    global _forked
+    if not will_fork(jobs):
+        yield from map(function, items)
+        return
+    _forked = function
+    try:
+        yield from _local_map(_call_forked, items, jobs, False, multiprocessing.get_context("fork"))
+    finally:
+        _forked = None
+
+
+_forked: Callable | None = None
+
+
+def will_fork(jobs: int) -> bool:
+    """Whether :func:`forked_map` with ``jobs`` workers forks them (else it runs here)."""
+    return jobs > 1 and _can_fork()
+
+
+def _call_forked(item):
+    """Run the function :func:`forked_map` left for the forked workers."""
+    return _forked(item)
+
+
+def _can_fork() -> bool:
+    """Whether a fork copies no lock held by another thread: this process runs one thread, and
+    the platform forks."""
+    return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+
+
 def _context():
     """The start method of local workers: ``fork`` when this process runs one thread (a fork
     then copies no lock held by another thread), ``spawn`` otherwise."""
-    method = "fork" if threading.active_count() == 1 and \
-        "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    return multiprocessing.get_context(method)
+    return multiprocessing.get_context("fork" if _can_fork() else "spawn")
 
 
 def _default_sigterm() -> None:
@@ -95,8 +130,10 @@ def _default_sigterm() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def _local_map(function: Callable, items: Iterable, jobs: int, completed: bool) -> Iterator:
-    pool = ProcessPoolExecutor(jobs, mp_context=_context(), initializer=_default_sigterm)
+def _local_map(function: Callable, items: Iterable, jobs: int, completed: bool,
+               context=None) -> Iterator:
+    pool = ProcessPoolExecutor(jobs, mp_context=context or _context(),
+                               initializer=_default_sigterm)
     try:
         # the pool starts its workers and threads while tasks are submitted: they inherit the
         # blocked signal; an interrupt meanwhile is delivered once it is unblocked

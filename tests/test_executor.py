@@ -107,3 +107,52 @@ def test_use_scheduler_checks_the_address():
     with pytest.raises(InputError, match="tcp://HOST:PORT"):
         use_scheduler("8786")
     assert current_scheduler() is None
+
+
+FORKED_SCRIPT = """
+import json, os, pickle
+from flint import arb
+from exactdp.workers import forked_map, will_fork
+third = arb(1) / 3
+try:
+    pickle.dumps(third)
+    pickles = True
+except TypeError:
+    pickles = False
+results = list(forked_map(lambda k: (str(third * k), os.getpid()), range(6), 2))
+print(json.dumps(dict(pickles=pickles, forks=[will_fork(2), will_fork(1)], parent=os.getpid(),
+                      results=results, expected=[str(third * k) for k in range(6)])))
+"""
+
+
+def test_forked_workers_run_closures_that_do_not_pickle():
+    # a closure over an Arb ball (no pickling): run in two forked workers, the results in the
+    # order of the items, each from a process other than the parent; in a fresh interpreter,
+    # since earlier tests (a Dask cluster) leave threads behind, and then nothing forks
+    import subprocess
+    import sys
+
+    finished = subprocess.run([sys.executable, "-c", FORKED_SCRIPT], capture_output=True,
+                              text=True, timeout=120, check=True)
+    report = json.loads(finished.stdout)
+    assert not report["pickles"] and report["forks"] == [True, False]
+    assert [text for text, _ in report["results"]] == report["expected"]
+    assert all(pid != report["parent"] for _, pid in report["results"])
+
+
+def test_forked_map_runs_here_while_another_thread_runs():
+    # forking while another thread may hold a lock is unsafe: the same calls, in this process
+    import threading
+
+    from exactdp.workers import forked_map, will_fork
+
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert not will_fork(2)
+        assert list(forked_map(lambda k: (k * k, os.getpid()), range(4), 2)) == [
+            (k * k, os.getpid()) for k in range(4)]
+    finally:
+        stop.set()
+        thread.join()

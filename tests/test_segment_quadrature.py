@@ -161,3 +161,17 @@ def test_the_quadrature_rule_is_the_rule_integrate_vector_applies():
             reference = mpmath.quad(lambda x: mpmath.exp(-x * x) * mpmath.cos(x), [-2, 0, 3])
         cosine = sum((w * (-(z * z)).exp() * z.cos() for z, w, _ in nodes), arb(0))
         assert (cosine + arb(0, error.upper())).overlaps(arb(mpmath.nstr(reference, 55)))
+
+
+def test_balls_cross_from_worker_processes_whole():
+    # the integers a worker's sums are pickled as give back the same midpoint and the radius,
+    # rounded up by at most a unit in the last place of Arb's 30-bit radius
+    from exactdp.exact.vector_quadrature import _ball_to_integers, _integers_to_ball
+
+    with ctx.workprec(200):
+        for ball in (arb(1) / 3, arb(0), arb(-7, 2) * arb(2) ** -900, arb(10) ** 400 / 7,
+                     arb(5, arb(2) ** -60)):
+            back = _integers_to_ball(_ball_to_integers(ball))
+            assert back.mid() == ball.mid() and ball.rad() <= back.rad()
+            assert back.rad() <= ball.rad() * (1 + arb(2) ** -28)
+        assert not _integers_to_ball(_ball_to_integers(arb(0, float("inf")))).is_finite()

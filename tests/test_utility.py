@@ -419,6 +419,7 @@ def exit_code(arguments) -> int:
     (["svt1", "--queries", "@/nonexistent/queries.txt"], "cannot read the queries file"),
     (["svt1", "--queries", "1,2", "--simulate", "0"], "--simulate must be a positive number"),
     (["em_top", "--queries", "1*1000", "--simulate", "100000"], "use at most 20,000 runs"),
+    (["svt1", "--queries", "1,2", "--jobs", "0"], "--jobs must be a positive integer"),
 ])
 def test_cli_bad_input_exits_2_with_one_line(arguments, message, capsys):
     assert exit_code(["utility", *arguments]) == 2
@@ -441,6 +442,17 @@ def test_simulated_runs_beside_the_exact_values_are_seeded(capsys):
         assert abs(mean - float(first[measure])) <= 4 * sd / math.sqrt(2000)
     assert main(arguments[:-3] + ["--seed", "6", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["simulated"] != simulated
+
+
+def test_cli_jobs_print_what_one_process_prints(capsys):
+    # SVT-S in the given order on 60 distinct answers: two forked workers, the same JSON
+    arguments = ["utility", "svt7", "--param", "eps1=0.5", "--param", "eps2=1", "--param",
+                 "monotone=true", "--param", "c=4", "--param", "T=30",
+                 "--queries", ",".join(str(k) for k in range(60)), "--dps", "12", "--json"]
+    assert main(arguments) == 0
+    alone = json.loads(capsys.readouterr().out)
+    assert main(arguments + ["--jobs", "2"]) == 0
+    assert json.loads(capsys.readouterr().out) == alone
 
 
 def test_queries_file_one_number_per_line(tmp_path, capsys):
@@ -1169,3 +1181,50 @@ def test_retraversal_chunks_of_any_size_give_the_same_probabilities(monkeypatch)
     chunked = selection_probabilities(mech, queries, dps=6)
     for a, b in zip(whole, chunked):
         assert a.overlaps(b) and float(b.rad()) < 1e-6
+
+
+WORKER_CASES = [
+    ("svt1", dict(eps=1, c=3), "given"),
+    ("svt1", dict(eps=1, c=3), "random"),
+    ("em_top", dict(eps=1, c=3), "given"),
+    ("svt_retraversal", dict(eps1=2, eps2=1, c=3, T=20), "given"),
+]
+
+#: Run in a fresh interpreter: forked workers need a process running one thread, and earlier
+#: tests (a Dask cluster) leave threads behind.
+WORKER_SCRIPT = """
+import json, sys
+import exactdp
+from exactdp.utility import selection_probabilities
+from exactdp.workers import will_fork
+report = []
+for name, params, order in json.loads(sys.argv[1]):
+    mech = exactdp.mechanism(name, **params)
+    queries = [(7 * k) % 41 for k in range(40)]
+    calls = []
+    alone = selection_probabilities(mech, queries, order, dps=10)
+    forked = will_fork(2)
+    both = selection_probabilities(mech, queries, order, dps=10, jobs=2,
+                                   progress=lambda done, note="": calls.append((done, note)))
+    same = all(a.mid() == b.mid() and a.rad() == b.rad() for a, b in zip(alone, both))
+    report.append(dict(forked=forked, same=same, calls=calls))
+print(json.dumps(report))
+"""
+
+
+def test_worker_processes_give_the_same_balls():
+    # 40 distinct answers: dozens of pieces, their rules searched in groups and their nodes
+    # evaluated in parts by two forked workers; the same balls as in one process
+    import subprocess
+    import sys
+
+    from exactdp.exact.vector_quadrature import GROUP_PIECES
+
+    finished = subprocess.run([sys.executable, "-c", WORKER_SCRIPT, json.dumps(WORKER_CASES)],
+                              capture_output=True, text=True, timeout=600, check=True)
+    for case in json.loads(finished.stdout):
+        assert case["forked"] and case["same"]
+        planned = [note for _, note in case["calls"] if note.startswith("pieces planned")]
+        assert len(planned) >= 2 and int(planned[-1].split()[-1]) > GROUP_PIECES
+        counted = [done for done, note in case["calls"] if not note]  # pieces, after each part
+        assert counted == sorted(counted) and counted[-1] >= int(planned[-1].split()[-1])

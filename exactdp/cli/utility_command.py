@@ -13,7 +13,7 @@ from ..progress import Progress
 from ..sampling.selection import check_runs, run_rates, simulate_selection
 from ..sequences import as_queries
 from ..utility import ORDERS, expected_utility
-from .common import add_json_argument, build_mechanism, emit, query_text
+from .common import add_jobs_argument, add_json_argument, build_mechanism, emit, query_text
 
 
 def _order(text: str) -> str:
@@ -43,10 +43,18 @@ def run_utility(args: argparse.Namespace) -> int:
                              f"{args.simulate}")
         check_runs(args.simulate, len(as_queries(args.queries).expand()))
     with Progress(0, "selection integrals", "piece", enabled=None) as bar:
-        def advance(finished, note=""):
-            bar.update(0 if note else 1, note)  # a note: work before the quadrature
+        reported = 0
 
-        result = expected_utility(mech, args.queries, args.order, args.dps, progress=advance)
+        def advance(finished, note=""):
+            nonlocal reported
+            if note:  # work before or after the quadrature
+                bar.update(0, note)
+            else:  # the pieces finished so far: one by one, or a group at a time
+                bar.update(max(0, finished - reported))
+                reported = finished
+
+        result = expected_utility(mech, args.queries, args.order, args.dps, progress=advance,
+                                  jobs=args.jobs)
     selection = [printed_ball(p, args.dps) for p in result.selection]
     fnr = printed_ball(result.fnr, args.dps)
     ser = None if result.ser is None else printed_ball(result.ser, args.dps)
@@ -98,5 +106,6 @@ def register(subparsers) -> None:
                      help="also run the mechanism RUNS times (seeded) and print the mean and "
                           "standard deviation of the runs' FNR and SER beside the exact values")
     sub.add_argument("--seed", type=int, default=0, help="seed of the simulated runs (default 0)")
+    add_jobs_argument(sub, 1)
     add_json_argument(sub)
     sub.set_defaults(run=run_utility, trace_timeout=None)

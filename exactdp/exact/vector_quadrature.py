@@ -43,6 +43,7 @@ from typing import Callable, Sequence
 from flint import arb, ctx
 
 from ..errors import PrecisionError
+from ..workers import forked_map, will_fork
 from ..precision import to_arb
 from .gauss_legendre import ellipse_cover, fewest_nodes, legendre_rule
 
@@ -60,8 +61,14 @@ FIRST_RHO = Fraction(4)
 ARCS = 12
 #: Largest number of nodes on one piece before it is halved instead.
 MAX_ORDER = 64
-#: Largest number of pieces (a guard against an integrand no subdivision tames).
+#: Largest number of pieces (a guard against an integrand no subdivision tames), per group.
 MAX_PIECES = 1_000_000
+#: The units of work of parallel evaluation (:func:`integrate_vector`'s ``jobs``): groups of
+#: pieces between consecutive cuts whose rules are searched together, and the number of parts
+#: the nodes are evaluated in.  Fixed, so that the results do not depend on the number of
+#: workers.
+GROUP_PIECES = 16
+NODE_PARTS = 32
 
 
 @dataclass(frozen=True)
@@ -77,7 +84,7 @@ class Leading:
 def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fraction], tails: arb,
                      tolerance: arb, progress=None, evaluation_cost: float = 1,
                      leading: bool = False, beyond: Callable | None = None,
-                     largest_rho: Fraction = LARGEST_RHO):
+                     largest_rho: Fraction = LARGEST_RHO, jobs: int = 1):
     """``∫_{z_L}^{z_R} f_i(z) dz + [−tails, tails]`` for every ``i``, as Arb balls, with absolute
     error at most about ``tolerance`` (module docstring).
 
@@ -97,7 +104,9 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
     tolerance : arb
         The absolute error to aim at (the pieces share what the tails leave).
     progress : callable, optional
-        Called with the number of finished pieces, to report progress.
+        Called with the number of finished pieces, to report progress (after each part of the
+        nodes when they run in worker processes); before, while the rule is searched, with
+        ``0`` and ``note``, a keyword saying how many pieces it has.
     evaluation_cost : float
         What one call of ``evaluate`` costs, in calls of ``bound``: a larger ellipse is tried
         when the nodes it may save cost more than its cover (:func:`_rule`).  It only steers
@@ -111,37 +120,70 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
         most ``j`` leading values) and their integrals lie in ``ball``.
     largest_rho : Fraction
         The largest ellipse parameter of :data:`RHOS` tried.
+    jobs : int
+        Worker processes forked to search the rule's groups of :data:`GROUP_PIECES` pieces,
+        then to evaluate its nodes in :data:`NODE_PARTS` parts
+        (:func:`~exactdp.workers.forked_map`: the callables need not pickle); the result does
+        not depend on it.
 
     Raises
     ------
     PrecisionError
         If more than :data:`MAX_PIECES` pieces would be needed.
     """
-    totals, rests, errors, finished, size = [], {}, arb(0), 0, 0
-    for a, b, order, error in _pieces(bound, cuts, tolerance, evaluation_cost, largest_rho):
+    pieces = _all_pieces(bound, cuts, tolerance, evaluation_cost, largest_rho, jobs, progress)
+    nodes = []  # (index of the piece, its exact middle, node, weight with the half-width)
+    for index, (a, b, order, _) in enumerate(pieces):
         middle = (a + b) / 2
         middle_ball, half_ball = to_arb(middle), to_arb((b - a) / 2)
-        piece = []
-        for node, weight in legendre_rule(order, ctx.prec):
-            values = evaluate(middle_ball + half_ball * node, middle)
+        nodes.extend((index, middle, middle_ball + half_ball * node, half_ball * weight)
+                     for node, weight in legendre_rule(order, ctx.prec))
+    step = -(-len(nodes) // NODE_PARTS)
+    parts = [(k, min(k + step, len(nodes))) for k in range(0, len(nodes), step)]
+    each_piece = progress is not None and not will_fork(jobs)  # else after each part
+    finished = 0
+
+    def sum_part(part: tuple) -> tuple:
+        """The weighted sums of the nodes ``nodes[start:stop]``: ``(totals, rests, size)``
+        wired (:func:`_wired`), the balls of the integrands a node left out by the index they
+        start at."""
+        nonlocal finished
+        totals, rests, size = [], {}, 0
+        for k in range(*part):
+            index, middle, node, weight = nodes[k]
+            values = evaluate(node, middle)
             if isinstance(values, Leading):
                 size = values.size
                 if not values.rest.is_zero():
-                    index = len(values.values)
-                    rests[index] = rests.get(index, arb(0)) + half_ball * weight * values.rest
+                    start = len(values.values)
+                    rests[start] = rests.get(start, arb(0)) + weight * values.rest
                 values = values.values
             else:
                 size = len(values)
-            piece = _padded_sum(piece, values, weight)
-        totals = _padded_sum(totals, piece, half_ball)
+            totals = _padded_sum(totals, values, weight)
+            if each_piece and (k + 1 == len(nodes) or nodes[k + 1][0] != index):
+                finished += 1
+                progress(finished)
+        return _wired((totals, rests, size))
+
+    totals, rests, size = [], {}, 0
+    for part, wired in zip(parts, forked_map(sum_part, parts, jobs)):
+        part_totals, part_rests, part_size = _unwired(wired)
+        totals = _padded_sum(totals, part_totals, arb(1))
+        for start, ball in part_rests.items():
+            rests[start] = rests.get(start, arb(0)) + ball
+        size = max(size, part_size)
+        if progress is not None and not each_piece:
+            last = part[1] == len(nodes)  # the pieces whose last node is in the parts done
+            finished = len(pieces) if last else nodes[part[1]][0]
+            progress(finished)
+    errors = arb(0)
+    for a, b, _, error in pieces:
+        errors += error
         skipped = None if beyond is None else beyond(a, b)
         if skipped is not None:
-            index, ball = skipped
-            rests[index] = rests.get(index, arb(0)) + ball
-        errors += error
-        finished += 1
-        if progress is not None:
-            progress(finished)
+            start, ball = skipped
+            rests[start] = rests.get(start, arb(0)) + ball
     radius = arb(0, (errors + tails).upper())
     results, others = [], arb(0)  # others: the balls of the nodes and pieces that left f_i out
     for i in range(len(totals)):
@@ -152,6 +194,62 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
     if leading:
         return Leading(results, others + radius, size)
     return results + [others + radius] * (size - len(totals))
+
+
+def _all_pieces(bound: Callable, cuts: Sequence[Fraction], tolerance: arb,
+                evaluation_cost: float, largest_rho: Fraction, jobs: int, progress) -> list:
+    """Every piece of the rule, ``(a, b, order, error)`` (:func:`_pieces`), searched in groups
+    of :data:`GROUP_PIECES` pieces between the cuts, in ``jobs`` worker processes; each piece
+    with ``tolerance/(4·(len(cuts) − 1))``, halved with the piece.  ``progress``, if any, is
+    called with ``0`` and a note after each group."""
+    share = tolerance / (4 * max(1, len(cuts) - 1))
+    groups = [cuts[k:k + GROUP_PIECES + 1] for k in range(0, len(cuts) - 1, GROUP_PIECES)]
+
+    def search(group: Sequence[Fraction]) -> list:
+        return [(a, b, order, _ball_to_integers(error))
+                for a, b, order, error in _pieces(bound, group, share, evaluation_cost,
+                                                  largest_rho)]
+
+    pieces = []
+    for found in forked_map(search, groups, jobs):
+        pieces.extend((a, b, order, _integers_to_ball(error)) for a, b, order, error in found)
+        if progress is not None:
+            progress(0, note=f"pieces planned: {len(pieces)}")
+    return pieces
+
+
+def _wired(sums: tuple) -> tuple:
+    """A part's sums ``(totals, rests, size)`` with every ball as integers, to be pickled (Arb
+    balls are not; :func:`_ball_to_integers`).  The sums of this process cross the same way,
+    so the results do not depend on the number of workers."""
+    totals, rests, size = sums
+    return ([_ball_to_integers(x) for x in totals],
+            {index: _ball_to_integers(x) for index, x in rests.items()}, size)
+
+
+def _unwired(wired: tuple) -> tuple:
+    """The inverse of :func:`_wired`."""
+    totals, rests, size = wired
+    return ([_integers_to_ball(x) for x in totals],
+            {index: _integers_to_ball(x) for index, x in rests.items()}, size)
+
+
+def _ball_to_integers(x: arb):
+    """``((mantissa, exponent), (mantissa, exponent))`` of the ball's midpoint and radius
+    (exact); ``None`` for a ball that is not finite."""
+    if not x.is_finite():
+        return None
+    (mantissa, exponent), (radius, scale) = x.mid().man_exp(), x.rad().man_exp()
+    return (int(mantissa), int(exponent)), (int(radius), int(scale))
+
+
+def _integers_to_ball(integers) -> arb:
+    """The ball :func:`_ball_to_integers` describes: the same midpoint, the radius rounded up
+    (by at most a unit in the last place of Arb's 30-bit radius); NaN for one not finite."""
+    if integers is None:
+        return arb("nan")
+    middle, radius = integers
+    return arb(arb(middle), arb(radius))
 
 
 def quadrature_rule(bound: Callable, cuts: Sequence[Fraction], tails: arb, tolerance: arb,
@@ -169,8 +267,9 @@ def quadrature_rule(bound: Callable, cuts: Sequence[Fraction], tails: arb, toler
     parameters are those of :func:`integrate_vector`; ``progress`` is called with the number of
     pieces found so far."""
     nodes, errors = [], arb(0)
+    share = tolerance / (4 * max(1, len(cuts) - 1))
     for found, (a, b, order, error) in enumerate(
-            _pieces(bound, cuts, tolerance, evaluation_cost, largest_rho), start=1):
+            _pieces(bound, cuts, share, evaluation_cost, largest_rho), start=1):
         middle = (a + b) / 2
         middle_ball, half_ball = to_arb(middle), to_arb((b - a) / 2)
         nodes.extend((middle_ball + half_ball * node, half_ball * weight, middle)
@@ -181,13 +280,12 @@ def quadrature_rule(bound: Callable, cuts: Sequence[Fraction], tails: arb, toler
     return nodes, arb((errors + tails).upper())
 
 
-def _pieces(bound: Callable, cuts: Sequence[Fraction], tolerance: arb, evaluation_cost: float,
+def _pieces(bound: Callable, cuts: Sequence[Fraction], share: arb, evaluation_cost: float,
             largest_rho: Fraction):
     """``(a, b, order, error)`` for each piece of the rule (module docstring, steps 1–2): the
     pieces between the ``cuts``, each halved until a rule of at most :data:`MAX_ORDER` nodes
-    meets its share of the ``tolerance`` (``error`` its bound), in no particular order."""
-    share = tolerance / (4 * max(1, len(cuts) - 1))
-    # each piece with its share of the tolerance (halved with the piece)
+    meets the piece's ``share`` of the tolerance (halved with the piece; ``error`` its bound),
+    in no particular order."""
     pending = [(cuts[k], cuts[k + 1], share) for k in range(len(cuts) - 1)]
     start, previous, last = RHOS.index(FIRST_RHO), None, RHOS.index(largest_rho)
     finished = 0
