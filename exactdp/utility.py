@@ -653,14 +653,15 @@ def _sparse_vector(mech: ThresholdMechanism, values: list, c: int, order: str,
 
         def evaluate(z, middle):
             density, passes, fails = laws.distinct_values(z, middle)
+            weighted = [density * s for s in passes]  # p_ρ S_i, once per distinct answer
             piece = piece_of(middle)
             first, most = limits[piece][0], few_pass(piece)
             if most is not None:  # then every sum lies in [1 − most, 1]: no sweep
                 almost = arb(1) - arb(0, most.upper())
-                return Leading([density * passes[k] * almost for k in laws.positions[:first]],
+                return Leading([weighted[k] * almost for k in laws.positions[:first]],
                                arb(0), len(values))
             fewer, rest = _fewer_before(passes, fails, laws.positions, c, negligible, first)
-            return Leading([density * passes[k] * f for k, f in zip(laws.positions, fewer)],
+            return Leading([weighted[k] * f for k, f in zip(laws.positions, fewer)],
                            density * rest, len(values))  # S_i ≤ 1 in the others
 
         def beyond(a: Fraction, b: Fraction):

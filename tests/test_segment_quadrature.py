@@ -165,8 +165,9 @@ def test_the_quadrature_rule_is_the_rule_integrate_vector_applies():
 
 def test_balls_cross_from_worker_processes_whole():
     # the integers a worker's sums are pickled as give back the same midpoint and the radius,
-    # rounded up by at most a unit in the last place of Arb's 30-bit radius
-    from exactdp.exact.vector_quadrature import _ball_to_integers, _integers_to_ball
+    # rounded up by at most a unit in the last place of Arb's 30-bit radius: the same ball as
+    # the sums of the parent process are given
+    from exactdp.exact.vector_quadrature import _ball_to_integers, _integers_to_ball, _received
 
     with ctx.workprec(200):
         for ball in (arb(1) / 3, arb(0), arb(-7, 2) * arb(2) ** -900, arb(10) ** 400 / 7,
@@ -174,4 +175,8 @@ def test_balls_cross_from_worker_processes_whole():
             back = _integers_to_ball(_ball_to_integers(ball))
             assert back.mid() == ball.mid() and ball.rad() <= back.rad()
             assert back.rad() <= ball.rad() * (1 + arb(2) ** -28)
-        assert not _integers_to_ball(_ball_to_integers(arb(0, float("inf")))).is_finite()
+            here = _received(ball)
+            assert here.mid() == back.mid() and here.rad() == back.rad()
+        unbounded = arb(0, float("inf"))
+        assert not _integers_to_ball(_ball_to_integers(unbounded)).is_finite()
+        assert not _received(unbounded).is_finite()

@@ -27,6 +27,12 @@ queries per node), so they are integrated together; the certified back-end
 3. The result is, for each integrand, the rule's sum (a ball: rounding is tracked) plus the ball
    ``[−E, E]``, ``E`` the sum of the pieces' bounds and the tails: a certified enclosure.
 
+The rule is searched in fixed groups of :data:`GROUP_PIECES` pieces between the cuts (each
+group's search starting afresh), then its nodes are evaluated in :data:`NODE_PARTS` fixed parts
+and the parts' sums added in order; with ``jobs`` both run in forked worker processes
+(``exactdp.workers.forked_map``), and since the grouping is fixed the result is the same for any
+number of workers.
+
 At a node the caller may give only the leading integrands (:class:`Leading`) and one ball
 holding all the others, when they are known to be negligible there: the rule then sums the
 others' ball, once per node, instead of their values.  On a piece it may also leave the
@@ -36,6 +42,7 @@ there) and give one ball for their integrals over the piece.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Sequence
@@ -141,12 +148,12 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
     step = -(-len(nodes) // NODE_PARTS)
     parts = [(k, min(k + step, len(nodes))) for k in range(0, len(nodes), step)]
     each_piece = progress is not None and not will_fork(jobs)  # else after each part
-    finished = 0
+    finished, parent = 0, os.getpid()
 
     def sum_part(part: tuple) -> tuple:
-        """The weighted sums of the nodes ``nodes[start:stop]``: ``(totals, rests, size)``
-        wired (:func:`_wired`), the balls of the integrands a node left out by the index they
-        start at."""
+        """The weighted sums of the nodes ``nodes[start:stop]``, ``(totals, rests, size)``
+        (``rests``: the balls of the integrands a node left out, by the index they start at),
+        as they cross from a worker process (:func:`_crossed`), wired if in one."""
         nonlocal finished
         totals, rests, size = [], {}, 0
         for k in range(*part):
@@ -164,11 +171,13 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
             if each_piece and (k + 1 == len(nodes) or nodes[k + 1][0] != index):
                 finished += 1
                 progress(finished)
-        return _wired((totals, rests, size))
+        if os.getpid() == parent:
+            return False, _crossed((totals, rests, size), _received)
+        return True, _crossed((totals, rests, size), _ball_to_integers)
 
     totals, rests, size = [], {}, 0
-    for part, wired in zip(parts, forked_map(sum_part, parts, jobs)):
-        part_totals, part_rests, part_size = _unwired(wired)
+    for part, (wired, sums) in zip(parts, forked_map(sum_part, parts, jobs)):
+        part_totals, part_rests, part_size = _crossed(sums, _integers_to_ball) if wired else sums
         totals = _padded_sum(totals, part_totals, arb(1))
         for start, ball in part_rests.items():
             rests[start] = rests.get(start, arb(0)) + ball
@@ -218,20 +227,13 @@ def _all_pieces(bound: Callable, cuts: Sequence[Fraction], tolerance: arb,
     return pieces
 
 
-def _wired(sums: tuple) -> tuple:
-    """A part's sums ``(totals, rests, size)`` with every ball as integers, to be pickled (Arb
-    balls are not; :func:`_ball_to_integers`).  The sums of this process cross the same way,
-    so the results do not depend on the number of workers."""
+def _crossed(sums: tuple, convert: Callable) -> tuple:
+    """A part's sums ``(totals, rests, size)`` with ``convert`` applied to every ball: to pickle
+    them in a worker process (Arb balls do not pickle; :func:`_ball_to_integers`), back in this
+    one (:func:`_integers_to_ball`), or, for the sums of this process, the same rounding
+    (:func:`_received`), so that the results do not depend on the number of workers."""
     totals, rests, size = sums
-    return ([_ball_to_integers(x) for x in totals],
-            {index: _ball_to_integers(x) for index, x in rests.items()}, size)
-
-
-def _unwired(wired: tuple) -> tuple:
-    """The inverse of :func:`_wired`."""
-    totals, rests, size = wired
-    return ([_integers_to_ball(x) for x in totals],
-            {index: _integers_to_ball(x) for index, x in rests.items()}, size)
+    return [convert(x) for x in totals], {k: convert(x) for k, x in rests.items()}, size
 
 
 def _ball_to_integers(x: arb):
@@ -244,12 +246,17 @@ def _ball_to_integers(x: arb):
 
 
 def _integers_to_ball(integers) -> arb:
-    """The ball :func:`_ball_to_integers` describes: the same midpoint, the radius rounded up
-    (by at most a unit in the last place of Arb's 30-bit radius); NaN for one not finite."""
+    """The ball :func:`_ball_to_integers` describes, as :func:`_received` gives it."""
     if integers is None:
         return arb("nan")
     middle, radius = integers
     return arb(arb(middle), arb(radius))
+
+
+def _received(x: arb) -> arb:
+    """The ball as it crosses from a worker process: the same midpoint, the radius rounded up
+    (by at most a unit in the last place of Arb's 30-bit radius); NaN for one not finite."""
+    return arb(x.mid(), x.rad()) if x.is_finite() else arb("nan")
 
 
 def quadrature_rule(bound: Callable, cuts: Sequence[Fraction], tails: arb, tolerance: arb,
