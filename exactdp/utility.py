@@ -875,8 +875,8 @@ def _redrawn_threshold(mech: ThresholdMechanism, values: list, c: int, tolerance
     ``arithmetic`` (``exact/interval_arrays.py``).  Level ``r`` begins once the starts it has
     been offered exceed ``tolerance/(8c)``; the starts left out and their descendants add at
     most their mass to each ``P_k`` (a path of ⊤ positions reaches ``k`` at most once), a
-    one-sided ball (docs/mathematics.md §12.1).  ``progress`` is called with the rule's pieces,
-    then with ``0`` and a note per thousand queries of the chain."""
+    one-sided ball (docs/mathematics.md §12.1).  ``progress`` is called with ``0`` and a note
+    while the rule is searched, then per thousand queries of the chain."""
     share = tolerance / (4 * c)  # the rule's error enters each P_k once per level
     laws = _PassProbabilities(mech.threshold_noise, mech.query_noise, mech.threshold, values,
                               share)

@@ -50,8 +50,8 @@ from typing import Callable, Sequence
 from flint import arb, ctx
 
 from ..errors import PrecisionError
-from ..workers import forked_map, will_fork
 from ..precision import to_arb
+from ..workers import forked_map, will_fork
 from .gauss_legendre import ellipse_cover, fewest_nodes, legendre_rule
 
 #: Bernstein ellipse parameters tried on each piece, in increasing order (each node gains
@@ -139,12 +139,7 @@ def integrate_vector(evaluate: Callable, bound: Callable, cuts: Sequence[Fractio
         If more than :data:`MAX_PIECES` pieces would be needed.
     """
     pieces = _all_pieces(bound, cuts, tolerance, evaluation_cost, largest_rho, jobs, progress)
-    nodes = []  # (index of the piece, its exact middle, node, weight with the half-width)
-    for index, (a, b, order, _) in enumerate(pieces):
-        middle = (a + b) / 2
-        middle_ball, half_ball = to_arb(middle), to_arb((b - a) / 2)
-        nodes.extend((index, middle, middle_ball + half_ball * node, half_ball * weight)
-                     for node, weight in legendre_rule(order, ctx.prec))
+    nodes = _weighted_nodes(pieces)
     step = -(-len(nodes) // NODE_PARTS)
     parts = [(k, min(k + step, len(nodes))) for k in range(0, len(nodes), step)]
     each_piece = progress is not None and not will_fork(jobs)  # else after each part
@@ -271,20 +266,24 @@ def quadrature_rule(bound: Callable, cuts: Sequence[Fraction], tails: arb, toler
 
     for every ``f`` analytic on the pieces with ``|f| ≤ bound`` there (``tails`` included, as
     :func:`integrate_vector` takes it), and ``error`` at most about ``tolerance``.  The
-    parameters are those of :func:`integrate_vector`; ``progress`` is called with the number of
-    pieces found so far."""
-    nodes, errors = [], arb(0)
-    share = tolerance / (4 * max(1, len(cuts) - 1))
-    for found, (a, b, order, error) in enumerate(
-            _pieces(bound, cuts, share, evaluation_cost, largest_rho), start=1):
+    parameters are those of :func:`integrate_vector` (the rule is the same); ``progress`` is
+    called with ``0`` and a note on the pieces found so far."""
+    pieces = _all_pieces(bound, cuts, tolerance, evaluation_cost, largest_rho, 1, progress)
+    errors = sum((error for _, _, _, error in pieces), tails)
+    nodes = [(node, weight, middle) for _, middle, node, weight in _weighted_nodes(pieces)]
+    return nodes, arb(errors.upper())
+
+
+def _weighted_nodes(pieces: list) -> list:
+    """``(index of the piece, its exact middle, node, weight with the half-width)`` for every
+    node of the pieces ``(a, b, order, error)``."""
+    nodes = []
+    for index, (a, b, order, _) in enumerate(pieces):
         middle = (a + b) / 2
         middle_ball, half_ball = to_arb(middle), to_arb((b - a) / 2)
-        nodes.extend((middle_ball + half_ball * node, half_ball * weight, middle)
+        nodes.extend((index, middle, middle_ball + half_ball * node, half_ball * weight)
                      for node, weight in legendre_rule(order, ctx.prec))
-        errors += error
-        if progress is not None:
-            progress(found)
-    return nodes, arb((errors + tails).upper())
+    return nodes
 
 
 def _pieces(bound: Callable, cuts: Sequence[Fraction], share: arb, evaluation_cost: float,
