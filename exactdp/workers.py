@@ -21,6 +21,7 @@ import multiprocessing
 import os
 import signal
 import threading
+import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Callable, Iterable, Iterator
 
@@ -86,11 +87,16 @@ def forked_map(function: Callable, items: Iterable, jobs: int) -> Iterator:
     """``function(item)`` for every item, in the order of the items, in ``jobs`` worker
     processes forked from this one: ``function`` may be any callable (a closure over objects
     that do not pickle), since the workers inherit it; only the items and results are pickled.
-    Where this process cannot fork safely (it runs other threads, or the platform has no fork),
-    or ``jobs`` is 1, the calls run here, one by one — the same results.  Interrupts and errors
-    end the workers as in :func:`parallel_map`; a Dask scheduler is never used."""
+    With ``jobs`` 1, or where this process cannot fork safely (it runs other threads, or the
+    platform has no fork: a ``RuntimeWarning`` says so), the calls run here, one by one — the
+    same results.  Interrupts and errors end the workers as in :func:`parallel_map`; a Dask
+    scheduler is never used."""
     global _forked
     if not will_fork(jobs):
+        if jobs > 1:
+            warnings.warn(f"jobs={jobs} not used: this process runs other threads (or cannot "
+                          f"fork), so worker processes cannot be forked from it safely; "
+                          f"computing in this process", RuntimeWarning, stacklevel=3)
         yield from map(function, items)
         return
     _forked = function

@@ -141,7 +141,8 @@ def test_forked_workers_run_closures_that_do_not_pickle():
 
 
 def test_forked_map_runs_here_while_another_thread_runs():
-    # forking while another thread may hold a lock is unsafe: the same calls, in this process
+    # forking while another thread may hold a lock is unsafe: the same calls, in this process,
+    # and a warning that the workers asked for were not used
     import threading
 
     from exactdp.workers import forked_map, will_fork
@@ -151,8 +152,9 @@ def test_forked_map_runs_here_while_another_thread_runs():
     thread.start()
     try:
         assert not will_fork(2)
-        assert list(forked_map(lambda k: (k * k, os.getpid()), range(4), 2)) == [
-            (k * k, os.getpid()) for k in range(4)]
+        with pytest.warns(RuntimeWarning, match="jobs=2 not used: this process runs other"):
+            results = list(forked_map(lambda k: (k * k, os.getpid()), range(4), 2))
+        assert results == [(k * k, os.getpid()) for k in range(4)]
     finally:
         stop.set()
         thread.join()
