@@ -49,6 +49,7 @@ from .mechanisms.selection import ExponentialTopMechanism, RetraversalMechanism
 from .noise import Kind
 from .precision import check_dps, to_arb
 from .sequences import as_queries
+from .workers import local_jobs
 from .exact.gauss_legendre import fewest_nodes, legendre_rule
 from .exact.interval_arrays import ArbArrays, FloatIntervals
 from .exact.vector_quadrature import RHOS, Leading, integrate_vector, quadrature_rule
@@ -159,7 +160,7 @@ def _checked(mech, queries, order):
 
 
 def selection_probabilities(mech, queries, order: str = "given", dps: int = 15,
-                            progress=None, jobs: int = 1) -> list:
+                            progress=None, jobs: int | None = None) -> list:
     """``P_i = Pr[query i is selected]`` for each query, as Arb balls with absolute radius about
     ``10^{−dps}`` (module docstring).
 
@@ -181,11 +182,12 @@ def selection_probabilities(mech, queries, order: str = "given", dps: int = 15,
         or after the quadrature: while its rule is searched, while ``svt_retraversal`` finds
         the traversals each part of the threshold noise's range needs, while ``svt2`` chains
         its thresholds.
-    jobs : int
+    jobs : int, optional
         Worker processes forked to evaluate the quadrature's pieces
-        (:func:`~exactdp.exact.vector_quadrature.integrate_vector`); the result does not depend
-        on it.  The chain of ``svt2`` and the sum of an integer-valued threshold noise run in
-        this process.
+        (:func:`~exactdp.exact.vector_quadrature.integrate_vector`; default: the number set by
+        :func:`exactdp.workers.use_local_jobs`, else 1); the result does not depend on it.  The
+        chain of ``svt2`` and the sum of an integer-valued threshold noise run in this
+        process.
 
     Raises
     ------
@@ -202,7 +204,7 @@ def selection_probabilities(mech, queries, order: str = "given", dps: int = 15,
     >>> p[0] > p[1] > 0
     True
     """
-    dps, jobs = check_dps(dps), check_jobs(jobs)
+    dps, jobs = check_dps(dps), check_jobs(local_jobs() if jobs is None else jobs)
     values, c, order = _checked(mech, queries, order)
     bits = int((dps + 8) * math.log2(10)) + 2 * len(values).bit_length() + 20
     with ctx.workprec(bits):
@@ -224,7 +226,7 @@ def selection_probabilities(mech, queries, order: str = "given", dps: int = 15,
 
 
 def expected_utility(mech, queries, order: str = "given", dps: int = 15,
-                     progress=None, jobs: int = 1) -> Utility:
+                     progress=None, jobs: int | None = None) -> Utility:
     """The selection probabilities and ``E[FNR]``, ``E[SER]`` (module docstring); the
     parameters are those of :func:`selection_probabilities`.
 

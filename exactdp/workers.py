@@ -31,6 +31,7 @@ from .errors import InputError
 SCHEDULER_VARIABLE = "EXACTDP_SCHEDULER"
 
 _scheduler: str | None = None
+_local_jobs = 1
 
 
 def use_scheduler(address: str | None) -> None:
@@ -45,6 +46,19 @@ def use_scheduler(address: str | None) -> None:
 def current_scheduler() -> str | None:
     """The address set by :func:`use_scheduler` (``None``: local worker processes)."""
     return _scheduler
+
+
+def use_local_jobs(jobs: int) -> None:
+    """Let the computations of this process that fork workers of their own
+    (:func:`forked_map`: the utility's quadrature) use ``jobs`` of them wherever their caller
+    names no number (``exactdp reproduce`` sets its ``--jobs`` in each claim's worker)."""
+    global _local_jobs
+    _local_jobs = jobs
+
+
+def local_jobs() -> int:
+    """The number set by :func:`use_local_jobs` (1: none)."""
+    return _local_jobs
 
 
 def scheduler_from_environment() -> str | None:

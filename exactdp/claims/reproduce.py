@@ -23,7 +23,7 @@ from typing import Iterable, Sequence
 
 from ..checks import check_writable
 from ..progress import Progress
-from ..workers import parallel_map
+from ..workers import current_scheduler, parallel_map, use_local_jobs
 from .plots import draw
 from .registry import Claim, ClaimResult, claim_ids, get_claim
 
@@ -40,8 +40,11 @@ def select(only: Sequence[str] | None) -> list[Claim]:
     return [get_claim(claim_id) for claim_id in wanted]
 
 
-def _evaluate(claim_id: str) -> ClaimResult:
-    """Evaluate one claim in a worker process (claims are found again by id there)."""
+def _evaluate(task: tuple) -> ClaimResult:
+    """Evaluate one claim in a worker process (claims are found again by id there), ``task``
+    its id and the worker processes it may fork of its own (:func:`use_local_jobs`)."""
+    claim_id, jobs = task
+    use_local_jobs(jobs)
     return get_claim(claim_id).evaluate(lambda: None)
 
 
@@ -53,7 +56,8 @@ def check_out(out: Path) -> None:
 
 def run(claims: Sequence[Claim], out: Path, stream=None,
         jobs: int = 2) -> list[tuple[Claim, ClaimResult]]:
-    """Evaluate ``claims`` on ``jobs`` worker processes (costliest first), with progress on
+    """Evaluate ``claims`` on ``jobs`` worker processes (costliest first; each may fork as many
+    for its own quadratures, :func:`~exactdp.workers.use_local_jobs`), with progress on
     ``stream`` (default: standard error) as each claim finishes, and write every output file.
     The results, and so the files, are in catalogue order whatever the order the claims finish
     in."""
@@ -67,7 +71,10 @@ def run(claims: Sequence[Claim], out: Path, stream=None,
         # the time left is estimated from the claims' costs: they differ a hundredfold
         with Progress(len(claims), "reproducing", "claim", stream=stream,
                       work=sum(claim.cost for claim in claims)) as progress:
-            for k, result in parallel_map(_evaluate, [c.id for c in ordered], jobs,
+            # a claim whose worker is local may fork as many of its own (on a cluster, whose
+            # workers run threads, it cannot): the last and longest then uses every core
+            inner = jobs if current_scheduler() is None else 1
+            for k, result in parallel_map(_evaluate, [(c.id, inner) for c in ordered], jobs,
                                           completed=True):
                 claim = ordered[k]
                 finished[claim.id] = result
