@@ -13,6 +13,9 @@ results in the order of the items, on one of two back-ends:
 
 The results do not depend on the back-end or the number of workers as long as each item carries
 its own seed (the tester's chunks seed from spawn keys).
+
+:func:`forked_map` serves work whose function does not pickle (the utility's quadrature, closures
+over Arb balls): local workers forked from this process, which inherit the function.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ SCHEDULER_VARIABLE = "EXACTDP_SCHEDULER"
 
 _scheduler: str | None = None
 _local_jobs = 1
+_forked: Callable | None = None  # the function forked_map's workers run
 
 
 def use_scheduler(address: str | None) -> None:
@@ -118,9 +122,6 @@ def forked_map(function: Callable, items: Iterable, jobs: int) -> Iterator:
         yield from _local_map(_call_forked, items, jobs, False, multiprocessing.get_context("fork"))
     finally:
         _forked = None
-
-
-_forked: Callable | None = None
 
 
 def will_fork(jobs: int) -> bool:
