@@ -186,8 +186,8 @@ def selection_probabilities(mech, queries, order: str = "given", dps: int = 15,
         Worker processes forked to evaluate the quadrature's pieces
         (:func:`~exactdp.exact.vector_quadrature.integrate_vector`; default: the number set by
         :func:`exactdp.workers.use_local_jobs`, else 1); the result does not depend on it.  The
-        chain of ``svt2`` and the sum of an integer-valued threshold noise run in this
-        process.
+        chain of ``svt2`` (after its rule) and the sum of an integer-valued threshold noise run
+        in this process.
 
     Raises
     ------
@@ -212,9 +212,9 @@ def selection_probabilities(mech, queries, order: str = "given", dps: int = 15,
         if isinstance(mech, ExponentialTopMechanism):
             return _exponential_top(mech, values, c, tolerance, progress, jobs)
         if isinstance(mech, RetraversalMechanism) or mech.redraw_threshold:
-            # the chain of a redrawn threshold couples the nodes at every query: one process
-            recurrence = (functools.partial(_retraversal, jobs=jobs)
-                          if isinstance(mech, RetraversalMechanism) else _redrawn_threshold)
+            recurrence = functools.partial(
+                _retraversal if isinstance(mech, RetraversalMechanism) else _redrawn_threshold,
+                jobs=jobs)
             if dps <= FLOAT_DIGITS:
                 fast = recurrence(mech, values, c, tolerance, progress, FloatIntervals())
                 # doubles hold F_j = 1 − S_j only to about 10^{−16} absolutely, and over very
@@ -856,7 +856,7 @@ def _generating_value(passes: list, fails: list, counts: list, x) -> arb:
 
 
 def _redrawn_threshold(mech: ThresholdMechanism, values: list, c: int, tolerance: arb,
-                       progress, arithmetic) -> list:
+                       progress, arithmetic, jobs: int) -> list:
     """Lyu Alg. 2 (threshold redrawn after each ⊤), given order.  From a fresh threshold at
     position ``p`` the next ⊤ is at ``k ≥ p`` with probability
     ``K[p][k] = ∫ p_ρ(z) S_k(z) Π_{p≤j<k} F_j(z) dz``; the ``r``-th ⊤ is at ``k`` with
@@ -877,8 +877,10 @@ def _redrawn_threshold(mech: ThresholdMechanism, values: list, c: int, tolerance
     ``arithmetic`` (``exact/interval_arrays.py``).  Level ``r`` begins once the starts it has
     been offered exceed ``tolerance/(8c)``; the starts left out and their descendants add at
     most their mass to each ``P_k`` (a path of ⊤ positions reaches ``k`` at most once), a
-    one-sided ball (docs/mathematics.md §12.1).  ``progress`` is called with ``0`` and a note
-    while the rule is searched, then per thousand queries of the chain."""
+    one-sided ball (docs/mathematics.md §12.1).  The rule is searched in ``jobs`` worker
+    processes; the chain, whose every step sums over all the nodes, runs in this one.
+    ``progress`` is called with ``0`` and a note while the rule is searched, then per thousand
+    queries of the chain."""
     share = tolerance / (4 * c)  # the rule's error enters each P_k once per level
     laws = _PassProbabilities(mech.threshold_noise, mech.query_noise, mech.threshold, values,
                               share)
@@ -886,7 +888,7 @@ def _redrawn_threshold(mech: ThresholdMechanism, values: list, c: int, tolerance
     nodes, error = quadrature_rule(functools.partial(laws.bound, without_pass=True),
                                    laws.cuts, laws.tails, share,
                                    max(EVALUATION_COST, c * n / CHAIN_STEPS_PER_BOUND),
-                                   progress=progress)
+                                   progress=progress, jobs=jobs)
     passing, failing = [], []  # at each node, for each distinct answer: w p_ρ S, and F
     for z, weight, middle in nodes:
         density, passes, fails = laws.distinct_values(z, middle)

@@ -256,7 +256,7 @@ def _received(x: arb) -> arb:
 
 def quadrature_rule(bound: Callable, cuts: Sequence[Fraction], tails: arb, tolerance: arb,
                     evaluation_cost: float = 1, largest_rho: Fraction = LARGEST_RHO,
-                    progress=None) -> tuple:
+                    progress=None, jobs: int = 1) -> tuple:
     """The rule :func:`integrate_vector` applies, for callers that combine the integrands' values
     at each node themselves: ``(nodes, error)``, ``nodes`` a list of ``(z, w, middle)`` (the node
     ``z``, a real ball; its weight ``w``, the piece's half-width included; ``middle`` the exact
@@ -266,9 +266,10 @@ def quadrature_rule(bound: Callable, cuts: Sequence[Fraction], tails: arb, toler
 
     for every ``f`` analytic on the pieces with ``|f| ≤ bound`` there (``tails`` included, as
     :func:`integrate_vector` takes it), and ``error`` at most about ``tolerance``.  The
-    parameters are those of :func:`integrate_vector` (the rule is the same); ``progress`` is
-    called with ``0`` and a note on the pieces found so far."""
-    pieces = _all_pieces(bound, cuts, tolerance, evaluation_cost, largest_rho, 1, progress)
+    parameters are those of :func:`integrate_vector` (the rule is the same, searched in ``jobs``
+    worker processes); ``progress`` is called with ``0`` and a note on the pieces found so
+    far."""
+    pieces = _all_pieces(bound, cuts, tolerance, evaluation_cost, largest_rho, jobs, progress)
     errors = sum((error for _, _, _, error in pieces), tails)
     nodes = [(node, weight, middle) for _, middle, node, weight in _weighted_nodes(pieces)]
     return nodes, arb(errors.upper())
