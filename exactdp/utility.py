@@ -465,21 +465,21 @@ class _PassProbabilities:
         Tight at a point, the closed form is evaluated on the ball as a whole; where the ball
         spans more than :data:`NARROW` of ``rz`` the product answer by answer is taken too and
         the smaller kept; where ``a·|w| ≥ 1`` or ``|arg w| > 3/2`` the product alone."""
-        closed = self._closed_form_bound(acb(z), middle, cutoff, without_pass)
+        floor = arb(1) if without_pass else arb(0)  # the least factor taken for max_j |S_j|
+        closed = self._closed_form_bound(acb(z), middle, cutoff, floor)
         if closed is not None and closed[1]:
             return closed[0]
         density, passes, fails = self.distinct_values(z, middle)
-        largest = max(_largest(passes), arb(1)) if without_pass else _largest(passes)
-        generic = abs(density) * largest * _product_bound(passes, fails, self.counts)
+        generic = (abs(density) * max(_largest(passes), floor)
+                   * _product_bound(passes, fails, self.counts))
         if closed is None or (generic.is_finite() and generic.upper() <= closed[0].upper()):
             return generic
         return closed[0]
 
-    def _closed_form_bound(self, z: acb, middle: Fraction, cutoff: int | None,
-                           without_pass: bool = False):
-        """``(bound, narrow)``: :meth:`bound` from closed forms, and whether the ball is narrow
-        enough for it to be tight (:data:`NARROW`); ``None`` without closed forms or where
-        they do not apply (:meth:`_sides_on_ball`)."""
+    def _closed_form_bound(self, z: acb, middle: Fraction, cutoff: int | None, floor: arb):
+        """``(bound, narrow)``: :meth:`bound` from closed forms (``max_j |S_j|`` taken at least
+        ``floor``), and whether the ball is narrow enough for it to be tight (:data:`NARROW`);
+        ``None`` without closed forms or where they do not apply (:meth:`_sides_on_ball`)."""
         sides = self._sides_on_ball(z, middle)
         if sides is None:
             return None
@@ -504,10 +504,7 @@ class _PassProbabilities:
             excess = min([excess] + [_few_before_exponent(cutoff, radius, ratio)
                                      for radius, ratio in zip(CAUCHY_RADII, ratios)
                                      if ratio > 0])
-        largest = _largest_passing(sides)
-        if without_pass:
-            largest = max(largest, arb(1))
-        return abs(density(z)) * largest * excess.exp(), narrow
+        return abs(density(z)) * max(_largest_passing(sides), floor) * excess.exp(), narrow
 
     def reciprocal_bound(self, z, middle: Fraction) -> arb:
         """An upper bound on ``|p_ρ(z) S_k(z) ∫_0^1 Π_{j≠k}(F_j + S_j t) dt|`` for every answer
@@ -919,6 +916,7 @@ def _redrawn_threshold(mech: ThresholdMechanism, values: list, c: int, tolerance
                 begun, left_out, offered = begun + 1, left_out + offered, arb(0)
         starts = np.concatenate((arithmetic.constant(0, (1,)), latest[..., :begun - 1]),
                                 axis=-1)  # a_r(k + 1) = π_{r−1}(k)
+        # G·F + a·1: one fused step (in doubles, one widening for its three roundings)
         chain = arithmetic.mul_add(chain, failing[answer], starts[..., None, :], one)
         if progress is not None and (k + 1) % 1000 == 0:
             progress(0, note=f"queries chained: {k + 1} of {n}")
