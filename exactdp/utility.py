@@ -52,6 +52,7 @@ from .sequences import as_queries
 from .workers import local_jobs
 from .exact.gauss_legendre import fewest_nodes, legendre_rule
 from .exact.interval_arrays import ArbArrays, FloatIntervals
+from .exact.threshold_chain import chain_by_recurrence, chain_in_blocks
 from .exact.vector_quadrature import RHOS, Leading, integrate_vector, quadrature_rule
 
 ORDERS = ("given", "random")
@@ -356,9 +357,11 @@ class _PassProbabilities:
         density, per_query, pieces, _ = self.functions(middle)
         if pieces is not None:
             powers = {side: (to_arb(piece.rate) * z).exp() for side, piece in pieces.items()}
-            passes = [1 - a * powers[side] if one_minus else a * powers[side]
-                      for side, a, one_minus in per_query]
-            return density(z), passes, [1 - s for s in passes]
+            terms = [(a * powers[side], one_minus) for side, a, one_minus in per_query]
+            # each of S and F is a·e^{rz} or 1 minus that: the former keeps its relative
+            # accuracy however small it is
+            return (density(z), [1 - t if one_minus else t for t, one_minus in terms],
+                    [t if one_minus else 1 - t for t, one_minus in terms])
         points = [z + shift for shift in self.shifts]
         return (density(z), [sf(x) for (sf, _), x in zip(per_query, points)],
                 [cdf(x) for (_, cdf), x in zip(per_query, points)])
@@ -864,20 +867,15 @@ def _redrawn_threshold(mech: ThresholdMechanism, values: list, c: int, tolerance
     One Gauss–Legendre rule (:func:`~exactdp.exact.vector_quadrature.quadrature_rule`: nodes
     ``z_ν``, weights ``w_ν``) integrates every ``K[p][k]`` within the same ``E``, its bound
     covering every ``p_ρ·S_k·Π_{j∈J} F_j`` (:meth:`_PassProbabilities.bound`).  At a node the
-    kernel is a product of a factor of ``p`` and one of ``k``, so each level is one recurrence
-    over the queries,
-
-        G_r(k, ν) = G_r(k − 1, ν)·F_{k−1}(z_ν) + a_r(k),
-        π_r(k) ∈ Σ_ν w_ν p_ρ(z_ν) S_k(z_ν) G_r(k, ν) ± E        (Σ_p a_r(p) ≤ 1),
-
-    all levels advanced together over the queries, ``O(n·c·m)`` operations for ``m`` nodes in
-    ``arithmetic`` (``exact/interval_arrays.py``).  Level ``r`` begins once the starts it has
-    been offered exceed ``tolerance/(8c)``; the starts left out and their descendants add at
-    most their mass to each ``P_k`` (a path of ⊤ positions reaches ``k`` at most once), a
-    one-sided ball (docs/mathematics.md §12.1).  The rule is searched in ``jobs`` worker
-    processes; the chain, whose every step sums over all the nodes, runs in this one.
-    ``progress`` is called with ``0`` and a note while the rule is searched, then per thousand
-    queries of the chain."""
+    kernel is a product of a factor of ``p`` and one of ``k``, so the sums over the starts are a
+    chain over the queries, ``O(n·c·m)`` operations for ``m`` nodes
+    (``exact/threshold_chain.py``): in ``arithmetic`` if it is
+    :class:`~exactdp.exact.interval_arrays.FloatIntervals` (a level begins once the starts it
+    has been offered exceed ``tolerance/(8c)``, the rest a one-sided ball), otherwise in Arb
+    balls, in blocks of matrix products (docs/mathematics.md §12.1).  The rule is searched in
+    ``jobs`` worker processes; the chain, whose every step sums over all the nodes, runs in this
+    one.  ``progress`` is called with ``0`` and a note while the rule is searched, then per
+    thousand queries of the chain."""
     share = tolerance / (4 * c)  # the rule's error enters each P_k once per level
     laws = _PassProbabilities(mech.threshold_noise, mech.query_noise, mech.threshold, values,
                               share)
@@ -891,37 +889,15 @@ def _redrawn_threshold(mech: ThresholdMechanism, values: list, c: int, tolerance
         density, passes, fails = laws.distinct_values(z, middle)
         passing.append([weight * density * s for s in passes])
         failing.append(fails)
-    # per distinct answer, its column over the nodes (shape (m, 1): the levels broadcast)
-    passing = [arithmetic.lift(column)[..., None] for column in zip(*passing)]
-    failing = [arithmetic.lift(column)[..., None] for column in zip(*failing)]
-    budget = tolerance / (8 * c)
-    offered, left_out = arb(0), arb(0)  # offered: the starts of the next level, not begun
-    # G_r(k, ν) + a_r(k) of the levels begun, at k = 0 the first threshold, for level 1
-    chain = arithmetic.constant(1, (len(nodes), 1))
-    one = arithmetic.constant(1, (1, 1))
-    selected = []
-    for k, answer in enumerate(laws.positions):
-        latest = arithmetic.pad(arithmetic.dot(passing[answer], chain), error)  # π_r(k)
-        selected.extend(arithmetic.balls(arithmetic.total(latest, -1)))
-        if k + 1 == n:
-            break
-        begun = chain.shape[-1]
-        if begun < c:  # the last level's π(k) is offered to the next
-            offer = arithmetic.upper(latest[..., -1])
-            if offered + offer <= budget:
-                offered += offer
-            else:  # the next level begins with this start, the earlier ones left out
-                chain = np.concatenate((chain, arithmetic.constant(0, (len(nodes), 1))),
-                                       axis=-1)
-                begun, left_out, offered = begun + 1, left_out + offered, arb(0)
-        starts = np.concatenate((arithmetic.constant(0, (1,)), latest[..., :begun - 1]),
-                                axis=-1)  # a_r(k + 1) = π_{r−1}(k)
-        # G·F + a·1: one fused step (in doubles, one widening for its three roundings)
-        chain = arithmetic.mul_add(chain, failing[answer], starts[..., None, :], one)
-        if progress is not None and (k + 1) % 1000 == 0:
-            progress(0, note=f"queries chained: {k + 1} of {n}")
-    missing = arb(0).union(arb((left_out + offered).upper()))
-    return [p + missing for p in selected]
+    # per distinct answer, its column over the nodes
+    passing = [ArbArrays.lift(column) for column in zip(*passing)]
+    failing = [ArbArrays.lift(column) for column in zip(*failing)]
+    if isinstance(arithmetic, FloatIntervals):
+        return chain_by_recurrence(
+            arithmetic, [arithmetic.lift(column)[..., None] for column in passing],
+            [arithmetic.lift(column)[..., None] for column in failing], laws.positions, c,
+            error, tolerance / (8 * c), progress)
+    return chain_in_blocks(passing, failing, laws.positions, c, error, progress)
 
 
 def _positions(values: list, distinct: list) -> tuple:

@@ -116,9 +116,9 @@ def counting_leading(monkeypatch) -> list:
     return cuts
 
 
-class RecordingArbArrays(ArbArrays):
-    """Arb arrays that record the chain's steps (one ``dot`` per query) and the levels it
-    begins (a column over the nodes)."""
+class RecordingFloatIntervals(FloatIntervals):
+    """Double-precision intervals that record the chain's steps (one ``dot`` per query) and the
+    levels it begins (a column over the nodes)."""
 
     def __init__(self):
         self.events = []
@@ -146,7 +146,7 @@ def test_redrawn_threshold_equals_the_sum_over_outputs_where_levels_begin_late(d
     with mpmath.workdps(DPS + 10):
         assert_encloses(selection_probabilities(mech, queries, dps=dps),
                         brute_force_given(mech, queries, 3), digits=dps)
-    arithmetic = RecordingArbArrays()
+    arithmetic = RecordingFloatIntervals()
     with utility.ctx.workprec(100):
         utility._redrawn_threshold(mech, queries, 3, arb(10) ** -13, None, arithmetic, 1)
     # the first level from the start; the others only from the third query on

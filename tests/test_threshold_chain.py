@@ -1,0 +1,120 @@
+"""The chain of thresholds of Sparse Vector with a redrawn threshold
+(exactdp/exact/threshold_chain.py), on given node values, against its definition summed in exact
+rationals: ``π_r(k) = Σ_{p≤k} a_r(p) Σ_ν W_ν S_k(ν) Π_{p≤j<k} F_j(ν)``, ``a_1(0) = 1``,
+``a_{r+1}(k + 1) = π_r(k)``, ``P_k = Σ_{r≤c} π_r(k)`` — a double sum over the starts, not the
+recurrence or the matrix products under test.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import pytest
+from flint import arb, ctx
+
+from exactdp.exact import threshold_chain
+from exactdp.exact.interval_arrays import ArbArrays, FloatIntervals
+from exactdp.exact.threshold_chain import chain_by_recurrence, chain_in_blocks
+from exactdp.precision import to_arb
+
+
+def random_nodes(seed: int, nodes: int, answers: int, queries: int):
+    """Exact rationals: per distinct answer its ``W·S`` and ``F`` at each node (``W`` a node's
+    weight times density, ``S + F = 1``), and the answer of each query."""
+    rng = random.Random(seed)
+    weights = [Fraction(rng.randint(1, 99), 100 * nodes) for _ in range(nodes)]
+    passes = [[Fraction(rng.randint(1, 999), 1000) for _ in range(nodes)]
+              for _ in range(answers)]
+    passing = [[w * s for w, s in zip(weights, column)] for column in passes]
+    failing = [[1 - s for s in column] for column in passes]
+    positions = [rng.randrange(answers) for _ in range(queries)]
+    return passing, failing, positions
+
+
+def exact_chain(passing, failing, positions, c: int) -> list:
+    """``P_k`` in exact rationals from the definition (module docstring)."""
+    n, nodes = len(positions), len(passing[0])
+    starts = {(1, 0): Fraction(1)}  # a_r(p)
+    selected = []
+    for k in range(n):
+        total = Fraction(0)
+        for r in range(1, c + 1):
+            pi = Fraction(0)
+            for p in range(k + 1):
+                start = starts.get((r, p), Fraction(0))
+                if start:
+                    for nu in range(nodes):
+                        product = passing[positions[k]][nu]
+                        for j in range(p, k):
+                            product *= failing[positions[j]][nu]
+                        pi += start * product
+            total += pi
+            if r < c:
+                starts[(r + 1, k + 1)] = pi
+        selected.append(total)
+    return selected
+
+
+def as_columns(columns) -> list:
+    """Each column as a numpy object array of exact balls."""
+    return [ArbArrays.lift([to_arb(x) for x in column]) for column in columns]
+
+
+@pytest.mark.parametrize("block", [1, 3, 16])
+def test_blocks_equal_the_definition(block, monkeypatch):
+    # 11 queries over 3 answers, 4 nodes, c = 3: with blocks of 1 and 3 every query is in a
+    # later block than some of its starts, and the last block is partial
+    monkeypatch.setattr(threshold_chain, "CHAIN_BLOCK", block)
+    passing, failing, positions = random_nodes(1, 4, 3, 11)
+    reference = exact_chain(passing, failing, positions, 3)
+    with ctx.workprec(100):
+        result = chain_in_blocks(as_columns(passing), as_columns(failing), positions, 3,
+                                 arb(0))
+        for ball, exact in zip(result, reference):
+            assert ball.overlaps(to_arb(exact)) and ball.rad() < 1e-25, (ball, exact)
+
+
+@pytest.mark.parametrize("arithmetic, digits", [(ArbArrays(), 25), (FloatIntervals(), 12)],
+                         ids=["arb", "float"])
+def test_recurrence_equals_the_definition(arithmetic, digits):
+    # budget 0: every level begins at its first start, nothing left out
+    passing, failing, positions = random_nodes(2, 4, 3, 11)
+    reference = exact_chain(passing, failing, positions, 3)
+    with ctx.workprec(100):
+        result = chain_by_recurrence(
+            arithmetic, [arithmetic.lift([to_arb(x) for x in col])[..., None] for col in passing],
+            [arithmetic.lift([to_arb(x) for x in col])[..., None] for col in failing],
+            positions, 3, arb(0), arb(0))
+        for ball, exact in zip(result, reference):
+            assert ball.overlaps(to_arb(exact)) and ball.rad() < 10.0 ** -digits, (ball, exact)
+
+
+def test_blocks_pad_every_level_by_the_rule_error():
+    # the error E enters each π_r(k), so P_k by c·E; c = 2, and query 0 has no second level
+    passing, failing, positions = random_nodes(3, 2, 2, 4)
+    error = arb(2) ** -40
+    with ctx.workprec(100):
+        exact = chain_in_blocks(as_columns(passing), as_columns(failing), positions, 2, arb(0))
+        padded = chain_in_blocks(as_columns(passing), as_columns(failing), positions, 2, error)
+    for a, b in zip(exact, padded):
+        assert b.contains(a) and b.rad() >= 2 * error * 0.999
+
+
+def test_blocks_keep_tiny_fails_finite():
+    # fails of e^{−5000} at every node: their products 10^{−2000} and beyond, and the quotients
+    # 1/E_p as large, stay finite balls; the first query passes at once, the others hardly
+    nodes, n = 3, 40
+    positions = [0] * 5 + [1] * (n - 5)
+    with ctx.workprec(100):
+        tiny = arb(-5000).exp()
+        passing = [ArbArrays.lift([arb(1) / nodes] * nodes),
+                   ArbArrays.lift([tiny / nodes] * nodes)]
+        failing = [ArbArrays.lift([tiny] * nodes), ArbArrays.lift([1 - tiny] * nodes)]
+        result = chain_in_blocks(passing, failing, positions, 2, arb(0))
+    assert all(p.is_finite() for p in result)
+    # P_0 = 1 (the first query passes), P_1 = 1 (so does the second, against the threshold
+    # drawn after the first ⊤), then c = 2 is reached
+    assert result[0].contains(1) and result[0].rad() < 1e-25
+    assert result[1].contains(1) and result[1].rad() < 1e-25
+    assert all(abs(p) < arb(-4000).exp() for p in result[5:])
