@@ -874,7 +874,7 @@ def _redrawn_threshold(mech: ThresholdMechanism, values: list, c: int, tolerance
     has been offered exceed ``tolerance/(8c)``, the rest a one-sided ball), otherwise in Arb
     balls, in blocks of matrix products (docs/mathematics.md §12.1).  The rule is searched in
     ``jobs`` worker processes; the chain, whose every step sums over all the nodes, runs in this
-    one.  ``progress`` is called with ``0`` and a note while the rule is searched, then per
+    one, its matrix products in ``jobs`` threads.  ``progress`` is called with ``0`` and a note while the rule is searched, then per
     thousand queries of the chain."""
     share = tolerance / (4 * c)  # the rule's error enters each P_k once per level
     laws = _PassProbabilities(mech.threshold_noise, mech.query_noise, mech.threshold, values,
@@ -897,7 +897,7 @@ def _redrawn_threshold(mech: ThresholdMechanism, values: list, c: int, tolerance
             arithmetic, [arithmetic.lift(column)[..., None] for column in passing],
             [arithmetic.lift(column)[..., None] for column in failing], laws.positions, c,
             error, tolerance / (8 * c), progress)
-    return chain_in_blocks(passing, failing, laws.positions, c, error, progress)
+    return chain_in_blocks(passing, failing, laws.positions, c, error, progress, threads=jobs)
 
 
 def _positions(values: list, distinct: list) -> tuple:

@@ -118,3 +118,16 @@ def test_blocks_keep_tiny_fails_finite():
     assert result[0].contains(1) and result[0].rad() < 1e-25
     assert result[1].contains(1) and result[1].rad() < 1e-25
     assert all(abs(p) < arb(-4000).exp() for p in result[5:])
+
+
+def test_threads_give_the_same_balls():
+    # 60 nodes, 40 queries, c = 20: the matrix products in two threads, the same balls as in
+    # one, and FLINT's thread count restored
+    passing, failing, positions = random_nodes(4, 60, 5, 40)
+    before = ctx.threads
+    with ctx.workprec(100):
+        results = [chain_in_blocks(as_columns(passing), as_columns(failing), positions, 20,
+                                   arb(2) ** -90, threads=threads) for threads in (1, 2)]
+    assert ctx.threads == before
+    for a, b in zip(*results):
+        assert a.mid() == b.mid() and a.rad() == b.rad()

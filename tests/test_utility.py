@@ -1220,8 +1220,8 @@ print(json.dumps(report))
 
 def test_worker_processes_give_the_same_balls():
     # 40 distinct answers: dozens of pieces, their rules searched in groups and their nodes
-    # evaluated in parts by two forked workers (svt2: its rule); the same balls as in one
-    # process
+    # evaluated in parts by two forked workers (svt2: its rule, then its chain's matrix products
+    # in two threads); the same balls as in one process
     import subprocess
     import sys
 

@@ -28,7 +28,7 @@ and ``m`` nodes:
 from __future__ import annotations
 
 import numpy as np
-from flint import arb, arb_mat
+from flint import arb, arb_mat, ctx
 
 #: Queries per block of :func:`chain_in_blocks`: the sums over the nodes are products of
 #: ``B × m`` by ``m × c`` matrices, plus ``B × B`` within the block.
@@ -92,7 +92,7 @@ def chain_by_recurrence(arithmetic, passing: list, failing: list, positions: lis
 
 
 def chain_in_blocks(passing: list, failing: list, positions: list, c: int, error: arb,
-                    progress=None) -> list:
+                    progress=None, threads: int = 1) -> list:
     """``P_k`` for every query ``k`` (module docstring), in blocks of :data:`CHAIN_BLOCK`
     queries of Arb matrix products.
 
@@ -110,11 +110,25 @@ def chain_in_blocks(passing: list, failing: list, positions: list, c: int, error
         ``w_ν p_ρ(z_ν) S(ν)`` and of ``F(ν)``, every ``F`` positive.
     positions, c, error, progress
         As for :func:`chain_by_recurrence`.
+    threads : int
+        The threads FLINT runs each matrix product in (every entry is computed by one of them
+        in the same way, so the balls do not depend on it).
 
     Returns
     -------
     list of arb
     """
+    previous = ctx.threads
+    ctx.threads = threads
+    try:
+        return _blocks(passing, failing, positions, c, error, progress)
+    finally:
+        ctx.threads = previous
+
+
+def _blocks(passing: list, failing: list, positions: list, c: int, error: arb,
+            progress) -> list:
+    """The loop of :func:`chain_in_blocks` over its blocks of queries."""
     nodes, n = len(passing[0]), len(positions)
     below = np.empty(nodes, dtype=object)  # E_k, the product of the fails before k
     below.fill(arb(1))
