@@ -874,8 +874,8 @@ def _redrawn_threshold(mech: ThresholdMechanism, values: list, c: int, tolerance
     has been offered exceed ``tolerance/(8c)``, the rest a one-sided ball), otherwise in Arb
     balls, in blocks of matrix products (docs/mathematics.md §12.1).  The rule is searched in
     ``jobs`` worker processes; the chain, whose every step sums over all the nodes, runs in this
-    one, its matrix products in ``jobs`` threads.  ``progress`` is called with ``0`` and a note while the rule is searched, then per
-    thousand queries of the chain."""
+    one, its matrix products in ``jobs`` threads.  ``progress`` is called with ``0`` and a note
+    while the rule is searched, then per thousand queries of the chain."""
     share = tolerance / (4 * c)  # the rule's error enters each P_k once per level
     laws = _PassProbabilities(mech.threshold_noise, mech.query_noise, mech.threshold, values,
                               share)
