@@ -91,14 +91,16 @@ def test_recurrence_equals_the_definition(arithmetic, digits):
 
 
 def test_blocks_pad_every_level_by_the_rule_error():
-    # the error E enters each π_r(k), so P_k by c·E; c = 2, and query 0 has no second level
-    passing, failing, positions = random_nodes(3, 2, 2, 4)
+    # the error E enters each π_r(k) that can be positive (r ≤ k + 1), so P_k by at least
+    # min(c, k + 1)·E (and by what the earlier errors carry forward), P_0 by E alone; c = 3
+    passing, failing, positions = random_nodes(3, 2, 2, 5)
     error = arb(2) ** -40
     with ctx.workprec(100):
-        exact = chain_in_blocks(as_columns(passing), as_columns(failing), positions, 2, arb(0))
-        padded = chain_in_blocks(as_columns(passing), as_columns(failing), positions, 2, error)
-    for a, b in zip(exact, padded):
-        assert b.contains(a) and b.rad() >= 2 * error * 0.999
+        exact = chain_in_blocks(as_columns(passing), as_columns(failing), positions, 3, arb(0))
+        padded = chain_in_blocks(as_columns(passing), as_columns(failing), positions, 3, error)
+    for k, (a, b) in enumerate(zip(exact, padded)):
+        assert b.contains(a) and min(3, k + 1) * 0.999 <= b.rad() / error
+    assert padded[0].rad() / error < 1.001
 
 
 def test_blocks_keep_tiny_fails_finite():

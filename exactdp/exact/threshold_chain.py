@@ -101,7 +101,8 @@ def chain_in_blocks(passing: list, failing: list, positions: list, c: int, error
     ``L = U·V^T`` (``L_{kp} = u_k·v_p``): ``π(k) = X_k + Σ_{k_0≤p≤k} L_{kp} a(p)``, the vector
     over the levels, and ``a(k + 1)`` is ``π(k)`` moved up a level.  Then
     ``H(k_0 + B − 1) = H(k_0 − 1) + V^T A`` (rows ``a(p)``).  Every level is followed from the
-    start (the products cost the same for all ``c``), so nothing is left out.
+    start (the products cost the same for all ``c``), so nothing is left out; the rule's error
+    ``E`` is added to each ``π_r(k)`` that can be positive, ``r ≤ k + 1``.
 
     Parameters
     ----------
@@ -151,7 +152,10 @@ def _blocks(passing: list, failing: list, positions: list, c: int, error: arb,
                 starts[i, r] = start[r]
             # the rows of the later starts are still zero: Σ_{p≤k} L_kp a(p)
             coupled = arb_mat([[within[i, j] for j in range(len(block))]]) * starts
-            latest = [before[i, r] + coupled[0, r] + pad for r in range(c)]  # π(k)
+            # π(k); the r-th ⊤ cannot fall before query r − 1, so no error there
+            reached = min(c, first + i + 1)
+            latest = ([before[i, r] + coupled[0, r] + pad for r in range(reached)]
+                      + [before[i, r] + coupled[0, r] for r in range(reached, c)])
             selected.append(sum(latest, arb(0)))
             start = [arb(0)] + latest[:-1]  # a(k + 1) = π(k) a level up
             _report(progress, first + i, n)
