@@ -152,7 +152,8 @@ def _blocks(passing: list, failing: list, positions: list, c: int, error: arb,
                 starts[i, r] = start[r]
             # the rows of the later starts are still zero: Σ_{p≤k} L_kp a(p)
             coupled = arb_mat([[within[i, j] for j in range(len(block))]]) * starts
-            # π(k); the r-th ⊤ cannot fall before query r − 1, so no error there
+            # π(k): level r (column r − 1) is exactly 0 before query r − 1, so only the first
+            # k + 1 levels carry the rule's error
             reached = min(c, first + i + 1)
             latest = ([before[i, r] + coupled[0, r] + pad for r in range(reached)]
                       + [before[i, r] + coupled[0, r] for r in range(reached, c)])
