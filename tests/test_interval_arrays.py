@@ -16,25 +16,23 @@ from flint import arb, ctx
 from hypothesis import given, settings, strategies as st
 
 from exactdp.exact.interval_arrays import ArbArrays, FloatIntervals
+from tests.conftest import assert_encloses
 
 FLOATS = FloatIntervals()
 UNIT = st.one_of(st.floats(0, 1), st.sampled_from([0.0, 1.0, 1 - 2 ** -53, 2 ** -1074,
                                                    1e-300, 1e-170, 0.5]))
 
 
-def encloses(interval, exact: Fraction) -> bool:
-    low, high = interval
-    return Fraction(low) <= exact <= Fraction(high)
+def encloses(interval, exact: Fraction) -> None:
+    """A double interval holds ``exact`` and is at most ``2·10^{-14}`` wide (a few ulps of the
+    values here, all at most 8 in magnitude)."""
+    assert_encloses(tuple(interval), exact, 14, absolute=True)
 
 
 def exactly(x: arb) -> Fraction:
     """An exact Arb value (a midpoint or an endpoint) as a rational."""
     mantissa, exponent = x.man_exp()
     return Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
-
-
-def ball_holds(ball: arb, value: Fraction) -> bool:
-    return exactly(ball.lower()) <= value <= exactly(ball.upper())
 
 
 def point(values: list) -> np.ndarray:
@@ -56,13 +54,13 @@ def test_float_operations_enclose_the_exact_rational_results(rows):
     }
     for name, (interval, exact) in results.items():
         for k, value in enumerate(exact):
-            assert encloses(interval[:, k], value), (name, k)
+            encloses(interval[:, k], value)
     exact_total = sum((Fraction(p) * Fraction(q) for p, q in zip(a[0], x[0])), Fraction(0))
-    assert encloses(FLOATS.dot(a[:, :, None], x[:, :, None])[:, 0], exact_total)
-    assert encloses(FLOATS.total(a, -1), sum(map(Fraction, a[0]), Fraction(0)))
+    encloses(FLOATS.dot(a[:, :, None], x[:, :, None])[:, 0], exact_total)
+    encloses(FLOATS.total(a, -1), sum(map(Fraction, a[0]), Fraction(0)))
     running = FLOATS.running_total(a)
     for k in range(len(rows)):
-        assert encloses(running[:, k], sum(map(Fraction, a[0][:k + 1]), Fraction(0)))
+        encloses(running[:, k], sum(map(Fraction, a[0][:k + 1]), Fraction(0)))
 
 
 def test_operations_on_intervals_take_the_endpoints():
@@ -75,8 +73,9 @@ def test_operations_on_intervals_take_the_endpoints():
     assert 0.5 - complement[0] < 1e-15 and complement[1] - 0.75 < 1e-15
 
 
-@pytest.mark.parametrize("arithmetic", [FloatIntervals(), ArbArrays()], ids=["float", "arb"])
-def test_padding_holds_every_value_within_the_radius(arithmetic):
+@pytest.mark.parametrize("arithmetic, digits", [(FloatIntervals(), 15), (ArbArrays(), 20)],
+                         ids=["float", "arb"])
+def test_padding_holds_every_value_within_the_radius(arithmetic, digits):
     # [v − r, v + r] for the upper end r of a radius ball (the doubles' lower end kept at
     # least 0): it must hold v + r and max(v − r, 0), in exact rationals
     with ctx.workprec(120):
@@ -85,8 +84,9 @@ def test_padding_holds_every_value_within_the_radius(arithmetic):
         padded = arithmetic.pad(arithmetic.lift([arb(v) for v in values]), radius)
         reach = exactly(radius.upper())
         for v, ball in zip(values, arithmetic.balls(padded)):
-            assert ball_holds(ball, Fraction(v) + reach)
-            assert ball_holds(ball, max(Fraction(v) - reach, Fraction(0)))
+            # the padding is 2·reach ≈ 7e-21 wide: 20 digits in balls; doubles add an ulp of 1
+            assert_encloses(ball, Fraction(v) + reach, digits, absolute=True)
+            assert_encloses(ball, max(Fraction(v) - reach, Fraction(0)), digits, absolute=True)
         if isinstance(arithmetic, FloatIntervals):  # nonnegative values stay nonnegative
             assert (padded[0] >= 0).all() and padded[0][2] == 0
 
@@ -126,5 +126,4 @@ def test_both_arithmetics_agree_on_a_recurrence(arithmetic):
             prefix = arithmetic.mul_add(lifted[..., i, None], prefix, passing[..., i, None],
                                         shifted)
         for ball, value in zip(arithmetic.balls(prefix), exact):
-            assert ball_holds(ball, value)
-            assert float(ball.rad()) < 1e-14
+            assert_encloses(ball, value, 14, absolute=True)

@@ -23,6 +23,7 @@ from exactdp.errors import InputError
 from exactdp.exact.output_pairs import bits_for
 from exactdp.exact.piece_series import flint_context
 from tests.claims_cache import result
+from tests.conftest import assert_encloses
 
 CLAIM = "zhuwang-gaussian-svt"
 
@@ -47,18 +48,17 @@ def proposition10_reference(alpha, sigma1, sigma2, threshold, delta, gamma):
     return a * d ** 2 / s1 ** 2 + 2 * a * d ** 2 / s2 ** 2 + mpmath.log(1 + inside) / (g * (a - 1))
 
 
-def contains(ball, value):
-    lower, upper = (mpmath.mpf(end.str(60, radius=False)) for end in (ball.lower(), ball.upper()))
-    return lower - mpmath.mpf(10) ** -45 <= value <= upper + mpmath.mpf(10) ** -45 and \
-        upper - lower < mpmath.mpf(10) ** -40
+#: The formulas' references at 50 digits are good to 10^-45; the balls are asked for 40 digits.
+REFERENCE_ERROR, DIGITS = mpmath.mpf(10) ** -45, 40
 
 
 @pytest.mark.parametrize("alpha, k, sigma1, sigma2, delta", [
     (2, 3, 1, 2, 1), (Fraction(3, 2), 10, Fraction(1, 2), 3, 2), (20, 1, 3, 7, 1)])
 def test_theorem8_bound_against_the_formula(alpha, k, sigma1, sigma2, delta):
     with mpmath.workdps(50), flint_context(bits_for(60)):
-        assert contains(theorem8_bound(alpha, k, sigma1, sigma2, delta),
-                        theorem8_reference(alpha, k, sigma1, sigma2, delta))
+        assert_encloses(theorem8_bound(alpha, k, sigma1, sigma2, delta),
+                        theorem8_reference(alpha, k, sigma1, sigma2, delta), DIGITS,
+                        absolute=True, slack=REFERENCE_ERROR)
 
 
 @pytest.mark.parametrize("alpha, sigma1, sigma2, threshold, delta, gamma", [
@@ -66,8 +66,9 @@ def test_theorem8_bound_against_the_formula(alpha, k, sigma1, sigma2, delta):
     (10, 1, 3, 2, Fraction(1, 2), Fraction(5, 2))])
 def test_proposition10_bound_against_the_formula(alpha, sigma1, sigma2, threshold, delta, gamma):
     with mpmath.workdps(50), flint_context(bits_for(60)):
-        assert contains(proposition10_bound(alpha, sigma1, sigma2, threshold, delta, gamma),
-                        proposition10_reference(alpha, sigma1, sigma2, threshold, delta, gamma))
+        assert_encloses(proposition10_bound(alpha, sigma1, sigma2, threshold, delta, gamma),
+                        proposition10_reference(alpha, sigma1, sigma2, threshold, delta, gamma),
+                        DIGITS, absolute=True, slack=REFERENCE_ERROR)
 
 
 def test_proposition10_refuses_small_query_noise():
@@ -132,5 +133,4 @@ def test_one_query_against_quadrature(threshold):
         points = exactdp.renyi_divergence(mech, [0], [1], ALPHAS, dps=40)
         for alpha, point in zip(ALPHAS, points):
             reference = two_outcome_divergence(p, q, alpha)
-            assert point.divergence.lower - mpmath.mpf(10) ** -45 <= reference \
-                <= point.divergence.upper + mpmath.mpf(10) ** -45
+            assert_encloses(point.divergence, reference, DIGITS, slack=REFERENCE_ERROR)
