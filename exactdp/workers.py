@@ -4,9 +4,10 @@
 results in the order of the items, on one of two back-ends:
 
 * local worker processes (the default; no server needed), started when the call starts and ended
-  when it ends — "fork"ed from this process when it runs a single thread, so a worker starts in
-  milliseconds with the modules already imported, "spawn"ed (fresh interpreters) otherwise,
-  since forking a process that holds threads is unsafe;
+  when it ends, or when this process dies however it dies (on Linux, the parent-death signal:
+  :func:`_die_with_parent`) — "fork"ed from this process when it runs a single thread, so a
+  worker starts in milliseconds with the modules already imported, "spawn"ed (fresh
+  interpreters) otherwise, since forking a process that holds threads is unsafe;
 * an existing Dask cluster (``exactdp.cluster``), when a scheduler address is given — to the
   call, or process-wide with :func:`use_scheduler` (the command line's ``--scheduler``, which
   defaults to the environment variable ``EXACTDP_SCHEDULER``).
@@ -20,15 +21,15 @@ over Arb balls): local workers forked from this process, which inherit the funct
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Callable, Iterable, Iterator
-
-from .errors import InputError
 
 #: The environment variable the command line reads the default scheduler address from.
 SCHEDULER_VARIABLE = "EXACTDP_SCHEDULER"
@@ -40,10 +41,14 @@ _forked: Callable | None = None  # the function forked_map's workers run
 
 def use_scheduler(address: str | None) -> None:
     """Send every later :func:`parallel_map` of this process to the Dask scheduler at
-    ``address`` (``None``: back to local worker processes)."""
+    ``address`` (``None``: back to local worker processes), once
+    :func:`exactdp.cluster.check_scheduler` has found a Dask scheduler there (an
+    :class:`~exactdp.errors.InputError` otherwise, within seconds)."""
     global _scheduler
-    if address and "://" not in address:
-        raise InputError(f"a Dask scheduler address looks like tcp://HOST:PORT, got {address!r}")
+    if address:
+        from .cluster import check_scheduler  # distributed is imported only when a cluster is used
+
+        check_scheduler(address)
     _scheduler = address or None
 
 
@@ -146,15 +151,47 @@ def _context():
     return multiprocessing.get_context("fork" if _can_fork() else "spawn")
 
 
-def _default_sigterm() -> None:
-    """A worker dies of SIGTERM at once (a forked one inherits the command line's handler)."""
+#: The signal a local worker receives when its parent dies: it cannot be caught or ignored, and a
+#: worker has nothing to save (its results have nowhere to go).
+PARENT_DEATH_SIGNAL = signal.SIGKILL
+
+#: ``prctl``'s option that sets the parent-death signal (``<linux/prctl.h>``).
+_PR_SET_PDEATHSIG = 1
+
+
+def _start_worker(parent_pid: int) -> None:
+    """Prepare a local worker started by the process ``parent_pid``: it dies with its parent
+    (:func:`_die_with_parent`), and of SIGTERM at once (a forked one inherits the command line's
+    handler)."""
+    _die_with_parent(parent_pid)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    """Have the kernel send this process :data:`PARENT_DEATH_SIGNAL` when its parent dies,
+    however it dies (``kill -9`` included, which leaves the parent no chance to end its workers):
+    Linux's ``prctl(PR_SET_PDEATHSIG)``; elsewhere nothing.
+
+    The parent may have died between the fork and this call, sending nothing: this process then
+    has another parent than ``parent_pid`` (the one recorded before the fork) and ends at once.
+    Linux sends the signal when the *thread* that started this process ends; the workers of
+    :func:`parallel_map` and :func:`forked_map` are started by the thread that asks for their
+    first result.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_PDEATHSIG, int(PARENT_DEATH_SIGNAL), 0, 0, 0) != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"prctl(PR_SET_PDEATHSIG) failed: {os.strerror(errno)}")
+    if os.getppid() != parent_pid:
+        os.kill(os.getpid(), PARENT_DEATH_SIGNAL)
 
 
 def _local_map(function: Callable, items: Iterable, jobs: int, completed: bool,
                context=None) -> Iterator:
     pool = ProcessPoolExecutor(jobs, mp_context=context or _context(),
-                               initializer=_default_sigterm)
+                               initializer=_start_worker, initargs=(os.getpid(),))
     try:
         # the pool starts its workers and threads while tasks are submitted: they inherit the
         # blocked signal; an interrupt meanwhile is delivered once it is unblocked
