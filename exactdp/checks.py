@@ -1,5 +1,5 @@
-"""Checks of the arguments every command shares: counts, seeds, worker processes, time limits, and
-the paths of output files and folders.
+"""Checks of the arguments every command shares: counts, seeds, the size of a simulation, worker
+processes, time limits, and the paths of output files and folders.
 
 Each returns the value (an ``int``, a :class:`~pathlib.Path`) or raises
 :class:`~exactdp.errors.InputError` naming the argument and echoing the value.
@@ -18,6 +18,9 @@ from .errors import InputError
 
 #: Largest number of local worker processes: eight per processor.
 MAX_JOBS = 8 * (os.cpu_count() or 1)
+#: Most entries a seeded simulation holds at once, runs × entries per run (the draws, or the
+#: selections, of every run are held in arrays of that size: 2·10⁷ doubles are 160 MB).
+MAX_SIMULATED_ENTRIES = 20_000_000
 
 
 def check_positive(name: str, value: object) -> int:
@@ -52,6 +55,16 @@ def check_seed(seed: object) -> int:
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InputError(f"seed must be a non-negative integer, got seed={seed!r}")
     return int(seed)
+
+
+def check_simulation_size(name: str, runs: int, width: int, entries: str) -> None:
+    """Refuse, in one line and before any draw, ``runs`` runs (the argument ``name``) of
+    ``width`` ``entries`` each (``"queries"``, ``"draws"``) beyond :data:`MAX_SIMULATED_ENTRIES`
+    entries, naming the most runs allowed."""
+    if runs * width > MAX_SIMULATED_ENTRIES:
+        raise InputError(f"{name}={runs:,} with {width:,} {entries} per run exceeds the "
+                         f"{MAX_SIMULATED_ENTRIES:,} entries simulated at once; use at most "
+                         f"{MAX_SIMULATED_ENTRIES // width:,} runs")
 
 
 def check_writable(path, what: str, suffixes: tuple[str, ...] = (),

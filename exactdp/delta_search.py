@@ -17,7 +17,7 @@ from fractions import Fraction
 from .errors import InputError
 from .exact.output_pairs import Enclosed
 from .exact.profile import profile_both_ways
-from .formatting import printed_number
+from .formatting import echoed_number, printed_number
 from .search import explore, input_options, input_space, param_options
 from .sequences import Runs, format_number, to_fraction
 
@@ -83,8 +83,9 @@ class DeltaSearchResult:
         delta = witness.delta
         printed = printed_number(delta.value, dps, enclosure=(delta.lower, delta.upper))
         return {
-            "mechanism": str(mech), "d1": d1, "d2": d2, "eps": format_number(self.eps),
-            "claimed_delta": format_number(self.claimed_delta),
+            "mechanism": str(mech), "d1": d1, "d2": d2,
+            "eps": echoed_number(self.eps, dps, text),
+            "claimed_delta": echoed_number(self.claimed_delta, dps, text),
             **printed.fields("delta", text),
             "verdict": self.verdict, "evaluations": self.evaluations,
             "stopped_by": self.stopped_by, "first_violation": self.first_violation,

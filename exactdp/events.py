@@ -11,7 +11,9 @@ Grammar (:func:`parse_event`): clauses joined by ``and`` (``&`` and ``;`` are sy
   (``out0<3.5``, ``value>=1``);
 * ``name in (a,b)``, ``[a,b]``, ``[a,b)``, ``(a,b]`` for a number, ends ``-inf``/``inf`` allowed
   (``out1 in [0,2)``, ``last in (-inf, 2.5)``);
-* ``last=F`` (the last entry is ⊥) and ``output=F,T`` (the raw ⊤/⊥ vector).
+* ``last=F`` (the last entry is ⊥) and ``output=F,T`` (the raw ⊤/⊥ vector; on a program's
+  tuple of booleans and counts, every entry at once, ``output=F,T,3``, which is also how such
+  an event prints).
 
 Bounds are exact decimals (``0.7`` is seven tenths, :func:`exactdp.sequences.to_fraction`), like
 every other input: an event's probability does not depend on how a binary float rounds its ends.
@@ -53,7 +55,7 @@ from .mechanisms.noisy_max import NoisyMaxMechanism
 from .mechanisms.sums import NoisySum
 from .sampling.sampler import ABSENT, Samples
 from .sampling.streaming import Columns
-from .sequences import as_output, as_queries, format_number, to_fraction
+from .sequences import Runs, as_output, as_queries, format_number, to_fraction
 
 #: Number of grid points ``α`` for a numeric component (StatDP: ``np.linspace(..., num=10)``).
 GRID_POINTS = 10
@@ -207,7 +209,33 @@ class Event:
         return functools.reduce(np.logical_and, masks)
 
     def __str__(self) -> str:
-        return " and ".join(f"{name}{condition}" for name, condition in self.conditions)
+        entries = _categorical_entries(self.view)
+        fixed = dict(self.conditions)
+        if entries is not None and len(fixed) == len(entries) and all(
+                isinstance(fixed.get(name), Equals) for name, _ in entries):
+            return "output=" + ",".join(_category_text(component, fixed[name].value)
+                                        for name, component in entries)
+        return " and ".join(
+            f"{name}={_category_text(self.view.component(name), condition.value)}"
+            if isinstance(condition, Equals) else f"{name}{condition}"
+            for name, condition in self.conditions)
+
+
+def _categorical_entries(view: "View") -> tuple | None:
+    """The components of an output made of two or more categorical entries, each an
+    :class:`Index` (a program's tuple of booleans and counts), else ``None``: an event that
+    fixes every one of them reads and prints as the output it fixes, ``output=F,T,T``."""
+    if len(view.components) < 2 or not all(isinstance(component, Index)
+                                           for _, component in view.components):
+        return None
+    return view.components
+
+
+def _category_text(component, value: int) -> str:
+    """A value of a count or index, ``T``/``F`` (⊤/⊥, the output notation) for a boolean."""
+    if getattr(component, "booleans", False):
+        return "T" if value else "F"
+    return str(value)
 
 
 # ----------------------------------------------------------------------------- components
@@ -249,17 +277,28 @@ class Additive:
 
 @dataclass(frozen=True)
 class LastEntry:
-    """The last entry present: ⊥, or the released number (StatDP's iSVT4 ``out[-1]``)."""
+    """The last entry present: ⊥, or the released number (StatDP's iSVT4 ``out[-1]``), or ⊤
+    when the output releases no number (``numbers`` false: ``last=F`` is its one condition)."""
+
+    numbers: bool = True
 
     def value(self, output):
         """The last entry of one output (``None`` for ⊥)."""
         last = _tokens(output)[-1]
-        return None if last is False or last is True else last
+        return None if last is False else last
 
     def column(self, samples: Samples) -> np.ndarray:
-        """The last entry of every run (NaN for ⊥)."""
+        """The last entry of every run (:meth:`entries`)."""
+        runs = np.arange(len(samples.answers))
         last = (samples.answers != ABSENT).sum(axis=1) - 1
-        return samples.values[np.arange(last.size), last]
+        return self.entries(samples.answers[runs, last] == 1,
+                            None if samples.values is None else samples.values[runs, last])
+
+    @staticmethod
+    def entries(above: np.ndarray, released: np.ndarray | None) -> np.ndarray:
+        """The column of last entries that are ⊤ where ``above`` (⊥ elsewhere): the
+        ``released`` numbers (NaN at ⊥), or when none are released 1 at ⊤ and NaN at ⊥."""
+        return np.where(above, 1.0, np.nan) if released is None else released
 
 
 @dataclass(frozen=True)
@@ -366,15 +405,21 @@ def noise_free_output(mech: ThresholdMechanism, queries: list) -> list:
     return out
 
 
+def _last(mech: ThresholdMechanism) -> tuple:
+    """The component ``last`` of every Sparse Vector output."""
+    return "last", LastEntry(mech.releases_numbers)
+
+
 def _statdp_view(mech: ThresholdMechanism, n: int) -> View | None:
     false_count = ("false_count", Additive(((0, 1, 0),) * n))
     if mech.statdp_view == "false_count":
-        return View((false_count,), (("false_count",),))
+        return View((false_count, _last(mech)), (("false_count",),))
     if mech.statdp_view == "hamming_half":
         pattern = [i < n // 2 for i in range(n)]
-        return View((("hamming", Additive(reference_weights(pattern))),), (("hamming",),))
+        return View((("hamming", Additive(reference_weights(pattern))), _last(mech)),
+                    (("hamming",),))
     if mech.statdp_view == "false_count_last":
-        return View((false_count, ("last", LastEntry())), (("false_count", "last"),))
+        return View((false_count, _last(mech)), (("false_count", "last"),))
     return None
 
 
@@ -412,9 +457,7 @@ def _(mech: ThresholdMechanism, d1) -> View:
     if mech.cutoff is not None:
         components.append(("length", Additive(((1, 1, 0),) * n)))
     families = tuple((name,) for name, _ in components)
-    extra = (("output", RawOutput()),) + ((("last", LastEntry()),) if mech.releases_numbers
-                                          else ())
-    return View(tuple(components) + extra, families)
+    return View(tuple(components) + (("output", RawOutput()), _last(mech)), families)
 
 
 @view_of.register
@@ -525,6 +568,9 @@ def _bound(text: str, clause: str, infinite: str) -> Fraction | None:
 
 
 def _numeric(name: str, component, clause: str) -> None:
+    if isinstance(component, LastEntry) and not component.numbers:
+        raise InputError(f"the event clause {clause!r} compares {name} with a number, but {name} "
+                         f"is ⊤ or ⊥ in this output: write {name}=F")
     if not isinstance(component, _NUMERIC):
         raise InputError(f"the event clause {clause!r} compares {name} with a number, but {name} "
                          f"is a count or index: write {name}=k")
@@ -568,6 +614,31 @@ def _parse_condition(clause: str, view: View):
                   "=": Interval(x, x, True, True)}[op]
 
 
+def _clause_conditions(clause: str, view: View) -> list:
+    """The ``(name, condition)`` pairs of one clause: ``output=v0,v1,…`` on an output of
+    categorical entries (:func:`_categorical_entries`) fixes each entry, ``T``/``F`` for a
+    boolean and a whole number for a count; any other clause is one condition."""
+    entries = _categorical_entries(view)
+    comparison = _COMPARISON.match(clause)
+    if entries is None or not comparison or comparison["name"] != "output" \
+            or comparison["op"] != "=":
+        return [_parse_condition(clause, view)]
+    tokens = as_output(comparison["value"]).expand()
+    if len(tokens) != len(entries):
+        raise InputError(f"the event clause {clause!r} fixes {len(tokens)} entries, but the "
+                         f"output has {len(entries)} ({entries[0][0]} to {entries[-1][0]})")
+    conditions = []
+    for (name, component), token in zip(entries, tokens):
+        boolean = isinstance(token, bool)
+        if boolean != component.booleans or not (boolean or (token.denominator == 1
+                                                             and token >= 0)):
+            expected = "T or F" if component.booleans else "a whole number"
+            raise InputError(f"the event clause {clause!r} needs {expected} for {name}, got "
+                             f"{Runs.from_items([token])}")
+        conditions.append((name, Equals(int(token))))
+    return conditions
+
+
 def parse_event(text: str, view: View) -> Event:
     """Read an event (the grammar of the module docstring) on the components of ``view``.
 
@@ -587,13 +658,13 @@ def parse_event(text: str, view: View) -> Event:
         clause = part.strip()
         if not clause:
             raise InputError(f"the event {text!r} has an empty clause")
-        name, condition = _parse_condition(clause, view)
-        component = view.component(name)
-        canonical = next(known for known, c in view.components if c == component)
-        if canonical in conditions:
-            previous = conditions[canonical]
-            if not (isinstance(previous, Interval) and isinstance(condition, Interval)):
-                raise InputError(f"the event {text!r} constrains {name} twice")
-            condition = previous.intersect(condition)
-        conditions[canonical] = condition
+        for name, condition in _clause_conditions(clause, view):
+            component = view.component(name)
+            canonical = next(known for known, c in view.components if c == component)
+            if canonical in conditions:
+                previous = conditions[canonical]
+                if not (isinstance(previous, Interval) and isinstance(condition, Interval)):
+                    raise InputError(f"the event {text!r} constrains {name} twice")
+                condition = previous.intersect(condition)
+            conditions[canonical] = condition
     return Event(tuple(conditions.items()), view)

@@ -4,13 +4,17 @@ rounded outward, and an error bound that covers the printed decimal itself."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import MAX_EMAX, Decimal
+from fractions import Fraction
 
 import mpmath
 from flint import arb, ctx
 
+from .errors import PrecisionError
 from .precision import exact_mpf
+from .sequences import format_number
 
 
 def format_value(value, digits: int) -> str:
@@ -24,6 +28,43 @@ def format_value(value, digits: int) -> str:
         return "0"
     with mpmath.workdps(digits + 10):
         return mpmath.nstr(value, digits, min_fixed=-4, max_fixed=digits)
+
+
+def decimal_text(value: Fraction | float, digits: int) -> str:
+    """An exact rational number (an input such as ``--eps 1/2``) as a decimal string that
+    ``float``, ``decimal.Decimal`` and ``mpmath.mpf`` all read: its exact decimal when its
+    denominator has no prime factor but 2 and 5, else rounded to ``digits`` significant digits
+    (an infinite order ``α = inf``, a float, is ``"inf"``).
+
+    Examples
+    --------
+    >>> decimal_text(Fraction(1, 2), 8), decimal_text(Fraction(3, 8), 8)
+    ('0.5', '0.375')
+    >>> decimal_text(Fraction(1, 3), 8), decimal_text(Fraction(7), 8)
+    ('0.33333333', '7')
+    """
+    if not isinstance(value, Fraction):
+        return format_value(value, digits)  # ±inf
+    rest, scale = value.denominator, 0  # value = numerator·(10^scale/denominator)/10^scale
+    for prime in (2, 5):
+        power = 0
+        while rest % prime == 0:
+            rest, power = rest // prime, power + 1
+        scale = max(scale, power)
+    if rest != 1:
+        with mpmath.workdps(digits + 10):
+            return format_value(mpmath.mpf(value.numerator) / value.denominator, digits)
+    scaled = value.numerator * 10**scale // value.denominator  # exact
+    return str(Decimal(f"{scaled}e-{scale}")).replace("E", "e")
+
+
+def echoed_number(value: Fraction | float, digits: int, text: bool) -> str:
+    """An exact input echoed in a record (an ε, a ``t``): spelled exactly for a table
+    (:func:`~exactdp.sequences.format_number`: ``1/3``), as a decimal for JSON
+    (:func:`decimal_text`: ``0.333…`` to ``digits`` digits); an infinity is ``"inf"``."""
+    if not isinstance(value, Fraction):
+        return format_value(value, digits)
+    return format_number(value) if text else decimal_text(value, digits)
 
 
 def format_bound(value, digits: int, upward: bool) -> str:
@@ -140,6 +181,8 @@ def printed_number(centre, digits: int, error=None, enclosure=None) -> PrintedNu
         infinite = format_value(centre, digits)
         ends = (infinite, infinite) if enclosure is not None else (None, None)
         return PrintedNumber(infinite, "0", infinite, *ends)
+    for number in (centre, *(enclosure or (error,))):
+        _check_printable(number)
     printed_ends = (None, None)
     if enclosure is not None:
         printed_ends = (format_bound(enclosure[0], digits, False),
@@ -176,6 +219,23 @@ def printed_number(centre, digits: int, error=None, enclosure=None) -> PrintedNu
         if spread > 0 and spread >= abs(centre):
             text = f"0 ± {format_error(distance('0'))}"
         return PrintedNumber(value, format_error(distance(value)), text, *printed_ends)
+
+
+def _check_printable(value) -> None:
+    """:class:`~exactdp.errors.PrecisionError` for a finite ``value`` whose decimal exponent is
+    beyond ``decimal.MAX_EMAX`` (``10^18 − 1``): no decimal string that Python's ``decimal``
+    reads spells it (a probability near ``e^{−2.5·10^599}``, from a Gaussian of scale ``1e-300``
+    between queries 1 apart)."""
+    if value == 0 or not mpmath.isfinite(value):
+        return
+    mantissa, exponent = value.man_exp
+    binary_exponent = int(exponent) + int(mantissa).bit_length()  # |value| < 2^binary_exponent
+    if abs(binary_exponent) > MAX_EMAX / math.log10(2):  # an int beyond floats compares
+        decimal_exponent = mpmath.nstr(binary_exponent * mpmath.log10(2), 6)
+        raise PrecisionError(f"a result near 10^{decimal_exponent} has a decimal exponent "
+                             f"beyond ±{MAX_EMAX}, the range of the decimal numbers exactdp "
+                             f"prints (a noise scale far smaller than the distances between "
+                             f"the queries); the Python API returns it as an mpmath number")
 
 
 def ball_bounds(ball: arb) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -247,10 +307,13 @@ def probability_record(result, digits: int, text: bool = False) -> dict[str, str
 
 
 def loss_record(loss, digits: int, text: bool = False) -> dict[str, str]:
-    """The printed fields of a privacy loss: ``p1``, ``p2``, ``log_ratio`` (for a certified
-    loss also ``log_ratio_lower``/``log_ratio_upper``, in ``text`` one ``log_ratio_enclosure``)
-    and ``error``, the bound on the printed ``log_ratio``'s distance to the exact one."""
+    """The printed fields of a privacy loss: ``p1``, ``p2`` (none for a supremum that no output
+    attains), ``log_ratio`` (for a certified loss also ``log_ratio_lower``/``log_ratio_upper``,
+    in ``text`` one ``log_ratio_enclosure``) and ``error``, the bound on the printed
+    ``log_ratio``'s distance to the exact one."""
     ratio = printed_log_ratio(loss, digits)
-    p1, p2 = (printed_probability(side, digits)[0] for side in (loss.p1, loss.p2))
-    return {"p1": p1.text if text else p1.value, "p2": p2.text if text else p2.value,
-            **ratio.fields("log_ratio", text), "error": ratio.error}
+    record = {}
+    if loss.p1 is not None:
+        p1, p2 = (printed_probability(side, digits)[0] for side in (loss.p1, loss.p2))
+        record = {"p1": p1.text if text else p1.value, "p2": p2.text if text else p2.value}
+    return {**record, **ratio.fields("log_ratio", text), "error": ratio.error}

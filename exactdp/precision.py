@@ -3,7 +3,9 @@ zero, and the single check that a result reaches the digits asked for.
 
 Every exact computation follows the same rules:
 
-* the caller asks for ``dps`` significant digits (1 to :data:`MAX_DPS`);
+* the caller asks for ``dps`` significant digits (1 to :data:`MAX_DPS`), checked where it asks
+  (:func:`check_dps`); the intermediate results exactdp combines carry guard digits beyond
+  them, up to :data:`MAX_GUARD_DIGITS` more (:func:`check_working_dps`);
 * the work is done at :func:`working_dps` digits: ``dps`` plus :data:`GUARD_DIGITS`, plus the
   digits an intermediate quantity of size ``10^k`` costs in absolute accuracy, rounded up to a
   multiple of 10 so that mpmath's quadrature nodes, cached per precision, are shared;
@@ -31,6 +33,10 @@ from .errors import InputError, PrecisionError
 GUARD_DIGITS = 15
 #: Largest number of significant digits a caller may ask for.
 MAX_DPS = 1000
+#: Most digits exactdp adds to a caller's ``dps`` for the intermediate results it combines (the
+#: output probabilities of a divergence, the outputs an event sums, both sides of a
+#: difference): the engine evaluates up to ``MAX_DPS + MAX_GUARD_DIGITS`` digits.
+MAX_GUARD_DIGITS = 100
 #: The evaluation methods of :func:`exactdp.probability`: ``"auto"`` (the default) and
 #: ``"certified"`` give enclosures proven by ball arithmetic (``"auto"`` falls back to the
 #: estimate for a noise law without a certified rule), ``"estimate"`` two independent methods
@@ -41,8 +47,20 @@ CERTIFIED_METHODS = ("auto", "certified")
 
 
 def check_dps(dps: object) -> int:
-    """``dps`` if it is an integer from 1 to :data:`MAX_DPS`, else an :class:`InputError`."""
-    if isinstance(dps, bool) or not isinstance(dps, int) or not 1 <= dps <= MAX_DPS:
+    """``dps`` if it is an integer from 1 to :data:`MAX_DPS`, else an :class:`InputError`: the
+    digits a caller asks for."""
+    return _check_digits(dps, MAX_DPS)
+
+
+def check_working_dps(dps: object) -> int:
+    """``dps`` if it is an integer from 1 to ``MAX_DPS + MAX_GUARD_DIGITS``, else an
+    :class:`InputError`: the digits the engine is asked for, a caller's (:func:`check_dps`) plus
+    the guard digits exactdp adds to them."""
+    return _check_digits(dps, MAX_DPS + MAX_GUARD_DIGITS)
+
+
+def _check_digits(dps: object, most: int) -> int:
+    if isinstance(dps, bool) or not isinstance(dps, int) or not 1 <= dps <= most:
         raise InputError(f"dps must be an integer from 1 to {MAX_DPS}, got dps={dps!r}")
     return dps
 

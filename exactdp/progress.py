@@ -3,7 +3,8 @@
 On a terminal a tqdm bar is redrawn in place.  Written to a pipe or a log file, a bar would be one
 ever-growing line of carriage returns, so :class:`Progress` prints plain lines instead: one when
 the work starts (with its size) and then one at most every :data:`LINE_INTERVAL` seconds, each with
-the work done, the time spent and an estimate of the time left.
+the work done, the time spent and an estimate of the time left.  Work that is often quick can
+start reporting after a ``delay``: then nothing is shown before it, and quick work shows nothing.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from tqdm import tqdm
 
 #: Seconds between two progress lines when standard error is not a terminal.
 LINE_INTERVAL = 5.0
+#: Seconds of work before a command whose work is often quick starts reporting (its ``delay``):
+#: work that takes longer shows progress, quicker work prints nothing.
+START_DELAY = 1.0
 
 
 def _duration(seconds: float) -> str:
@@ -38,10 +42,13 @@ class Progress:
     work : float, optional
         The expected cost of all the steps, when they differ (each :meth:`update` then says
         what its steps cost): the time left is estimated from the cost done, not the steps.
+    delay : float, optional
+        Seconds before anything is shown (the bar appears, or the first line is printed at the
+        first :meth:`update` after them); default 0: a line at once.
     """
 
     def __init__(self, total: int, description: str, unit: str, enabled: bool | None = True,
-                 stream=None, work: float | None = None):
+                 stream=None, work: float | None = None, delay: float = 0.0):
         self.stream = sys.stderr if stream is None else stream
         terminal = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.enabled = terminal if enabled is None else enabled
@@ -53,9 +60,10 @@ class Progress:
         form = {} if work is None else {
             "bar_format": "{desc}: {n_fmt}/{total_fmt} {unit}s [{elapsed}{postfix}]"}
         self.bar = tqdm(total=total, desc=description, unit=unit, file=self.stream,
-                        leave=False, **form) if self.enabled and terminal else None
-        self.start = self.last = time.monotonic()
-        if self.enabled and self.bar is None:
+                        leave=False, delay=delay, **form) if self.enabled and terminal else None
+        self.start = time.monotonic()
+        self.next_line = self.start + delay  # when a line may be printed next
+        if self.enabled and self.bar is None and not delay:
             self._line("")
 
     def update(self, steps: int = 1, note: str = "", work: float | None = None) -> None:
@@ -69,7 +77,7 @@ class Progress:
             self.bar.set_postfix_str(note + (left and f"{', ' if note else ''}about {left} left")
                                      if self.work is not None else note, refresh=not steps)
             self.bar.update(steps)
-        elif self.enabled and time.monotonic() - self.last >= LINE_INTERVAL:
+        elif self.enabled and time.monotonic() >= self.next_line:
             self._line(note)
 
     def _left(self) -> str:
@@ -82,7 +90,7 @@ class Progress:
 
     def _line(self, note: str) -> None:
         now = time.monotonic()
-        elapsed, self.last = now - self.start, now
+        elapsed, self.next_line = now - self.start, now + LINE_INTERVAL
         left = self._left()
         left = f", about {left} left" if left else ""
         note = f"; {note}" if note else ""

@@ -26,7 +26,7 @@ import mpmath
 
 from .exact.output_pairs import Enclosed
 from .exact.renyi import check_alphas, renyi_both_ways
-from .formatting import printed_number
+from .formatting import echoed_number, printed_number
 from .search import explore, input_options, input_space, param_options
 from .sequences import Runs, format_number
 
@@ -157,7 +157,8 @@ class RenyiSearchResult:
                                  enclosure=(divergence.lower, divergence.upper))
         alpha = "inf" if self.alpha == math.inf else format_number(self.alpha)
         return {
-            "mechanism": str(mech), "d1": d1, "d2": d2, "alpha": alpha,
+            "mechanism": str(mech), "d1": d1, "d2": d2,
+            "alpha": echoed_number(self.alpha, dps, text),
             **printed.fields("divergence", text),
             "evaluations": self.evaluations, "stopped_by": self.stopped_by,
             "recheck": f"exactdp renyi {mech.name} {param_options(mech)} "

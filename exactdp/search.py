@@ -49,7 +49,7 @@ from .exact.loss import (MAX_ENUMERATED_QUERIES, PrivacyLoss, loss_from_probabil
                          worst_of_all_outputs)
 from .exact.probability import probability
 from .exact.sums import noiseless_output
-from .formatting import format_value, printed_log_ratio
+from .formatting import echoed_number, format_value, printed_log_ratio
 from .mechanisms.base import Mechanism, Neighbours
 from .mechanisms.description import Release, ThresholdMechanism
 from .mechanisms.histogram import HistogramMechanism
@@ -340,9 +340,15 @@ def _(mech: NoisySum, d1: Runs, d2: Runs, dps: int) -> Witness:
 
 @worst_output.register
 def _(mech: Program, d1: Runs, d2: Runs, dps: int) -> Witness:
-    """Every return value of the program on ``d1`` and ``d2``, from its traced paths
-    (``max_privacy_loss``; a program that releases numbers is refused there in one line)."""
+    """Every return value of the program on ``d1`` and ``d2``, from its traced paths, or the
+    output of ``d1`` without noise for one released number ``q + η`` (``max_privacy_loss``; a
+    program that releases numbers otherwise is refused there in one line, and a supremum that
+    no output attains, a Gaussian release's ``+∞``, here)."""
     result = max_privacy_loss(mech, d1, d2, dps, allow_any_pair=True)
+    if result.output is None:
+        raise InputError(f"{mech.name}: no output attains the largest loss on d1={d1}, d2={d2} "
+                         f"(it is approached as {result.approached}): the search reports a "
+                         f"witness output")
     return Witness(d1, d2, result.output, result.loss)
 
 
@@ -425,8 +431,9 @@ class SearchResult:
         loss = self.witness.loss
         return "violation" if loss.log_ratio - loss.error > to_mpf(self.claimed) else "within claim"
 
-    def record(self, dps: int = 15) -> dict:
-        """The JSON record of ``exactdp search --json``."""
+    def record(self, dps: int = 15, text: bool = False) -> dict:
+        """The JSON record of ``exactdp search --json`` (``text``: the claimed ε spelled
+        exactly, for the table)."""
         loss, mech, witness = self.witness.loss, self.mechanism, self.witness
         params = param_options(mech)
         ratio = printed_log_ratio(loss, dps)
@@ -434,7 +441,8 @@ class SearchResult:
         record = {
             "mechanism": str(mech), "d1": d1, "d2": d2, "output": output,
             "log_ratio": ratio.value, "log_ratio_error": ratio.error,
-            "claimed": "none" if self.claimed is None else format_number(self.claimed),
+            "claimed": "none" if self.claimed is None else echoed_number(self.claimed, dps,
+                                                                         text),
             "verdict": self.verdict, "evaluations": self.evaluations,
             "stopped_by": self.stopped_by, "first_violation": self.first_violation,
             "recheck": f"exactdp loss {mech.name} {params} {input_options(d1, d2)} "

@@ -4,8 +4,10 @@
 The inputs and the output are *templates*: text in the usual query/output notation in which
 ``{t}`` stands for the value of ``t`` (``0*{t},1*{t}`` is t zeros then t ones).  Each point is
 the exact ``ln(Pr[M(D1) = a]/Pr[M(D2) = a])`` of :func:`exactdp.privacy_loss` (or of an event,
-``exactdp.exact.events.event_privacy_loss``) with its computed error bound; a point that cannot
-be computed stops the sweep with the value of ``t`` in the message.
+``exactdp.exact.events.event_privacy_loss``) with its computed error bound.  A point that cannot
+be computed (an output of probability 0 on both sides, a program with more paths than its limit,
+a precision out of reach) is a *failed* point: it keeps its ``t`` and parameters and says why in
+one line (:attr:`SweepPoint.failure`), and the other points are computed all the same.
 
 ``t`` lists (:func:`parse_t_values`): ``1,2,5``; ``a:b:step`` (exact decimals, ``b`` included
 when reached); ``a:b:log`` (integers from ``a`` to ``b`` spaced evenly on a log scale,
@@ -27,7 +29,7 @@ import mpmath
 from .errors import ExactDPError, InputError
 from .exact.events import event_privacy_loss
 from .exact.loss import PrivacyLoss, privacy_loss
-from .formatting import loss_record
+from .formatting import decimal_text, echoed_number, loss_record
 from .progress import Progress
 from .checks import check_positive
 from .sequences import format_number, to_fraction
@@ -125,17 +127,46 @@ def parameter_series(values: dict[str, list[str]]) -> list[dict[str, str]]:
 
 @dataclass(frozen=True)
 class SweepPoint:
-    """One point of a sweep: ``t``, the series' parameters and the exact loss there."""
+    """One point of a sweep: ``t``, the series' parameters and the exact loss there, or why it
+    could not be computed.
+
+    Attributes
+    ----------
+    t : Fraction
+    params : dict
+    loss : PrivacyLoss or None
+        ``None`` for a failed point.
+    failure : str or None
+        For a failed point, the error that stopped it, in one line.
+    """
 
     t: Fraction
     params: dict
-    loss: PrivacyLoss
+    loss: PrivacyLoss | None
+    failure: str | None = None
 
-    def record(self, dps: int) -> dict:
+    def record(self, dps: int, text: bool = False) -> dict:
         """The JSON object: numbers as decimal strings to the digits they support
-        (:func:`~exactdp.formatting.loss_record`)."""
-        return {"t": format_number(self.t), "params": dict(self.params),
-                **loss_record(self.loss, dps)}
+        (:func:`~exactdp.formatting.loss_record`), ``t`` and the parameters typed as fractions
+        as decimals (``1/2`` is ``0.5``); ``text``: ``t`` and the parameters exactly, for the
+        table (:func:`~exactdp.formatting.echoed_number`); a failed point has ``failure``
+        instead of the loss's fields."""
+        return {"t": echoed_number(self.t, dps, text),
+                "params": {name: _parameter_text(value, dps, text)
+                           for name, value in self.params.items()},
+                **({"failure": self.failure} if self.failure is not None else
+                   loss_record(self.loss, dps))}
+
+
+def _parameter_text(value: str, dps: int, text: bool) -> str:
+    """A parameter as typed; in JSON (not ``text``) a finite number as its decimal (``1/2`` is
+    ``0.5``), ``inf`` and flags (``true``) as they are."""
+    if text:
+        return value
+    try:
+        return decimal_text(to_fraction(value, "a parameter"), dps)
+    except InputError:  # not a finite number
+        return value
 
 
 @dataclass(frozen=True)
@@ -152,6 +183,8 @@ class _Task:
 
 
 def _point(task: _Task) -> SweepPoint:
+    """The point of ``task``; an error exactdp raises on purpose (or an arithmetic one) makes
+    it a failed point."""
     try:
         if task.event is not None:
             loss = event_privacy_loss(task.mech, task.d1, task.d2, task.event, task.dps,
@@ -159,15 +192,17 @@ def _point(task: _Task) -> SweepPoint:
         else:
             loss = privacy_loss(task.mech, task.d1, task.d2, task.output, task.dps,
                                 allow_any_pair=task.allow_any_pair)
-    except ExactDPError as exc:
-        raise type(exc)(f"at t={format_number(task.t)}: {exc}") from None
+    except (ExactDPError, ArithmeticError) as exc:
+        failure = " ".join(str(exc).split()) or type(exc).__name__
+        return SweepPoint(task.t, task.params, None, failure)
     return SweepPoint(task.t, task.params, loss)
 
 
 def sweep(series: Sequence[tuple[dict, object]], d1: str, d2: str, ts: Sequence,
           output: str | None = None, event: str | None = None, dps: int = 15, jobs: int = 1,
           progress: bool | None = False, allow_any_pair: bool = False) -> list[SweepPoint]:
-    """The exact loss at every ``t`` of every series.
+    """The exact loss at every ``t`` of every series; a point that cannot be computed is a
+    failed point (:attr:`SweepPoint.failure`), and the others are computed all the same.
 
     Parameters
     ----------
@@ -225,8 +260,8 @@ def plot(points: Sequence[SweepPoint], claimed: Sequence, path, title: str,
          t_axis: str = "t") -> Path:
     """Draw ln ratio against t, one line per series, the claimed ε of each series (``claimed``,
     in series order; ``None`` for none) dashed; log axes where every value is positive and
-    spans at least two decades.  Infinite ratios cannot be drawn: the legend says where they
-    are.  Writes a PNG at ``path`` (matplotlib, as the claims' figures)."""
+    spans at least two decades.  Infinite ratios and failed points cannot be drawn: the legend
+    says where they are.  Writes a PNG at ``path`` (matplotlib, as the claims' figures)."""
     from .claims.figure_spec import EXACT, Curve, FigureSpec, Panel, horizontal
     from .claims.plots import draw
 
@@ -235,11 +270,14 @@ def plot(points: Sequence[SweepPoint], claimed: Sequence, path, title: str,
         by_series.setdefault(tuple(point.params.items()), []).append(point)
     curves, finite_x, finite_y = [], [], []
     for color, (params, members) in enumerate(by_series.items()):
-        finite = [(float(p.t), float(p.loss.log_ratio)) for p in members
+        computed = [p for p in members if p.failure is None]
+        finite = [(float(p.t), float(p.loss.log_ratio)) for p in computed
                   if mpmath.isfinite(p.loss.log_ratio)]
-        infinite = [format_number(p.t) for p in members if not mpmath.isfinite(p.loss.log_ratio)]
-        label = series_label(dict(params)) + (f" (±∞ at t = {', '.join(infinite)})"
-                                              if infinite else "")
+        notes = [f"{what} at t = {', '.join(format_number(p.t) for p in where)}"
+                 for what, where in (
+                     ("±∞", [p for p in computed if not mpmath.isfinite(p.loss.log_ratio)]),
+                     ("failed", [p for p in members if p.failure is not None])) if where]
+        label = series_label(dict(params)) + (f" ({'; '.join(notes)})" if notes else "")
         curves.append(Curve(label, tuple(x for x, _ in finite), tuple(y for _, y in finite),
                             EXACT, color))
         finite_x += [x for x, _ in finite]
@@ -254,7 +292,8 @@ def plot(points: Sequence[SweepPoint], claimed: Sequence, path, title: str,
             if value is not None:
                 curves.append(horizontal(f"claimed ε = {format_number(value)}", float(value),
                                          xs, color))
-    note = "" if finite_x else "every ln ratio is ±∞ (an exact zero):\nnothing to draw"
+    note = "" if finite_x else \
+        "every ln ratio is ±∞ (an exact zero) or failed:\nnothing to draw"
     panel = Panel("exact privacy loss", t_axis, "ln(p1/p2)  (nats)", tuple(curves), note=note,
                   xscale=_scale(xs), yscale=_scale(finite_y + [float(c) for c in claimed
                                                                if c is not None]))

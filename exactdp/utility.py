@@ -149,8 +149,11 @@ def _cutoff_of(mech) -> int:
 def _checked(mech, queries, order):
     if order not in ORDERS:
         raise InputError(f"order must be given or random, got {order!r}")
-    values = as_queries(queries).expand()
+    queries = as_queries(queries)
+    values = queries.expand()
     c = _cutoff_of(mech)
+    if isinstance(mech, ThresholdMechanism):
+        mech.check_queries(queries)  # integer answers for integer-valued noise, as probability
     check_cutoff(c, len(values))
     if order == "random" and isinstance(mech, ExponentialTopMechanism):
         order = "given"  # the exponential mechanism does not depend on the order
@@ -196,7 +199,9 @@ def selection_probabilities(mech, queries, order: str = "given", dps: int = 15,
     ------
     InputError
         For a mechanism without a cutoff, with released numbers or without query noise, a
-        cutoff above the number of queries, or an unknown order.
+        cutoff above the number of queries, query answers that are not integers for
+        integer-valued noise (``svt_discrete``, as :func:`exactdp.probability`), or an unknown
+        order.
     PrecisionError
         When ``svt_retraversal`` would need more than :data:`MAX_TRAVERSALS` traversals.
 

@@ -1,5 +1,6 @@
-"""Every command's JSON parses: each field meant as a number is a JSON number or a decimal string
-that ``float``, ``decimal.Decimal`` and ``mpmath.mpf`` all accept ("inf"/"-inf" included), and
+"""Every command's JSON parses: each field meant as a number is a JSON integer (a count) or a
+decimal string that ``float``, ``decimal.Decimal`` and ``mpmath.mpf`` all accept ("inf"/"-inf"
+included), and
 printed enclosures hold their printed values.  Every field of every record must be named in one of
 the lists below: a new field fails the test until it is classified."""
 
@@ -22,6 +23,9 @@ DECIMAL_FIELDS = {
     "theorem_5_12_probability", "theorem_5_12_error", "theorem_5_12_probability_lower",
     "theorem_5_12_probability_upper", "closed_form", "alpha", "divergence", "fnr", "fnr_lower",
     "fnr_upper", "ser", "ser_lower", "ser_upper", "delta_lower", "delta_upper", "claimed_delta",
+    "test_eps", "p_value", "exact_event_eps", "exact_event_eps_lower", "exact_event_eps_upper",
+    "simulated_accuracy", "simulated_accuracy_halfwidth", "simulated_accuracy_small",
+    "simulated_accuracy_small_halfwidth",
 }
 #: Lists of strings that are numbers.
 DECIMAL_LIST_FIELDS = {"selection", "selection_lower", "selection_upper"}
@@ -33,13 +37,11 @@ TEXT_FIELDS = {
     "event_recheck", "dataset", "id", "source", "claim", "family", "detail", "what", "latex",
     "series", "exact_unavailable", "order",
 }
-#: Fields holding JSON numbers, booleans, null, lists or objects (walked into).
+#: Fields holding JSON integers (counts), booleans, null, lists or objects (walked into).
 OTHER_FIELDS = {
-    "test_eps", "p_value", "c1", "c2", "exact_event_eps", "exact_event_eps_lower",
-    "exact_event_eps_upper", "runs", "interval1", "interval2",
+    "c1", "c2", "runs", "interval1", "interval2",
     "consistent", "evaluations", "first_violation", "domain", "scale", "k", "small_cells",
-    "threshold", "simulated_accuracy", "simulated_accuracy_halfwidth", "simulated_accuracy_small",
-    "simulated_accuracy_small_halfwidth", "repetitions", "seed", "theorem_5_12_alpha",
+    "threshold", "repetitions", "seed", "theorem_5_12_alpha",
     "theorem_5_12_m", "size", "certified", "closed_forms", "points",
 }
 #: Objects whose every value is a decimal string (a mechanism's parameters).
@@ -53,7 +55,8 @@ ENCLOSURES = [("probability", "lower", "upper"), ("log_probability", "log_lower"
               ("exact_accuracy_small", "exact_accuracy_small_lower", "exact_accuracy_small_upper"),
               ("theorem_5_12_probability", "theorem_5_12_probability_lower",
                "theorem_5_12_probability_upper"),
-              ("fnr", "fnr_lower", "fnr_upper"), ("ser", "ser_lower", "ser_upper")]
+              ("fnr", "fnr_lower", "fnr_upper"), ("ser", "ser_lower", "ser_upper"),
+              ("exact_event_eps", "exact_event_eps_lower", "exact_event_eps_upper")]
 
 
 def assert_decimal(text, where: str) -> None:

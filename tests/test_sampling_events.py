@@ -93,7 +93,7 @@ def test_counts_agree_with_masks():
 
 
 @pytest.mark.parametrize("text, message", [
-    ("nope=1", "unknown event component 'nope' (this output has: false_count)"),
+    ("nope=1", "unknown event component 'nope' (this output has: false_count, last)"),
     ("false_count", "an event clause looks like out0<3.5, out1 in [0,2), false_count=3 or last=F, "
                     "got 'false_count'"),
     ("false_count in (0, 1)", "the event clause 'false_count in (0, 1)' compares false_count "

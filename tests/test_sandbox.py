@@ -241,7 +241,7 @@ def test_the_program_prints_on_stderr_while_sampled_by_workers(source):
          "--runs", "2000", "--select-runs", "1000", "--test-eps", "0.5", "--jobs", "2",
          "--json"], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-500:]
-    assert json.loads(result.stdout)[0]["test_eps"] == 0.5
+    assert json.loads(result.stdout)[0]["test_eps"] == "0.5"
     assert "noise drawn" in result.stderr
 
 

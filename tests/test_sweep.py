@@ -132,7 +132,6 @@ def test_jobs_do_not_change_the_points(capsys):
     (["--t", "1", "--d1", "0", "--d2", "1", "--output", "F"], "no template contains {t}"),
     (["--t", "1", "--plot", "out.pdf"], "--plot must be a .png file"),
     (["--t", "1", "--param", "nope=1"], "nope"),
-    (["--t", "0"], "at t=0"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
     base = {"--d1": "0*{t}", "--d2": "1*{t}", "--output": "F*{t}"}

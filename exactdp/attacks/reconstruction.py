@@ -30,13 +30,14 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-import mpmath
 import numpy as np
+from flint import ctx
 
-from ..checks import check_positive, check_seed
+from ..checks import check_positive, check_seed, check_simulation_size
 from ..errors import InputError, PrecisionError
 from ..noise import Laplace
-from ..sequences import to_fraction
+from ..precision import to_arb
+from ..sequences import MAX_MAGNITUDE, to_fraction
 from .datasets import Histogram
 
 #: The paper's budget split: ε1 = ε2 = ε/2.
@@ -48,6 +49,13 @@ SMALL_COUNT = 5
 #: Largest number of simulated repetitions held in memory at once times the number of distinct
 #: counts (the draws do not depend on it: every threshold noise is drawn first).
 CHUNK_ENTRIES = 2**21
+#: The budgets ε accepted, ``[10^-15, 10^15]``: the magnitudes of every number the exact engine
+#: takes (:data:`~exactdp.sequences.MAX_MAGNITUDE`), for ε and its reciprocal.  Far below, the
+#: threshold ``θ ≈ (2/ε) ln(1/δ)`` outgrows the working precision of the exact accuracy (at
+#: ε = 10^-25 it no longer reaches 30 digits on a 100-cell Zipf histogram).
+EPSILON_RANGE = (Fraction(1, MAX_MAGNITUDE), Fraction(MAX_MAGNITUDE))
+#: Most bits :func:`ceiling_log_ratio` works with before it gives up.
+MAX_CEILING_BITS = 2**16
 
 
 @dataclass(frozen=True)
@@ -72,8 +80,7 @@ class Budget:
     @classmethod
     def algorithm_4(cls, epsilon, delta=DEFAULT_DELTA, split=EVEN_SPLIT) -> "Budget":
         """ε1 = split·ε, ε2 = (1 − split)·ε (each value an exact decimal or Fraction)."""
-        epsilon, delta, split = (_positive(epsilon, "eps"), _delta(delta),
-                                 to_fraction(split, "split"))
+        epsilon, delta, split = (_epsilon(epsilon), _delta(delta), to_fraction(split, "split"))
         if not 0 < split < 1:
             raise InputError(f"split must be strictly between 0 and 1, got split={split}")
         return cls(split * epsilon, (1 - split) * epsilon, delta)
@@ -81,7 +88,7 @@ class Budget:
     @classmethod
     def algorithm_3(cls, epsilon, delta=DEFAULT_DELTA) -> "Budget":
         """Algorithm 3 alone with budget ε (Lemma 5.10 and Theorem 5.12)."""
-        return cls(_positive(epsilon, "eps"), None, _delta(delta))
+        return cls(_epsilon(epsilon), None, _delta(delta))
 
     @property
     def epsilon(self) -> Fraction:
@@ -106,11 +113,19 @@ class Budget:
         return ceiling_log_ratio(self.delta, self.epsilon1)
 
 
-def _positive(value, name: str) -> Fraction:
-    number = to_fraction(value, name)
-    if number <= 0:
-        raise InputError(f"{name} must be positive, got {name}={value}")
-    return number
+def check_budget(epsilon: Fraction, name: str, shown: str) -> Fraction:
+    """``epsilon`` if it is a budget in :data:`EPSILON_RANGE`, else an :class:`InputError`
+    naming ``name`` and the value as the user wrote it (``shown``)."""
+    low, high = EPSILON_RANGE
+    if epsilon <= 0:
+        raise InputError(f"{name} must be positive, got {shown}")
+    if not low <= epsilon <= high:
+        raise InputError(f"{name} must lie in [{float(low):g}, {float(high):g}], got {shown}")
+    return epsilon
+
+
+def _epsilon(value) -> Fraction:
+    return check_budget(to_fraction(value, "eps"), "eps", f"eps={value}")
 
 
 def _delta(value) -> Fraction:
@@ -121,16 +136,28 @@ def _delta(value) -> Fraction:
 
 
 def ceiling_log_ratio(delta: Fraction, epsilon: Fraction) -> int:
-    """``⌈ln(1/δ)/ε⌉`` (``ln(1/δ)`` is irrational for rational ``δ ≠ 1``, so the value is never
-    an integer; evaluated to 100 digits, a :class:`PrecisionError` if that cannot place it
-    strictly between two integers)."""
-    with mpmath.workdps(100):
-        value = mpmath.log(mpmath.mpf(delta.denominator) / delta.numerator) \
-            * epsilon.denominator / epsilon.numerator
-        nearest = mpmath.nint(value)
-        if abs(value - nearest) < mpmath.mpf(10) ** -80:
-            raise PrecisionError(f"cannot decide ⌈ln(1/δ)/ε⌉ for δ={delta}, ε={epsilon}")
-        return int(mpmath.ceil(value))
+    """``⌈ln(1/δ)/ε⌉`` for ``0 < δ < 1``, ``ε > 0``.
+
+    ``ln(1/δ) = log1p((1 − δ)/δ)`` is irrational for rational ``δ ≠ 1`` (Lindemann–Weierstrass
+    theorem: ``e^r`` is transcendental for rational ``r ≠ 0``), so the value is never an
+    integer: it is enclosed in Arb balls of doubling precision until one lies strictly between
+    two integers (``log1p`` keeps the relative accuracy when ``δ`` is close to 1); a
+    :class:`PrecisionError` beyond :data:`MAX_CEILING_BITS` bits.
+
+    Examples
+    --------
+    >>> ceiling_log_ratio(Fraction(1, 20), Fraction(1, 10))    # ⌈29.957…⌉
+    30
+    """
+    bits = 128
+    while bits <= MAX_CEILING_BITS:
+        with ctx.workprec(bits):
+            value = to_arb((1 - delta) / delta).log1p() / to_arb(epsilon)
+            floor = value.lower().floor()
+            if floor == value.upper().floor():
+                return int(floor.unique_fmpz()) + 1
+        bits *= 2
+    raise PrecisionError(f"cannot decide ⌈ln(1/δ)/ε⌉ at {MAX_CEILING_BITS} bits")
 
 
 @dataclass(frozen=True)
@@ -232,26 +259,40 @@ class Simulation:
         return int(self.accuracy.size)
 
 
+def check_repetitions(histogram: Histogram, repetitions, name: str = "repetitions") -> int:
+    """``repetitions`` as an ``int`` if it is a positive integer whose draws on ``histogram``
+    (a threshold noise and one count noise per distinct count, each repetition) stay within
+    :data:`~exactdp.checks.MAX_SIMULATED_ENTRIES`; refused in one line before any work."""
+    repetitions = check_positive(name, repetitions)
+    check_simulation_size(name, repetitions, DistinctCounts.of(histogram).values.size + 1,
+                          "draws")
+    return repetitions
+
+
 def simulate(histogram: Histogram, budget: Budget, repetitions: int, seed: int) -> Simulation:
-    """Run Algorithm 4 ``repetitions`` times, vectorised over repetitions.
+    """Run Algorithm 4 ``repetitions`` times, vectorised over repetitions
+    (:func:`check_repetitions` bounds them).
 
     The draws come from ``numpy.random.default_rng(seed)``: all threshold noises first, then
     for each block of repetitions one ``Lap(1/ε2)`` per repetition and distinct count (the first
     ``p`` of a row serve the ``p`` parts), so the result depends on the seed only.
     """
-    repetitions, seed = check_positive("repetitions", repetitions), check_seed(seed)
+    repetitions, seed = check_repetitions(histogram, repetitions), check_seed(seed)
     distinct = DistinctCounts.of(histogram)
     values, cells, n = distinct.values, distinct.cells, distinct.values.size
     rng = np.random.default_rng(seed)
     noisy = budget.threshold_noise.sample(rng, repetitions, loc=float(budget.threshold))
     # Beyond ±(span + 1) every threshold gives one part; clipping keeps the sums in int64.
-    t = np.clip(np.ceil(noisy), -distinct.span - 1, distinct.span + 1).astype(np.int64)
+    np.clip(np.ceil(noisy, out=noisy), -distinct.span - 1, distinct.span + 1, out=noisy)
+    t = noisy.astype(np.int64)
+    del noisy
     small = values <= SMALL_COUNT
     small_cells = cells[small].sum()
-    accuracy, accuracy_small = [], []
+    accuracy, accuracy_small = np.empty(repetitions), np.empty(repetitions)
     block = max(1, CHUNK_ENTRIES // n)
     for start in range(0, repetitions, block):
         rows = t[start:start + block]
+        done = slice(start, start + rows.size)
         labels = part_labels(splits(values, rows))                      # (rows, n)
         flat = (labels + n * np.arange(rows.size)[:, None]).ravel()
         size = np.bincount(flat, np.tile(cells, rows.size), rows.size * n).reshape(-1, n)
@@ -261,7 +302,7 @@ def simulate(histogram: Histogram, budget: Budget, repetitions: int, seed: int) 
         with np.errstate(invalid="ignore", divide="ignore"):           # parts beyond the last
             guess = np.floor((total + noise) / size + 0.5)
         right = np.take_along_axis(guess, labels, axis=1) == values
-        accuracy.append(right @ cells / cells.sum())
-        accuracy_small.append(right[:, small] @ cells[small] / small_cells if small_cells
-                              else np.full(rows.size, np.nan))
-    return Simulation(np.concatenate(accuracy), np.concatenate(accuracy_small))
+        accuracy[done] = right @ cells / cells.sum()
+        accuracy_small[done] = right[:, small] @ cells[small] / small_cells if small_cells \
+            else np.nan
+    return Simulation(accuracy, accuracy_small)

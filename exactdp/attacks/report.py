@@ -8,8 +8,7 @@ import math
 
 import numpy as np
 
-from ..formatting import printed_number
-from ..sequences import format_number
+from ..formatting import decimal_text, printed_number
 from .datasets import Histogram
 from .exact_accuracy import exact_accuracy, theorem_5_12_probability
 from .reconstruction import Budget, simulate
@@ -49,7 +48,9 @@ def half_width(sample: np.ndarray) -> float | None:
 def report(histogram: Histogram, epsilon, delta, repetitions: int, seed: int, dps: int) -> dict:
     """The JSON object of one budget: Table 1's columns (``k`` is None when no cell is empty),
     exact and simulated accuracies (Tables 2 and 3), and Theorem 5.12's exact probability
-    against its bound 1 − δ (None when its hypothesis ``k > 2α`` fails)."""
+    against its bound 1 − δ (None when its hypothesis ``k > 2α`` fails).  The budgets, δ and
+    the bound are decimals (:func:`~exactdp.formatting.decimal_text`: ``1/3`` to ``dps``
+    digits)."""
     budget = Budget.algorithm_4(epsilon, delta)
     exact = exact_accuracy(histogram, budget, dps)
     simulated = simulate(histogram, budget, repetitions, seed)
@@ -59,8 +60,8 @@ def report(histogram: Histogram, epsilon, delta, repetitions: int, seed: int, dp
     out = {"dataset": histogram.name, "domain": histogram.domain, "scale": histogram.scale,
            "k": histogram.support_k if histogram.support_k >= 0 else None,  # no empty cell
            "small_cells": histogram.small_cells(),
-           "eps": format_number(budget.epsilon), "eps1": format_number(budget.epsilon1),
-           "eps2": format_number(budget.epsilon2), "delta": format_number(budget.delta),
+           "eps": decimal_text(budget.epsilon, dps), "eps1": decimal_text(budget.epsilon1, dps),
+           "eps2": decimal_text(budget.epsilon2, dps), "delta": decimal_text(budget.delta, dps),
            "threshold": budget.threshold}
     out |= _exact_fields("exact_accuracy", exact.accuracy, dps)
     out |= _exact_fields("exact_accuracy_small", exact.accuracy_small, dps)
@@ -73,7 +74,7 @@ def report(histogram: Histogram, epsilon, delta, repetitions: int, seed: int, dp
             else half_width(small),
             "repetitions": simulated.repetitions, "seed": seed,
             "theorem_5_12_alpha": theorem.threshold, "theorem_5_12_m": last if last >= 0 else None,
-            "theorem_5_12_bound": format_number(1 - budget.delta)}
+            "theorem_5_12_bound": decimal_text(1 - budget.delta, dps)}
     return out | _exact_fields("theorem_5_12_probability", probability, dps,
                                "theorem_5_12_error")
 

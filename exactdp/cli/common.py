@@ -7,25 +7,28 @@ import dataclasses
 import json
 import sys
 
-from ..checks import MAX_JOBS, check_jobs, check_seconds
+from ..checks import MAX_JOBS, check_jobs, check_positive, check_seconds
 from ..errors import InputError
 from ..mechanisms import entry
 from ..precision import METHODS
 from ..programs import is_program_spec, load_program
 from ..programs.sandbox import TRACE_TIMEOUT
+from ..programs.tracing import PATH_LIMIT
 from ..sequences import to_fraction
 from ..workers import SCHEDULER_VARIABLE, scheduler_from_environment
 
 
 def query_text(text: str) -> str:
-    """An argparse ``type`` for query vectors: ``"0*3,1"`` as it is, or ``@FILE``, a file with one
-    number per line (blank lines skipped), read into ``"q1,q2,…"``.  A missing or empty file, or
-    a line that is not a number, is a usage error naming the file and the line."""
+    """The one argparse ``type`` of every option that takes a query vector: ``"0*3,1"`` as it
+    is, or ``@FILE``, a UTF-8 file with one number per line (blank lines skipped; a byte-order
+    mark at its start, as Windows editors save, is the encoding's, not part of the first
+    number), read into ``"q1,q2,…"``.  A missing or empty file, or a line that is not a number,
+    is a usage error naming the file and the line."""
     if not text.startswith("@"):
         return text
     path = text[1:]
     try:
-        with open(path, encoding="utf-8") as handle:
+        with open(path, encoding="utf-8-sig") as handle:
             lines = handle.read().splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise argparse.ArgumentTypeError(f"cannot read the queries file {path!r}: "
@@ -66,13 +69,27 @@ def _seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _max_paths(text: str) -> int:
+    try:
+        return check_positive("--max-paths", int(text))
+    except ValueError as exc:  # not an integer, or not positive (InputError)
+        message = str(exc) if isinstance(exc, InputError) else \
+            f"--max-paths must be a positive integer, got --max-paths={text!r}"
+        raise argparse.ArgumentTypeError(message) from None
+
+
 def add_program_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--trace-timeout SECONDS``: the options of a mechanism given as a program."""
+    """``--trace-timeout SECONDS`` and ``--max-paths N``: the options of a mechanism given as a
+    program."""
     parser.add_argument("--trace-timeout", type=_seconds, default=TRACE_TIMEOUT,
                         metavar="SECONDS", help=f"a program (FILE.py:FUNCTION) whose trace of "
                         f"one path, or one sampled run, takes longer is stopped (default "
                         f"{TRACE_TIMEOUT:g}); a notice on stderr after a few seconds says where "
                         f"it is")
+    parser.add_argument("--max-paths", type=_max_paths, default=PATH_LIMIT, metavar="N",
+                        help=f"a program (FILE.py:FUNCTION) with more execution paths on one "
+                        f"input is refused (default {PATH_LIMIT:,}), as soon as a count beyond "
+                        f"N is proven")
 
 
 def add_precision_arguments(parser: argparse.ArgumentParser, method: bool = True) -> None:
@@ -131,8 +148,12 @@ def add_jobs_argument(parser: argparse.ArgumentParser, default: int) -> None:
                         f"processor)")
 
 
-def add_json_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+def add_json_argument(parser: argparse.ArgumentParser, shape: str = "one JSON object") -> None:
+    """``--json``: print ``shape`` (``"one JSON object"``, or ``"a JSON list with one object
+    per ε"``) instead of the table (:func:`write_json`)."""
+    parser.add_argument("--json", action="store_true",
+                        help=f"print {shape} instead of the table (counts as JSON integers, "
+                        f"every other number as a decimal string)")
 
 
 def parse_params(pairs: list[str]) -> dict[str, str]:
@@ -157,22 +178,46 @@ def build_mechanism(args: argparse.Namespace, utility: bool = False):
     if not utility and not is_program_spec(args.mechanism) and entry(args.mechanism).utility_only:
         raise InputError(f"{args.mechanism} is known to `exactdp utility` only (its expected "
                          f"utility is exact; the probability of one output is not implemented)")
-    return make_mechanism(args.mechanism, parse_params(args.param), args.trace_timeout)
+    return make_mechanism(args.mechanism, parse_params(args.param), args.trace_timeout,
+                          args.max_paths)
 
 
-def make_mechanism(name: str, params: dict[str, str], trace_timeout: float = TRACE_TIMEOUT):
+def make_mechanism(name: str, params: dict[str, str], trace_timeout: float = TRACE_TIMEOUT,
+                   max_paths: int = PATH_LIMIT):
     """The catalogue mechanism or program ``name`` with the parameters ``params`` (a program
-    with the time limit ``trace_timeout`` on one run)."""
+    with the time limit ``trace_timeout`` on one run and at most ``max_paths`` execution paths
+    on one input)."""
     if is_program_spec(name):
-        return dataclasses.replace(load_program(name, **params), trace_timeout=trace_timeout)
+        return dataclasses.replace(load_program(name, **params), trace_timeout=trace_timeout,
+                                   path_limit=max_paths)
     return entry(name).make(**params)
+
+
+def _decimal_floats(node):
+    """``node`` with every float (a sampled statistic, a p-value) replaced by the decimal string
+    ``repr`` spells it as (``"0.25"``, ``"1e-05"``, ``"inf"``), inside lists and objects too."""
+    if isinstance(node, dict):
+        return {key: _decimal_floats(value) for key, value in node.items()}
+    if isinstance(node, (list, tuple)):
+        return [_decimal_floats(value) for value in node]
+    if isinstance(node, float):  # numpy's floats too; repr(float(x)) is their plain spelling
+        return repr(float(node))
+    return node
+
+
+def write_json(value) -> None:
+    """Print ``value`` (a record, or a list of records) as one line of JSON, the one writer of
+    every ``--json``: a number is a JSON integer (a count) or a decimal string that ``float``,
+    ``decimal.Decimal`` and ``mpmath.mpf`` all read (computed values come as such strings; a
+    float left in a record is spelled by :func:`_decimal_floats`)."""
+    json.dump(_decimal_floats(value), sys.stdout)
+    sys.stdout.write("\n")
 
 
 def emit(args: argparse.Namespace, record: dict[str, str], title: str) -> None:
     """Print ``record`` as JSON (``--json``) or as an aligned two-column table."""
     if args.json:
-        json.dump(record, sys.stdout)
-        sys.stdout.write("\n")
+        write_json(record)
         return
     print(title)
     width = max(len(key) for key in record)

@@ -5,16 +5,15 @@ against ε)."""
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
 from ..checks import check_writable
 from ..errors import InputError
 from ..exact.profile import privacy_profile
 from ..exact.renyi import renyi_divergence
-from ..formatting import printed_number
+from ..formatting import decimal_text, printed_number
 from .common import (add_any_pair_argument, add_json_argument, add_mechanism_arguments,
-                     add_precision_arguments, build_mechanism)
+                     add_precision_arguments, build_mechanism, query_text,
+                     write_json)
 
 
 def _tokens(text: str, option: str) -> list[str]:
@@ -25,21 +24,22 @@ def _tokens(text: str, option: str) -> list[str]:
     return tokens
 
 
-def _record(name: str, token: str, value_name: str, enclosed, digits: int,
+def _record(name: str, token: str, order, value_name: str, enclosed, digits: int,
             text: bool) -> dict[str, str]:
+    """One row: the ε or α as typed (``token``) in the table, as a decimal in JSON (``order``,
+    the exact value: ``1/2`` is ``"0.5"``), and the enclosed value."""
     printed = printed_number(enclosed.value, digits, enclosure=(enclosed.lower, enclosed.upper))
     if text:
         return {name: token, value_name: printed.text,
                 "enclosure": f"[{printed.lower}, {printed.upper}]"}
-    return {name: token, value_name: printed.value, "lower": printed.lower,
-            "upper": printed.upper}
+    return {name: decimal_text(order, digits), value_name: printed.value,
+            "lower": printed.lower, "upper": printed.upper}
 
 
 def _print(args: argparse.Namespace, records: list[dict[str, str]], title: str) -> None:
     """``--json``: the list of records; else a title and one aligned row per record."""
     if args.json:
-        json.dump(records, sys.stdout)
-        sys.stdout.write("\n")
+        write_json(records)
         return
     print(title)
     widths = {key: max(len(key), *(len(record[key]) for record in records))
@@ -74,8 +74,8 @@ def run_profile(args: argparse.Namespace) -> int:
     points = privacy_profile(mech, args.d1, args.d2, tokens, dps=args.dps,
                              allow_any_pair=args.any_pair)
     title = f"{mech}: privacy profile δ(ε) = sup_E P[M(D1)∈E] − e^ε P[M(D2)∈E] (certified)"
-    _print(args, [_record("eps", token, "delta", point.delta, args.dps, not args.json)
-                  for token, point in zip(tokens, points)], title)
+    _print(args, [_record("eps", token, point.eps, "delta", point.delta, args.dps,
+                          not args.json) for token, point in zip(tokens, points)], title)
     if plot is not None:
         _plot(plot, points, f"{mech}\nD1 = {args.d1}, D2 = {args.d2}")
     return 0
@@ -87,8 +87,9 @@ def run_renyi(args: argparse.Namespace) -> int:
     points = renyi_divergence(mech, args.d1, args.d2, tokens, dps=args.dps,
                               allow_any_pair=args.any_pair)
     title = f"{mech}: Rényi divergence D_α(M(D1) ‖ M(D2)) in nats (certified)"
-    _print(args, [_record("alpha", token, "divergence", point.divergence, args.dps,
-                          not args.json) for token, point in zip(tokens, points)], title)
+    _print(args, [_record("alpha", token, point.alpha, "divergence", point.divergence,
+                          args.dps, not args.json) for token, point in zip(tokens, points)],
+           title)
     return 0
 
 
@@ -97,8 +98,10 @@ def register(subparsers) -> None:
     for name in ("profile", "renyi"):
         sub = subparsers.add_parser(name)
         add_mechanism_arguments(sub)
-        sub.add_argument("--d1", required=True, metavar="Q", help="query answers on D1")
-        sub.add_argument("--d2", required=True, metavar="Q", help="query answers on D2")
+        sub.add_argument("--d1", required=True, metavar="Q", type=query_text,
+                         help="query answers on D1 (or @FILE: one number per line)")
+        sub.add_argument("--d2", required=True, metavar="Q", type=query_text,
+                         help="query answers on D2 (or @FILE)")
         if name == "profile":
             sub.add_argument("--eps", required=True, metavar="LIST",
                              help="values of ε ≥ 0, comma-separated, e.g. 0,0.5,1")
@@ -108,5 +111,6 @@ def register(subparsers) -> None:
                              help="orders α > 1 or inf, comma-separated, e.g. 1.5,2,inf")
         add_precision_arguments(sub, method=False)
         add_any_pair_argument(sub)
-        add_json_argument(sub)
+        add_json_argument(sub, f"a JSON list with one object per "
+                          f"{'ε' if name == 'profile' else 'α'}")
         sub.set_defaults(run=run_profile if name == "profile" else run_renyi)

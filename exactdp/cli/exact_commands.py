@@ -55,14 +55,23 @@ def run_loss(args: argparse.Namespace) -> int:
 
 
 def run_maxloss(args: argparse.Namespace) -> int:
+    """The worst output and its loss; a supremum that no output attains says where it is
+    approached (``output`` ``null`` and ``approached`` in JSON); ``outputs_enumerated``,
+    ``sum_p1``, ``sum_p2`` when the outputs were enumerated (not for a released number)."""
     mech = build_mechanism(args)
     result = max_privacy_loss(mech, args.d1, args.d2, dps=args.dps, allow_any_pair=args.any_pair)
-    record = {"output": str(result.output),
-              **loss_record(result.loss, args.dps, text=not args.json),
-              "method": result.loss.p1.method,
-              "outputs_enumerated": str(result.outputs),
-              "sum_p1": format_value(result.total1, args.dps),
-              "sum_p2": format_value(result.total2, args.dps)}
+    text = not args.json
+    if result.output is not None:
+        record = {"output": str(result.output)}
+    elif text:
+        record = {"output": f"none (not attained: approached as {result.approached})"}
+    else:
+        record = {"output": None, "approached": result.approached}
+    record |= {**loss_record(result.loss, args.dps, text=text), "method": result.method}
+    if result.outputs is not None:
+        record |= {"outputs_enumerated": str(result.outputs),
+                   "sum_p1": format_value(result.total1, args.dps),
+                   "sum_p2": format_value(result.total2, args.dps)}
     emit(args, record, f"{mech}: largest |ln(p1/p2)| over every output")
     return 0
 

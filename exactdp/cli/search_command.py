@@ -21,7 +21,7 @@ def run_search(args: argparse.Namespace) -> int:
     result = worst_case.search(mech, max_length=args.max_length, seed=args.seed,
                                budget=args.budget, max_evaluations=args.evaluations, dps=args.dps,
                                progress=True)
-    record = result.record(args.dps)
+    record = result.record(args.dps, text=not args.json)
     emit(args, record if args.json else {key: str(value) for key, value in record.items()},
          f"{mech}: largest exact privacy loss found")
     return 0

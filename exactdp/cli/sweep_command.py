@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 
 from ..checks import check_writable
 from ..sweep import parameter_series, parse_t_values, plot, series_label, sweep
 from .common import (add_any_pair_argument, add_jobs_argument, add_json_argument,
                      add_program_arguments, add_scheduler_argument, make_mechanism,
-                     parse_params)
+                     parse_params, write_json)
 
 
 def run_sweep(args: argparse.Namespace) -> int:
@@ -18,7 +18,8 @@ def run_sweep(args: argparse.Namespace) -> int:
     ts = parse_t_values(args.t)
     values = {name: [v.strip() for v in text.split(",")]
               for name, text in parse_params(args.param).items()}
-    series = [(params, make_mechanism(args.mechanism, params, args.trace_timeout))
+    series = [(params, make_mechanism(args.mechanism, params, args.trace_timeout,
+                                      args.max_paths))
               for params in parameter_series(values)]
     points = sweep(series, args.d1, args.d2, ts, output=args.output, event=args.event,
                    dps=args.dps, jobs=args.jobs, progress=True, allow_any_pair=args.any_pair)
@@ -26,21 +27,31 @@ def run_sweep(args: argparse.Namespace) -> int:
         plot(points, [mech.claimed_eps for _, mech in series], plot_path,
              f"{args.mechanism}: D1 = {args.d1}, D2 = {args.d2}, "
              f"{'a' if args.output else 'E'} = {args.output or args.event}")
-    records = [point.record(args.dps) for point in points]
+    records = [point.record(args.dps, text=not args.json) for point in points]
     if args.json:
-        print(json.dumps(records))
-        return 0
+        write_json(records)
+    else:
+        _print_table(args, records, plot_path)
+    failed = sum(point.failure is not None for point in points)
+    if failed:
+        print(f"exactdp: cannot answer: {failed} of {len(points)} points failed (their rows "
+              f"say why)", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _print_table(args: argparse.Namespace, records: list[dict], plot_path) -> None:
+    """One line per point: its loss, or why it failed."""
     print(f"{args.mechanism}: exact privacy loss ln(p1/p2) of "
           f"{'the output ' + args.output if args.output else 'the event ' + args.event} "
           f"on D1 = {args.d1}, D2 = {args.d2}")
     width = max(len(r["t"]) for r in records)
     for r in records:
         label = series_label(r["params"]) if r["params"] else ""
-        print(f"  t={r['t'].rjust(width)}  {label + '  ' if label else ''}"
-              f"ln ratio {r['log_ratio']}  (error {r['error']}; p1 {r['p1']}, p2 {r['p2']})")
+        result = f"failed: {r['failure']}" if "failure" in r else \
+            f"ln ratio {r['log_ratio']}  (error {r['error']}; p1 {r['p1']}, p2 {r['p2']})"
+        print(f"  t={r['t'].rjust(width)}  {label + '  ' if label else ''}{result}")
     if plot_path is not None:
         print(f"  plot: {plot_path}")
-    return 0
 
 
 def register(subparsers) -> None:
@@ -67,5 +78,5 @@ def register(subparsers) -> None:
     add_jobs_argument(sub, 1)
     add_scheduler_argument(sub)
     add_any_pair_argument(sub)
-    add_json_argument(sub)
+    add_json_argument(sub, "a JSON list with one object per point (t and parameter values)")
     sub.set_defaults(run=run_sweep)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 import numpy as np
 
@@ -15,11 +14,11 @@ from ..sampling.hypothesis import MAX_SAMPLES, STATDP_SAMPLES, p_value
 from ..sampling.inputs import LENGTHS
 from ..sampling.tester import (MAX_RUNS, MAX_TEST_EPS, NEIGHBOUR_NOTIONS, SELECT_RUNS, TEST_RUNS,
                                check_event_log, check_lengths, crosscheck, detect,
-                               enclosure_fields, json_number, parse_eps_list, write_event_log)
+                               parse_eps_list, write_event_log)
 from ..sequences import format_number
 from .common import (add_any_pair_argument, add_jobs_argument, add_json_argument,
                      add_mechanism_arguments, add_scheduler_argument, build_mechanism, emit,
-                     query_text)
+                     query_text, write_json)
 
 #: ``exactdp test``'s default test budgets.
 DEFAULT_TEST_EPS = "0.2:2:0.2"
@@ -49,8 +48,7 @@ def run_crosscheck(args: argparse.Namespace) -> int:
         "d1": _queries(check.d1), "d2": _queries(check.d2), "event": str(check.event),
         **{side: printed_probability(getattr(check.exact, side), 12)[0].value
            for side in ("p1", "p2")},
-        "exact_event_eps": json_number(check.exact_event_eps),
-        **enclosure_fields(check.exact),
+        **check.exact.loss_fields(),
         "runs": check.runs, "c1": check.c1, "c2": check.c2,
         "interval1": list(check.interval1), "interval2": list(check.interval2),
         "consistent": check.consistent,
@@ -58,18 +56,20 @@ def run_crosscheck(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The table's column of the exact loss: which way it is taken.
+LOSS_HEADER = "ln P[M(d1)∈E] − ln P[M(d2)∈E]"
+
+
 def _shown_loss(record: dict) -> str:
-    """``exact ε_E`` of a record: the certified enclosure ``[lower, upper]`` rounded outward
-    to 6 significant digits, else the value (``inf``) or ``n/a``."""
+    """The exact loss of a record: its certified enclosure ``[lower, upper]`` rounded outward
+    to 6 significant digits, else the value (an infinity, or an estimate) or ``n/a``."""
     exact = record["exact_event_eps"]
     if exact is None:
         return "n/a"
-    if isinstance(exact, str):
-        return exact
-    if "exact_event_eps_lower" in record:
+    if "exact_event_eps_lower" in record and "inf" not in exact:
         return (f"[{format_bound(mpf(record['exact_event_eps_lower']), 6, False)}, "
                 f"{format_bound(mpf(record['exact_event_eps_upper']), 6, True)}]")
-    return f"{exact:.4f}"
+    return exact
 
 
 def run_test(args: argparse.Namespace) -> int:
@@ -85,16 +85,16 @@ def run_test(args: argparse.Namespace) -> int:
         write_event_log(log_path, event_log)
     records = [result.record() for result in results]
     if args.json:
-        print(json.dumps(records))
+        write_json(records)
         return 0
-    print(f"{mech}: StatDP test (p < 0.05 rejects ε-DP; exact ε_E = ln P[M(d1)∈E] − "
-          f"ln P[M(d2)∈E], the event's true loss)")
+    print(f"{mech}: StatDP test (p < 0.05 rejects ε-DP), beside the exact privacy loss of the "
+          f"event E tested, in nats: positive when E is likelier on d1, negative on d2")
     shown = [_shown_loss(r) for r in records]
-    width = max([len("exact ε_E")] + [len(text) for text in shown])
-    print(f"  {'test ε':>7}  {'p-value':>10}  {'exact ε_E':>{width}}  event  [d1 | d2]")
-    for r, text in zip(records, shown):
-        print(f"  {r['test_eps']:>7g}  {r['p_value']:>10.3g}  {text:>{width}}  {r['event']}  "
-              f"[{r['d1']} | {r['d2']}]")
+    width = max([len(LOSS_HEADER)] + [len(text) for text in shown])
+    print(f"  {'test ε':>7}  {'p-value':>10}  {LOSS_HEADER:>{width}}  event  [d1 | d2]")
+    for result, r, text in zip(results, records, shown):
+        print(f"  {result.test_eps:>7g}  {result.p_value:>10.3g}  {text:>{width}}  "
+              f"{r['event']}  [{r['d1']} | {r['d2']}]")
     for reason in dict.fromkeys(r["exact_unavailable"] for r in records
                                 if "exact_unavailable" in r):
         print(f"  exact loss: not available: {reason}")
@@ -103,7 +103,7 @@ def run_test(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_tester_arguments(parser: argparse.ArgumentParser, runs: int) -> None:
+def _add_tester_arguments(parser: argparse.ArgumentParser, runs: int, json_shape: str) -> None:
     add_mechanism_arguments(parser)
     parser.add_argument("--d1", metavar="Q", type=query_text, help="query answers on D1 "
                         "(or @FILE: one number per line; default: StatDP's input patterns, "
@@ -122,7 +122,7 @@ def _add_tester_arguments(parser: argparse.ArgumentParser, runs: int) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of every draw (default 0)")
     add_jobs_argument(parser, 1)
     add_scheduler_argument(parser)
-    add_json_argument(parser)
+    add_json_argument(parser, json_shape)
 
 
 def register(subparsers) -> None:
@@ -140,7 +140,7 @@ def register(subparsers) -> None:
     pvalue.set_defaults(run=run_pvalue)
 
     check = subparsers.add_parser("crosscheck")
-    _add_tester_arguments(check, SELECT_RUNS)
+    _add_tester_arguments(check, SELECT_RUNS, "one JSON object")
     check.add_argument("--event", metavar="E", help="e.g. 'false_count=3', 'hamming=2', "
                        "'index=0', 'out0 in (-inf, 1.5)', 'output=F,T', clauses joined by 'and' "
                        "(default: selected); exact_event_eps is ln P[M(d1)∈E] − ln P[M(d2)∈E] "
@@ -148,7 +148,7 @@ def register(subparsers) -> None:
     check.set_defaults(run=run_crosscheck)
 
     test = subparsers.add_parser("test")
-    _add_tester_arguments(test, TEST_RUNS)
+    _add_tester_arguments(test, TEST_RUNS, "a JSON list with one object per test ε")
     test.add_argument("--test-eps", default=DEFAULT_TEST_EPS, metavar="LIST|a:b:step",
                       help=f"test budgets (default {DEFAULT_TEST_EPS}; at most {MAX_TEST_EPS})")
     test.add_argument("--select-runs", type=int, default=SELECT_RUNS,

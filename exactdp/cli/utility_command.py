@@ -7,9 +7,11 @@ import argparse
 
 import numpy as np
 
+from ..checks import check_seed
 from ..errors import InputError
 from ..formatting import printed_ball
-from ..progress import Progress
+from ..programs.tracing import PATH_LIMIT
+from ..progress import START_DELAY, Progress
 from ..sampling.selection import check_runs, run_rates, simulate_selection
 from ..sequences import as_queries
 from ..utility import ORDERS, expected_utility
@@ -42,7 +44,8 @@ def run_utility(args: argparse.Namespace) -> int:
             raise InputError(f"--simulate must be a positive number of runs, got "
                              f"{args.simulate}")
         check_runs(args.simulate, len(as_queries(args.queries).expand()))
-    with Progress(0, "selection integrals", "piece", enabled=None) as bar:
+        check_seed(args.seed)
+    with Progress(0, "selection integrals", "piece", delay=START_DELAY) as bar:
         reported = 0
 
         def advance(finished, note=""):
@@ -108,4 +111,4 @@ def register(subparsers) -> None:
     sub.add_argument("--seed", type=int, default=0, help="seed of the simulated runs (default 0)")
     add_jobs_argument(sub, 1)
     add_json_argument(sub)
-    sub.set_defaults(run=run_utility, trace_timeout=None)
+    sub.set_defaults(run=run_utility, trace_timeout=None, max_paths=PATH_LIMIT)

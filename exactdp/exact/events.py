@@ -71,7 +71,7 @@ from .integrand import build_output_integral
 from .loss import (MAX_ENUMERATED_QUERIES, MAX_WALKED_QUERIES, PrivacyLoss,
                    loss_from_probabilities, neighbouring_pair, possible_outputs)
 from .piece_series import flint_context
-from .probability import probability
+from .probability import evaluate, probability
 from .sum_events import sum_event_probability
 
 
@@ -466,7 +466,7 @@ def _enumerated(mech: ThresholdMechanism, queries: list, event: Event, dps: int,
         return _certified(compute, _magnitude(mech, queries), dps)
     value, error = mpf(0), mpf(0)
     for output in wanted:
-        p = probability(mech, queries, list(output), dps + 5, "closed")
+        p = evaluate(build_output_integral(mech, queries, list(output)), dps + 5, "closed")
         value, error = value + p.value, error + p.error
     return _result(value, error, "enumerated outputs, closed", dps)
 

@@ -13,6 +13,7 @@ from collections import Counter
 from ..errors import InputError
 from ..mechanisms.histogram import HistogramMechanism
 from ..noise import Kind
+from ..precision import check_dps
 from ..sequences import as_output, as_queries, zip_runs
 from .integral_form import IntegralForm, make_term
 from .probability import evaluate, probability
@@ -35,5 +36,5 @@ def density_form(mech: HistogramMechanism, queries, output) -> IntegralForm:
 
 @probability.register
 def _(mech: HistogramMechanism, queries, output, dps: int = 30, method: str = "auto"):
-    return evaluate(density_form(mech, queries, output), dps, method,
+    return evaluate(density_form(mech, queries, output), check_dps(dps), method,
                     f"{mech.name}: density of the output")

@@ -131,25 +131,43 @@ def privacy_loss(mech, d1, d2, output, dps: int = 30, method: str = "auto",
 
 @dataclass(frozen=True)
 class MaxPrivacyLoss:
-    """The largest privacy loss over every output, in either direction.
+    """The largest privacy loss over every output, in either direction: the supremum of
+    ``|ln(p1/p2)|``.
 
     Attributes
     ----------
-    output : Runs
-        The maximising output.
+    output : Runs or None
+        The maximising output; ``None`` when no output attains the supremum (a Gaussian
+        location shift: ``+∞``), and ``approached`` says where it is approached.
     loss : PrivacyLoss
-        Its loss (``log_ratio`` keeps its sign: negative when ``d2`` is the likelier side).
-    outputs : int
-        How many outputs were enumerated.
-    total1, total2 : mpf
-        Σ over outputs of the probabilities under ``d1`` and ``d2`` (both 1 up to rounding).
+        Its loss (``log_ratio`` keeps its sign: negative when ``d2`` is the likelier side); from
+        ``exact/loss_supremum.py``, the certified enclosure of the larger ``D_∞`` with ``p1``,
+        ``p2`` of ``output`` (both ``None`` when no output attains it).
+    outputs : int or None
+        How many outputs were enumerated (``None`` for a released number).
+    total1, total2 : mpf or None
+        Σ over outputs of the probabilities under ``d1`` and ``d2`` (both 1 up to rounding;
+        ``None`` for a released number).
+    approached : str or None
+        Where an unattained supremum is approached, e.g. ``out0 → +inf``.
+    supremum_method : str
+        How an unattained supremum was computed: ``"certified closed"`` (a closed form), or
+        ``"certified branch-and-bound"`` (noisy max's largest value, ``value_supremum.py``).
     """
 
-    output: Runs
+    output: Runs | None
     loss: PrivacyLoss
-    outputs: int
-    total1: mpf
-    total2: mpf
+    outputs: int | None
+    total1: mpf | None
+    total2: mpf | None
+    approached: str | None = None
+    supremum_method: str = "certified closed"
+
+    @property
+    def method(self) -> str:
+        """How the maximiser's probabilities were computed; :attr:`supremum_method` when no
+        output attains the supremum."""
+        return self.supremum_method if self.loss.p1 is None else self.loss.p1.method
 
 
 def possible_outputs(mech: ThresholdMechanism, n: int):
@@ -174,21 +192,38 @@ def possible_outputs(mech: ThresholdMechanism, n: int):
 @functools.singledispatch
 def max_privacy_loss(mech, d1, d2, dps: int = 30,
                      allow_any_pair: bool = False) -> MaxPrivacyLoss:
-    """The exact maximum of ``|ln(Pr[M(d1) = a] / Pr[M(d2) = a])|`` over every output ``a``.
+    """The exact maximum (supremum) of ``|ln(Pr[M(d1) = a] / Pr[M(d2) = a])|`` over every
+    output ``a``.
 
-    Every output is enumerated and evaluated: for Laplace or exponential noise, a fixed
-    threshold and ⊤/⊥ outputs all at once in ball arithmetic (``shared_nodes.py``, Gauss–Legendre
-    nodes shared by all outputs, for a cutoff of 1, up to :data:`MAX_SHARED_QUERIES` queries;
+    A ⊤/⊥ mechanism has every output enumerated and evaluated: for Laplace or exponential
+    noise, a fixed threshold and ⊤/⊥ outputs all at once in ball arithmetic (``shared_nodes.py``,
+    Gauss–Legendre nodes shared by all outputs, for a cutoff of 1, up to
+    :data:`MAX_SHARED_QUERIES` queries;
     ``all_outputs.py``, the closed form along the tree of outputs, otherwise, up to
     :data:`MAX_WALKED_QUERIES` queries and :data:`MAX_SHARED_OUTPUTS` outputs), otherwise one
     output at a time (up to
     :data:`MAX_ENUMERATED_QUERIES` queries).  The maximiser is then recomputed on its own with
     ``method="auto"`` (certified).  The probabilities of all
     outputs must sum to 1 on both sides to ``dps - 5`` digits, or
-    :class:`~exactdp.errors.PrecisionError` is raised.  A generic function on the mechanism's
-    type: programs register their own enumeration (``exactdp.programs.exact``).
+    :class:`~exactdp.errors.PrecisionError` is raised.  Other mechanisms (noisy max releasing
+    an index or its largest value, a Laplace histogram) take the larger of
+    ``D_∞(M(d1) ‖ M(d2))`` and ``D_∞(M(d2) ‖ M(d1))`` (``loss_supremum.py``), and are refused
+    where ``renyi_divergence`` refuses them.  A generic function on the mechanism's type:
+    programs register their own enumeration (``exactdp.programs.exact``).
+
+    Examples
+    --------
+    >>> import exactdp
+    >>> m = exactdp.mechanism("noisy_max_exponential", eps=2)
+    >>> worst = exactdp.max_privacy_loss(m, [0, 0], [1, -1])
+    >>> str(worst.output), exactdp.format_value(worst.loss.log_ratio, 10)   # ε
+    ('1', '2.0')
     """
     d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
+    if not isinstance(mech, ThresholdMechanism):
+        from .loss_supremum import loss_supremum  # it builds on renyi.py, which imports this
+
+        return loss_supremum(mech, d1, d2, dps)
     outputs, shared = enumerated_outputs(mech, len(d1), "max_privacy_loss")
     if shared:
         best, totals = worst_of_all_outputs(mech, d1, d2, outputs, dps)

@@ -26,12 +26,13 @@ from collections import Counter
 from ..errors import InputError
 from ..mechanisms.noisy_max import NoisyMaxMechanism
 from ..noise import Kind
+from ..precision import check_dps
 from ..sequences import Runs, as_output, as_queries, to_fraction
 from .integral_form import IntegralBuilder, IntegralForm, make_term
 from .probability import evaluate, probability
 
 
-def _counts(queries) -> Counter:
+def answer_counts(queries) -> Counter:
     """How often each distinct answer occurs."""
     counts: Counter = Counter()
     for value, count in as_queries(queries):
@@ -44,7 +45,7 @@ def index_form(mech: NoisyMaxMechanism, queries, index: int) -> IntegralForm:
     answers = as_queries(queries).prefix(index + 1)
     own = answers.runs[-1][0]
     builder = IntegralBuilder(mech.noise)
-    for value, count in _counts(queries).items():
+    for value, count in answer_counts(queries).items():
         power = count - 1 if value == own else count
         if power:
             builder.add(mech.noise, Kind.CDF, value - own, power)
@@ -54,7 +55,7 @@ def index_form(mech: NoisyMaxMechanism, queries, index: int) -> IntegralForm:
 def value_form(mech: NoisyMaxMechanism, queries, v) -> IntegralForm:
     """The density of the largest noisy value at ``v`` in the integral form (module
     docstring)."""
-    counts = _counts(queries)
+    counts = answer_counts(queries)
     terms = []
     for own, own_count in counts.items():
         constants = Counter({(mech.noise, Kind.PDF, v - own): 1})
@@ -87,7 +88,7 @@ def _index(mech: NoisyMaxMechanism, n: int, output) -> int:
 
 @probability.register
 def _(mech: NoisyMaxMechanism, queries, output, dps: int = 30, method: str = "auto"):
-    queries = as_queries(queries)
+    queries, dps = as_queries(queries), check_dps(dps)
     output = _single_entry(mech, output)
     if mech.releases_value:
         form = value_form(mech, queries, to_fraction(output, "output value"))

@@ -26,11 +26,13 @@ from ..mechanisms.description import ThresholdMechanism
 from ..mechanisms.histogram import HistogramMechanism
 from ..mechanisms.noisy_max import NoisyMaxMechanism
 from ..noise import Gaussian, Laplace, NoiseLaw
-from ..precision import CertifiedProbability, exact_mpf, to_arb
+from ..precision import CertifiedProbability, exact_mpf
 from ..sequences import Runs, to_fraction
+from .integrand import build_output_integral
 from .loss import MAX_ENUMERATED_QUERIES, all_output_balls, enumerated_outputs
+from .noisy_max import index_form
 from .piece_series import flint_context
-from .probability import probability
+from .probability import evaluate
 
 #: Extra significant digits of every output probability beyond the digits asked of the
 #: divergence (a difference ``p1 − e^ε p2`` or a sum of many outputs loses a few).
@@ -40,11 +42,15 @@ GUARD_DIGITS = 10
 @dataclass(frozen=True)
 class LocationShift:
     """``M(d) = μ_d + η`` with ``η ~ law`` (Laplace or Gaussian, both symmetric): the output
-    released on ``d1`` and ``d2`` (exact rationals ``mu1``, ``mu2``)."""
+    released on ``d1`` and ``d2`` (exact rationals ``mu1``, ``mu2``) in the entry ``out{entry}``
+    of the output; ``output1`` is the output of ``d1`` without noise (``μ1`` in that entry),
+    where the density of ``M(d1)`` peaks."""
 
     law: NoiseLaw
     mu1: Fraction
     mu2: Fraction
+    entry: int
+    output1: Runs
 
     @property
     def distance(self) -> Fraction:
@@ -52,13 +58,14 @@ class LocationShift:
         return abs(self.mu1 - self.mu2)
 
 
-def location_shift_of(law: NoiseLaw, mu1: Fraction, mu2: Fraction, what: str) -> LocationShift:
+def location_shift_of(law: NoiseLaw, mu1: Fraction, mu2: Fraction, entry: int, output1: Runs,
+                      what: str) -> LocationShift:
     """The :class:`LocationShift`, or :class:`~exactdp.errors.MethodUnavailableError` for a law
     other than Laplace and Gaussian (``what`` names the mechanism)."""
     if not isinstance(law, (Laplace, Gaussian)):
         raise MethodUnavailableError(f"{what} releases a number with {law} noise: divergences of "
                                      f"released numbers need Laplace or Gaussian noise")
-    return LocationShift(law, mu1, mu2)
+    return LocationShift(law, mu1, mu2, entry, output1)
 
 
 @functools.singledispatch
@@ -82,15 +89,17 @@ def _(mech: HistogramMechanism, d1: Runs, d2: Runs) -> LocationShift:
                                      f"(neighbouring histograms differ in one bin)")
     index, = differing
     return location_shift_of(mech.noise, to_fraction(q1[index], "a query"),
-                             to_fraction(q2[index], "a query"), mech.name)
+                             to_fraction(q2[index], "a query"), index,
+                             d1.prefix(1) if mech.first_bin_only else d1, mech.name)
 
 
 def ball_of(result: CertifiedProbability) -> arb:
-    """The enclosure of a certified probability as one ball (an exact zero stays exact)."""
+    """The enclosure of a certified probability as one ball (an exact zero stays exact); the
+    ends are exact binary numbers and become balls exactly (as rationals, an end such as
+    ``1e-1085736211`` would need a denominator of 3.6·10⁹ bits)."""
     if result.is_zero:
         return arb(0)
-    return to_arb(to_fraction(result.lower, "a lower end")).union(
-        to_arb(to_fraction(result.upper, "an upper end")))
+    return arb(result.lower).union(arb(result.upper))
 
 
 def certified_ball(result, what: str) -> arb:
@@ -106,11 +115,16 @@ def output_probability_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[a
     """``[(Pr[M(d1) = a], Pr[M(d2) = a])]`` over every output ``a`` of either input, as balls
     of relative width ``≤ 10^{−dps}`` (exact zeros exact), at flint's precision for ``dps``
     digits.  ⊤/⊥ mechanisms: the outputs of ``max_privacy_loss``'s enumeration, all at once
-    where they can be (``loss.all_output_balls``), else each output's certified probability; noisy max
-    releasing an index: each index's certified probability.  A generic
-    function: programs register their own."""
+    where they can be (``loss.all_output_balls``), else each output's certified probability;
+    noisy max releasing an index: each index's certified probability, indices in order.  A generic
+    function: programs register their own.  ``dps`` carries the divergence's guard digits: the
+    integral forms are evaluated directly (:func:`~.probability.evaluate`), not through
+    :func:`~.probability.probability`, which accepts only the digits a caller may ask for."""
     if isinstance(mech, NoisyMaxMechanism):
         outputs, shared = _indices(mech, len(d1)), False
+
+        def output_form(d, output):
+            return index_form(mech, d, output[0])
     elif not isinstance(mech, ThresholdMechanism):
         raise MethodUnavailableError(f"{mech.name}: divergences are computed for ⊤/⊥ outputs, "
                                      f"noisy max's index, a program's discrete return values, "
@@ -118,13 +132,17 @@ def output_probability_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[a
                                      f"Laplace histograms differing in one bin")
     else:
         outputs, shared = enumerated_outputs(mech, len(d1), "a divergence")
+
+        def output_form(d, output):
+            return build_output_integral(mech, d, Runs.from_items(output))
     if shared:
         keys = [tuple(output) for output in outputs]
         sides = [all_output_balls(mech, d.expand(), keys, dps) for d in (d1, d2)]
         return [(sides[0][key], sides[1][key]) for key in keys]
     with flint_context(bits_for(dps)):
-        return [tuple(certified_ball(probability(mech, d, Runs.from_items(output), dps,
-                                                 "certified"), mech.name) for d in (d1, d2))
+        return [tuple(certified_ball(evaluate(output_form(d, output), dps, "certified",
+                                              f"{mech.name}: probability of an output"),
+                                     mech.name) for d in (d1, d2))
                 for output in outputs]
 
 
@@ -146,9 +164,8 @@ def _indices(mech: NoisyMaxMechanism, n: int) -> list[list[int]]:
     """The outputs of noisy max releasing an index: ``[0], …, [n − 1]`` (ties have
     probability 0)."""
     if mech.releases_value:
-        raise MethodUnavailableError(f"{mech.name} releases the largest noisy value with its "
-                                     f"index: divergences of released numbers are computed for "
-                                     f"one number q + η only")
+        raise MethodUnavailableError(f"{mech.name} releases the largest noisy value: of its "
+                                     f"divergences only D_∞ is computed (Rényi α = inf)")
     if n > MAX_ENUMERATED_QUERIES:
         raise InputError(f"a divergence enumerates every output: at most "
                          f"{MAX_ENUMERATED_QUERIES} queries for {mech.name}, got {n}")

@@ -31,15 +31,14 @@ whose relative error exceeds ``10^{−dps}`` raises :class:`~exactdp.errors.Prec
 from __future__ import annotations
 
 import functools
-from fractions import Fraction
 
 import mpmath
 from mpmath import mpf
 
 from ..errors import InputError, MethodUnavailableError
 from ..mechanisms.description import ThresholdMechanism
-from ..precision import (CERTIFIED_METHODS, Probability, check_dps, check_method, to_mpf,
-                         unit_roundoff, working_dps)
+from ..precision import (CERTIFIED_METHODS, Probability, check_dps, check_method,
+                         check_working_dps, to_mpf, unit_roundoff, working_dps)
 from .certified import evaluate_certified
 from .closed_form import has_closed_form, integrate_closed_form, operation_count
 from .integral_form import Integral, IntegralForm, Term
@@ -96,16 +95,6 @@ def _closed_form_is_cheap(integral: Integral) -> bool:
             and operation_count(integral) <= ESTIMATE_CLOSED_FORM_OPERATIONS)
 
 
-def _magnitude(form: IntegralForm) -> Fraction:
-    """How large the logs the terms sum can get: the powers, times the distance of each
-    constant's point from the centre of its law in units of its scale."""
-    size = Fraction(1)
-    for term in form.terms:
-        size += sum(c.power * (1 + abs(c.point) / c.law.scale) for c in term.constants)
-        size += sum(m * integral.magnitude for integral, m in term.integrals)
-    return size
-
-
 def _log_term(term: Term, dps: int, method: str, methods: list):
     """``(log term, relative error bound)``; ``(-inf, 0)`` for a term that vanishes."""
     log_value, relative, size = mpmath.log(term.multiplicity), mpf(0), mpf(0)
@@ -129,7 +118,10 @@ def _log_term(term: Term, dps: int, method: str, methods: list):
 
 def evaluate(form: IntegralForm, dps: int = 30, method: str = "auto",
              what: str = "probability") -> Probability:
-    """Evaluate an :class:`~exactdp.exact.integral_form.IntegralForm` (see :func:`probability`).
+    """Evaluate an :class:`~exactdp.exact.integral_form.IntegralForm` (see :func:`probability`)
+    to ``dps`` digits: a caller's, or with the guard digits exactdp adds to them
+    (:func:`~exactdp.precision.check_working_dps`); each family's :func:`probability` checks the
+    digits its caller asks for.
 
     Notes
     -----
@@ -137,7 +129,7 @@ def evaluate(form: IntegralForm, dps: int = 30, method: str = "auto",
     and every term is non-negative, so the relative error of the sum is at most the largest
     relative error of a term (plus the rounding of the sum).
     """
-    dps, method = check_dps(dps), check_method(method)
+    dps, method = check_working_dps(dps), check_method(method)
     if method in CERTIFIED_METHODS:
         try:
             return evaluate_certified(form, dps, what)
@@ -152,7 +144,7 @@ def evaluate(form: IntegralForm, dps: int = 30, method: str = "auto",
     live = [term for term in form.terms if not term.is_zero]
     if not live:
         return Probability.exact_zero(form.is_density, dps)
-    with mpmath.workdps(working_dps(dps, _magnitude(form))):
+    with mpmath.workdps(working_dps(dps, form.magnitude)):
         methods: list = []
         logs = [_log_term(term, dps, method, methods) for term in live]
         logs = [(log, rel) for log, rel in logs if log != mpf("-inf")]
@@ -232,4 +224,4 @@ def probability(mech, queries, output, dps: int = 30, method: str = "auto") -> P
 
 @probability.register
 def _(mech: ThresholdMechanism, queries, output, dps: int = 30, method: str = "auto"):
-    return evaluate(build_output_integral(mech, queries, output), dps, method)
+    return evaluate(build_output_integral(mech, queries, output), check_dps(dps), method)

@@ -37,9 +37,13 @@ def working_digits(integral: Integral, dps: int) -> int:
 
 def _bisect(predicate, inside: mpf, outside: mpf, tolerance: mpf) -> mpf:
     """A point within ``tolerance`` of the last point from ``inside`` towards ``outside`` where
-    ``predicate`` holds (it holds at ``inside``, fails at ``outside``, changes once between)."""
+    ``predicate`` holds (it holds at ``inside``, fails at ``outside``, changes once between), or
+    as near as the working precision resolves (a tolerance in units of a scale of ``1e-30`` is
+    finer than 30 digits resolve at a point 25 from 0)."""
     while abs(outside - inside) > tolerance:
         middle = (inside + outside) / 2
+        if middle == inside or middle == outside:
+            break
         if predicate(middle):
             inside = middle
         else:

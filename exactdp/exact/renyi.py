@@ -11,7 +11,9 @@ Privacy", IEEE CSF 2017, Definition 3):
   kinks ``0`` and ``Δ``, where both log densities are linear, each piece ``∫ e^{c + rx} dx``
   exactly (``certified.exp_integral``); ``D_∞ = Δ/b``;
 * a Gaussian shift by ``Δ`` with ``σ``: the closed form ``αΔ²/(2σ²)`` (Mironov 2017,
-  Proposition 7); ``D_∞ = +∞``.
+  Proposition 7); ``D_∞ = +∞``;
+* noisy max releasing its largest value: ``D_∞`` only, the supremum of the density ratio
+  certified by a branch and bound over the values (``value_supremum.py``).
 """
 
 from __future__ import annotations
@@ -21,17 +23,18 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
-from flint import arb
+from flint import arb, ctx
 
-from ..errors import InputError
+from ..errors import InputError, MethodUnavailableError
 from ..noise import Kind, Laplace
 from ..precision import check_dps, to_arb
-from ..sequences import to_fraction
+from ..sequences import format_number, to_fraction
 from .certified import exp_integral
 from .loss import neighbouring_pair
 from .output_pairs import (GUARD_DIGITS, Enclosed, LocationShift, bits_for, complete_pairs,
                            location_shift, refined)
 from .piece_series import flint_context
+from .value_supremum import releases_largest_value, value_supremum
 
 #: ``α = ∞``: the largest log ratio.
 INFINITE_ORDER = math.inf
@@ -82,8 +85,9 @@ def renyi_divergence(mech, d1, d2, alphas, dps: int = 30,
     Parameters
     ----------
     mech : mechanism description or program
-        A ⊤/⊥ Sparse Vector variant, a program with discrete return values, or a program
-        returning one number ``q + η`` with Laplace or Gaussian ``η``.
+        A ⊤/⊥ Sparse Vector variant, a program with discrete return values, a program
+        returning one number ``q + η`` with Laplace or Gaussian ``η``, or noisy max releasing
+        its index, or its largest value (``α = inf`` only).
     d1, d2 : str or sequence of numbers
         Query answers on the two inputs.
     alphas : sequence
@@ -116,7 +120,15 @@ def renyi_divergence(mech, d1, d2, alphas, dps: int = 30,
     d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
     shift = location_shift(mech, d1, d2)
     if shift is not None:
-        return [RenyiPoint(alpha, _shift_divergence(shift, alpha, dps)) for alpha in orders]
+        return [RenyiPoint(alpha, shift_divergence(shift, alpha, dps)) for alpha in orders]
+    if releases_largest_value(mech):
+        finite = [alpha for alpha in orders if alpha != INFINITE_ORDER]
+        if finite:
+            raise MethodUnavailableError(
+                f"{mech.name} releases its largest noisy value: its Rényi divergence is computed "
+                f"at alpha=inf only, got alpha={format_number(finite[0])}")
+        divergence = value_supremum(mech, d1, d2, dps).divergence
+        return [RenyiPoint(alpha, divergence) for alpha in orders]
     pairs = complete_pairs(mech, d1, d2, dps + GUARD_DIGITS)
     if d1 == d2:
         return [RenyiPoint(alpha, Enclosed.of_ball(arb(0))) for alpha in orders]
@@ -147,41 +159,112 @@ def renyi_both_ways(mech, d1, d2, alphas, dps: int = 30, allow_any_pair: bool = 
     if location_shift(mech, d1, d2) is not None or d1 == d2:
         points = renyi_divergence(mech, d1, d2, orders, dps, allow_any_pair=True)
         return points, points
+    if releases_largest_value(mech):
+        return tuple(renyi_divergence(mech, one, two, orders, dps, allow_any_pair=True)
+                     for one, two in ((d1, d2), (d2, d1)))
     pairs = complete_pairs(mech, d1, d2, dps + GUARD_DIGITS)
     return tuple(_pair_divergences(side, orders, dps, mech.name)
                  for side in (pairs, [(p2, p1) for p1, p2 in pairs]))
 
 
+def largest_log_ratio(pairs: list, dps: int, name: str) -> tuple[Enclosed, int]:
+    """``D_∞(P ‖ Q) = max_a ln(p1(a)/p2(a))`` from the balls ``(p1(a), p2(a))`` of every output
+    (:func:`~.output_pairs.complete_pairs`), to ``dps`` digits, and the position in ``pairs``
+    of an output that attains it: the first output with ``p1 > 0 = p2`` (exact zeros; ``+∞``),
+    else the output of the largest centre of ``ln p1 − ln p2`` (the first of equal ones).
+
+    Examples
+    --------
+    >>> from flint import arb, ctx
+    >>> divergence, position = largest_log_ratio([(arb(0.5), arb(0.25)), (arb(0.5), arb(0.75))],
+    ...                                          10, "coin")
+    >>> print(mpmath.nstr(divergence.value, 10), position)   # ln 2, at the first output
+    0.6931471806 0
+    """
+    only_on_d1 = _first_only_on_d1(pairs)
+    if only_on_d1 is not None:
+        return Enclosed.of_ball(arb("inf")), only_on_d1
+    logs = _logs(pairs, dps)
+    with flint_context(bits_for(dps + GUARD_DIGITS)):
+        position = _largest_log_ratio(logs)[0]
+    return _discrete_divergence(logs, INFINITE_ORDER, dps, name), position
+
+
+def _first_only_on_d1(pairs: list) -> int | None:
+    """The position of the first output with ``p1 > 0 = p2`` (exact zeros: an output only d1
+    can produce, which makes every ``D_α`` infinite), ``None`` when there is none."""
+    return next((position for position, (p1, p2) in enumerate(pairs) if p1 != 0 and p2 == 0),
+                None)
+
+
+def _logs(pairs: list, dps: int) -> dict[int, tuple[arb, arb]]:
+    """``{position: (ln p1, ln p2)}`` of the outputs with ``p1 > 0`` (the others contribute
+    nothing to any ``D_α``), once for every order."""
+    bits = bits_for(dps + GUARD_DIGITS)
+    return {position: (_log(p1, bits), _log(p2, bits)) for position, (p1, p2) in enumerate(pairs)
+            if p1 != 0}
+
+
+def _log(p: arb, bits: int) -> arb:
+    """``ln p`` of a positive ball to ``bits`` bits after the point: at ``bits`` plus the bits
+    of the binary exponent of ``p`` (``p ≈ 2^{−10^{600}}``, a Gaussian of scale ``10^{−300}``,
+    has a log of 600 digits before the point)."""
+    exponent = int(p.mid().man_exp()[1])
+    with flint_context(bits + abs(exponent).bit_length()):
+        return p.log()
+
+
 def _pair_divergences(pairs: list, orders: list, dps: int, name: str) -> list[RenyiPoint]:
     """``D_α`` at every order from the balls ``(p1(a), p2(a))`` of every output: ``+∞`` when an
     output has ``p1 > 0 = p2`` (exact zeros), else :func:`_discrete_divergence`."""
-    if any(p1 != 0 and p2 == 0 for p1, p2 in pairs):  # an output only d1 can produce
+    if _first_only_on_d1(pairs) is not None:
         return [RenyiPoint(alpha, Enclosed.of_ball(arb("inf"))) for alpha in orders]
-    with flint_context(bits_for(dps + GUARD_DIGITS)):  # the logs once, shared by every α
-        logs = [(p1.log(), p2.log()) for p1, p2 in pairs if p1 != 0]
+    logs = _logs(pairs, dps)
     return [RenyiPoint(alpha, _discrete_divergence(logs, alpha, dps, name))
             for alpha in orders]
 
 
-def _discrete_divergence(logs: list, alpha, dps: int, name: str) -> Enclosed:
+def _largest_log_ratio(logs: dict) -> tuple[int, arb]:
+    """The position of the largest centre of ``ln p1 − ln p2`` (the first of equal ones) and a
+    ball enclosing the largest exact ``ln p1 − ln p2`` (Arb's ``max`` of the balls)."""
+    position, largest, top = None, None, None
+    for where, (log1, log2) in logs.items():
+        ratio = log1 - log2
+        if largest is None or ratio.mid() > top:
+            position, top = where, ratio.mid()
+        largest = ratio if largest is None else largest.max(ratio)
+    return position, largest
+
+
+def _discrete_divergence(logs: dict, alpha, dps: int, name: str) -> Enclosed:
     """``(1/(α−1)) ln Σ e^{α ln p1 + (1−α) ln p2}``, or ``max ln(p1/p2)`` for ``α = ∞``, from
     the pairs ``(ln p1, ln p2)`` of the outputs with ``p1 > 0``."""
+    # the logs' integer parts (of a probability near e^{−2.5·10^599}) come on top of the bits
+    # of the digits refined() asks for
+    extra = max((_integer_bits(log) for pair in logs.values() for log in pair), default=0)
+
     def compute() -> arb:
-        if alpha == INFINITE_ORDER:
-            largest = logs[0][0] - logs[0][1]
-            for log1, log2 in logs[1:]:
-                largest = largest.max(log1 - log2)
-            return largest
-        order = to_arb(alpha)
-        total = sum(((order * log1 + (1 - order) * log2).exp() for log1, log2 in logs), arb(0))
-        return total.log() / (order - 1)
+        with flint_context(ctx.prec + extra):
+            if alpha == INFINITE_ORDER:
+                return _largest_log_ratio(logs)[1]
+            order = to_arb(alpha)
+            total = sum(((order * log1 + (1 - order) * log2).exp()
+                         for log1, log2 in logs.values()), arb(0))
+            return total.log() / (order - 1)
 
     return refined(compute, dps, f"{name}: D_α (α = {alpha})")
 
 
-def _shift_divergence(shift: LocationShift, alpha, dps: int) -> Enclosed:
+def _integer_bits(x: arb) -> int:
+    """The bits of the integer part of ``|x|`` (0 below 1)."""
+    mantissa, exponent = x.mid().man_exp()
+    return max(0, int(exponent) + int(mantissa).bit_length())
+
+
+def shift_divergence(shift: LocationShift, alpha, dps: int) -> Enclosed:
     """``D_α`` of ``Δ + η`` against ``η`` (Laplace: three exact exponential integrals;
-    Gaussian: ``αΔ²/(2σ²)``)."""
+    Gaussian: ``αΔ²/(2σ²)``), and ``D_∞`` (Laplace: ``Δ/b``; Gaussian: ``+∞`` for ``Δ > 0``).
+    Both laws are symmetric, so the divergence of the reverse direction is the same."""
     law, distance = shift.law, shift.distance
     if distance == 0:
         return Enclosed.of_ball(arb(0))

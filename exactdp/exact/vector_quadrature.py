@@ -339,8 +339,9 @@ def _rule(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb, s
     index = start
     found = _nodes(bound, middle, middle_ball, half_ball, share, index)
     while found is None or found[0] > MAX_ORDER:  # too large an ellipse for this piece
-        if index == 0:
-            return None
+        if index == 0:  # or too small: the start's M was finite but its nodes too many
+            return None if found is None else _climb(bound, middle, middle_ball, half_ball,
+                                                     share, start, last)
         index -= 1
         found = _nodes(bound, middle, middle_ball, half_ball, share, index)
         if found is not None and found[0] <= MAX_ORDER:
@@ -361,6 +362,22 @@ def _rule(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb, s
             break
         index, found = index + 1, larger
     return found[0], found[1], index
+
+
+def _climb(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb, share: arb,
+           start: int, last: int):
+    """The first ellipse above ``RHOS[start]`` (up to ``RHOS[last]``) on which at most
+    :data:`MAX_ORDER` nodes meet ``share``, as ``(order, error bound, index in RHOS)``, or
+    ``None``: for a piece whose integrand barely grows off the real line, where a small
+    ellipse gains too few digits per node (``ρ = 2``: 0.6) however short the piece, so halving
+    it would never help."""
+    for index in range(start + 1, last + 1):
+        found = _nodes(bound, middle, middle_ball, half_ball, share, index)
+        if found is None:
+            return None
+        if found[0] <= MAX_ORDER:
+            return found[0], found[1], index
+    return None
 
 
 def _nodes(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb, share: arb,

@@ -37,13 +37,15 @@ from ..exact.certified import relative_width
 from ..exact.integral_form import IntegralBuilder, IntegralForm, make_term
 from ..exact.loss import (MaxPrivacyLoss, best_by_loss, conclude_max_loss, max_privacy_loss,
                           neighbouring_pair)
+from ..exact.loss_supremum import loss_supremum
 from ..exact.output_pairs import (LocationShift, bits_for, certified_ball, location_shift,
                                   location_shift_of, output_probability_pairs)
 from ..exact.piece_series import flint_context
 from ..exact.probability import evaluate, probability
 from ..noise import Kind, NoiseLaw
 from ..events import Interval
-from ..precision import MAX_DPS, CertifiedProbability, Probability, check_dps
+from ..precision import (MAX_DPS, MAX_GUARD_DIGITS, CertifiedProbability, Probability,
+                         check_dps)
 from ..sequences import Runs, as_output, as_queries
 from .model import Program
 from .exact_numbers import as_fraction
@@ -451,13 +453,15 @@ DIFFERENCE_TRIES = 3
 
 def evaluate_signed(form: SignedForm, dps: int, method: str, what: str) -> Probability:
     """Evaluate ``plus − minus`` to ``dps`` digits: both sides with extra digits, raised by the
-    digits the subtraction cancels until the difference is certified (absolute errors add)."""
+    digits the subtraction cancels until the difference is certified (absolute errors add),
+    up to the digits the engine evaluates (:func:`~exactdp.precision.check_working_dps`)."""
     if not form.minus.terms:
         return evaluate(form.plus, dps, method, what)
+    most = MAX_DPS + MAX_GUARD_DIGITS
     guard = DIFFERENCE_GUARD
     for _ in range(DIFFERENCE_TRIES):
-        plus = evaluate(form.plus, min(dps + guard, MAX_DPS), method, what)
-        minus = evaluate(form.minus, min(dps + guard, MAX_DPS), method, what)
+        plus = evaluate(form.plus, min(dps + guard, most), method, what)
+        minus = evaluate(form.minus, min(dps + guard, most), method, what)
         if isinstance(plus, CertifiedProbability) and isinstance(minus, CertifiedProbability):
             difference = _certified_difference(plus, minus, dps, form.plus.is_density)
             if difference is not None:
@@ -469,11 +473,11 @@ def evaluate_signed(form: SignedForm, dps: int, method: str, what: str) -> Proba
                                    f"{plus.method} (difference)", form.plus.is_density, dps)
             lost = int(mpmath.log10(plus.value / max(abs(value), error))) + 1 if plus.value \
                 else 0
-        if dps + guard >= MAX_DPS or plus.value == 0:
+        if dps + guard >= most or plus.value == 0:
             break
         guard += lost + DIFFERENCE_GUARD
     raise PrecisionError(f"{what}: the difference F(U) − F(L) of a noise bounded on both sides "
-                         f"cancels beyond {min(dps + guard, MAX_DPS)} digits")
+                         f"cancels beyond {min(dps + guard, most)} digits")
 
 
 def _certified_difference(plus: CertifiedProbability, minus: CertifiedProbability, dps: int,
@@ -612,8 +616,11 @@ def _quick(form: SignedForm, dps: int, what: str):
 def _(mech: Program, d1, d2, dps: int = 30, allow_any_pair: bool = False) -> MaxPrivacyLoss:
     """Every return value of the program on ``d1`` or ``d2`` (from the traced paths); each output
     probability is evaluated once per side, the maximiser again by the default (certified)
-    method; the probabilities must sum to 1 to ``dps − 5`` digits."""
+    method; the probabilities must sum to 1 to ``dps − 5`` digits.  A program releasing one
+    number ``q + η`` takes the supremum of its location shift (``exact/loss_supremum.py``)."""
     d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
+    if location_shift(mech, d1, d2) is not None:
+        return loss_supremum(mech, d1, d2, dps)
     sides = (outputs_with_forms(mech, d1), outputs_with_forms(mech, d2))
     outputs = list(dict.fromkeys(list(sides[0]) + list(sides[1])))
     empty = SignedForm(IntegralForm((), False), IntegralForm((), False))
@@ -647,7 +654,8 @@ def _(mech: Program, d1, d2) -> LocationShift | None:
     if None in shifts or shifts[0][0] != shifts[1][0]:
         raise MethodUnavailableError(f"{mech.name}: divergences of released numbers need one "
                                      f"law q + η on both inputs")
-    return location_shift_of(shifts[0][0], shifts[0][1], shifts[1][1], mech.name)
+    return location_shift_of(shifts[0][0], shifts[0][1], shifts[1][1], 0,
+                             Runs.from_items([shifts[0][1]]), mech.name)
 
 
 def _released_number(mech: Program, paths: list[Path]):

@@ -5,7 +5,8 @@ The function is called with a :class:`SymbolicPRNG` whose draws are *noise symbo
 on them builds :class:`Linear` expressions ``c + Σ_k a_k η_k`` with exact rational constants
 (``exact_numbers.py``).  A comparison between expressions that contain noises is a *branch* of
 the run being traced (``tracing.py``); ``.max()``/``.argmax()`` of an array of symbols
-(:class:`SymbolicArray`) branch once per candidate winner.
+(:class:`SymbolicArray`) branch once per candidate winner.  While a program is traced, numpy's
+array constructors build such an array from a list of expressions (:func:`numpy_of_symbols`).
 
 The noises a program may draw are the entries of :data:`NOISES`, the one place where they are
 recognised.
@@ -13,7 +14,10 @@ recognised.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import operator
+import threading
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -23,7 +27,8 @@ from flint import fmpq
 from ..errors import InputError
 from ..noise import DiscreteLaplace, Exponential, Gaussian, Gumbel, Laplace, NoiseLaw
 from .exact_numbers import ONE, SYMBOLIC, ZERO, Exact, as_fraction, as_rational, to_fraction
-from .locations import TracingError, describe_location, program_line, unsupported
+from .locations import TracingError, describe_location, program_line, program_location, \
+    unsupported
 
 
 class Linear:
@@ -203,6 +208,9 @@ def _constant_or_linear(value: Linear):
 _UFUNCS = {np.add, np.subtract, np.multiply, np.true_divide, np.negative, np.positive,
            np.greater, np.greater_equal, np.less, np.less_equal, np.equal, np.not_equal,
            np.maximum, np.minimum, np.absolute}
+#: ufuncs whose ``reduce`` and ``accumulate`` are applied to arrays that hold expressions: sums
+#: along an axis, ``.mean()``, ``.cumsum()``, and ``.any()``/``.all()`` of comparisons.
+_REDUCED_UFUNCS = {np.add, np.logical_or, np.logical_and}
 
 
 def _object_array(value):
@@ -224,14 +232,21 @@ def _wrap(result):
     return result
 
 
+#: numpy's indexing, called directly (``super()`` would double the cost of ``noisy[i]``).
+_NDARRAY_GETITEM = np.ndarray.__getitem__
+
+
 class SymbolicArray(np.ndarray):
     """A numpy array (dtype object) holding expressions: element-wise arithmetic and comparisons
     with broadcasting, indexing, ``.max()``, ``.argmax()``, ``.min()``, ``.argmin()``,
-    ``.sum()`` (and the numpy functions of the same names)."""
+    ``.sum()``, ``.mean()``, ``.cumsum()``, ``.any()``, ``.all()`` (and the numpy functions of
+    the same names)."""
 
     @staticmethod
     def _apply(ufunc, method, inputs, kwargs):
-        if method != "__call__" or ufunc not in _UFUNCS or kwargs.get("out") is not None:
+        supported = ufunc in _UFUNCS if method == "__call__" else \
+            method in ("reduce", "accumulate") and ufunc in _REDUCED_UFUNCS
+        if not supported or kwargs.get("out") is not None:
             raise unsupported(f"numpy.{ufunc.__name__}"
                               f"{'' if method == '__call__' else '.' + method} on noises")
         if ufunc is np.maximum or ufunc is np.minimum:
@@ -241,6 +256,8 @@ class SymbolicArray(np.ndarray):
         elif ufunc is np.absolute:
             ufunc = np.frompyfunc(abs, 1, 1)
         kwargs = {k: v for k, v in kwargs.items() if k != "dtype"}
+        if method != "__call__":
+            ufunc = getattr(ufunc, method)
         return _wrap(ufunc(*(_object_array(x) for x in inputs), **kwargs))
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -255,30 +272,40 @@ class SymbolicArray(np.ndarray):
             return _wrap(func(*args, **kwargs))
         raise unsupported(f"numpy.{func.__name__} on noises")
 
-    def _extreme(self, axis=None, out=None, keepdims=False, largest=True):
+    def _extreme(self, axis=None, out=None, keepdims=False, largest=True, options=None):
         if axis is not None or out is not None or keepdims:
             raise unsupported("max/argmax with axis, out or keepdims on noises")
+        if options:  # numpy's ``initial`` and ``where`` of max/min
+            raise unsupported(f"max/min with {', '.join(sorted(options))} on noises")
         return current().extreme(list(self.view(np.ndarray).ravel()), largest)
 
     def argmax(self, axis=None, out=None, keepdims=False):
         return self._extreme(axis, out, keepdims)[0]
 
-    def max(self, axis=None, out=None, keepdims=False, **_):
-        return self._extreme(axis, out, keepdims)[1]
+    def max(self, axis=None, out=None, keepdims=False, **options):
+        return self._extreme(axis, out, keepdims, options=options)[1]
 
     def argmin(self, axis=None, out=None, keepdims=False):
         return self._extreme(axis, out, keepdims, largest=False)[0]
 
-    def min(self, axis=None, out=None, keepdims=False, **_):
-        return self._extreme(axis, out, keepdims, largest=False)[1]
+    def min(self, axis=None, out=None, keepdims=False, **options):
+        return self._extreme(axis, out, keepdims, largest=False, options=options)[1]
 
     def sum(self, axis=None, **kwargs):
-        if axis is not None or kwargs.get("out") is not None:
-            raise unsupported("sum with axis or out on noises")
+        if kwargs.get("out") is not None:
+            raise unsupported("sum with out on noises")
+        if axis is not None:
+            return _wrap(self.view(np.ndarray).sum(axis=axis, **kwargs))
         total = Linear({}, ZERO)
         for item in self.view(np.ndarray).ravel():
             total = total + item
         return _constant_or_linear(total)
+
+    def __getitem__(self, index):
+        item = _NDARRAY_GETITEM(self, index)
+        if type(item) is SymbolicArray and not item.size and self.size and RUNS:
+            RUNS[-1].empty_index = program_location()  # named if the program returns no value
+        return item
 
     def tolist(self):
         return list(self.view(np.ndarray).ravel()) if self.ndim == 1 \
@@ -298,10 +325,81 @@ _FUNCTIONS = {
     np.argmin: SymbolicArray.argmin, np.min: SymbolicArray.min, np.amin: SymbolicArray.min,
     np.sum: SymbolicArray.sum,
 }
-#: Functions that only move entries around: applied to the object array as they are.
+#: Functions that only move entries around, add them, scale them by numbers or read their truth
+#: values: applied to the object array as they are.
 _PLAIN_FUNCTIONS = {np.concatenate, np.append, np.stack, np.hstack, np.vstack, np.copy,
                     np.asarray, np.array, np.atleast_1d, np.ravel, np.reshape, np.flip,
-                    np.shape, np.ndim, np.size, np.full_like, np.zeros_like}
+                    np.shape, np.ndim, np.size, np.full_like, np.zeros_like,
+                    np.mean, np.cumsum, np.dot, np.where, np.count_nonzero, np.any, np.all}
+
+
+# ----------------------------------------------------------------------------- numpy's entry points
+
+def _symbolic_if_noisy(array):
+    """``array`` as a :class:`SymbolicArray` when, in a traced run, it is numpy's object array
+    holding expressions; anything else unchanged."""
+    if RUNS and type(array) is np.ndarray and array.dtype == object \
+            and any(isinstance(item, Linear) for item in array.flat):
+        return array.view(SymbolicArray)
+    return array
+
+
+def _symbolic_constructor(construct):
+    """numpy's ``construct`` (``array``, ``asarray``, ``asanyarray``) building a
+    :class:`SymbolicArray` from expressions: ``np.array([q + prng.laplace(…) for q in
+    queries])`` is then the noisy vector ``prng.laplace(…, size=n)`` makes, whose ``.argmax()``
+    is one event (numpy's own scan of an object array compares its entries pairwise, a chain of
+    comparisons)."""
+    @functools.wraps(construct)
+    def constructor(*args, **kwargs):
+        return _symbolic_if_noisy(construct(*args, **kwargs))
+    return constructor
+
+
+def _sequence_as_array(function):
+    """numpy's ``function`` of :data:`_FUNCTIONS` (``np.argmax``, ``np.max``, …) taking a list
+    or tuple of expressions as the :class:`SymbolicArray` of them."""
+    @functools.wraps(function)
+    def on_sequences(a, *args, **kwargs):
+        if RUNS and isinstance(a, (list, tuple)):
+            a = _symbolic_if_noisy(_NUMPY_ORIGINALS["asarray"](a))
+        return function(a, *args, **kwargs)
+    return on_sequences
+
+
+#: numpy's entry points replaced while a program is traced (:func:`numpy_of_symbols`).
+_NUMPY_ORIGINALS = {name: getattr(np, name) for name in
+                    ("array", "asarray", "asanyarray",
+                     *(function.__name__ for function in _FUNCTIONS))}
+_NUMPY_REPLACEMENTS = {
+    name: (_symbolic_constructor if name in ("array", "asarray", "asanyarray")
+           else _sequence_as_array)(original)
+    for name, original in _NUMPY_ORIGINALS.items()}
+_numpy_users = 0
+_NUMPY_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def numpy_of_symbols():
+    """While open, ``np.array``, ``np.asarray`` and ``np.asanyarray`` of expressions build a
+    :class:`SymbolicArray`, and ``np.argmax``, ``np.max``, … of a list of expressions take it
+    as one (:func:`_symbolic_constructor`, :func:`_sequence_as_array`); outside a traced run
+    they are numpy's.  Entry points reached otherwise than as attributes of the ``numpy``
+    module (``from numpy import array``) are numpy's own."""
+    global _numpy_users
+    with _NUMPY_LOCK:
+        if not _numpy_users:
+            for name, replacement in _NUMPY_REPLACEMENTS.items():
+                setattr(np, name, replacement)
+        _numpy_users += 1
+    try:
+        yield
+    finally:
+        with _NUMPY_LOCK:
+            _numpy_users -= 1
+            if not _numpy_users:
+                for name, original in _NUMPY_ORIGINALS.items():
+                    setattr(np, name, original)
 
 
 # ----------------------------------------------------------------------------- the symbolic prng

@@ -7,6 +7,9 @@ contain noises is a *branch*: it answers ``True`` or ``False`` according to a re
 of decisions, and the function is re-run depth first until every sequence has been explored
 (:func:`trace`); the comparisons a run shares with the previous one are replayed from their
 recorded answers (:class:`Run`), and one run draws and compares at most ``step_limit`` times.
+More paths than the limit are refused as soon as proven: by the runs of the trace, or by the
+decision nodes seen by runs that ``path_count.py`` chooses, one of which can prove as many paths
+as it takes decisions.
 Each complete run is a :class:`Path`: the intervals its decisions put on linear forms of the
 noises, the laws of its noises and its return value, flattened into entries (booleans, exact
 numbers, or expressions — released numbers, whose probability is a density).
@@ -29,17 +32,22 @@ from fractions import Fraction
 import numpy as np
 from flint import fmpq
 
+from ..checks import check_positive
 from ..errors import InputError
 from ..progress import Progress
 from .exact_numbers import ONE, ZERO, Exact, as_fraction, as_rational, exact_argument, \
     rational, to_fraction
-from .linear import RUNS, Linear, Noise, SymbolicPRNG, draw_scale
-from .locations import TracingError, in_while_condition, is_user_code, program_line, \
-    program_location, unsupported
+from .linear import RUNS, Linear, Noise, SymbolicPRNG, draw_scale, numpy_of_symbols
+from .locations import TracingError, describe_location, in_while_condition, is_user_code, \
+    program_line, program_location, unsupported
+from .path_count import PathCounter
 from .sandbox import TRACE_TIMEOUT, sandbox
 
 #: Default largest number of execution paths explored for one input.
 PATH_LIMIT = 65_536
+#: The path counter (:func:`_count_ahead`) starts after ``limit // COUNT_AFTER_SHARE`` runs of
+#: the trace: a program with fewer paths is traced without it.
+COUNT_AFTER_SHARE = 64
 #: Default bound on the noise draws and comparisons of one execution path: this many per query
 #: plus :data:`STEPS_BASE` (:func:`step_limit`).
 STEPS_PER_QUERY = 100
@@ -117,12 +125,16 @@ class Run:
         self.event = 0
         self.replay_until = 0
         self.replaying = False
+        self.empty_index = None            # (file, line) of an indexing that left no entry
+        self.new_decision = True           # the answer of a decision not taken before
 
     # -- restarting
 
-    def restart(self, decisions: list) -> None:
-        """Prepare the execution of ``decisions`` (the previous run's, the last one flipped)."""
-        first = self.decision_events[len(decisions) - 1] if decisions else 0
+    def restart(self, decisions: list, shared: int | None = None) -> None:
+        """Prepare the execution of ``decisions``, whose first ``shared`` entries are the
+        previous run's (default: all but the last, the previous run's flipped)."""
+        shared = len(decisions) - 1 if shared is None else shared
+        first = self.decision_events[shared] if decisions else 0
         if first < len(self.events):
             _, position, drawn, undo = self.events[first]
         else:
@@ -144,6 +156,7 @@ class Run:
         self.drawn = self.steps = self.event = 0
         self.replay_until = first
         self.replaying = first > 0
+        self.empty_index = None
 
     def replayed(self):
         """The recorded answer of the next event (during the replayed prefix)."""
@@ -197,7 +210,7 @@ class Run:
 
     def _decide(self, event: int) -> bool:
         if self.position == len(self.decisions):
-            self.decisions.append(True)
+            self.decisions.append(self.new_decision)
         self.decision_events.append(event)
         decision = self.decisions[self.position]
         self.position += 1
@@ -342,10 +355,12 @@ def _fraction_key(key: tuple) -> tuple:
 
 # ----------------------------------------------------------------------------- return values
 
-def flatten_result(value) -> tuple:
+def flatten_result(value, empty_index: tuple | None = None) -> tuple:
     """The entries of a return value: a scalar is one entry, tuples, lists and arrays are
     flattened in order; booleans stay booleans, numbers become exact ``Fraction``, expressions
-    with noises stay :class:`Linear` (released numbers)."""
+    with noises stay :class:`Linear` (released numbers).  A value without entries is refused,
+    naming ``empty_index``, the program location ``(file, line)`` of an indexing that left an
+    array of noises empty (``noisy[noisy > 0]``), when there is one."""
     entries = []
 
     def visit(item):
@@ -367,7 +382,11 @@ def flatten_result(value) -> tuple:
 
     visit(value)
     if not entries:
-        raise TracingError("the program returned no value")
+        cause = "" if empty_index is None else \
+            (f": the indexing at {describe_location(empty_index)} kept no entry on one "
+             f"execution path, and an output needs at least one (return, e.g., the number of "
+             f"entries kept as well)")
+        raise TracingError(f"the program returned no value{cause}")
     return tuple(entries)
 
 
@@ -400,7 +419,8 @@ def trace(func, queries, kwargs: dict, limit: int = PATH_LIMIT,
         Keyword arguments (numbers as ``Fraction``/``int``; they reach the program as
         :class:`Exact`).
     limit : int
-        Largest number of paths (an :class:`InputError` beyond it).
+        Largest number of paths (an :class:`InputError` beyond it, as soon as the runs of the
+        trace, or the decision nodes :func:`_count_ahead` has seen, prove it).
     steps : int or None
         Largest number of noise draws and comparisons in one path (a :class:`TracingError`
         beyond it); ``None``: :func:`step_limit` of the queries.
@@ -412,6 +432,7 @@ def trace(func, queries, kwargs: dict, limit: int = PATH_LIMIT,
         limit).  The program runs in :func:`~exactdp.programs.sandbox.sandbox`: randomness other
         than ``prng`` is refused, its standard output goes to standard error.
     """
+    limit = check_positive("path_limit", limit)
     arguments = {k: exact_argument(v) for k, v in kwargs.items()}
     exact_queries = [exact_argument(q) for q in queries]  # each run gets its own list
     paths: list[Path] = []
@@ -421,16 +442,17 @@ def trace(func, queries, kwargs: dict, limit: int = PATH_LIMIT,
     gc.disable()
     decisions: list | None = []
     run = Run(step_limit(queries) if steps is None else steps)
+    counter, counted = PathCounter(start=max(1, limit // COUNT_AFTER_SHARE)), Run(run.step_limit)
     explored, start, reporter = 0, time.monotonic(), None
     try:
         with sandbox(func, timeout=timeout, what="the trace of one path of the program") as \
-                watchdog:
+                watchdog, numpy_of_symbols():
             while decisions is not None:
                 run.restart(decisions)
                 RUNS.append(run)
                 try:
                     result = func(SymbolicPRNG(run), list(exact_queries), **arguments)
-                    entries = flatten_result(result)
+                    entries = flatten_result(result, run.empty_index)
                 except _Infeasible:
                     entries = None
                 except InputError:
@@ -451,15 +473,19 @@ def trace(func, queries, kwargs: dict, limit: int = PATH_LIMIT,
                     paths.append(Path(tuple(run.noises), dict(run.fractions), entries))
                 explored += 1
                 watchdog.tick()
-                if explored > limit:
+                if counter.due(explored):
+                    _count_ahead(counter, counted, func, exact_queries, arguments)
+                    watchdog.tick()
+                if max(explored, counter.nodes + 1) > limit:
                     raise InputError(f"the program has more than {limit:,} execution paths on "
-                                     f"{len(queries)} queries (raise the path limit or use fewer "
-                                     f"queries)")
+                                     f"{len(queries)} queries (raise --max-paths (Python: "
+                                     f"path_limit) or use fewer queries)")
                 if reporter is None and time.monotonic() - start > PROGRESS_AFTER:
                     reporter = Progress(limit, "tracing", "path", enabled=progress)
                     reporter.update(explored)
                 elif reporter is not None:
-                    reporter.update(1, f"{len(paths)} feasible")
+                    reporter.update(1, f"{len(paths)} feasible" + (
+                        f", at least {counter.nodes + 1:,} in all" if counter.nodes else ""))
                 decisions = _next_decisions(run.decisions[:run.position])
     finally:
         if collecting:
@@ -467,6 +493,31 @@ def trace(func, queries, kwargs: dict, limit: int = PATH_LIMIT,
         if reporter is not None:
             reporter.close()
     return paths
+
+
+def _count_ahead(counter: PathCounter, run: Run, func, queries: list, arguments: dict) -> None:
+    """One run of the program along the decisions ``counter`` chooses (:mod:`.path_count`),
+    recorded in it; ``run`` is the counter's own, and replays what its decisions share with its
+    previous run's.  A run that fails stops the counting: the trace meets the failure in its
+    turn, or its limit first, as without the counter."""
+    prefix, new_decision = counter.next_run()
+    forced = len(prefix)
+    previous = run.decisions[:run.position]
+    shared = next((k for k, (new, old) in enumerate(zip(prefix, previous)) if new != old),
+                  min(forced, len(previous)))
+    run.restart(prefix, shared)  # the run extends the list prefix
+    run.new_decision = new_decision
+    RUNS.append(run)
+    try:
+        func(SymbolicPRNG(run), list(queries), **arguments)
+    except _Infeasible:
+        pass
+    except Exception:  # noqa: BLE001 - reported by the trace itself
+        counter.stop()
+        return
+    finally:
+        RUNS.pop()
+    counter.record(run.decisions[:run.position], forced)
 
 
 def _traceback_frames(tb):

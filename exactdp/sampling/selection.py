@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..checks import check_simulation_size
 from ..errors import InputError
 from ..mechanisms.description import ThresholdMechanism
 from ..mechanisms.selection import ExponentialTopMechanism, RetraversalMechanism
@@ -38,9 +39,6 @@ from .sampler import BLOCK_DRAWS, query_array, sample
 #: almost surely, but the expected number of traversals grows without bound as the threshold
 #: rises above the answers: beyond this many the simulation refuses rather than loop on.
 SIMULATED_TRAVERSALS = 100_000
-#: Most runs × queries simulated at once (the selections, and the noise of em_top, are held in
-#: arrays of that size: 2·10⁷ doubles are 160 MB).
-MAX_SIMULATED_ENTRIES = 20_000_000
 
 
 def simulate_selection(mech, queries, runs: int, rng: np.random.Generator,
@@ -68,10 +66,11 @@ def simulate_selection(mech, queries, runs: int, rng: np.random.Generator,
     Raises
     ------
     InputError
-        For an unknown order, fewer than one run, more than :data:`MAX_SIMULATED_ENTRIES` runs
-        × queries, a mechanism that is not a selection mechanism with a cutoff, a cutoff above
-        the number of queries, or a retraversal run that has not selected ``c`` queries after
-        :data:`SIMULATED_TRAVERSALS` traversals.
+        For an unknown order, fewer than one run, more than
+        :data:`~exactdp.checks.MAX_SIMULATED_ENTRIES` runs × queries (the selections, and the
+        noise of em_top, are held in arrays of that size), a mechanism that is not a selection
+        mechanism with a cutoff, a cutoff above the number of queries, or a retraversal run
+        that has not selected ``c`` queries after :data:`SIMULATED_TRAVERSALS` traversals.
 
     Examples
     --------
@@ -98,13 +97,11 @@ def simulate_selection(mech, queries, runs: int, rng: np.random.Generator,
 
 def check_runs(runs, n: int) -> None:
     """Refuse, in one line, a number of runs that is not a positive integer or whose selections
-    on ``n`` queries exceed :data:`MAX_SIMULATED_ENTRIES` (callers check before long work)."""
+    on ``n`` queries exceed :data:`~exactdp.checks.MAX_SIMULATED_ENTRIES` (callers check before
+    long work)."""
     if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 1:
         raise InputError(f"runs must be a positive integer, got {runs!r}")
-    if runs * n > MAX_SIMULATED_ENTRIES:
-        raise InputError(f"{runs:,} runs of {n:,} queries exceed the {MAX_SIMULATED_ENTRIES:,} "
-                         f"selections simulated at once; use at most "
-                         f"{MAX_SIMULATED_ENTRIES // n:,} runs")
+    check_simulation_size("runs", runs, n, "queries")
 
 
 def run_rates(selected: np.ndarray, queries, c: int) -> tuple:

@@ -69,8 +69,9 @@ def _streamed(mech: ThresholdMechanism, q: np.ndarray, runs: int, rng: np.random
     for block in walk(mech, q, runs, rng):
         for accumulator in sums:
             accumulator.add(block, whole=block.active.size == runs)
-        for _, column in lasts:  # the last row present is the last entry so far
-            column[block.active] = block.released[-1]
+        for component, column in lasts:  # the last row present is the last entry so far
+            released = None if block.released is None else block.released[-1]
+            column[block.active] = component.entries(block.above[-1], released)
     return Columns({**{a.component: a.column for a in sums},
                     **{component: column for component, column in lasts}})
 

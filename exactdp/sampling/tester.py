@@ -42,11 +42,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from mpmath.libmp import to_float
 
 from ..errors import InputError, MethodUnavailableError
 from ..exact.events import event_probability
-from ..exact.loss import CertifiedPrivacyLoss, loss_from_probabilities
+from ..exact.loss import loss_from_probabilities
+from ..formatting import printed_log_ratio
 from ..progress import Progress
 from ..sequences import format_number
 from ..checks import check_positive, check_seed, check_writable
@@ -295,16 +295,16 @@ class ExactEvent:
             return None
         return float(loss_from_probabilities(self.p1, self.p2).log_ratio)
 
-    def loss_enclosure(self) -> tuple[float, float] | None:
-        """``(lower, upper)``: floats rounded outward from the certified enclosure of
-        ``ln P1 − ln P2`` (``±inf`` for a structural zero); ``None`` when not certified."""
+    def loss_fields(self) -> dict:
+        """The JSON fields of ``ln P1 − ln P2``: ``exact_event_eps``, a decimal string to the
+        digits its bound supports (``None`` without exact values or when both are 0), and for
+        a certified loss ``exact_event_eps_lower``/``_upper``, the ends of its enclosure rounded
+        outward (``"-inf"`` for a structural zero; :func:`~exactdp.formatting.printed_log_ratio`
+        at the digits the probabilities were computed to)."""
         if self.loss() is None:
-            return None
-        loss = loss_from_probabilities(self.p1, self.p2)
-        if not isinstance(loss, CertifiedPrivacyLoss):
-            return None
-        return (to_float(loss.log_ratio_lower._mpf_, rnd="f"),
-                to_float(loss.log_ratio_upper._mpf_, rnd="c"))
+            return {"exact_event_eps": None}
+        return printed_log_ratio(loss_from_probabilities(self.p1, self.p2),
+                                 max(self.p1.dps, self.p2.dps)).fields("exact_event_eps", False)
 
 
 @functools.lru_cache(maxsize=256)
@@ -333,7 +333,7 @@ class TestResult:
         StatDP's ``run_algorithm`` does).
     exact_event_eps : float or None
         ``ln Pr[M(D1) ∈ E] − ln Pr[M(D2) ∈ E]``, exactly (``None`` when not computable): the
-        centre of its certified enclosure (:meth:`ExactEvent.loss_enclosure`, recorded as
+        centre of its certified enclosure (:meth:`ExactEvent.loss_fields` records the enclosure as
         ``exact_event_eps_lower``/``exact_event_eps_upper``); its sign does not follow the
         counts.
     exact : ExactEvent
@@ -360,32 +360,15 @@ class TestResult:
         return self.exact_event_eps if self.c1 >= self.c2 else -self.exact_event_eps
 
     def record(self) -> dict:
-        """The JSON object of ``exactdp test``."""
+        """The JSON object of ``exactdp test`` (the test ε and the p-value as the floats they
+        are; the exact loss as decimal strings, :meth:`ExactEvent.loss_fields`)."""
         return {"test_eps": self.test_eps, "p_value": self.p_value,
                 "d1": ",".join(format_number(v) for v in self.d1),
                 "d2": ",".join(format_number(v) for v in self.d2),
                 "event": str(self.event), "c1": self.c1, "c2": self.c2,
-                "exact_event_eps": json_number(self.exact_event_eps),
-                **enclosure_fields(self.exact),
+                **self.exact.loss_fields(),
                 **({"exact_unavailable": self.exact.unavailable} if self.exact.unavailable
                    else {})}
-
-
-def enclosure_fields(exact: ExactEvent) -> dict:
-    """``exact_event_eps_lower``/``_upper``: the certified ends of the exact loss as JSON
-    numbers (none when it is not certified)."""
-    enclosure = exact.loss_enclosure()
-    if enclosure is None:
-        return {}
-    return {"exact_event_eps_lower": json_number(enclosure[0]),
-            "exact_event_eps_upper": json_number(enclosure[1])}
-
-
-def json_number(value: float | None):
-    """``value`` for JSON: infinities spelled ``"inf"``/``"-inf"`` (JSON has no infinity)."""
-    if value is not None and math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    return value
 
 
 def _check_budget_count(count: int, given: str) -> None:

@@ -1,0 +1,121 @@
+"""The largest privacy loss where ``max_privacy_loss`` enumerates no ⊤/⊥ outputs: the supremum
+``sup_a |ln(p1(a)/p2(a))| = max(D_∞(M(d1) ‖ M(d2)), D_∞(M(d2) ‖ M(d1)))`` from the Rényi
+divergence of order ∞ (``renyi.py``; Mironov, "Rényi Differential Privacy", IEEE CSF 2017,
+Definition 3), with an output that attains it, or where it is approached.
+
+* noisy max releasing an index: ``D_∞`` of the certified probabilities of every index, both
+  ways (``renyi.largest_log_ratio``), at the index of the largest loss;
+* one released number ``q + η`` (a program, a Laplace histogram differing in one bin): the
+  location shift's ``D_∞`` (``renyi.shift_divergence``), the same both ways as the laws are
+  symmetric.  Laplace, scale ``b``: ``Δ/b``, attained at the output of ``d1`` without noise
+  (there ``|x − μ2| − |x − μ1| = Δ``).  Gaussian, ``μ1 ≠ μ2``: the log ratio
+  ``(μ1 − μ2)(2x − μ1 − μ2)/(2σ²)`` is finite at every ``x`` but unbounded: ``+∞``, approached
+  as ``x → ±∞`` (the sign of ``μ1 − μ2``) and attained nowhere;
+* noisy max releasing its largest value: ``D_∞`` of the densities both ways, certified by a
+  branch and bound over the values (``value_supremum.py``), at the value of the largest loss,
+  or where it is approached.
+"""
+
+from __future__ import annotations
+
+import mpmath
+from flint import arb
+from mpmath import mpf
+
+from ..precision import exact_mpf
+from ..sequences import Runs
+from .loss import CertifiedPrivacyLoss, MaxPrivacyLoss
+from .output_pairs import (GUARD_DIGITS, Enclosed, LocationShift, bits_for, complete_pairs,
+                           location_shift)
+from .piece_series import flint_context
+from .probability import probability
+from .renyi import INFINITE_ORDER, largest_log_ratio, shift_divergence
+from .value_supremum import releases_largest_value, value_supremum
+
+
+def loss_supremum(mech, d1: Runs, d2: Runs, dps: int) -> MaxPrivacyLoss:
+    """The largest ``|ln(p1/p2)|`` over every output of ``mech`` on the neighbouring inputs
+    ``d1``, ``d2`` (checked by the caller), certified to ``dps`` digits: the larger ``D_∞`` of
+    the two directions, signed as the loss that reaches it (negative when ``d2`` is the likelier
+    side), with the probabilities (densities) of an output that attains it.
+
+    Mechanisms that ``renyi_divergence`` refuses are refused here, with its message.
+    """
+    shift = location_shift(mech, d1, d2)
+    if shift is not None:
+        return _shift_supremum(mech, d1, d2, shift, dps)
+    if releases_largest_value(mech):
+        return _value_supremum(mech, d1, d2, dps)
+    pairs = complete_pairs(mech, d1, d2, dps + GUARD_DIGITS)
+    # the pairs of noisy max releasing an index are the indices 0, …, n − 1 in order (the only
+    # discrete outputs that reach here: ⊤/⊥ mechanisms and programs enumerate their own)
+    if d1 == d2:  # every output has the same probability on both sides: exactly 0
+        loss, position = Enclosed.of_ball(arb(0)), 0
+    else:
+        forward, ahead = largest_log_ratio(pairs, dps, mech.name)
+        backward, behind = largest_log_ratio([(p2, p1) for p1, p2 in pairs], dps, mech.name)
+        loss = _larger(forward, backward)
+        position = ahead if forward.value >= backward.value else behind
+    output = Runs.from_items([position])
+    with flint_context(bits_for(dps + GUARD_DIGITS)):
+        totals = [exact_mpf(sum((pair[side] for pair in pairs), arb(0)).mid()) for side in (0, 1)]
+    return MaxPrivacyLoss(output, _attained_at(mech, d1, d2, output, loss, dps), len(pairs),
+                          *totals)
+
+
+def _larger(forward: Enclosed, backward: Enclosed) -> Enclosed:
+    """``max(D_forward, D_backward)`` signed: ``D_forward`` when its centre is the larger (ties:
+    forward), else ``−D_backward``; the magnitude's enclosure is ``[max of the lower ends, max of
+    the upper ends]``, which holds the larger exact value whichever centre is larger."""
+    lower, upper = max(forward.lower, backward.lower), max(forward.upper, backward.upper)
+    if forward.value >= backward.value:
+        return Enclosed(forward.value, lower, upper)
+    return Enclosed(*(mpmath.fneg(end, exact=True) for end in (backward.value, upper, lower)))
+
+
+def _shift_supremum(mech, d1: Runs, d2: Runs, shift: LocationShift,
+                    dps: int) -> MaxPrivacyLoss:
+    """The supremum for one released number (the module's docstring): ``D_∞`` of the shift,
+    attained at the output of ``d1`` without noise, or ``+∞`` approached at one end."""
+    loss = shift_divergence(shift, INFINITE_ORDER, dps)
+    if loss.value == mpmath.inf:  # a Gaussian, μ1 ≠ μ2: approached, attained nowhere
+        direction = "+" if shift.mu1 > shift.mu2 else "-"
+        return _approached(loss, f"out{shift.entry} → {direction}inf")
+    return MaxPrivacyLoss(shift.output1,
+                          _attained_at(mech, d1, d2, shift.output1, loss, dps), None, None, None)
+
+
+def _value_supremum(mech, d1: Runs, d2: Runs, dps: int) -> MaxPrivacyLoss:
+    """The supremum for noisy max's largest value (the module's docstring): the larger ``D_∞``
+    of the two directions, at its value or where it is approached."""
+    forward, backward = value_supremum(mech, d1, d2, dps), value_supremum(mech, d2, d1, dps)
+    loss = _larger(forward.divergence, backward.divergence)
+    worst = forward if forward.divergence.value >= backward.divergence.value else backward
+    if worst.output is None:
+        return _approached(loss, worst.approached, "certified branch-and-bound")
+    output = Runs.from_items([worst.output])
+    return MaxPrivacyLoss(output, _attained_at(mech, d1, d2, output, loss, dps), None, None, None)
+
+
+def _approached(loss: Enclosed, where: str, method: str = "certified closed") -> MaxPrivacyLoss:
+    """A supremum ``loss`` that no output attains, approached ``where``, computed by
+    ``method``."""
+    return MaxPrivacyLoss(None, _certified(None, None, loss), None, None, None, approached=where,
+                          supremum_method=method)
+
+
+def _attained_at(mech, d1: Runs, d2: Runs, output: Runs, loss: Enclosed,
+                 dps: int) -> CertifiedPrivacyLoss:
+    """The loss ``loss`` (an enclosure of the supremum, signed) with the certified probabilities
+    (densities) of ``output``, the output that attains it, on ``d1`` and ``d2``."""
+    return _certified(*(probability(mech, d, output, dps, "certified") for d in (d1, d2)), loss)
+
+
+def _certified(p1, p2, loss: Enclosed) -> CertifiedPrivacyLoss:
+    """``loss`` with the probabilities ``p1``, ``p2`` (``None`` where no output attains it),
+    its error the larger distance from its centre to an end (0 when infinite)."""
+    if mpmath.isinf(loss.value):
+        return CertifiedPrivacyLoss(p1, p2, loss.value, mpf(0), loss.lower, loss.upper)
+    error = max(mpmath.fsub(loss.upper, loss.value, exact=True),
+                mpmath.fsub(loss.value, loss.lower, exact=True))
+    return CertifiedPrivacyLoss(p1, p2, loss.value, error, loss.lower, loss.upper)
