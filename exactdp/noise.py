@@ -172,6 +172,21 @@ class NoiseLaw:
         """:attr:`kinks` in the units of ``x`` (exact rationals)."""
         return tuple(Fraction(k) * self.scale for k in self.kinks)
 
+    def log_size(self, distance: Fraction) -> Fraction:
+        """The size of ``|log g(x)|`` at ``|x| ≤ distance`` for the working precision (not a
+        bound): ``1 + distance/b``, as the logs of the Laplace and exponential laws are linear
+        in ``x/b``."""
+        return 1 + distance / self.scale
+
+    def off_axis_growth(self) -> Fraction | None:
+        """A constant ``C`` with ``|g(x + iy)| ≤ g(x)·e^{C·y²}`` for all real ``x``, ``y`` and
+        every function ``g`` of the law (density, CDF, survival function, continued
+        analytically), or ``None`` if the law has none.  The certified quadrature bounds the
+        integrand off the real line with it (``exact/certified.py``) and takes the logs of
+        such a law's functions as concave on the whole line: a law with a constant is smooth
+        (no kinks) and log-concave."""
+        return None
+
     def interval(self, low: mpf, high: mpf) -> mpf:
         """``Pr[low < η < high]`` (ends may be ±inf) without cancellation: split at the median
         ``m``, ``(F(min(high, m)) − F(low)) + (S(max(low, m)) − S(high))``, each difference
@@ -459,16 +474,43 @@ class Gaussian(NoiseLaw):
         return mpmath.log(mpmath.erfc(-self._standard(x)) / 2)
 
     def dlogcdf(self, x: mpf) -> mpf:
-        """``p(x)/F(x)``."""
-        return mpmath.exp(self.logpdf(x) - self.logcdf(x))
+        """``p(x)/F(x)``: :meth:`_tail_ratio` at ``u = −x/(σ√2) ≥ 1``, else
+        ``e^{log p − log F}``."""
+        u = -self._standard(x)
+        return self._tail_ratio(u) if u >= 1 else mpmath.exp(self.logpdf(x) - self.logcdf(x))
 
     def logsf(self, x: mpf) -> mpf:
         """``log(½ erfc(x/(σ√2)))``."""
         return mpmath.log(mpmath.erfc(self._standard(x)) / 2)
 
     def dlogsf(self, x: mpf) -> mpf:
-        """``−p(x)/S(x)``."""
-        return -mpmath.exp(self.logpdf(x) - self.logsf(x))
+        """``−p(x)/S(x)``: :meth:`_tail_ratio` at ``u = x/(σ√2) ≥ 1``, else
+        ``−e^{log p − log S}``."""
+        u = self._standard(x)
+        return -(self._tail_ratio(u) if u >= 1 else mpmath.exp(self.logpdf(x) - self.logsf(x)))
+
+    def _tail_ratio(self, u: mpf) -> mpf:
+        """``p/T`` in the tail ``u ≥ 1`` of ``T = ½ erfc(u)`` (the CDF or the survival
+        function), ``√2/(σ·U(½, ½, u²))``: ``erfc(u) = e^{−u²}U(½, ½, u²)/√π`` (``U`` the
+        confluent hypergeometric function: ``U(a, a, z) = e^z Γ(1 − a, z)`` and
+        ``Γ(½, u²) = √π erfc(u)``, DLMF §13.6 and §8.4).  There ``log p`` and ``log T`` are
+        both about ``−u²``, and ``e^{log p − log T}`` loses ``log10(u²)`` digits, as many as
+        the ratio has (a Gaussian of scale ``10^{−30}`` at 0.5 from its centre:
+        ``u² ≈ 10^{59}``); this form loses none."""
+        return mpmath.sqrt(2) / (self.b * mpmath.hyperu(0.5, 0.5, u * u))
+
+    def log_size(self, distance: Fraction) -> Fraction:
+        """``(1 + distance/σ)²``: ``log p(x) = −x²/(2σ²) − log(σ√(2π))``, and ``log F`` and
+        ``log S`` are as large in their tails."""
+        return (1 + distance / self.scale) ** 2
+
+    def off_axis_growth(self) -> Fraction:
+        """``C = 1/(2σ²)``.  With ``u = x/(σ√2)``, ``v = y/(σ√2)``: ``|e^{−(u + iv)²}| =
+        e^{−u²}·e^{v²}``, so the density meets the bound with equality; and for every complex
+        ``w``, ``erfc(w) = (2/√π)∫_0^∞ e^{−(w + t)²} dt`` (the path from ``w`` parallel to the
+        real axis), so ``|erfc(u + iv)| ≤ (2/√π)∫_0^∞ e^{−(u + t)²} dt·e^{v²} = erfc(u)·e^{v²}``:
+        the CDF ``½ erfc(−u)`` and the survival function ``½ erfc(u)`` meet it too."""
+        return 1 / (2 * self.scale ** 2)
 
     def _ball_log(self, kind: Kind, side: int) -> BallLog:
         """In balls, with ``u = x/(σ√2)``: ``log F = log(½ erfc(−u))``, ``log S =
@@ -483,18 +525,41 @@ class Gaussian(NoiseLaw):
             return -(x * inverse) ** 2 - log_norm
 
         def tail(x, sign):
-            return (sign * x * inverse).erfc() / 2
+            return _erfc(sign * x * inverse) / 2
+
+        half = arb(1) / 2
+
+        def tail_slope(x, sign):
+            """``−sign·p/T`` (:meth:`_tail_ratio`: in the tail, ``u ≥ 1`` on the whole ball, from
+            ``U(½, ½, u²)``, Arb's ``hypgeom_u``)."""
+            u = sign * x * inverse
+            if isinstance(u, arb) and u >= 1:
+                return -sign * 2 * inverse / (u * u).hypgeom_u(half, half)
+            return -sign * (log_pdf(x) - tail(x, sign).log()).exp()
 
         if kind is Kind.PDF:
             return BallLog(log_pdf, lambda x: -x / sigma ** 2, lambda x: log_pdf(x).exp())
         sign = -1 if kind is Kind.CDF else 1
-        return BallLog(lambda x: tail(x, sign).log(),
-                       lambda x: -sign * (log_pdf(x) - tail(x, sign).log()).exp(),
+        return BallLog(lambda x: tail(x, sign).log(), lambda x: tail_slope(x, sign),
                        lambda x: tail(x, sign))
 
     def sample(self, rng: np.random.Generator, size, loc=0.0) -> np.ndarray:
         """``rng.normal(loc, σ, size)``."""
         return rng.normal(loc, float(self.scale), size)
+
+
+def _erfc(u):
+    """``erfc(u)`` on a real (``arb``) or complex (``acb``) ball.  On a real ball that is not
+    a point, Arb propagates the radius with a bound that loses about ``u²·2^{−27}`` nats at a
+    large ``u`` (every digit from ``u ≈ 3·10^5``, where a Gaussian of scale ``10^{−6}`` is
+    evaluated 0.5 from its centre): here ``erfc`` is taken at the midpoint and the radius
+    propagated by the mean value theorem with the largest ``|erfc'(x)| = (2/√π)e^{−x²}`` on
+    the ball, at its smallest ``|x|``."""
+    if not isinstance(u, arb) or u.is_exact():
+        return u.erfc()
+    nearest = u.abs_lower()
+    slope = 2 * (-nearest * nearest).exp() / arb.pi().sqrt()
+    return arb(u.mid()).erfc() + arb(0, (slope * u.rad()).upper())
 
 
 @dataclass(frozen=True)

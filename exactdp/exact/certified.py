@@ -45,6 +45,7 @@ which never carries a factor) is refused with :class:`~exactdp.errors.MethodUnav
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -56,7 +57,8 @@ from flint import acb, arb, arb_poly, ctx
 
 from ..errors import PrecisionError
 from ..noise import Kind, NoiseLaw
-from ..precision import CertifiedProbability, exact_mpf, to_arb, working_dps
+from ..precision import CertifiedProbability, exact_mpf, to_arb, to_mpf, working_dps
+from ..sequences import to_fraction
 from .discrete_hub import log_sum
 from .integral_form import Integral, IntegralForm, Term
 from .log_integrand import LogIntegrand
@@ -82,6 +84,12 @@ SEARCH_BITS = 64
 #: Bits of the complex balls that bound the integrand on the Bernstein ellipses (a bound needs
 #: few digits; a ball stays an enclosure at any precision).
 BOUND_BITS = 32
+#: A CDF or survival factor whose scale is below this fraction of the domain between the
+#: cut-off points is *narrow*: it is cut where it saturates (:func:`_saturation_points`), and
+#: left out of the segments where it is within ``2^{−goal−SATURATION_BITS}`` of 1
+#: (:func:`gauss_legendre_segments`).
+NARROW = Fraction(1, 1024)
+SATURATION_BITS = 10
 _BITS_PER_DIGIT = math.log2(10)
 
 
@@ -122,6 +130,9 @@ class SegmentIntegrand:
         self.terms = [(hub.ball_log(Kind.PDF, hub.side(middle)), arb(0), 1)]
         self.terms += [(f.law.ball_log(f.kind, f.law.side(middle - f.shift)), to_arb(f.shift),
                         f.power) for f in integral.factors]
+        #: ``(NoiseLaw.off_axis_growth(), kind)`` of each term, for :meth:`modulus_bound`
+        self.growths = [(hub.off_axis_growth(), Kind.PDF)]
+        self.growths += [(f.law.off_axis_growth(), f.kind) for f in integral.factors]
 
     def log(self, z: arb) -> arb:
         """``g(z)`` at a real ball ``z``."""
@@ -131,6 +142,14 @@ class SegmentIntegrand:
     def slope(self, z: arb) -> arb:
         """``g'(z)`` at a real ball ``z``."""
         return sum((power * functions.slope(z - shift)
+                    for functions, shift, power in self.terms), arb(0))
+
+    def sensitivity(self, z: arb) -> arb:
+        """``Σ_j m_j (|log g_j(z − s_j)| + |z·g_j'(z − s_j)|)`` (the hub's term included) at a
+        real ball ``z``: how many units of the working precision the rounding of each term and
+        of ``z`` itself (to ``z(1 + δ)``, which moves ``m_j log g_j`` by ``m_j|z g_j'|δ``) may
+        move ``g(z)``."""
+        return sum((power * (abs(functions.log(z - shift)) + abs(z * functions.slope(z - shift)))
                     for functions, shift, power in self.terms), arb(0))
 
     def scaled(self, log_scale: arb):
@@ -145,6 +164,38 @@ class SegmentIntegrand:
                 value = value * functions.value(z - shift) ** power
             return value
         return f
+
+    def modulus_bound(self, z: acb, log_scale: arb) -> arb:
+        """An upper bound on ``|e^{−log_scale} Π_j g_j(w − s_j)^{m_j}|`` over the complex ball
+        ``z ∋ w = x + iy``, ``x`` within ``r`` of the real centre ``c`` of ``z``.
+
+        The terms of laws with an off-axis growth ``C_j`` (``NoiseLaw.off_axis_growth``: the
+        Gaussian's ``1/(2σ²)``) are bounded together from real values:
+        ``|g_j(x + iy)| ≤ g_j(x)·e^{C_j y²}``, and their log sum ``g_T`` is concave on the whole
+        line (such laws are smooth and log-concave), so it lies below its tangent at ``c``:
+
+            Π_T |g_j(w − s_j)|^{m_j} ≤ exp(g_T(c) + |g_T'(c)|·r + y_max²·Σ_T m_j C_j).
+
+        Evaluating each factor on the ball instead would multiply the bound by about
+        ``e^{r·Σ|m_j g_j'|}``: at a peak far from the centres of the laws (``|x − s_j| ≫ σ``)
+        the terms' slopes ``±|x − s_j|/σ²`` cancel in ``g'`` but not in the balls' widths, and
+        a Gaussian of scale ``σ`` would need pieces ``σ²/|x − s_j|`` wide.  A CDF or survival
+        function at least ``½`` at ``c`` (its flat side, where the ball's width costs little),
+        and every term of a law without a growth constant, is evaluated on the ball."""
+        x, height = z.real, arb(z.imag.abs_upper())
+        centre, reach = arb(x.mid()), arb(x.rad())
+        log_bound, slope, curvature, direct = -log_scale, arb(0), arb(0), arb(1)
+        log_half = -arb(2).log()
+        for (functions, shift, power), (growth, kind) in zip(self.terms, self.growths):
+            if growth is not None:
+                log_value = functions.log(centre - shift)
+                if kind is Kind.PDF or not log_value > log_half:
+                    log_bound += power * log_value
+                    slope += power * functions.slope(centre - shift)
+                    curvature += power * to_arb(growth)
+                    continue
+            direct *= abs(functions.value(z - shift)) ** power
+        return (log_bound + abs(slope) * reach + curvature * height ** 2).exp() * direct
 
     def integrand(self, log_scale: arb):
         """:meth:`scaled` in the form ``acb.integral`` calls: the function is entire, so its
@@ -189,6 +240,10 @@ class BallLogIntegrand(LogIntegrand):
     def slope(self, z):
         """``g'(z)`` (the right derivative at a kink)."""
         return self._ball(z, SegmentIntegrand.slope, LogIntegrand.slope)
+
+    def sensitivity(self, z):
+        """:meth:`SegmentIntegrand.sensitivity` (``+inf`` where the ball is not finite)."""
+        return self._ball(z, SegmentIntegrand.sensitivity, lambda _, z: mpmath.inf)
 
 
 # --- one analytic piece of a piecewise exponential integrand (the closed form) ----------------
@@ -315,20 +370,41 @@ def _tail(integral: Integral, x: Fraction, side: int, log_scale: arb) -> arb:
     return arb(0, bound).nonnegative_part()
 
 
-def _cut_points(integral: Integral, goal: int):
-    """``(points, log_scale, left_cut, right_cut, size)``: exact rational breakpoints (kinks and
-    finite bounds included) from the non-rigorous peak-aware search, the scale ``g*`` to factor
-    out, whether each end is cut off (a tail to bound) rather than a bound, and a rough lower
-    bound on the scaled integral (which sets the absolute tolerance: effort, not rigour)."""
+class Cuts(NamedTuple):
+    """The layout of :func:`integrate_piecewise`, from the non-rigorous peak-aware search."""
+
+    #: exact rational breakpoints, increasing (the kinks and finite bounds among them)
+    points: list
+    #: the value ``g*`` near the peak, factored out
+    log_scale: arb
+    #: whether each end is cut off (a tail to bound) rather than a bound of the domain
+    left_cut: bool
+    right_cut: bool
+    #: a rough lower bound on the scaled integral (it sets the absolute tolerance: effort, not
+    #: rigour)
+    size: Fraction
+    #: the largest :meth:`SegmentIntegrand.sensitivity` at the outer points and the peak,
+    #: about the largest between them (each ``−log g_j`` is convex, each ``|g_j'|`` largest at
+    #: an end): its bits are what the evaluations need beyond the goal, often far fewer than
+    #: the static ``Integral.magnitude`` (a Gaussian of scale ``1e-300`` whose tail the domain
+    #: does not reach), or more (its steep side near a point far from 0)
+    sensitivity: mpmath.mpf
+
+
+def _cut_points(integral: Integral, goal: int) -> Cuts:
+    """The :class:`Cuts` of ``integral`` for a relative accuracy ``2^{−goal}``."""
     with mpmath.workdps(working_dps(10, integral.magnitude)):
         g = BallLogIntegrand(integral)
         peak = find_peak(g)
         peak_value = g(peak)
         cutoff = (goal + 10) * mpmath.ln2
         points, _ = breakpoints(g, peak, peak_value, cutoff, (CUT_LEVEL,))
-        rational = {Fraction(float(p)) for p in points if mpmath.isfinite(p)}
-        log_scale = arb(float(peak_value))
-        centre = Fraction(float(peak))
+        sizes = [g.sensitivity(p) for p in (points[0], peak, points[-1])]
+        sensitivity = max(size for size in sizes if mpmath.isfinite(size))
+        # exactly: at a scale of 1e-300 a double would merge the points
+        rational = {to_fraction(p, "breakpoint") for p in points if mpmath.isfinite(p)}
+        log_scale = arb(peak_value)
+        centre = to_fraction(peak, "peak")
     tolerance = integral.scale * Fraction(1, 10 ** 9)
     low, high = min(rational), max(rational)
     left_cut = integral.lower is None or low - integral.lower > tolerance
@@ -339,48 +415,118 @@ def _cut_points(integral: Integral, goal: int):
         high = integral.upper
     inside = {p for p in rational if low < p < high}
     inside.update(k for k in integral.kinks if low < k < high)
+    inside.update(p for p in _saturation_points(integral, goal, high - low) if low < p < high)
     points = [low, *sorted(inside), high]
     # the integrand stays above e^{-CUT_LEVEL} between the peak's neighbours (the level points,
     # or nearer kinks and bounds): a lower bound on the scaled integral
     span = (min([p for p in points if p > centre], default=high)
             - max([p for p in points if p < centre], default=low))
-    return points, log_scale, left_cut, right_cut, span / math.ceil(math.exp(CUT_LEVEL))
+    return Cuts(points, log_scale, left_cut, right_cut, span / math.ceil(math.exp(CUT_LEVEL)),
+                sensitivity)
 
 
-def gauss_legendre_segments(integral: Integral, points: list, log_scale: arb, target: arb,
-                            size: arb) -> arb:
-    """``e^{−log_scale}∫`` between the first and last of ``points`` (increasing, the kinks among
-    them) by piecewise Gauss–Legendre with the Bernstein-ellipse error bound
+def _narrow_factors(integral: Integral, width: Fraction) -> list:
+    """The CDF and survival factors whose scale is below :data:`NARROW` of ``width``."""
+    return [f for f in integral.factors
+            if f.kind is not Kind.PDF and f.law.scale < NARROW * width]
+
+
+def _saturation_points(integral: Integral, goal: int, width: Fraction) -> list:
+    """For each narrow factor (:func:`_narrow_factors`), the point beyond which it is within
+    ``2^{−goal−SATURATION_BITS}/(total power)`` of 1 (right of a CDF's shift, left of a
+    survival function's), found by doubling and bisection on the log of its complement (the
+    other function of its law, which decreases away from the shift).  Where the factor
+    saturates the integrand no longer follows its scale, and a segment beyond the point leaves
+    it out: a Gaussian of scale ``1e-300`` 1 from a hub of scale 2 would otherwise grade the
+    pieces towards its step over 1000 halvings.  The points only cut; the saturation of each
+    segment is checked in balls."""
+    points = []
+    with mpmath.workdps(30):
+        # a factor of margin 2 below the threshold of _saturated
+        level = -(goal + SATURATION_BITS + 1) * mpmath.ln2 - mpmath.log(integral.total_power)
+        for factor in _narrow_factors(integral, width):
+            law = factor.law
+            complement, direction = ((Kind.SF, 1) if factor.kind is Kind.CDF
+                                     else (Kind.CDF, -1))
+
+            def saturated(distance: Fraction) -> bool:
+                return law.log(complement, direction * to_mpf(distance)) < level
+
+            far = law.scale
+            while not saturated(far):
+                far *= 2
+            near = far / 2
+            for _ in range(8):  # to 1/256 of the distance: the point only cuts
+                middle = (near + far) / 2
+                near, far = (near, middle) if saturated(middle) else (middle, far)
+            points.append(factor.shift + direction * far)
+    return points
+
+
+def _saturated(integral: Integral, a: Fraction, b: Fraction, width: Fraction,
+               threshold: arb) -> tuple[Integral, arb]:
+    """``(integral without the narrow factors saturated on [a, b], ε)``: a narrow factor
+    (:func:`_narrow_factors` of the domain's ``width``) ``g^m`` whose complement ``c`` at the
+    end of ``[a, b]`` nearer its shift (the complement decreases away from it) is below
+    ``threshold`` lies in ``[(1 − c)^m, 1] ⊂ [1 − m·c, 1]`` on ``[a, b]``, so the integrand lies
+    in ``[(1 − ε)·f_rest, f_rest]`` with ``ε = Σ m·c`` over the factors left out."""
+    left_out, epsilon = set(), arb(0)
+    for factor in _narrow_factors(integral, width):
+        complement = Kind.SF if factor.kind is Kind.CDF else Kind.CDF
+        nearer = a if factor.kind is Kind.CDF else b
+        log_value = factor.law.log_ball_at(complement, nearer - factor.shift)
+        value = arb(0) if log_value is None else log_value.exp()
+        if value < threshold:
+            left_out.add(factor)
+            epsilon += factor.power * value
+    if not left_out:
+        return integral, arb(0)
+    kept = tuple(f for f in integral.factors if f not in left_out)
+    return dataclasses.replace(integral, factors=kept), epsilon
+
+
+def gauss_legendre_segments(integral: Integral, cuts: Cuts, target: arb) -> arb:
+    """``e^{−log_scale}∫`` between the first and last of the ``cuts``' points by piecewise
+    Gauss–Legendre with the Bernstein-ellipse error bound
     (``vector_quadrature.integrate_vector``, a vector of one integrand), with absolute error
-    at most about ``target·size`` (``size`` a rough lower bound of the scaled integral): each
-    segment's integrand (:meth:`SegmentIntegrand.scaled`) is entire, its modulus on complex
-    balls bounds it on the ellipses."""
-    segments = [SegmentIntegrand(integral, (a + b) / 2).scaled(log_scale)
-                for a, b in zip(points, points[1:])]
+    at most about ``target·size``: each segment's integrand (:meth:`SegmentIntegrand.scaled`)
+    is entire, and :meth:`SegmentIntegrand.modulus_bound` bounds it on the ellipses.  A
+    segment leaves out the narrow factors saturated on it (:func:`_saturated`); the sum, of
+    non-negative integrals, is then multiplied by ``[1 − ε, 1]``, ``ε`` the largest of the
+    segments'."""
+    points, log_scale = cuts.points, cuts.log_scale
+    threshold = target * arb(2) ** -SATURATION_BITS / max(1, integral.total_power)
+    reduced = [_saturated(integral, a, b, points[-1] - points[0], threshold)
+               for a, b in zip(points, points[1:])]
+    segments = [SegmentIntegrand(part, (a + b) / 2)
+                for (part, _), a, b in zip(reduced, points, points[1:])]
+    scaled = [segment.scaled(log_scale) for segment in segments]
+    epsilon = max((epsilon for _, epsilon in reduced), key=lambda ball: ball.upper())
+    # the bounds sum logs as large as the sensitivity: its bits come on top
+    bound_bits = BOUND_BITS + int(cuts.sensitivity).bit_length()
 
-    def segment(middle: Fraction):
-        return segments[bisect.bisect_right(points, middle) - 1]
+    def index(middle: Fraction) -> int:
+        return bisect.bisect_right(points, middle) - 1
 
     def evaluate(z: arb, middle: Fraction) -> list:
-        return [segment(middle)(z)]
+        return [scaled[index(middle)](z)]
 
     def bound(z: acb, middle: Fraction) -> arb:
-        with ctx.workprec(BOUND_BITS):
-            return abs(segment(middle)(z))
+        with ctx.workprec(bound_bits):
+            return segments[index(middle)].modulus_bound(z, log_scale)
 
-    (value,) = integrate_vector(evaluate, bound, points, arb(0), target * size)
-    return value
+    (value,) = integrate_vector(evaluate, bound, points, arb(0), target * to_arb(cuts.size))
+    return value * (1 - arb(0, epsilon.upper()).nonnegative_part())
 
 
-def acb_integral_segments(integral: Integral, points: list, log_scale: arb, target: arb,
-                          size: arb) -> arb:
+def acb_integral_segments(integral: Integral, cuts: Cuts, target: arb) -> arb:
     """As :func:`gauss_legendre_segments`, by ``acb.integral`` segment by segment (its own
     adaptive Gauss–Legendre; module docstring), with the relative tolerance ``target`` and
     the absolute one ``target·size`` on each segment."""
-    total = arb(0)
-    for a, b in zip(points, points[1:]):
+    total, size = arb(0), to_arb(cuts.size)
+    for a, b in zip(cuts.points, cuts.points[1:]):
         segment = SegmentIntegrand(integral, (a + b) / 2)
-        total += acb.integral(segment.integrand(log_scale), to_arb(a), to_arb(b),
+        total += acb.integral(segment.integrand(cuts.log_scale), to_arb(a), to_arb(b),
                               rel_tol=target, abs_tol=target * size).real
     return total
 
@@ -395,24 +541,24 @@ def integrate_piecewise(integral: Integral, goal: int,
                         rules=SEGMENT_RULES) -> tuple[arb, str]:
     """``(log I as a ball, method name)``: the integral between the breakpoints by the first of
     ``rules`` that succeeds, tails bounded (module docstring), aiming at a relative accuracy
-    ``2^{−goal}`` (at the current Arb precision): the absolute tolerance of the scaled integral
-    is ``2^{−goal}`` times the rough lower bound of ``_cut_points``."""
-    points, log_scale, left_cut, right_cut, size = _cut_points(integral, goal)
-    points = sorted(set(points))
-    target, size = arb(2) ** -goal, to_arb(size)
-    total, name = arb(0), None
-    for index, (name, rule) in enumerate(rules):
-        try:
-            total = rule(integral, points, log_scale, target, size) if len(points) > 1 else arb(0)
-            break
-        except PrecisionError:  # e.g. a zero of a factor near a piece: the next rule
-            if index == len(rules) - 1:
-                raise
-    if left_cut:
-        total += _tail(integral, points[0], -1, log_scale)
-    if right_cut:
-        total += _tail(integral, points[-1], 1, log_scale)
-    return log_scale + total.log(), name
+    ``2^{−goal}``: the absolute tolerance of the scaled integral is ``2^{−goal}`` times the
+    rough lower bound of ``_cut_points``.  The Arb precision is the goal plus the bits of
+    :attr:`Cuts.sensitivity` plus :data:`GUARD_BITS`."""
+    cuts = _cut_points(integral, goal)
+    with ctx.workprec(goal + int(cuts.sensitivity).bit_length() + GUARD_BITS):
+        target, total, name = arb(2) ** -goal, arb(0), None
+        for index, (name, rule) in enumerate(rules):
+            try:
+                total = rule(integral, cuts, target) if len(cuts.points) > 1 else arb(0)
+                break
+            except PrecisionError:  # e.g. a zero of a factor near a piece: the next rule
+                if index == len(rules) - 1:
+                    raise
+        if cuts.left_cut:
+            total += _tail(integral, cuts.points[0], -1, cuts.log_scale)
+        if cuts.right_cut:
+            total += _tail(integral, cuts.points[-1], 1, cuts.log_scale)
+        return cuts.log_scale + total.log(), name
 
 
 def _closed_pieces(integral: Integral):
@@ -486,15 +632,6 @@ def log_form(form: IntegralForm, goal: int):
     return top + sum(((log - top).exp() for log in logs), arb(0)).log(), methods
 
 
-def _magnitude(form: IntegralForm) -> Fraction:
-    """The size of the logs the evaluation sums (as ``probability._magnitude``)."""
-    size = Fraction(1)
-    for term in form.terms:
-        size += sum(c.power * (1 + abs(c.point) / c.law.scale) for c in term.constants)
-        size += sum(m * integral.magnitude for integral, m in term.integrals)
-    return size
-
-
 def relative_width(log_ball: arb) -> arb:
     """An upper bound on ``(upper − lower)/lower`` of ``e^{log_ball}``."""
     return (2 * log_ball.rad()).expm1().upper()
@@ -529,7 +666,7 @@ def evaluate_certified(form: IntegralForm, dps: int,
                        what: str = "probability") -> CertifiedProbability:
     """A :class:`~exactdp.precision.CertifiedProbability` enclosing the exact value of ``form``,
     of relative width at most ``10^{−dps}`` (module docstring)."""
-    log_ball, name, bits = enclose(lambda goal: log_form(form, goal), _magnitude(form), dps,
+    log_ball, name, bits = enclose(lambda goal: log_form(form, goal), form.magnitude, dps,
                                    what)
     if log_ball is None:
         return CertifiedProbability.exact_zero(form.is_density, dps)

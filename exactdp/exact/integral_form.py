@@ -95,17 +95,20 @@ class Integral:
     @property
     def magnitude(self) -> Fraction:
         """A bound on the size of the logs the integrand sums near its mass, for the working
-        precision: ``(total power + 1)·(1 + largest |bound| or |shift| in units of the smallest
-        scale)``."""
+        precision: ``(total power + 1)`` times the largest ``NoiseLaw.log_size`` of its laws at
+        the largest ``|bound|`` or ``|shift|`` (``1 + distance/b`` for the Laplace law,
+        ``(1 + distance/σ)²`` for the Gaussian)."""
         points = [abs(p) for p in (self.lower, self.upper) if p is not None]
-        points += [abs(f.shift) for f in self.factors]
-        smallest = min([self.hub.scale] + [f.law.scale for f in self.factors])
-        return (self.total_power + 1) * (1 + max(points, default=Fraction(0)) / smallest)
+        distance = max([abs(f.shift) for f in self.factors] + points, default=Fraction(0))
+        laws = [self.hub] + [f.law for f in self.factors]
+        return (self.total_power + 1) * max(law.log_size(distance) for law in laws)
 
     @property
     def scale(self) -> Fraction:
-        """A length scale of the integrand: the largest noise scale involved (at least 1)."""
-        return max([self.hub.scale, Fraction(1)] + [f.law.scale for f in self.factors])
+        """A length scale of the integrand: the smallest noise scale involved, the finest
+        feature the peak and level searches of the quadrature resolve (their steps and
+        tolerances are multiples of it)."""
+        return min([self.hub.scale] + [f.law.scale for f in self.factors])
 
 
 def _canonical(powers: Counter) -> list:
@@ -201,3 +204,14 @@ class IntegralForm:
 
     terms: tuple[Term, ...]
     is_density: bool
+
+    @property
+    def magnitude(self) -> Fraction:
+        """How large the logs the terms sum can get, for the working precision: the powers of
+        the constants times their laws' ``log_size`` at their points, plus the integrals'
+        :attr:`Integral.magnitude`."""
+        size = Fraction(1)
+        for term in self.terms:
+            size += sum(c.power * c.law.log_size(abs(c.point)) for c in term.constants)
+            size += sum(m * integral.magnitude for integral, m in term.integrals)
+        return size

@@ -131,9 +131,9 @@ def integrate_log_concave(g, rules=("tanh-sinh",)):
     ----------
     g : log-concave integrand
         Callable ``g(z)`` with ``g.slope(z)`` (right derivative), bounds ``g.lower``,
-        ``g.upper`` (``±inf`` allowed), ``g.kinks`` (points inside where ``g`` is not smooth) and
-        a length scale ``g.scale`` (the step of the peak and level searches).
-        a length scale ``g.scale`` and ``g.magnitude(z)``, the sum of the absolute values of
+        ``g.upper`` (``±inf`` allowed), ``g.kinks`` (points inside where ``g`` is not smooth),
+        a length scale ``g.scale`` (the step of the peak and level searches) and
+        ``g.magnitude(z)``, the sum of the absolute values of
         the rounded terms ``g`` adds up (its rounding error is at most that many units of the
         working precision).  :class:`~exactdp.exact.log_integrand.LogIntegrand` is one.
     rules : sequence of {"tanh-sinh", "gauss-legendre"}
