@@ -46,10 +46,10 @@ METHODS = ("auto", "certified", "estimate", "quad", "closed")
 CERTIFIED_METHODS = ("auto", "certified")
 
 
-def check_dps(dps: object) -> int:
-    """``dps`` if it is an integer from 1 to :data:`MAX_DPS`, else an :class:`InputError`: the
-    digits a caller asks for."""
-    return _check_digits(dps, MAX_DPS)
+def check_dps(dps: object, name: str = "dps") -> int:
+    """``dps`` if it is an integer from 1 to :data:`MAX_DPS`, else an :class:`InputError` naming
+    the argument ``name``: the digits a caller asks for."""
+    return _check_digits(dps, MAX_DPS, name)
 
 
 def check_working_dps(dps: object) -> int:
@@ -59,9 +59,9 @@ def check_working_dps(dps: object) -> int:
     return _check_digits(dps, MAX_DPS + MAX_GUARD_DIGITS)
 
 
-def _check_digits(dps: object, most: int) -> int:
+def _check_digits(dps: object, most: int, name: str = "dps") -> int:
     if isinstance(dps, bool) or not isinstance(dps, int) or not 1 <= dps <= most:
-        raise InputError(f"dps must be an integer from 1 to {MAX_DPS}, got dps={dps!r}")
+        raise InputError(f"{name} must be an integer from 1 to {MAX_DPS}, got {name}={dps!r}")
     return dps
 
 
