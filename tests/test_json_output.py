@@ -129,7 +129,7 @@ COMMANDS = {
                    "--d2", "2", "--event", "value in (-inf, 0.5)", "--runs", "500"],
     "pvalue": ["pvalue", "--c1", "3", "--c2", "1", "--n", "5", "--eps", "0.3"],
     "search": ["search", "bad_partial_sum", "--max-length", "3", "--evaluations", "5"],
-    "utility": ["utility", "svt1", "--param", "c=2", "--queries", "3,1,2", "--dps", "8"],
+    "utility": ["utility", "svt1", "--param", "c=2", "--queries", "3,1,2", "--digits", "8"],
     "utility-em-top": ["utility", "em_top", "--param", "c=1", "--queries", "0,0",
                        "--order", "random", "--dps", "8"],
     "search-delta": ["search", "svt1", "--delta", "0.01", "--eps", "0.5", "--max-length", "2",

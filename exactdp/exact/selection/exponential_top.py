@@ -27,8 +27,9 @@ from .generating import (at_least_bound, fewer_than_bound, largest_modulus, negl
 from .kinds import EVALUATION_COST, SelectionKind, register_kind
 from .pass_probabilities import answer_positions, hub_range
 
+
 def exponential_top(mech: ExponentialTopMechanism, values: list, c: int, tolerance: arb,
-                     progress, jobs: int) -> list:
+                    progress, jobs: int) -> list:
     noise = mech.noise
     distinct = sorted(set(values))
     low_hub, high_hub, tails = hub_range(noise, tolerance)

@@ -20,6 +20,7 @@ import math
 
 from flint import arb, arb_poly
 
+
 def largest_modulus(balls: list) -> arb:
     """An upper bound on every ``|x|`` of the (complex) balls."""
     return max(arb(abs(x).upper()) for x in balls)
@@ -78,7 +79,7 @@ def at_least_bound(passes: list, fails: list, counts: list, c: int) -> arb:
 
 
 def negligible_pieces(pieces: list, at_end, probability_bound, counts: list, c: int,
-                       budget: arb) -> tuple:
+                      budget: arb) -> tuple:
     """``(k, E)``: the first ``k`` of the ``pieces`` ``(a, b)`` (in the order given) on which an
     integrand ``|w(x)|·p(x)`` may be dropped, and ``E`` a bound on its integral over them,
     ``E ≤ budget``.  ``at_end(a, b)`` gives the pass and fail probabilities of the distinct
@@ -103,7 +104,7 @@ BLOCK = 12
 
 
 def fewer_before(passes: list, fails: list, positions: list, c: int, negligible: arb,
-                  limit: int | None = None) -> tuple:
+                 limit: int | None = None) -> tuple:
     """``Pr[fewer than c of the queries before i pass]`` for each query ``i`` (its pass and
     fail probabilities ``passes[positions[i]]``, ``fails[positions[i]]``): the coefficients of
     degree ``< c`` of ``Π_{j<i}(F_j + S_j x)``, summed.  It is exactly 1 for ``i < c``.  From
@@ -199,7 +200,7 @@ def log_generating_series(passes: list, counts: list, reach: arb, budget: arb):
 
 
 def weighted_others(passes: list, fails: list, counts: list, weights: list,
-                     target: arb) -> list:
+                    target: arb) -> list:
     """:func:`weighted_sums` for real pass probabilities, the terms of degree ``H`` and above
     left out where they are provably negligible: the coefficients of ``G/(F_k + S_k y)`` are
     ``Pr[M_k = m] ≥ 0`` (``M_k`` the number of the other queries that pass), so those terms are
@@ -239,7 +240,7 @@ def _negligible_degree(passes: list, fails: list, counts: list, c: int, budget: 
 
 
 def weighted_sums(passes: list, fails: list, counts: list, weights: list,
-                   target: arb) -> list:
+                  target: arb) -> list:
     """``Σ_{m<c} w_m [y^m] G(y)/(F_k + S_k y)`` for each distinct answer ``k``, with
     ``G(y) = Π_j (F_j + S_j y)^{n_j}`` (``n_j = counts[j]`` queries share the answer ``j``): the
     weighted first ``c`` terms of the distribution of the number of the other queries that pass.

@@ -24,11 +24,10 @@ from ..vector_quadrature import Leading, integrate_vector
 from .generating import at_least_bound, fewer_before, fewer_than_bound
 from .pass_probabilities import PassProbabilities
 
-#: The same for the given-order sweep (:func:`fewer_before`), which costs dozens of bounds: on
-#: the Zipf workload at n = 10,000, 12 takes 22% fewer nodes than 4 (more gains none).
+#: :data:`~exactdp.exact.selection.kinds.EVALUATION_COST` for the given-order sweep
+#: (:func:`fewer_before`), which costs dozens of bounds: on the Zipf workload at n = 10,000, 12
+#: takes 22% fewer nodes than 4 (more gains none).
 SWEEP_EVALUATION_COST = 12
-
-
 #: The share of the tolerance below which the rest of a sweep over the queries is enclosed by
 #: one ball instead of being computed (the given-order sweep, :func:`fewer_before`).
 NEGLIGIBLE = 1 / 16

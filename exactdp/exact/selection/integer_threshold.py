@@ -22,8 +22,9 @@ from .given_order import NEGLIGIBLE
 from .pass_probabilities import answer_positions
 from .random_position import fewer_random
 
+
 def integer_threshold(mech: ThresholdMechanism, values: list, c: int, order: str,
-                       tolerance: arb, progress) -> list:
+                      tolerance: arb, progress) -> list:
     """Sparse Vector whose threshold noise lives on the integers (``svt_discrete``): the
     integral over ``z`` is the sum ``P_i = Σ_k Pr[ρ = k]·S_i(k)·(…)`` over the integers ``k``,
     the factor in brackets as at a quadrature node (given order: :func:`fewer_before`; random

@@ -33,7 +33,7 @@ def checked_request(mech, queries, order: str) -> tuple:
 def selection_probabilities(mech, queries, order: str = "given", digits: int = 15,
                             progress=None, jobs: int | None = None) -> list:
     """``P_i = Pr[query i is selected]`` for each query, as Arb balls with absolute radius about
-    ``10^{−digits}`` (module docstring).
+    ``10^{−digits}`` (:mod:`exactdp.exact.selection`).
 
     Parameters
     ----------
@@ -47,7 +47,7 @@ def selection_probabilities(mech, queries, order: str = "given", digits: int = 1
         ``svt_retraversal`` are modelled in the given order only).
     digits : int
         Decimal digits of absolute accuracy aimed at for each ``P_i`` (not significant
-        digits: a probability below ``10^{−digits}`` may come out as a ball around 0).
+        digits: a probability below ``10^{−digits}`` may come out as a ball that contains 0).
     progress : callable, optional
         Called with the number of finished quadrature pieces (terms of the sum, for an
         integer-valued threshold noise); with ``0`` and ``note``, a keyword, for work before

@@ -23,8 +23,8 @@ from .kinds import EVALUATION_COST
 from .pass_probabilities import PassProbabilities
 from .random_position import fewer_random, mean_reciprocal
 
-#: The same for the random order where only the integral over ``t`` is left
-#: (:func:`random_order_probabilities`), against its ``O(1)`` bound
+#: :data:`~exactdp.exact.selection.kinds.EVALUATION_COST` for the random order where only the
+#: integral over ``t`` is left (:func:`random_order_probabilities`), against its ``O(1)`` bound
 #: (:meth:`PassProbabilities.reciprocal_bound`), with every ellipse of ``RHOS`` tried (that
 #: integrand barely grows off the real line): on the Zipf workload at n = 10,000 an evaluation
 #: costs about 12 bounds, and with both these pieces need half the nodes.
@@ -32,7 +32,7 @@ TAIL_EVALUATION_COST = 12
 
 
 def random_order_probabilities(laws: PassProbabilities, c: int, tolerance: arb, progress,
-                          jobs: int) -> list:
+                               jobs: int) -> list:
     """Random order: ``P_i`` depends on ``q_i`` alone (the queries are exchangeable), so one
     integrand per distinct answer, ``p_ρ(z)·S_k(z)·E[min(1, c/(M_k + 1))]``, ``M_k`` the number of
     the other queries that pass (:func:`fewer_random`).  Where even the sum of the first ``c``

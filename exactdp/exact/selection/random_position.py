@@ -25,8 +25,9 @@ from ..gauss_legendre import fewest_nodes, legendre_rule
 from .generating import (MAX_SERIES_TERMS, generating_value, log_generating_series, mean_passes,
                          weighted_others)
 
+
 def fewer_random(passes: list, fails: list, counts: list, c: int, tolerance: arb,
-                  log_generating=None) -> list:
+                 log_generating=None) -> list:
     """``E[min(1, c/(M_k + 1))]`` for each distinct answer ``k`` (``counts[k]`` queries have it),
     ``M_k`` the number of the other queries that pass (the probability that a query with answer
     ``k``, if it passes, is among the first ``c`` passing queries of a uniformly random order;
@@ -46,7 +47,7 @@ T_RHOS = (Fraction(4), Fraction(2), Fraction(3, 2), Fraction(5, 4), Fraction(9, 
 
 
 def mean_reciprocal(passes: list, fails: list, counts: list, target: arb,
-                     log_generating=None) -> list:
+                    log_generating=None) -> list:
     """``∫_0^1 G(t)/(F_k + S_k t) dt`` for each distinct answer ``k``, with
     ``G(t) = Π_j (F_j + S_j t)^{n_j}`` (``n_j = counts[j]`` queries share the answer ``j``; real
     balls ``F_j, S_j ≥ 0``, ``F_j + S_j = 1``): the integral of ``Π`` over the other queries.

@@ -23,6 +23,7 @@ from flint import arb, ctx
 from ...precision import to_arb
 from .probabilities import checked_request, selection_probabilities
 
+
 @dataclass(frozen=True)
 class Utility:
     """Selection probabilities and expected utility of one mechanism on one query vector.

@@ -26,7 +26,7 @@ CHAIN_STEPS_PER_BOUND = 1000
 
 
 def redrawn_threshold(mech: ThresholdMechanism, values: list, c: int, tolerance: arb,
-                       progress, arithmetic, jobs: int) -> list:
+                      progress, arithmetic, jobs: int) -> list:
     """Lyu Alg. 2 (threshold redrawn after each ⊤), given order.  From a fresh threshold at
     position ``p`` the next ⊤ is at ``k ≥ p`` with probability
     ``K[p][k] = ∫ p_ρ(z) S_k(z) Π_{p≤j<k} F_j(z) dz``; the ``r``-th ⊤ is at ``k`` with

@@ -26,7 +26,7 @@ MAX_TRAVERSALS = 200_000
 
 
 def retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: arb,
-                 progress, arithmetic, jobs: int) -> list:
+                progress, arithmetic, jobs: int) -> list:
     """Given the threshold noise ``z``, query ``i`` first passes in traversal ``R_i``
     (geometric: ``Pr[R_i = r] = S_i F_i^{r−1}``), independently; it is selected iff fewer than
     ``c`` others come before ``(R_i, i)`` in the order of traversals then positions:
@@ -147,7 +147,7 @@ def _fewer_in_traversal(arithmetic, earlier, later, c: int):
 
 @np.errstate(over="ignore", invalid="ignore")
 def traversal_bound(arithmetic, passes: list, fails: list, counts: list,
-                     traversals: int) -> arb:
+                    traversals: int) -> arb:
     """A bound on every ``|Σ_{r≤R} S_i F_i^{r−1} Q_{i,r}|`` on complex balls (``R`` =
     ``traversals``; ``passes``, ``fails`` of the distinct answers, ``counts`` their
     multiplicities).  With ``a_j ≥ |F_j|``, ``s_j ≥ |S_j|``: ``|S_i F_i^{r−1}| ≤ s_i a_i^{r−1}``
@@ -231,7 +231,7 @@ def _grid(cuts: list, scale: Fraction) -> list:
 
 
 def traversals_per_cell(arithmetic, fails: list, masses: list, c: int, target: arb,
-                         searched=None) -> tuple:
+                        searched=None) -> tuple:
     """For each cell of the threshold noise's range the number of traversals ``R_k`` to
     integrate, and a bound (at most ``target``) on the dropped terms for every ``i``.  On cell
     ``k`` they are at most ``F_i^R·Q_{i,R+1}`` at the cell's right end (both increase with
