@@ -30,6 +30,14 @@ from .pass_probabilities import answer_positions, hub_range
 
 def exponential_top(mech: ExponentialTopMechanism, values: list, c: int, tolerance: arb,
                     progress, jobs: int) -> list:
+    """``P_i`` of ``em_top`` (module docstring) within ``tolerance``: the range of ``x`` cut
+    into pieces no wider than the Gumbel noise's scale; on the low pieces, where
+    ``Pr[fewer than c others exceed x]`` is provably negligible
+    (:func:`~exactdp.exact.selection.generating.fewer_than_bound`), the integrand is dropped
+    with its bound; on the high ones, where ``Pr[at least c others exceed x]`` is
+    (:func:`~exactdp.exact.selection.generating.at_least_bound`), it is the density alone,
+    integrated in closed form; the rest by the certified vector quadrature.  ``progress`` and
+    ``jobs`` as :func:`~exactdp.exact.vector_quadrature.integrate_vector`."""
     noise = mech.noise
     distinct = sorted(set(values))
     low_hub, high_hub, tails = hub_range(noise, tolerance)
@@ -88,8 +96,12 @@ def exponential_top(mech: ExponentialTopMechanism, values: list, c: int, toleran
     return [results[k] + radius for k in positions]
 
 
+def _probabilities(mech: ExponentialTopMechanism, values: list, c: int, order: str,
+                   digits: int, tolerance: arb, progress, jobs: int) -> list:
+    """:func:`exponential_top` (the order and the digits play no part)."""
+    return exponential_top(mech, values, c, tolerance, progress, jobs)
+
+
 register_kind(ExponentialTopMechanism, SelectionKind(
     cutoff=lambda mech: mech.c, check=lambda mech, queries: None,
-    order=lambda mech, order: "given",
-    probabilities=lambda mech, values, c, order, digits, tolerance, progress, jobs:
-    exponential_top(mech, values, c, tolerance, progress, jobs)))
+    order=lambda mech, order: "given", probabilities=_probabilities))

@@ -321,6 +321,7 @@ def _too_many_traversals() -> PrecisionError:
 
 
 def _order(mech: RetraversalMechanism, order: str) -> str:
+    """The given order only."""
     if order == "random":
         raise InputError("Sparse Vector with retraversal is modelled in the given order only")
     return order
@@ -328,6 +329,7 @@ def _order(mech: RetraversalMechanism, order: str) -> str:
 
 def _probabilities(mech: RetraversalMechanism, values: list, c: int, order: str, digits: int,
                    tolerance, progress, jobs: int) -> list:
+    """:func:`retraversal`, in double-precision intervals first (:func:`in_intervals_first`)."""
     return in_intervals_first(
         functools.partial(retraversal, mech, values, c, tolerance, progress, jobs=jobs),
         digits, tolerance)

@@ -30,6 +30,7 @@ def _check(mech: ThresholdMechanism, queries) -> None:
 
 
 def _order(mech: ThresholdMechanism, order: str) -> str:
+    """Either order, but the given one only for a threshold redrawn after each ⊤."""
     if order == "random" and mech.redraw_threshold:
         raise InputError(f"{mech.name} redraws its threshold after each ⊤: it is modelled in the "
                          f"given order only")
@@ -38,6 +39,8 @@ def _order(mech: ThresholdMechanism, order: str) -> str:
 
 def _probabilities(mech: ThresholdMechanism, values: list, c: int, order: str, digits: int,
                    tolerance, progress, jobs: int) -> list:
+    """``P_i`` by the computation the variant needs (module docstring); the chains of a
+    redrawn threshold in double-precision intervals first (:func:`in_intervals_first`)."""
     if mech.redraw_threshold:
         return in_intervals_first(
             functools.partial(redrawn_threshold, mech, values, c, tolerance, progress,
