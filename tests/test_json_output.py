@@ -131,7 +131,7 @@ COMMANDS = {
     "search": ["search", "bad_partial_sum", "--max-length", "3", "--evaluations", "5"],
     "utility": ["utility", "svt1", "--param", "c=2", "--queries", "3,1,2", "--digits", "8"],
     "utility-em-top": ["utility", "em_top", "--param", "c=1", "--queries", "0,0",
-                       "--order", "random", "--dps", "8"],
+                       "--order", "random", "--digits", "8"],
     "search-delta": ["search", "svt1", "--delta", "0.01", "--eps", "0.5", "--max-length", "2",
                      "--evaluations", "4"],
     "reconstruct": ["reconstruct", "--dataset", "adult", "--eps", "1,0.1", "--repetitions", "2"],

@@ -56,7 +56,7 @@ def test_utility_refuses_the_query_answers_prob_refuses(capsys):
                                    "--output", "F,T"]) == expected
     assert one_line_error(capsys, ["utility", "svt_discrete", "--queries", "1.5,2"]) == expected
     with pytest.raises(InputError, match="takes integer query answers, got 1.5"):
-        exactdp.selection_probabilities(exactdp.mechanism("svt_discrete"), [1.5, 2], dps=6)
+        exactdp.selection_probabilities(exactdp.mechanism("svt_discrete"), [1.5, 2], digits=6)
 
 
 def test_utility_reports_progress_when_stderr_is_not_a_terminal(capsys, monkeypatch):
