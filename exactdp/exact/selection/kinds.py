@@ -47,7 +47,7 @@ class SelectionKind:
         ``None`` when this mechanism selects no fixed number.
     check : callable
         ``check(mech, queries)``: raises :class:`~exactdp.errors.InputError` for a mechanism or
-        query answers (a :class:`~exactdp.sequences.Queries`) the model does not cover.
+        query answers (:class:`~exactdp.sequences.Runs`) the model does not cover.
     order : callable
         ``order(mech, order)``: the order the probabilities are computed in (``"given"`` where
         they do not depend on it), or an :class:`~exactdp.errors.InputError` for an order not
