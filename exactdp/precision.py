@@ -1,5 +1,6 @@
 """The one precision policy of exactdp: working precision, exact rationals as mpf, the exact
-zero, and the single check that a result reaches the digits asked for.
+zero, the single check that a result reaches the digits asked for, and the results that carry
+it (a probability, a privacy loss, each estimated or certified).
 
 Every exact computation follows the same rules:
 
@@ -230,3 +231,34 @@ class CertifiedProbability(Probability):
     def relative_width(self) -> mpf:
         """``(upper − lower)/lower`` (0 for an exact zero)."""
         return mpf(0) if self.is_zero else (self.upper - self.lower) / self.lower
+
+
+@dataclass(frozen=True)
+class PrivacyLoss:
+    """Both probabilities of one output and their log ratio.
+
+    Attributes
+    ----------
+    p1, p2 : Probability
+        ``Pr[M(D1) = a]`` and ``Pr[M(D2) = a]``.
+    log_ratio : mpf
+        ``ln(p1/p2)``; ``+inf`` when only ``p2`` is an exact zero, ``-inf`` when only ``p1`` is.
+    error : mpf
+        Estimated absolute error of ``log_ratio`` (the sum of both relative errors).
+    """
+
+    p1: Probability
+    p2: Probability
+    log_ratio: mpf
+    error: mpf
+
+
+@dataclass(frozen=True)
+class CertifiedPrivacyLoss(PrivacyLoss):
+    """A :class:`PrivacyLoss` of two :class:`~exactdp.precision.CertifiedProbability` values:
+    the exact ``ln(p1/p2)`` lies in ``[log_ratio_lower, log_ratio_upper]`` (exact differences
+    of the ends of the two log enclosures); both ends are ``±inf`` when one side is an exact
+    zero (a structural zero certifies an infinite loss)."""
+
+    log_ratio_lower: mpf = mpf(0)
+    log_ratio_upper: mpf = mpf(0)

@@ -45,8 +45,8 @@ from .exact.events import event_privacy_loss
 from .precision import to_mpf
 from .exact import all_outputs
 from .exact.loss import (MAX_ENUMERATED_QUERIES, PrivacyLoss, loss_from_probabilities,
-                         max_privacy_loss, possible_outputs, privacy_loss,
-                         worst_of_all_outputs)
+                         possible_outputs, privacy_loss, worst_of_all_outputs)
+from .exact.loss_supremum import max_privacy_loss
 from .exact.probability import probability
 from .exact.sums import noiseless_output
 from .formatting import echoed_number, format_value, printed_log_ratio

@@ -58,11 +58,9 @@ from ..mechanisms.histogram import HistogramMechanism
 from ..mechanisms.noisy_max import NoisyMaxMechanism
 from ..mechanisms.sums import NoisySum
 from ..noise import Kind
-from ..programs.exact import event_probability as program_event_probability
-from ..programs.model import Program
 from ..precision import (CertifiedProbability, Probability, check_dps, require_digits, to_arb,
                          to_mpf, unit_roundoff, working_dps)
-from ..sampling.sampler import ABSENT, Samples
+from ..sampled_outputs import Samples
 from ..sequences import as_queries
 from . import all_outputs
 from .certified import _middle, enclose, log_constant, log_form
@@ -129,13 +127,13 @@ def event_probability(mech, queries, event, dps: int = 30, method: str = "auto")
         event = parse_event(event, view_of(mech, queries))
     dps = check_dps(dps)
     if method == "estimate":
-        return _rule(mech, queries, event, dps, False)
+        return event_rule(mech, queries, event, dps, False)
     try:
-        return _rule(mech, queries, event, dps, True)
+        return event_rule(mech, queries, event, dps, True)
     except MethodUnavailableError:
         if method == "certified":
             raise
-    estimate = _rule(mech, queries, event, dps, False)
+    estimate = event_rule(mech, queries, event, dps, False)
     if estimate.method.startswith("estimate"):
         return estimate
     return dataclasses.replace(estimate, method=f"estimate {estimate.method}")
@@ -155,7 +153,11 @@ def event_privacy_loss(mech, d1, d2, event, dps: int = 30, allow_any_pair: bool 
 
 
 @functools.singledispatch
-def _rule(mech, queries, event: Event, dps: int, certified: bool) -> Probability:
+def event_rule(mech, queries, event: Event, dps: int, certified: bool) -> Probability:
+    """``Pr[M(queries) ∈ event]`` by the exact rule of ``mech``'s family: a certified enclosure
+    when ``certified`` (:class:`~exactdp.errors.MethodUnavailableError` where the family has
+    none), else the estimate.  A generic function on the mechanism's type: each family registers
+    its rule from its own module."""
     raise MethodUnavailableError(f"no exact event probability for mechanisms of type "
                                  f"{type(mech).__name__}")
 
@@ -411,17 +413,9 @@ def _programme(mech: ThresholdMechanism, queries: tuple, statistics: tuple, last
 MAX_SUMMED_OUTPUTS = 4096
 
 
-def _output_matrix(outputs: list, n: int) -> np.ndarray:
-    """The outputs as the sampler's answer matrix (1 ⊤, 0 ⊥, ``ABSENT`` after a stop)."""
-    answers = np.full((len(outputs), n), ABSENT, dtype=np.int8)
-    for row, output in enumerate(outputs):
-        answers[row, :len(output)] = output
-    return answers
-
-
 def _outputs_in(event: Event, outputs: list, n: int) -> list:
     """The outputs (tuples) that lie in ``event``."""
-    inside = event.mask(Samples(_output_matrix(outputs, n), None))
+    inside = event.mask(Samples.of_outputs(outputs, n))
     return [tuple(output) for output, keep in zip(outputs, inside) if keep]
 
 
@@ -477,7 +471,7 @@ def _magnitude(mech: ThresholdMechanism, queries: list) -> Fraction:
     return sum((1 + abs(Fraction(q) - mech.threshold) / scale for q in queries), Fraction(1))
 
 
-@_rule.register
+@event_rule.register
 def _(mech: ThresholdMechanism, queries, event: Event, dps: int, certified: bool):
     queries = as_queries(queries).expand()
     if len(event.conditions) == 1 and isinstance(event.conditions[0][1], OutputIs):
@@ -562,7 +556,7 @@ def _single_condition(event: Event, kinds: tuple):
     return component, condition
 
 
-@_rule.register
+@event_rule.register
 def _(mech: NoisyMaxMechanism, queries, event: Event, dps: int, certified: bool):
     component, condition = _single_condition(event, (Index, Coordinate))
     if isinstance(component, Index):
@@ -662,7 +656,7 @@ def _histogram_certified(mech: HistogramMechanism, answers: list, intervals: lis
     return _certified(compute, magnitude, dps)
 
 
-@_rule.register
+@event_rule.register
 def _(mech: HistogramMechanism, queries, event: Event, dps: int, certified: bool):
     answers = as_queries(queries).expand()
     intervals = []
@@ -687,7 +681,7 @@ def _(mech: HistogramMechanism, queries, event: Event, dps: int, certified: bool
         return _result(value, value * relative, "closed", dps)
 
 
-@_rule.register
+@event_rule.register
 def _(mech: NoisySum, queries, event: Event, dps: int, certified: bool):
     constraints = {}
     for name, condition in event.conditions:
@@ -698,8 +692,3 @@ def _(mech: NoisySum, queries, event: Event, dps: int, certified: bool):
     return sum_event_probability(mech, queries, constraints, dps,
                                  "certified" if certified else "estimate")
 
-
-@_rule.register
-def _(mech: Program, queries, event: Event, dps: int, certified: bool):
-    return program_event_probability(mech, queries, event, dps,
-                                     "certified" if certified else "estimate")

@@ -34,10 +34,10 @@ from mpmath import mpf
 
 from ..errors import InputError, MethodUnavailableError, PrecisionError
 from ..exact.certified import relative_width
+from ..exact.events import event_rule
 from ..exact.integral_form import IntegralBuilder, IntegralForm, make_term
-from ..exact.loss import (MaxPrivacyLoss, best_by_loss, conclude_max_loss, max_privacy_loss,
-                          neighbouring_pair)
-from ..exact.loss_supremum import loss_supremum
+from ..exact.loss import MaxPrivacyLoss, best_by_loss, conclude_max_loss, neighbouring_pair
+from ..exact.loss_supremum import loss_supremum, max_privacy_loss
 from ..exact.output_pairs import (LocationShift, bits_for, certified_ball, location_shift,
                                   location_shift_of, output_probability_pairs)
 from ..exact.piece_series import flint_context
@@ -582,6 +582,11 @@ def event_probability(mech: Program, queries, event, dps: int,
         raise MethodUnavailableError(f"{mech.name}: no certified enclosure of the event {event}, "
                                      f"a difference of integral forms")
     return probability
+
+
+@event_rule.register
+def _(mech: Program, queries, event, dps: int, certified: bool):
+    return event_probability(mech, queries, event, dps, "certified" if certified else "estimate")
 
 
 def outputs_with_forms(mech: Program, queries) -> dict:
