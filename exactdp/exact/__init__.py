@@ -2,7 +2,7 @@
 
 # Importing a family's modules registers its rules (``probability``, ``event_rule``,
 # ``max_privacy_loss``): one line per family.
-from . import threshold_events  # noqa: F401  (Sparse Vector)
+from . import threshold_events, threshold_worst_output  # noqa: F401  (Sparse Vector)
 from . import histogram, histogram_events  # noqa: F401
 from . import noisy_max, noisy_max_events  # noqa: F401
 from . import sum_events, sums  # noqa: F401

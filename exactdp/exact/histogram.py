@@ -14,9 +14,10 @@ from ..errors import InputError
 from ..mechanisms.histogram import HistogramMechanism
 from ..noise import Kind
 from ..precision import check_dps
-from ..sequences import as_output, as_queries, zip_runs
+from ..sequences import Runs, as_output, as_queries, zip_runs
 from .integral_form import IntegralForm, make_term
 from .probability import evaluate, probability
+from .worst_output import Witness, pair_witness, worst_output
 
 
 def density_form(mech: HistogramMechanism, queries, output) -> IntegralForm:
@@ -38,3 +39,12 @@ def density_form(mech: HistogramMechanism, queries, output) -> IntegralForm:
 def _(mech: HistogramMechanism, queries, output, dps: int = 30, method: str = "auto"):
     return evaluate(density_form(mech, queries, output), check_dps(dps), method,
                     f"{mech.name}: density of the output")
+
+
+@worst_output.register
+def _(mech: HistogramMechanism, d1: Runs, d2: Runs, dps: int) -> Witness:
+    """The noiseless output ``v = d1`` (its first bin for StatDP's views): the log density ratio
+    ``Σ_i (|v_i − d2_i| − |v_i − d1_i|)/b`` is at most ``Σ_i |d1_i − d2_i|/b`` (triangle
+    inequality), with equality at ``v = d1`` (Dwork & Roth §3.3)."""
+    output = d1.prefix(1) if mech.first_bin_only else d1
+    return pair_witness(mech, d1, d2, output, dps)

@@ -42,6 +42,7 @@ from ..exact.output_pairs import (LocationShift, bits_for, certified_ball, locat
                                   location_shift_of, output_probability_pairs)
 from ..exact.piece_series import flint_context
 from ..exact.probability import evaluate, probability
+from ..exact.worst_output import Witness, worst_output
 from ..noise import Kind, NoiseLaw
 from ..events import Interval
 from ..precision import (MAX_DPS, MAX_GUARD_DIGITS, CertifiedProbability, Probability,
@@ -633,6 +634,20 @@ def _(mech: Program, d1, d2, dps: int = 30, allow_any_pair: bool = False) -> Max
         ((output, *(_quick(side.get(output, empty), dps, f"{mech.name}: output {output}")
                     for side in sides)) for output in outputs), dps)
     return conclude_max_loss(mech, d1, d2, best, totals, len(outputs), dps)
+
+
+@worst_output.register
+def _(mech: Program, d1: Runs, d2: Runs, dps: int) -> Witness:
+    """Every return value of the program on ``d1`` and ``d2``, from its traced paths, or the
+    output of ``d1`` without noise for one released number ``q + η`` (``max_privacy_loss``; a
+    program that releases numbers otherwise is refused there in one line, and a supremum that
+    no output attains, a Gaussian release's ``+∞``, here)."""
+    result = max_privacy_loss(mech, d1, d2, dps, allow_any_pair=True)
+    if result.output is None:
+        raise InputError(f"{mech.name}: no output attains the largest loss on d1={d1}, d2={d2} "
+                         f"(it is approached as {result.approached}): the search reports a "
+                         f"witness output")
+    return Witness(d1, d2, result.output, result.loss)
 
 
 @output_probability_pairs.register
