@@ -387,7 +387,7 @@ def acb_integral_segments(integral: Integral, points: list, log_scale: arb, targ
 
 #: The rules of :func:`integrate_piecewise`, each tried when the one before raises
 #: :class:`PrecisionError`: ``(method name, rule)``.
-SEGMENT_RULES = (("piecewise-gauss", gauss_legendre_segments),
+SEGMENT_RULES = (("segment-gauss", gauss_legendre_segments),
                  ("integral", acb_integral_segments))
 
 
