@@ -24,12 +24,14 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 
-from ..errors import InputError
+from ..errors import InputError, MethodUnavailableError
 from ..mechanisms.noisy_max import NoisyMaxMechanism
 from ..noise import Kind
 from ..precision import check_dps
 from ..sequences import Runs, as_output, as_queries, to_fraction
 from .integral_form import IntegralBuilder, IntegralForm, make_term
+from .loss import MAX_ENUMERATED_QUERIES
+from .output_pairs import certified_pairs, output_probability_pairs
 from .probability import evaluate, probability
 from .worst_output import (Witness, best_witness, maximise_over_values, pair_witness, value_grid,
                            worst_output)
@@ -117,3 +119,21 @@ def _(mech: NoisyMaxMechanism, d1: Runs, d2: Runs, dps: int) -> Witness:
         first_index.setdefault(pair, i)
     return best_witness(pair_witness(mech, d1, d2, Runs.from_items([Fraction(i)]), dps, "quad")
                          for i in first_index.values())
+
+
+@output_probability_pairs.register
+def _(mech: NoisyMaxMechanism, d1: Runs, d2: Runs, dps: int) -> list:
+    return certified_pairs(mech, d1, d2, _indices(mech, len(d1)),
+                           lambda d, output: index_form(mech, d, output[0]), dps)
+
+
+def _indices(mech: NoisyMaxMechanism, n: int) -> list[list[int]]:
+    """The outputs of noisy max releasing an index: ``[0], …, [n − 1]`` (ties have
+    probability 0)."""
+    if mech.releases_value:
+        raise MethodUnavailableError(f"{mech.name} releases the largest noisy value: of its "
+                                     f"divergences only D_∞ is computed (Rényi α = inf)")
+    if n > MAX_ENUMERATED_QUERIES:
+        raise InputError(f"a divergence enumerates every output: at most "
+                         f"{MAX_ENUMERATED_QUERIES} queries for {mech.name}, got {n}")
+    return [[index] for index in range(n)]

@@ -45,14 +45,8 @@ from ..errors import InputError, MethodUnavailableError, PrecisionError
 from ..events import Additive, Equals, Event, Interval, IsBottom, LastEntry, OutputIs
 from ..mechanisms.description import Release, ThresholdMechanism
 from ..noise import Kind
-from ..precision import (
-    CertifiedProbability,
-    Probability,
-    require_digits,
-    to_arb,
-    to_mpf,
-    working_dps,
-)
+from ..precision import (CertifiedProbability, Probability, require_digits, to_arb, to_mpf,
+                         working_dps)
 from ..sampled_outputs import Samples
 from ..sequences import as_queries
 from . import all_outputs
