@@ -73,7 +73,8 @@ def _(mech: HistogramMechanism, queries, event: Event, dps: int, certified: bool
             low, high = (end - q for end in event_ends(condition))
             value *= mech.noise.interval(low, high)
             # an interval probability is a difference taken without cancellation
-            # (NoiseLaw.interval): its relative error is a few roundings of exponentials of arguments up to |x|/b
+            # (NoiseLaw.interval): its relative error is a few roundings of exponentials of
+            # arguments up to |x|/b
             ends = [abs(x) for x in (low, high) if mpmath.isfinite(x)]
             relative += 8 * (max(ends, default=mpf(0)) / mech.noise.b + 2) \
                 * unit_roundoff()
