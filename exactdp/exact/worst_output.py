@@ -16,7 +16,6 @@ from fractions import Fraction
 from typing import Callable
 
 import mpmath
-from scipy.optimize import minimize_scalar
 
 from ..errors import InputError
 from ..precision import PrivacyLoss
@@ -114,6 +113,8 @@ def maximise_over_values(witness_at: Callable[[list], Witness | None],
     factor is a pure exponential (BadGapSVT, Lyu Alg. 3, BadNoisyMax: the grid's outermost
     points).
     """
+    from scipy.optimize import minimize_scalar  # only here: loading the engine stays light
+
     values = [grid[len(grid) // 2] for grid in grids]
     best = witness_at(values)
     for _ in range(1 if len(grids) == 1 else 2):
