@@ -4,7 +4,7 @@
 # ``max_privacy_loss``): one line per family.
 from . import threshold_events, threshold_worst_output  # noqa: F401  (Sparse Vector)
 from . import histogram, histogram_events  # noqa: F401
-from . import noisy_max, noisy_max_events  # noqa: F401
+from . import noisy_max, noisy_max_events, value_supremum  # noqa: F401
 from . import sum_events, sums  # noqa: F401
 from .loss import CertifiedPrivacyLoss, MaxPrivacyLoss, PrivacyLoss, privacy_loss
 from .loss_supremum import max_privacy_loss

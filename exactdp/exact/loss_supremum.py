@@ -34,11 +34,10 @@ from ..sequences import Runs
 from .loss import (MaxPrivacyLoss, conclude_max_loss, enumerated_outputs, neighbouring_pair,
                    separate_best, worst_of_all_outputs)
 from .output_pairs import (GUARD_DIGITS, Enclosed, LocationShift, bits_for, complete_pairs,
-                           location_shift)
+                           density_supremum, location_shift)
 from .piece_series import flint_context
 from .probability import probability
 from .renyi import INFINITE_ORDER, largest_log_ratio, shift_divergence
-from .value_supremum import releases_largest_value, value_supremum
 
 
 @functools.singledispatch
@@ -97,8 +96,9 @@ def loss_supremum(mech, d1: Runs, d2: Runs, dps: int) -> MaxPrivacyLoss:
     shift = location_shift(mech, d1, d2)
     if shift is not None:
         return _shift_supremum(mech, d1, d2, shift, dps)
-    if releases_largest_value(mech):
-        return _value_supremum(mech, d1, d2, dps)
+    supremum = density_supremum(mech)
+    if supremum is not None:
+        return _density_supremum(mech, d1, d2, supremum, dps)
     pairs = complete_pairs(mech, d1, d2, dps + GUARD_DIGITS)
     # the pairs of noisy max releasing an index are the indices 0, …, n − 1 in order (the only
     # discrete outputs that reach here: ⊤/⊥ mechanisms and programs enumerate their own)
@@ -138,10 +138,12 @@ def _shift_supremum(mech, d1: Runs, d2: Runs, shift: LocationShift,
                           _attained_at(mech, d1, d2, shift.output1, loss, dps), None, None, None)
 
 
-def _value_supremum(mech, d1: Runs, d2: Runs, dps: int) -> MaxPrivacyLoss:
-    """The supremum for noisy max's largest value (the module's docstring): the larger ``D_∞``
-    of the two directions, at its value or where it is approached."""
-    forward, backward = value_supremum(mech, d1, d2, dps), value_supremum(mech, d2, d1, dps)
+def _density_supremum(mech, d1: Runs, d2: Runs, supremum, dps: int) -> MaxPrivacyLoss:
+    """The supremum for a released number whose family certifies ``D_∞`` by its own rule,
+    ``supremum`` (``output_pairs.density_supremum``: noisy max's largest value, the module's
+    docstring): the larger ``D_∞`` of the two directions, at its value or where it is
+    approached."""
+    forward, backward = supremum(mech, d1, d2, dps), supremum(mech, d2, d1, dps)
     loss = _larger(forward.divergence, backward.divergence)
     worst = forward if forward.divergence.value >= backward.divergence.value else backward
     if worst.output is None:

@@ -75,6 +75,16 @@ def location_shift(mech, d1: Runs, d2: Runs) -> LocationShift | None:
     return None
 
 
+@functools.singledispatch
+def density_supremum(mech) -> Callable | None:
+    """The certified ``D_∞`` of a released number whose family computes it by its own rule, as
+    ``supremum(mech, d1, d2, dps)`` returning an object with ``divergence`` (an
+    :class:`Enclosed`), ``output`` (the value that attains it, or ``None``) and ``approached``
+    (where it is approached otherwise); ``None`` for every other mechanism.  A generic function:
+    noisy max releasing its largest value registers ``value_supremum.value_supremum``."""
+    return None
+
+
 def ball_of(result: CertifiedProbability) -> arb:
     """The enclosure of a certified probability as one ball (an exact zero stays exact); the
     ends are exact binary numbers and become balls exactly (as rationals, an end such as

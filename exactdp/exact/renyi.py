@@ -32,9 +32,8 @@ from ..sequences import format_number, to_fraction
 from .certified import exp_integral
 from .loss import neighbouring_pair
 from .output_pairs import (GUARD_DIGITS, Enclosed, LocationShift, bits_for, complete_pairs,
-                           location_shift, refined)
+                           density_supremum, location_shift, refined)
 from .piece_series import flint_context
-from .value_supremum import releases_largest_value, value_supremum
 
 #: ``α = ∞``: the largest log ratio.
 INFINITE_ORDER = math.inf
@@ -121,13 +120,14 @@ def renyi_divergence(mech, d1, d2, alphas, dps: int = 30,
     shift = location_shift(mech, d1, d2)
     if shift is not None:
         return [RenyiPoint(alpha, shift_divergence(shift, alpha, dps)) for alpha in orders]
-    if releases_largest_value(mech):
+    supremum = density_supremum(mech)
+    if supremum is not None:
         finite = [alpha for alpha in orders if alpha != INFINITE_ORDER]
         if finite:
             raise MethodUnavailableError(
                 f"{mech.name} releases its largest noisy value: its Rényi divergence is computed "
                 f"at alpha=inf only, got alpha={format_number(finite[0])}")
-        divergence = value_supremum(mech, d1, d2, dps).divergence
+        divergence = supremum(mech, d1, d2, dps).divergence
         return [RenyiPoint(alpha, divergence) for alpha in orders]
     pairs = complete_pairs(mech, d1, d2, dps + GUARD_DIGITS)
     if d1 == d2:
@@ -159,7 +159,7 @@ def renyi_both_ways(mech, d1, d2, alphas, dps: int = 30, allow_any_pair: bool = 
     if location_shift(mech, d1, d2) is not None or d1 == d2:
         points = renyi_divergence(mech, d1, d2, orders, dps, allow_any_pair=True)
         return points, points
-    if releases_largest_value(mech):
+    if density_supremum(mech) is not None:
         return tuple(renyi_divergence(mech, one, two, orders, dps, allow_any_pair=True)
                      for one, two in ((d1, d2), (d2, d1)))
     pairs = complete_pairs(mech, d1, d2, dps + GUARD_DIGITS)

@@ -47,7 +47,7 @@ from ..mechanisms.noisy_max import NoisyMaxMechanism
 from ..precision import exact_mpf, to_arb
 from ..sequences import Runs, format_number
 from .noisy_max import answer_counts, value_form
-from .output_pairs import GUARD_DIGITS, Enclosed, bits_for
+from .output_pairs import GUARD_DIGITS, Enclosed, bits_for, density_supremum
 from .piece_series import flint_context
 
 #: Boxes the branch and bound may examine per digit asked for before it gives up
@@ -74,11 +74,6 @@ class ValueSupremum:
     divergence: Enclosed
     output: Fraction | None
     approached: str | None = None
-
-
-def releases_largest_value(mech) -> bool:
-    """Whether ``mech`` is report noisy max releasing its largest noisy value."""
-    return isinstance(mech, NoisyMaxMechanism) and mech.releases_value
 
 
 def value_supremum(mech: NoisyMaxMechanism, d1: Runs, d2: Runs, dps: int) -> ValueSupremum:
@@ -426,3 +421,8 @@ class _Search:
                 value = piece.log_ratio(piece.s(candidate))
                 if value.lower() >= floor:
                     return candidate, value
+
+
+@density_supremum.register
+def _(mech: NoisyMaxMechanism):
+    return value_supremum if mech.releases_value else None
