@@ -24,7 +24,7 @@ LAYERS = (
     ("noise laws", ("noise",)),
     ("mechanisms", ("mechanisms",)),
     ("events", ("events",)),
-    ("exact engine", ("exact", "utility")),
+    ("exact engine", ("exact",)),
     ("sampling", ("sampling",)),
     ("programs", ("programs",)),
     ("questions", ("search", "delta_search", "renyi_search", "sweep", "attacks", "claims")),
