@@ -56,7 +56,8 @@ from flint import acb, arb, arb_poly, ctx
 
 from ..errors import PrecisionError
 from ..noise import Kind, NoiseLaw
-from ..precision import CertifiedProbability, exact_mpf, to_arb, working_dps
+from ..precision import (GOAL_GUARD_DIGITS, ROUNDING_GUARD_DIGITS, CertifiedProbability,
+                         exact_mpf, to_arb, working_bits, working_dps)
 from .discrete_hub import log_sum
 from .integral_form import Integral, IntegralForm, Term
 from .log_integrand import LogIntegrand
@@ -68,8 +69,6 @@ from .vector_quadrature import integrate_vector
 #: Closed form when every piece's Laurent polynomial has at most this degree (else integrate;
 #: the closed form is the cheaper up to about this degree, ``benchmarks/distinct_values.py``).
 CLOSED_FORM_DEGREE = 64
-#: Bits added to the working precision beyond the goal and the size of the logs.
-GUARD_BITS = 30
 #: The working precision is doubled at most this many times before giving up.
 MAX_DOUBLINGS = 4
 #: The drop of the log integrand below its peak where the certified rules cut the domain (besides
@@ -82,7 +81,6 @@ SEARCH_BITS = 64
 #: Bits of the complex balls that bound the integrand on the Bernstein ellipses (a bound needs
 #: few digits; a ball stays an enclosure at any precision).
 BOUND_BITS = 32
-_BITS_PER_DIGIT = math.log2(10)
 
 
 # --- the laws in ball arithmetic --------------------------------------------------------------
@@ -506,9 +504,11 @@ def enclose(compute, magnitude, dps: int, what: str):
     of ``e^{log ball}`` is at most ``10^{−dps}`` (:class:`PrecisionError` saying the width
     reached otherwise).  The Arb precision is the goal plus the bits of ``magnitude`` (the size
     of the logs summed: their absolute error is a relative one of the result) plus
-    :data:`GUARD_BITS`.  Returns ``(log ball, method name, bits)``."""
-    goal = math.ceil(dps * _BITS_PER_DIGIT) + 10
-    extra = int(magnitude).bit_length() + GUARD_BITS
+    :data:`~exactdp.precision.ROUNDING_GUARD_DIGITS`; the goal starts at the requested digits
+    plus :data:`~exactdp.precision.GOAL_GUARD_DIGITS` (:func:`~exactdp.precision.working_bits`).
+    Returns ``(log ball, method name, bits)``."""
+    goal = working_bits(dps, guard=GOAL_GUARD_DIGITS)
+    extra = working_bits(0, magnitude, ROUNDING_GUARD_DIGITS)
     target = arb(10) ** -dps
     for _ in range(MAX_DOUBLINGS + 1):
         bits = goal + extra

@@ -17,7 +17,8 @@ from mpmath import mpf
 
 from ..errors import InputError, PrecisionError
 from ..mechanisms.description import ThresholdMechanism
-from ..precision import CertifiedPrivacyLoss, CertifiedProbability, PrivacyLoss, Probability
+from ..precision import (COMBINE_GUARD_DIGITS, CertifiedPrivacyLoss, CertifiedProbability,
+                         PrivacyLoss, Probability, working_bits)
 from ..sequences import Runs, as_queries
 from . import all_outputs, shared_nodes
 from .integrand import check_output_shape
@@ -40,7 +41,7 @@ def _certified_loss(p1: CertifiedProbability, p2: CertifiedProbability) -> Certi
         return CertifiedPrivacyLoss(p1, p2, infinity, mpf(0), infinity, infinity)
     lower = mpmath.fsub(p1.log_lower, p2.log_upper, exact=True)
     upper = mpmath.fsub(p1.log_upper, p2.log_lower, exact=True)
-    with mpmath.workdps(max(p1.dps, p2.dps) + 20):
+    with mpmath.workprec(working_bits(max(p1.dps, p2.dps), guard=COMBINE_GUARD_DIGITS)):
         middle = (lower + upper) / 2
         return CertifiedPrivacyLoss(p1, p2, middle, max(upper - middle, middle - lower),
                                     lower, upper)
@@ -63,7 +64,7 @@ def loss_from_probabilities(p1: Probability, p2: Probability) -> PrivacyLoss:
         return PrivacyLoss(p1, p2, mpf("inf"), mpf(0))
     if p1.is_zero:
         return PrivacyLoss(p1, p2, mpf("-inf"), mpf(0))
-    with mpmath.workdps(max(p1.dps, p2.dps) + 20):
+    with mpmath.workprec(working_bits(max(p1.dps, p2.dps), guard=COMBINE_GUARD_DIGITS)):
         return PrivacyLoss(p1, p2, p1.log_value - p2.log_value,
                            p1.relative_error + p2.relative_error)
 
@@ -187,7 +188,7 @@ def conclude_max_loss(mech, d1: Runs, d2: Runs, best, totals, count: int,
     """Check that the probabilities of all ``count`` outputs sum to 1 on both sides (to
     ``dps − 5`` digits, else :class:`~exactdp.errors.PrecisionError`) and recompute the
     maximiser ``best`` with ``method="auto"``."""
-    with mpmath.workdps(dps + 20):
+    with mpmath.workprec(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
         for side, total in enumerate(totals, start=1):
             if abs(total - 1) > mpf(10) ** (5 - dps):
                 raise PrecisionError(f"probabilities of all outputs of {mech.name} under "
@@ -202,7 +203,7 @@ def best_by_loss(evaluated, dps: int):
     items (an output impossible on both sides is skipped; ties keep the first)."""
     best, best_key = None, None
     totals = [mpf(0), mpf(0)]
-    with mpmath.workdps(dps + 20):
+    with mpmath.workprec(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
         for output, p1, p2 in evaluated:
             totals[0] += p1.value
             totals[1] += p2.value
@@ -229,8 +230,7 @@ def worst_of_all_outputs(mech, d1: Runs, d2: Runs, outputs, dps: int):
     ``10^{−dps}`` relative (else :class:`~exactdp.errors.PrecisionError`)."""
     keys = [tuple(output) for output in outputs]
     sides = [all_output_balls(mech, d.expand(), keys, dps) for d in (d1, d2)]
-    bits = int((dps + 20) * 3.33)
-    with flint_context(bits):
+    with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
         tolerance = arb(10) ** (-dps)
         tie = arb(10) ** (5 - dps)
         best, best_key = None, None
@@ -251,7 +251,7 @@ def worst_of_all_outputs(mech, d1: Runs, d2: Runs, outputs, dps: int):
             # equal losses (mirror outputs) within the rounding: keep the first, as above
             if best is None or loss > best_key + tie * (1 + best_key):
                 best, best_key = key, loss
-        with mpmath.workdps(dps + 20):
+        with mpmath.workprec(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
             return list(best), [mpmath.mpf(total.mid()._mpf_) for total in totals]
 
 

@@ -29,12 +29,13 @@ from flint import arb
 from mpmath import mpf
 
 from ..mechanisms.description import ThresholdMechanism
-from ..precision import CertifiedPrivacyLoss, exact_mpf
+from ..precision import (COMBINE_GUARD_DIGITS, PART_GUARD_DIGITS, CertifiedPrivacyLoss, exact_mpf,
+                         working_bits)
 from ..sequences import Runs
 from .loss import (MaxPrivacyLoss, conclude_max_loss, enumerated_outputs, neighbouring_pair,
                    separate_best, worst_of_all_outputs)
-from .output_pairs import (GUARD_DIGITS, Enclosed, LocationShift, bits_for, complete_pairs,
-                           density_supremum, location_shift)
+from .output_pairs import (Enclosed, LocationShift, complete_pairs, density_supremum,
+                           location_shift)
 from .piece_series import flint_context
 from .probability import probability
 from .renyi import INFINITE_ORDER, largest_log_ratio, shift_divergence
@@ -99,7 +100,7 @@ def loss_supremum(mech, d1: Runs, d2: Runs, dps: int) -> MaxPrivacyLoss:
     supremum = density_supremum(mech)
     if supremum is not None:
         return _density_supremum(mech, d1, d2, supremum, dps)
-    pairs = complete_pairs(mech, d1, d2, dps + GUARD_DIGITS)
+    pairs = complete_pairs(mech, d1, d2, dps + PART_GUARD_DIGITS)
     # the pairs of noisy max releasing an index are the indices 0, …, n − 1 in order (the only
     # discrete outputs that reach here: ⊤/⊥ mechanisms and programs enumerate their own)
     if d1 == d2:  # every output has the same probability on both sides: exactly 0
@@ -110,7 +111,7 @@ def loss_supremum(mech, d1: Runs, d2: Runs, dps: int) -> MaxPrivacyLoss:
         loss = _larger(forward, backward)
         position = ahead if forward.value >= backward.value else behind
     output = Runs.from_items([position])
-    with flint_context(bits_for(dps + GUARD_DIGITS)):
+    with flint_context(working_bits(dps + PART_GUARD_DIGITS, guard=COMBINE_GUARD_DIGITS)):
         totals = [exact_mpf(sum((pair[side] for pair in pairs), arb(0)).mid()) for side in (0, 1)]
     return MaxPrivacyLoss(output, _attained_at(mech, d1, d2, output, loss, dps), len(pairs),
                           *totals)

@@ -26,17 +26,12 @@ from mpmath import mpf
 from ..errors import MethodUnavailableError, PrecisionError
 from ..mechanisms.description import ThresholdMechanism
 from ..noise import Gaussian, Laplace, NoiseLaw
-from ..precision import CertifiedProbability, exact_mpf
+from ..precision import COMBINE_GUARD_DIGITS, CertifiedProbability, exact_mpf, working_bits
 from ..sequences import Runs
 from .integrand import build_output_integral
 from .loss import all_output_balls, enumerated_outputs
 from .piece_series import flint_context
 from .probability import evaluate
-
-#: Extra significant digits of every output probability beyond the digits asked of the
-#: divergence (a difference ``p1 − e^ε p2`` or a sum of many outputs loses a few).
-GUARD_DIGITS = 10
-
 
 @dataclass(frozen=True)
 class LocationShift:
@@ -136,7 +131,7 @@ def certified_pairs(mech, d1: Runs, d2: Runs, outputs: list, output_form: Callab
                     dps: int) -> list[tuple[arb, arb]]:
     """The certified probability of each of ``outputs`` on ``d1`` and ``d2`` as balls, from
     ``output_form(d, output)``, the integral form of ``output`` on input ``d``."""
-    with flint_context(bits_for(dps)):
+    with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
         return [tuple(certified_ball(evaluate(output_form(d, output), dps, "certified",
                                               f"{mech.name}: probability of an output"),
                                      mech.name) for d in (d1, d2))
@@ -148,18 +143,13 @@ def complete_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[arb, arb]]:
     must sum to a ball containing 1 (every output enumerated), else
     :class:`~exactdp.errors.PrecisionError`."""
     pairs = output_probability_pairs(mech, d1, d2, dps)
-    with flint_context(bits_for(dps)):
+    with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
         for side in (0, 1):
             total = sum((pair[side] for pair in pairs), arb(0))
             if not total.contains(1):
                 raise PrecisionError(f"{mech.name}: the probabilities of all outputs on d"
                                      f"{side + 1} sum to {total.str(10)}, not 1")
     return pairs
-
-
-def bits_for(dps: int) -> int:
-    """Arb precision in bits for ``dps`` significant digits and a guard."""
-    return int(dps * 3.33) + 64
 
 
 @dataclass(frozen=True)
@@ -193,7 +183,7 @@ def refined(compute, dps: int, what: str, absolute: bool = False) -> Enclosed:
     radius is at most ``10^{−dps}`` of its centre's magnitude — or, with ``absolute``, of 1
     (a difference of probabilities whose exact value may be 0) — else
     :class:`~exactdp.errors.PrecisionError` naming ``what`` and the width reached."""
-    bits = bits_for(dps)
+    bits = working_bits(dps, guard=COMBINE_GUARD_DIGITS)
     for _ in range(REFINEMENTS):
         with flint_context(bits):
             ball = compute()

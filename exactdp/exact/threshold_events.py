@@ -45,8 +45,8 @@ from ..errors import InputError, MethodUnavailableError, PrecisionError
 from ..events import Additive, Equals, Event, Interval, IsBottom, LastEntry, OutputIs
 from ..mechanisms.description import Release, ThresholdMechanism
 from ..noise import Kind
-from ..precision import (CertifiedProbability, Probability, require_digits, to_arb, to_mpf,
-                         working_dps)
+from ..precision import (CertifiedProbability, Probability, digits_of_bits, require_digits, to_arb,
+                         to_mpf, working_bits, working_dps)
 from ..sampled_outputs import Samples
 from ..sequences import as_queries
 from . import all_outputs
@@ -57,11 +57,6 @@ from .integrand import build_output_integral
 from .loss import MAX_ENUMERATED_QUERIES, MAX_WALKED_QUERIES, possible_outputs
 from .piece_series import flint_context
 from .probability import evaluate, probability
-
-
-def _goal_digits(goal: int) -> int:
-    """Decimal digits of a goal of ``goal`` bits."""
-    return -(-goal * 3 // 10) + 1
 
 
 def _log_of_sum(balls, method: str):
@@ -313,12 +308,12 @@ def _summed_outputs(mech: ThresholdMechanism, queries: list, event: Event, outpu
     method = "outputs summed, closed form"
 
     def compute(goal):
-        balls = all_outputs.all_output_probabilities(mech, queries, wanted, _goal_digits(goal))
+        balls = all_outputs.all_output_probabilities(mech, queries, wanted, digits_of_bits(goal))
         return _log_of_sum((balls[output] for output in wanted), method)
     if certified:
         return certified_event(compute, _magnitude(mech, queries), dps)
     balls = all_outputs.all_output_probabilities(mech, queries, wanted, dps)
-    with flint_context(int(working_dps(dps, len(queries)) * 3.33) + 16):
+    with flint_context(working_bits(dps, len(queries))):
         total = sum((balls[output] for output in wanted), arb(0))
         with mpmath.workdps(working_dps(dps, len(queries))):
             return estimated_event(mpf(total.mid()._mpf_), mpf(total.rad()._mpf_), method, dps)

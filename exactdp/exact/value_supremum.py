@@ -44,10 +44,10 @@ from flint import arb, arb_poly, arb_series
 
 from ..errors import MethodUnavailableError, PrecisionError
 from ..mechanisms.noisy_max import NoisyMaxMechanism
-from ..precision import exact_mpf, to_arb
+from ..precision import COMBINE_GUARD_DIGITS, PART_GUARD_DIGITS, exact_mpf, to_arb, working_bits
 from ..sequences import Runs, format_number
 from .noisy_max import answer_counts, value_form
-from .output_pairs import GUARD_DIGITS, Enclosed, bits_for, density_supremum
+from .output_pairs import Enclosed, density_supremum
 from .piece_series import flint_context
 
 #: Boxes the branch and bound may examine per digit asked for before it gives up
@@ -100,7 +100,7 @@ def value_supremum(mech: NoisyMaxMechanism, d1: Runs, d2: Runs, dps: int) -> Val
     breaks = sorted(set(answers1) | set(answers2))
     ends = [None, *breaks, None]
     # the expansion of slope() cancels about a bit per power (certified.closed_piece)
-    with flint_context(bits_for(dps + GUARD_DIGITS) + len(d1) + 10):
+    with flint_context(working_bits(dps + PART_GUARD_DIGITS, 2 ** len(d1), COMBINE_GUARD_DIGITS)):
         pieces = [_Piece(mech, d1, d2, low, high) for low, high in itertools.pairwise(ends)]
         infinite = _infinite(pieces)
         if infinite is not None:
@@ -355,7 +355,7 @@ class _Search:
             if piece.terms1 is not None:
                 self.add(index, piece.low, piece.high)
         # half the width for the search, half for a short output (_short)
-        tolerance, budget = arb(10) ** -dps / 2, BOXES_PER_DIGIT * (dps + GUARD_DIGITS)
+        tolerance, budget = arb(10) ** -dps / 2, BOXES_PER_DIGIT * (dps + PART_GUARD_DIGITS)
         while self.heap and not self._narrow(self.heap[0][-1], tolerance):
             if self.boxes > budget:
                 raise PrecisionError(f"{name}: D_∞ of the largest value did not narrow to {dps} "
