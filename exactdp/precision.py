@@ -59,6 +59,10 @@ ROUNDING_GUARD_DIGITS = 9
 #: product over ``n`` factors summed on shared nodes (the bits of ``n`` are added): the
 #: rounding, a few units of ``2^{−bits}`` per factor, stays below ``10^{−dps}`` by ``10^4``.
 FACTOR_ROUNDING_GUARD_DIGITS = 4
+#: Digits of the Arb precision of the selection probabilities beyond the absolute digits asked
+#: of each (their sums over ``n`` queries add the bits of ``n²``): the rounding of the
+#: quadrature's sums and of the FNR's and SER's sums stays ``10^{−14}`` below them.
+SELECTION_GUARD_DIGITS = 14
 #: Largest number of significant digits a caller may ask for.
 MAX_DPS = 1000
 #: Most digits exactdp adds to a caller's ``dps`` for the intermediate results it combines (the

@@ -3,13 +3,11 @@ to every kind, then the kind registered for the mechanism's description (``kinds
 
 from __future__ import annotations
 
-import math
-
 from flint import arb, ctx
 
 from ...checks import check_jobs
 from ...errors import InputError
-from ...precision import check_dps
+from ...precision import SELECTION_GUARD_DIGITS, check_dps, working_bits
 from ...sequences import as_queries
 from ...workers import local_jobs
 from .kinds import ORDERS, check_cutoff, selection_cutoff, selection_kind
@@ -82,7 +80,7 @@ def selection_probabilities(mech, queries, order: str = "given", digits: int = 1
     digits = check_dps(digits, "digits")
     jobs = check_jobs(local_jobs() if jobs is None else jobs)
     values, c, order = checked_request(mech, queries, order)
-    bits = int((digits + 8) * math.log2(10)) + 2 * len(values).bit_length() + 20
+    bits = working_bits(digits, len(values) ** 2, guard=SELECTION_GUARD_DIGITS)
     with ctx.workprec(bits):
         tolerance = arb(10) ** (-(digits + 1))
         return selection_kind(mech).probabilities(mech, values, c, order, digits, tolerance,

@@ -14,13 +14,12 @@ largest answers (ties: the lower index first).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 
 from flint import arb, ctx
 
-from ...precision import to_arb
+from ...precision import SELECTION_GUARD_DIGITS, to_arb, working_bits
 from .probabilities import checked_request, selection_probabilities
 
 
@@ -58,7 +57,7 @@ def expected_utility(mech, queries, order: str = "given", digits: int = 15,
     """
     values, c, _ = checked_request(mech, queries, order)
     selection = selection_probabilities(mech, queries, order, digits, progress, jobs)
-    bits = int((digits + 8) * math.log2(10)) + 20
+    bits = working_bits(digits, guard=SELECTION_GUARD_DIGITS)
     with ctx.workprec(bits):
         top = true_top(values, c)
         fnr, ser = selection_rates(selection, values, top, to_arb)
