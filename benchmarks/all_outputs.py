@@ -34,7 +34,7 @@ def one_at_a_time(mech, d1, d2, dps=30):
     """The previous method: each output's two probabilities by its own closed form."""
     from exactdp.sequences import as_queries
     outputs = list(loss.possible_outputs(mech, len(d1)))
-    return loss._separate_best(mech, as_queries(d1), as_queries(d2), outputs, dps)
+    return loss.separate_best(mech, as_queries(d1), as_queries(d2), outputs, dps)
 
 
 def main() -> None:

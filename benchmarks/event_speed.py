@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from timing import median_time  # noqa: E402
 import exactdp  # noqa: E402
-from exactdp.exact import events as exact_events  # noqa: E402
+from exactdp.exact import threshold_events  # noqa: E402
 from exactdp.exact.events import event_probability  # noqa: E402
 from exactdp.sampling.tester import EXACT_DPS  # noqa: E402
 
@@ -36,13 +36,13 @@ def all_counts(mech, method: str) -> None:
 
 def main() -> None:
     print(f"{'mechanism':>11}  {'engine':>21}  {'estimate s':>10}  {'certified s':>11}  ratio")
-    for engine, maximum in (("outputs summed", exact_events.MAX_SUMMED_OUTPUTS),
+    for engine, maximum in (("outputs summed", threshold_events.MAX_SUMMED_OUTPUTS),
                             ("generating polynomial", 0)):
-        exact_events.MAX_SUMMED_OUTPUTS = maximum
+        threshold_events.MAX_SUMMED_OUTPUTS = maximum
         for name, params in MECHANISMS:
             mech = exactdp.mechanism(name, **params)
             times = {method: median_time(lambda: all_counts(mech, method), REPEATS,
-                                         exact_events._programme.cache_clear)[0]
+                                         threshold_events._programme.cache_clear)[0]
                      for method in ("estimate", "certified")}
             print(f"{name:>11}  {engine:>21}  {times['estimate']:>10.3f}  "
                   f"{times['certified']:>11.3f}  {times['certified'] / times['estimate']:.2f}")

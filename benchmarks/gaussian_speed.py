@@ -6,7 +6,7 @@ drawn in [−3, 3] and rounded to 3 decimals, with a random ⊤/⊥ output (seed
 digits.  For each: the median of ``REPEATS`` calls of
 
 * ``exactdp.probability`` (the public call, the default rule);
-* the certified enclosure of the one integral with the rule ``piecewise-gauss`` and with the
+* the certified enclosure of the one integral with the rule ``segment-gauss`` and with the
   baseline ``integral`` (``acb.integral``), both through ``certified.enclose`` and
   ``certified.integrate_piecewise`` with the rule passed explicitly;
 
@@ -72,7 +72,7 @@ def compare(label: str, form, public) -> None:
     integral = the_integral(form)
     for dps in DIGITS:
         public_time, result = median_time(lambda: public(dps), REPEATS)
-        new_time, new = median_time(lambda: enclose_with(integral, dps, "piecewise-gauss"), REPEATS)
+        new_time, new = median_time(lambda: enclose_with(integral, dps, "segment-gauss"), REPEATS)
         old_time, old = median_time(lambda: enclose_with(integral, dps, "integral"), REPEATS)
         print(f"{label:>32}, dps {dps}: exactdp.probability {public_time:.3f} s "
               f"({result.method}); Gauss–Legendre {new_time:.3f} s, acb.integral "

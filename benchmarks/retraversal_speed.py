@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from timing import median_time  # noqa: E402
-from exactdp import utility  # noqa: E402
+from exactdp.exact.selection import expected_utility, kinds  # noqa: E402
 from exactdp.claims.lyu_allocation import (ITEMS, RECORDS_PER_ITEM,  # noqa: E402
                                             middle_threshold, zipf_counts)
 from exactdp.claims.lyu_svt_vs_em import examination_order, mechanisms  # noqa: E402
@@ -38,7 +38,7 @@ def timed(mech, queries, repeats: int) -> tuple:
             notes.append(note)
 
     seconds, result = median_time(
-        lambda: utility.expected_utility(mech, queries, "given", DIGITS, progress), repeats)
+        lambda: expected_utility(mech, queries, "given", DIGITS, progress), repeats)
     return seconds, result.fnr, notes[-1].split(": ")[1] if notes else "0"
 
 
@@ -58,12 +58,12 @@ def main() -> None:
         seconds, fnr, traversals = timed(mech, queries, repeats)
         line = f"{k:>4}D  {traversals:>10}  {seconds:>9.2f}"
         if k in baseline:
-            floats = utility.FLOAT_DIGITS
-            utility.FLOAT_DIGITS = DIGITS - 1  # Arb balls at these digits
+            floats = kinds.FLOAT_DIGITS
+            kinds.FLOAT_DIGITS = DIGITS - 1  # Arb balls at these digits
             try:
                 slow, slow_fnr, _ = timed(mech, queries, repeats)
             finally:
-                utility.FLOAT_DIGITS = floats
+                kinds.FLOAT_DIGITS = floats
             line += f"  {slow:>8.2f}  {slow / seconds:>6.1f}  {fnr} (Arb: {slow_fnr})"
         else:
             line += f"  {'':>8}  {'':>6}  {fnr}"

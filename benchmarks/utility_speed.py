@@ -4,7 +4,7 @@ The workload of Lyu, Su & Li (PVLDB 2017, §6): ``n`` items whose counts follow 
 ``round(R/(i·H_n))`` for ``R = 100·n`` records (``H_n`` the harmonic number; the paper's setting is
 ``n = 10,000``, one million records), cutoff ``c = 3n/100`` (the target workload is ``n = 10,000``,
 ``c = 300``), threshold the mean of the ``c``-th and ``(c+1)``-th counts, ``ε = 0.1``, 15 digits
-(``--dps``).
+(``--digits``: absolute digits of each probability).
 For ``svt1`` and ``em_top``, given and random order (``em_top`` does not depend on the order: one
 line), and on request ``svt_s`` (SVT-S, the paper's monotone variant, at ``ε1:ε2 = 1:c^{2/3}``)
 or any other catalogue name taking ``eps``, ``c`` and ``T``, this prints the median time of each
@@ -16,7 +16,7 @@ With ``--jobs=J`` each case is timed again with ``J`` worker processes
 are checked to be the same balls.
 
 Run: ``python benchmarks/utility_speed.py [n1 n2 …] [MECHANISM:ORDER …] [--repeats=R]
-[--dps=D] [--jobs=J]`` from the repository root (default sizes ``100 200``, every case, 15
+[--digits=D] [--jobs=J]`` from the repository root (default sizes ``100 200``, every case, 15
 digits, one process; e.g. ``200 1000 svt1:random em_top:given``); each time is the median of
 ``R`` runs (default: 3 up to ``n = 100``, else 1).
 """
@@ -34,9 +34,9 @@ from timing import median_time  # noqa: E402
 import exactdp  # noqa: E402
 from exactdp.claims.lyu_allocation import (RECOMMENDED, middle_threshold,  # noqa: E402
                                             named_allocations, svt_s, zipf_counts)
-from exactdp.utility import expected_utility  # noqa: E402
+from exactdp.exact.selection import expected_utility  # noqa: E402
 
-DPS = 15
+DIGITS = 15
 EPS = Fraction(1, 10)
 
 
@@ -59,7 +59,7 @@ def mechanism(name: str, c: int, threshold: Fraction):
 def main() -> None:
     options = dict(x[2:].split("=") for x in sys.argv[1:] if x.startswith("--"))
     arguments = [x for x in sys.argv[1:] if not x.startswith("--")]
-    dps, jobs = int(options.get("dps", DPS)), int(options.get("jobs", 1))
+    digits, jobs = int(options.get("digits", DIGITS)), int(options.get("jobs", 1))
     sizes = [int(x) for x in arguments if ":" not in x] or [100, 200]
     cases = [tuple(x.split(":")) for x in arguments if ":" in x] or [
         ("svt1", "given"), ("svt1", "random"), ("em_top", "given")]
@@ -73,13 +73,13 @@ def main() -> None:
             mech = mechanism(name, c, threshold)
             repeats = int(options.get("repeats", 3 if n <= 100 else 1))
             seconds, result = median_time(
-                lambda: expected_utility(mech, scores, order, dps), repeats)
+                lambda: expected_utility(mech, scores, order, digits), repeats)
             times.append(seconds)
             line = (f"{name:>9}  {order:>6}  {n:>6}  {c:>4}  {seconds:>9.2f}  "
                     f"{seconds / times[0]:>7.1f}")
             if jobs > 1:
                 forked, same = median_time(
-                    lambda: expected_utility(mech, scores, order, dps, jobs=jobs), repeats)
+                    lambda: expected_utility(mech, scores, order, digits, jobs=jobs), repeats)
                 assert all(a.mid() == b.mid() and a.rad() == b.rad()
                            for a, b in zip(same.selection, result.selection)), "jobs changed it"
                 line += f"  {forked:>10.2f}  {seconds / forked:>8.2f}"

@@ -23,7 +23,8 @@ _LAZY = {**dict.fromkeys(["CertifiedPrivacyLoss", "CertifiedProbability", "MaxPr
          **dict.fromkeys(["RenyiPoint", "renyi_divergence"], ".exact.renyi"),
          **dict.fromkeys(["ThresholdMechanism", "catalogue", "mechanism"], ".mechanisms"),
          "program": ".programs", "discrete_laplace": ".programs.linear", "sample": ".sampling",
-         **dict.fromkeys(["expected_utility", "selection_probabilities"], ".utility")}
+         **dict.fromkeys(["expected_utility", "selection_probabilities"],
+                       ".exact.selection")}
 
 
 def __getattr__(name: str):

@@ -53,8 +53,7 @@ from .mechanisms.description import ThresholdMechanism
 from .mechanisms.histogram import HistogramMechanism
 from .mechanisms.noisy_max import NoisyMaxMechanism
 from .mechanisms.sums import NoisySum
-from .sampling.sampler import ABSENT, Samples
-from .sampling.streaming import Columns
+from .sampled_outputs import ABSENT, Columns, Samples
 from .sequences import Runs, as_output, as_queries, format_number, to_fraction
 
 #: Number of grid points ``α`` for a numeric component (StatDP: ``np.linspace(..., num=10)``).
@@ -377,7 +376,7 @@ class View:
 
     def column(self, name: str, samples) -> np.ndarray:
         """Component ``name`` of every run of ``samples`` (a sampler's output, or the
-        :class:`~exactdp.sampling.streaming.Columns` accumulated while sampling)."""
+        :class:`~exactdp.sampled_outputs.Columns` accumulated while sampling)."""
         component = self.component(name)
         if isinstance(samples, Columns):
             return samples.column(component)
@@ -440,6 +439,15 @@ def view_of(mech, d1) -> View:
     """The :class:`View` of ``mech``'s output when run on ``d1`` (and its neighbours)."""
     raise InputError(f"no events are defined on the output of mechanisms of type "
                      f"{type(mech).__name__}")
+
+
+@functools.singledispatch
+def sampled_view(mech, d1, pilots, searched: bool) -> View:
+    """The :class:`View` the tester reads events on: :func:`view_of` for a family whose output's
+    shape is known before any run; a family whose shape is read from runs (a program's return
+    type) registers its own reading of ``pilots()``, the pilot runs on both inputs.
+    ``searched``: the candidate events will be enumerated (the tester's search)."""
+    return view_of(mech, d1)
 
 
 @view_of.register

@@ -13,7 +13,7 @@ import mpmath
 from flint import arb, ctx
 
 from .errors import PrecisionError
-from .precision import exact_mpf
+from .precision import CertifiedPrivacyLoss, CertifiedProbability, exact_mpf
 from .sequences import format_number
 
 
@@ -268,8 +268,6 @@ def printed_probability(result, digits: int) -> tuple[PrintedNumber, PrintedNumb
     :class:`~exactdp.precision.Probability` estimate (its ``error``; for the log,
     ``−ln(1 − error/value)``) or a :class:`~exactdp.precision.CertifiedProbability`
     (its enclosures ``[lower, upper]`` and ``[log_lower, log_upper]``)."""
-    from .precision import CertifiedProbability
-
     if isinstance(result, CertifiedProbability):
         return (printed_number(result.value, digits, enclosure=(result.lower, result.upper)),
                 printed_number(result.log_value, digits,
@@ -279,10 +277,8 @@ def printed_probability(result, digits: int) -> tuple[PrintedNumber, PrintedNumb
 
 
 def printed_log_ratio(loss, digits: int) -> PrintedNumber:
-    """The printed ``ln(p1/p2)`` of a :class:`~exactdp.exact.loss.PrivacyLoss` (its ``error``)
-    or of a :class:`~exactdp.exact.loss.CertifiedPrivacyLoss` (its enclosure)."""
-    from .exact.loss import CertifiedPrivacyLoss
-
+    """The printed ``ln(p1/p2)`` of a :class:`~exactdp.precision.PrivacyLoss` (its ``error``)
+    or of a :class:`~exactdp.precision.CertifiedPrivacyLoss` (its enclosure)."""
     if isinstance(loss, CertifiedPrivacyLoss):
         return printed_number(loss.log_ratio, digits,
                               enclosure=(loss.log_ratio_lower, loss.log_ratio_upper))

@@ -1,14 +1,17 @@
 """The one precision policy of exactdp: working precision, exact rationals as mpf, the exact
-zero, and the single check that a result reaches the digits asked for.
+zero, the single check that a result reaches the digits asked for, and the results that carry
+it (a probability, a privacy loss, each estimated or certified).
 
 Every exact computation follows the same rules:
 
 * the caller asks for ``dps`` significant digits (1 to :data:`MAX_DPS`), checked where it asks
   (:func:`check_dps`); the intermediate results exactdp combines carry guard digits beyond
   them, up to :data:`MAX_GUARD_DIGITS` more (:func:`check_working_dps`);
-* the work is done at :func:`working_dps` digits: ``dps`` plus :data:`GUARD_DIGITS`, plus the
-  digits an intermediate quantity of size ``10^k`` costs in absolute accuracy, rounded up to a
-  multiple of 10 so that mpmath's quadrature nodes, cached per precision, are shared;
+* the work is done at :func:`working_dps` digits (mpmath) or :func:`working_bits` bits (Arb
+  balls, mpmath's binary precision): the digits asked for, plus a guard (:data:`GUARD_DIGITS`
+  unless a named guard below fits the computation better), plus what an intermediate quantity
+  of size ``magnitude`` costs in absolute accuracy; the precision is raised once where a
+  computation starts and passed down as bits;
 * inputs are exact rationals (``Fraction``), converted with :func:`to_mpf` at the working
   precision;
 * an impossible output is an exact zero (:meth:`Probability.exact_zero`), never an underflow;
@@ -20,6 +23,7 @@ Every exact computation follows the same rules:
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -29,8 +33,36 @@ from mpmath import mpf
 
 from .errors import InputError, PrecisionError
 
-#: Digits carried beyond the requested ones.
+#: Bits of one decimal digit, ``log2 10``.
+BITS_PER_DIGIT = math.log2(10)
+#: Digits carried beyond the requested ones by a computation whose rounding is not tracked
+#: (mpmath's estimates) or is tracked but not budgeted (a sum of balls).
 GUARD_DIGITS = 15
+#: Digits asked of each part exactdp combines into one result beyond the digits asked of the
+#: result: the output probabilities of a divergence (a difference ``p1 − e^ε p2`` or a sum over
+#: many outputs loses a few).
+PART_GUARD_DIGITS = 10
+#: Digits of the precision at which enclosures or estimates are combined (summed, subtracted,
+#: a log of their ratio taken) beyond the digits they carry: the combination's own rounding
+#: stays ``10^{−20}`` below their widths.
+COMBINE_GUARD_DIGITS = 20
+#: Digits of the accuracy a certified quadrature aims at (its goal ``2^{−goal}``) beyond the
+#: digits asked for: the enclosure, a few goals wide, still reaches them.
+GOAL_GUARD_DIGITS = 3
+#: Digits of the accuracy the ball-arithmetic estimate (``piecewise_gauss.integrate_pieces``)
+#: aims at beyond the digits asked for: its error is estimated, not proven, so it aims higher.
+ESTIMATE_GOAL_GUARD_DIGITS = 6
+#: Digits of a ball quadrature's Arb precision beyond the digits (or the goal) it must reach:
+#: the rounding of its rule sums, a few units of ``2^{−bits}`` per node, stays far below.
+ROUNDING_GUARD_DIGITS = 9
+#: Digits of the Arb precision beyond the digits asked for where every output's ball is a
+#: product over ``n`` factors summed on shared nodes (the bits of ``n`` are added): the
+#: rounding, a few units of ``2^{−bits}`` per factor, stays below ``10^{−dps}`` by ``10^4``.
+FACTOR_ROUNDING_GUARD_DIGITS = 4
+#: Digits of the Arb precision of the selection probabilities beyond the absolute digits asked
+#: of each (their sums over ``n`` queries add the bits of ``n²``): the rounding of the
+#: quadrature's sums and of the FNR's and SER's sums stays ``10^{−14}`` below them.
+SELECTION_GUARD_DIGITS = 14
 #: Largest number of significant digits a caller may ask for.
 MAX_DPS = 1000
 #: Most digits exactdp adds to a caller's ``dps`` for the intermediate results it combines (the
@@ -46,10 +78,10 @@ METHODS = ("auto", "certified", "estimate", "quad", "closed")
 CERTIFIED_METHODS = ("auto", "certified")
 
 
-def check_dps(dps: object) -> int:
-    """``dps`` if it is an integer from 1 to :data:`MAX_DPS`, else an :class:`InputError`: the
-    digits a caller asks for."""
-    return _check_digits(dps, MAX_DPS)
+def check_dps(dps: object, name: str = "dps") -> int:
+    """``dps`` if it is an integer from 1 to :data:`MAX_DPS`, else an :class:`InputError` naming
+    the argument ``name``: the digits a caller asks for."""
+    return _check_digits(dps, MAX_DPS, name)
 
 
 def check_working_dps(dps: object) -> int:
@@ -59,9 +91,9 @@ def check_working_dps(dps: object) -> int:
     return _check_digits(dps, MAX_DPS + MAX_GUARD_DIGITS)
 
 
-def _check_digits(dps: object, most: int) -> int:
+def _check_digits(dps: object, most: int, name: str = "dps") -> int:
     if isinstance(dps, bool) or not isinstance(dps, int) or not 1 <= dps <= most:
-        raise InputError(f"dps must be an integer from 1 to {MAX_DPS}, got dps={dps!r}")
+        raise InputError(f"{name} must be an integer from 1 to {MAX_DPS}, got {name}={dps!r}")
     return dps
 
 
@@ -73,11 +105,11 @@ def check_method(method: object) -> str:
 
 
 def working_dps(dps: int, magnitude=1) -> int:
-    """Digits to work with for ``dps`` correct ones when intermediate quantities reach
-    ``magnitude`` (a log integrand that sums a power of ``10^6`` terms, or the log of a density
-    at ``10^6`` scales from its centre, loses 6 digits of absolute accuracy):
+    """Digits to work with (mpmath's ``dps``) for ``dps`` correct ones when intermediate
+    quantities reach ``magnitude`` (a log integrand that sums a power of ``10^6`` terms, or the
+    log of a density at ``10^6`` scales from its centre, loses 6 digits of absolute accuracy):
     ``dps + GUARD_DIGITS`` plus the number of digits of ``magnitude``, rounded up to a multiple
-    of 10.
+    of 10 so that mpmath's quadrature nodes, cached per precision, are shared.
 
     Examples
     --------
@@ -88,6 +120,41 @@ def working_dps(dps: int, magnitude=1) -> int:
     """
     extra = len(str(int(magnitude))) if magnitude >= 1 else 0
     return -(-(dps + GUARD_DIGITS + extra) // 10) * 10
+
+
+def working_bits(digits: int, magnitude=0, guard: int = GUARD_DIGITS) -> int:
+    """Bits to work with (Arb's or mpmath's ``prec``) for ``digits`` correct significant digits
+    when intermediate quantities reach ``magnitude``: the policy of :func:`working_dps` in
+    bits, unrounded,
+
+    ``⌈d·log₂10⌉ + ⌈g·log₂10⌉ + bitlength(⌊m⌋)``
+
+    for ``d = digits``, ``g = guard`` and ``m = magnitude`` (its bits are lost in absolute
+    accuracy; ``0`` for none).  ``digits = 0`` gives the guard and magnitude alone, the bits a
+    computation adds to a goal it doubles.  Every dps → bits conversion of exactdp is this one.
+
+    Examples
+    --------
+    >>> working_bits(30), working_bits(30, 10**6), working_bits(30, guard=GOAL_GUARD_DIGITS)
+    (150, 170, 110)
+    >>> working_bits(0, 2**20, ROUNDING_GUARD_DIGITS)     # the bits a goal is raised by
+    51
+    """
+    extra = int(magnitude).bit_length() if magnitude >= 1 else 0
+    return math.ceil(digits * BITS_PER_DIGIT) + math.ceil(guard * BITS_PER_DIGIT) + extra
+
+
+def digits_of_bits(bits: int) -> int:
+    """Significant digits that hold ``bits`` bits (a goal or a precision in bits, asked of a
+    computation that takes digits): ``⌈0.3·bits⌉ + 1``, exact integer arithmetic (``0.3`` is
+    ``log10 2`` rounded down; the ``+ 1`` covers the difference up to 970 bits).
+
+    Examples
+    --------
+    >>> digits_of_bits(working_bits(30, guard=GOAL_GUARD_DIGITS))    # a goal of 110 bits
+    34
+    """
+    return -(-bits * 3 // 10) + 1
 
 
 def to_mpf(value) -> mpf:
@@ -230,3 +297,34 @@ class CertifiedProbability(Probability):
     def relative_width(self) -> mpf:
         """``(upper − lower)/lower`` (0 for an exact zero)."""
         return mpf(0) if self.is_zero else (self.upper - self.lower) / self.lower
+
+
+@dataclass(frozen=True)
+class PrivacyLoss:
+    """Both probabilities of one output and their log ratio.
+
+    Attributes
+    ----------
+    p1, p2 : Probability
+        ``Pr[M(D1) = a]`` and ``Pr[M(D2) = a]``.
+    log_ratio : mpf
+        ``ln(p1/p2)``; ``+inf`` when only ``p2`` is an exact zero, ``-inf`` when only ``p1`` is.
+    error : mpf
+        Estimated absolute error of ``log_ratio`` (the sum of both relative errors).
+    """
+
+    p1: Probability
+    p2: Probability
+    log_ratio: mpf
+    error: mpf
+
+
+@dataclass(frozen=True)
+class CertifiedPrivacyLoss(PrivacyLoss):
+    """A :class:`PrivacyLoss` of two :class:`~exactdp.precision.CertifiedProbability` values:
+    the exact ``ln(p1/p2)`` lies in ``[log_ratio_lower, log_ratio_upper]`` (exact differences
+    of the ends of the two log enclosures); both ends are ``±inf`` when one side is an exact
+    zero (a structural zero certifies an infinite loss)."""
+
+    log_ratio_lower: mpf = mpf(0)
+    log_ratio_upper: mpf = mpf(0)

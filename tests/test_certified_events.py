@@ -21,8 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import exactdp
-from exactdp.errors import MethodUnavailableError
-from exactdp.exact import events as exact_events
+from exactdp.exact import threshold_events
 from exactdp.exact.events import event_privacy_loss, event_probability
 from exactdp.exact.loss import CertifiedPrivacyLoss, possible_outputs
 from exactdp.events import Additive, view_of
@@ -61,7 +60,7 @@ def engine(request, monkeypatch):
     """With ``MAX_SUMMED_OUTPUTS`` 0 every fixed-threshold event is integrated by the generating
     polynomial; by default a mechanism with few outputs sums its outputs' enclosures."""
     if request.param == "generating polynomial":
-        monkeypatch.setattr(exact_events, "MAX_SUMMED_OUTPUTS", 0)
+        monkeypatch.setattr(threshold_events, "MAX_SUMMED_OUTPUTS", 0)
     return request.param
 
 
@@ -98,14 +97,14 @@ def test_statistic_encloses_the_sum_of_output_enclosures(name, queries, target):
         codes = [0 if a else 1 for a in output] + [2] * (len(queries) - len(output))
         return sum(w[code] for w, code in zip(weights, codes))
     low, high = summed_output_enclosures(mech, queries, statistic, target, 14)
-    for maximum in (0, exact_events.MAX_SUMMED_OUTPUTS):  # both engines
-        original = exact_events.MAX_SUMMED_OUTPUTS
-        exact_events.MAX_SUMMED_OUTPUTS = maximum
+    for maximum in (0, threshold_events.MAX_SUMMED_OUTPUTS):  # both engines
+        original = threshold_events.MAX_SUMMED_OUTPUTS
+        threshold_events.MAX_SUMMED_OUTPUTS = maximum
         try:
             p = event_probability(mech, queries, f"{component}={target}", dps=12,
                                   method="certified")
         finally:
-            exact_events.MAX_SUMMED_OUTPUTS = original
+            threshold_events.MAX_SUMMED_OUTPUTS = original
         if high == 0:
             assert p.is_zero
             continue

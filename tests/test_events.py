@@ -12,7 +12,7 @@ import mpmath
 import pytest
 
 import exactdp
-from exactdp.exact import events as exact_events
+from exactdp.exact import threshold_events
 from exactdp.exact.events import event_probability
 from exactdp.exact.loss import possible_outputs
 from exactdp.events import parse_event, view_of
@@ -49,7 +49,7 @@ def engine(request, monkeypatch):
     0), every event goes through the generating polynomial's quadrature; by default an event
     with few outputs is the ball-arithmetic sum of its outputs' closed forms."""
     if request.param == "generating polynomial":
-        monkeypatch.setattr(exact_events, "MAX_SUMMED_OUTPUTS", 0)
+        monkeypatch.setattr(threshold_events, "MAX_SUMMED_OUTPUTS", 0)
     return request.param
 
 
@@ -60,7 +60,7 @@ def test_generating_polynomial_matches_enumeration(name, params, component, stat
     total = mpmath.mpf(0)
     for value in range(len(Q) + 1):
         p = event_probability(mech, Q, parse_event(f"{component}={value}", view), dps=12)
-        if p.value > 0 and exact_events.all_outputs.applies(mech):
+        if p.value > 0 and threshold_events.all_outputs.applies(mech):
             assert ("summed" in p.method) == (engine == "summed outputs")
         with mpmath.workdps(30):
             assert abs(p.value - enumerated(mech, Q, statistic, value)) <= 1e-13

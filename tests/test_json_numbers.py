@@ -43,7 +43,7 @@ COMMANDS = {
     "crosscheck": ["crosscheck", "statdp.histogram_eps", "--param", "eps=1/2", "--d1", "1",
                    "--d2", "2", "--event", "value in (-inf, 1/2)", "--runs", "500"],
     "pvalue": ["pvalue", "--c1", "3", "--c2", "1", "--n", "5", "--eps", "0.3"],
-    "utility": ["utility", "svt1", "--param", "c=2", "--queries", "3,1,2", "--dps", "8",
+    "utility": ["utility", "svt1", "--param", "c=2", "--queries", "3,1,2", "--digits", "8",
                 "--simulate", "20"],
     "reconstruct": ["reconstruct", "--dataset", "zipf:20,100,1.5,0", "--eps", "1,1/3",
                     "--delta", "1/20", "--repetitions", "3", "--dps", "10"],

@@ -144,7 +144,7 @@ def test_largest_loss_agrees_with_the_infinite_order_both_ways(name, params, d1,
 
 def test_search_refuses_a_supremum_no_output_attains():
     mech = exactdp.program(gaussian_release)
-    from exactdp.search import worst_output
+    from exactdp.exact.worst_output import worst_output
     from exactdp.sequences import Runs
     with pytest.raises(InputError, match=r"approached as out0 → -inf"):
         worst_output(mech, Runs.from_items([0]), Runs.from_items([1]), 20)

@@ -206,7 +206,7 @@ def test_certified_falls_back_to_acb_integral_where_a_piece_is_too_close_to_a_ze
             raise exactdp.PrecisionError("refused")
         monkeypatch.setattr("exactdp.exact.certified.log_integral_certified", refuse)
         segments, name = log_integral(integral, 110)
-        assert name == "piecewise-gauss" and rule.overlaps(segments)
+        assert name == "segment-gauss" and rule.overlaps(segments)
         monkeypatch.setattr("exactdp.exact.certified.integrate_vector", refuse)
         fallback, name = log_integral(integral, 110)
         assert name == "integral" and rule.overlaps(fallback)

@@ -58,7 +58,7 @@ PAIR_COMMANDS = {
     "test": ["test", "svt1", "--d1", "D1", "--d2", "D2", "--test-eps", "0.5", "--runs", "200",
              "--select-runs", "200"],
     "prob": ["prob", "svt1", "--queries", "D1", "--output", "F,T", "--dps", "8"],
-    "utility": ["utility", "svt1", "--queries", "D2", "--dps", "8"],
+    "utility": ["utility", "svt1", "--queries", "D2", "--digits", "8"],
 }
 
 

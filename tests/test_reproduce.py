@@ -86,21 +86,22 @@ def test_each_claims_worker_may_fork_as_many_workers_as_reproduce_has(monkeypatc
     # a claim evaluated for reproduce --jobs 3 lets its utility computations fork 3 workers of
     # their own when they name no number (the quadrature's jobs), and an explicit number wins;
     # recorded here, then computed in this process (earlier tests leave threads: no forking)
-    from exactdp import mechanism, utility, workers
+    from exactdp import mechanism, workers
+    from exactdp.exact.selection import given_order, selection_probabilities
     from exactdp.claims.reproduce import _evaluate
 
     asked = []
-    original = utility.integrate_vector
+    original = given_order.integrate_vector
 
     def recording(*args, **kwargs):
         asked.append(kwargs.get("jobs"))
         return original(*args, **{**kwargs, "jobs": 1})
 
-    monkeypatch.setattr(utility, "integrate_vector", recording)
+    monkeypatch.setattr(given_order, "integrate_vector", recording)
     monkeypatch.setattr(workers, "_local_jobs", 1)  # restored after the test
     assert _evaluate(("svt5-simple", 3)).verdict == "confirmed"
     assert workers.local_jobs() == 3
     svt1 = mechanism("svt1", eps=1, c=1)
-    utility.selection_probabilities(svt1, [2, 0, 1], dps=6)
-    utility.selection_probabilities(svt1, [2, 0, 1], dps=6, jobs=1)
+    selection_probabilities(svt1, [2, 0, 1], digits=6)
+    selection_probabilities(svt1, [2, 0, 1], digits=6, jobs=1)
     assert asked == [3, 1]

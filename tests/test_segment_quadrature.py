@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from flint import acb, arb, ctx
+from flint import arb, ctx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -56,7 +56,7 @@ def test_gaussian_svt_by_the_segment_rule_contains_the_60_digit_quadrature(queri
     mech = exactdp.mechanism("svt_gaussian", sigma1=1, sigma2=2, c=3, T=0)
     result = exactdp.probability(mech, queries, ",".join("T" if t else "F" for t in output),
                                  dps=dps)
-    assert result.method == "certified piecewise-gauss"
+    assert result.method == "certified segment-gauss"
     _check(result, _svt_reference(queries, output, 1, 2), dps)
 
 
@@ -80,7 +80,7 @@ def test_gumbel_noisy_max_is_the_exact_softmax(queries, dps):
     b = _mpf(mech.noise.scale)
     for index in range(len(queries)):
         result = exactdp.probability(mech, queries, index, dps=dps)
-        assert result.method == "certified piecewise-gauss"
+        assert result.method == "certified segment-gauss"
         with mpmath.workdps(60):
             weights = [mpmath.exp(_mpf(q) / b) for q in queries]
             _check(result, weights[index] / mpmath.fsum(weights), dps)

@@ -2,8 +2,8 @@
 
 References, each independent of the simulation:
 
-* the exact selection probabilities of ``exactdp/utility.py`` (certified integrals, checked
-  against brute-force sums over outputs in tests/test_utility.py): the seeded frequencies of
+* the exact selection probabilities of ``exactdp/exact/selection/`` (certified integrals,
+  checked against brute-force sums over outputs in tests/test_utility.py): the seeded frequencies of
   20,000 runs lie in their 99.9 % Wilson intervals;
 * random order where the exact engine models the given order only (``svt2``,
   ``svt_retraversal``): the given-order probabilities averaged over every permutation of the
@@ -26,7 +26,7 @@ from exactdp.errors import InputError
 from exactdp.mechanisms.description import ThresholdMechanism
 from exactdp.sampling import selection
 from exactdp.sampling.selection import run_rates, simulate_selection
-from exactdp.utility import expected_utility, selection_probabilities
+from exactdp.exact.selection import expected_utility, selection_probabilities
 
 from .reference import binomial_interval
 
@@ -68,7 +68,8 @@ def test_frequencies_lie_in_the_wilson_intervals_of_the_exact_probabilities(case
     mech, selected = simulate(case, queries, order)
     assert selected.shape == (RUNS, len(queries)) and selected.dtype == bool
     assert_selection_sizes(mech, selected)
-    assert_within_wilson_intervals(selected, selection_probabilities(mech, queries, order, dps=6))
+    assert_within_wilson_intervals(selected,
+                                   selection_probabilities(mech, queries, order, digits=6))
 
 
 def averaged_over_permutations(mech, queries):
@@ -77,7 +78,7 @@ def averaged_over_permutations(mech, queries):
     permutations = list(itertools.permutations(range(len(queries))))
     totals = [0] * len(queries)
     for permutation in permutations:
-        given = selection_probabilities(mech, [queries[k] for k in permutation], dps=6)
+        given = selection_probabilities(mech, [queries[k] for k in permutation], digits=6)
         for position, k in enumerate(permutation):
             totals[k] += given[position] / len(permutations)
     return totals
@@ -98,7 +99,7 @@ def test_mean_rates_lie_within_hoeffding_bounds_of_the_exact_expectations(case, 
     # inequality Pr[|mean − E| ≥ t] ≤ 2e^{−2·runs·t²}: t for a level of 10^{-3}.
     queries = [3, 0, 1, 2]
     mech, selected = simulate(case, queries, order)
-    exact = expected_utility(mech, queries, order, dps=6)
+    exact = expected_utility(mech, queries, order, digits=6)
     fnr, ser = run_rates(selected, queries, 2)
     t = math.sqrt(math.log(2 / 1e-3) / (2 * RUNS))
     assert abs(fnr.mean() - float(exact.fnr.mid())) <= t

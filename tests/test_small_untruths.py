@@ -56,7 +56,7 @@ def test_utility_refuses_the_query_answers_prob_refuses(capsys):
                                    "--output", "F,T"]) == expected
     assert one_line_error(capsys, ["utility", "svt_discrete", "--queries", "1.5,2"]) == expected
     with pytest.raises(InputError, match="takes integer query answers, got 1.5"):
-        exactdp.selection_probabilities(exactdp.mechanism("svt_discrete"), [1.5, 2], dps=6)
+        exactdp.selection_probabilities(exactdp.mechanism("svt_discrete"), [1.5, 2], digits=6)
 
 
 def test_utility_reports_progress_when_stderr_is_not_a_terminal(capsys, monkeypatch):
@@ -65,7 +65,7 @@ def test_utility_reports_progress_when_stderr_is_not_a_terminal(capsys, monkeypa
     # the delay before the first line is a second of work; none here, so that the quick
     # computation of the test shows its lines (the delay itself: the next test)
     monkeypatch.setattr(command, "START_DELAY", 0)
-    assert main(["utility", "svt1", "--queries", "3,1,2", "--param", "c=2", "--dps", "6",
+    assert main(["utility", "svt1", "--queries", "3,1,2", "--param", "c=2", "--digits", "6",
                  "--json"]) == 0
     err = capsys.readouterr().err
     assert err.startswith("selection integrals: 0 pieces, 0:00 elapsed") and "\r" not in err

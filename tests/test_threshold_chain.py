@@ -1,6 +1,6 @@
 """The chain of thresholds of Sparse Vector with a redrawn threshold
-(exactdp/exact/threshold_chain.py), on given node values, against its definition summed in exact
-rationals: ``π_r(k) = Σ_{p≤k} a_r(p) Σ_ν W_ν S_k(ν) Π_{p≤j<k} F_j(ν)``, ``a_1(0) = 1``,
+(exactdp/exact/selection/threshold_chain.py), on given node values, against its definition summed
+in exact rationals: ``π_r(k) = Σ_{p≤k} a_r(p) Σ_ν W_ν S_k(ν) Π_{p≤j<k} F_j(ν)``, ``a_1(0) = 1``,
 ``a_{r+1}(k + 1) = π_r(k)``, ``P_k = Σ_{r≤c} π_r(k)`` — a double sum over the starts, not the
 recurrence or the matrix products under test.
 """
@@ -13,9 +13,9 @@ from fractions import Fraction
 import pytest
 from flint import arb, ctx
 
-from exactdp.exact import threshold_chain
+from exactdp.exact.selection import threshold_chain
 from exactdp.exact.interval_arrays import ArbArrays, FloatIntervals
-from exactdp.exact.threshold_chain import chain_by_recurrence, chain_in_blocks
+from exactdp.exact.selection.threshold_chain import chain_by_recurrence, chain_in_blocks
 from exactdp.precision import to_arb
 
 

@@ -1,4 +1,4 @@
-"""Exact selection probabilities and expected FNR/SER (exactdp/utility.py).
+"""Exact selection probabilities and expected FNR/SER (exactdp/exact/selection/).
 
 References, each independent of the generating-polynomial integrals under test:
 
@@ -30,7 +30,8 @@ import exactdp
 from exactdp.cli import main
 from exactdp.errors import InputError
 from exactdp.exact.interval_arrays import ArbArrays, FloatIntervals
-from exactdp.utility import FLOAT_DIGITS, expected_utility, selection_probabilities
+from exactdp.exact.selection import expected_utility, selection_probabilities
+from exactdp.exact.selection.kinds import FLOAT_DIGITS
 
 from .reference import binomial_interval
 
@@ -97,13 +98,13 @@ def test_sparse_vector_given_order_equals_the_sum_over_outputs(name, params, que
     mech = exactdp.mechanism(name, **params)
     c = mech.cutoff
     with mpmath.workdps(DPS + 10):
-        assert_encloses(selection_probabilities(mech, queries, dps=DPS),
+        assert_encloses(selection_probabilities(mech, queries, digits=DPS),
                         brute_force_given(mech, queries, c))
 
 
 def counting_leading(monkeypatch) -> list:
     """Record the number of leading values each time a node's integrands are cut off."""
-    from exactdp import utility
+    from exactdp.exact.selection import given_order
     from exactdp.exact.vector_quadrature import Leading
 
     cuts = []
@@ -112,7 +113,7 @@ def counting_leading(monkeypatch) -> list:
         cuts.append(len(values))
         return Leading(values, rest, size)
 
-    monkeypatch.setattr(utility, "Leading", counting)
+    monkeypatch.setattr(given_order, "Leading", counting)
     return cuts
 
 
@@ -133,22 +134,24 @@ class RecordingFloatIntervals(FloatIntervals):
         return super().constant(value, shape)
 
 
-@pytest.mark.parametrize("dps", [FLOAT_DIGITS, DPS], ids=["float", "arb"])
-def test_redrawn_threshold_equals_the_sum_over_outputs_where_levels_begin_late(dps):
+@pytest.mark.parametrize("digits", [FLOAT_DIGITS, DPS], ids=["float", "arb"])
+def test_redrawn_threshold_equals_the_sum_over_outputs_where_levels_begin_late(digits):
     # Alg. 2 with c = 3 where the first queries (answers −60, query noise Lap(3/2)) almost
     # never pass: what they offer the second and third thresholds (below e^{−40}) is left out,
     # so those levels begin later; still the sum over every output, within the digits asked
     # (at most FLOAT_DIGITS the chain runs in double-precision intervals)
-    from exactdp import utility
+    from flint import ctx
+
+    from exactdp.exact.selection.redrawn_threshold import redrawn_threshold
 
     mech = exactdp.mechanism("svt2", eps=8, c=3)
     queries = [-60, -60, 3, 2, 4, 3, 1]
     with mpmath.workdps(DPS + 10):
-        assert_encloses(selection_probabilities(mech, queries, dps=dps),
-                        brute_force_given(mech, queries, 3), digits=dps)
+        assert_encloses(selection_probabilities(mech, queries, digits=digits),
+                        brute_force_given(mech, queries, 3), digits=digits)
     arithmetic = RecordingFloatIntervals()
-    with utility.ctx.workprec(100):
-        utility._redrawn_threshold(mech, queries, 3, arb(10) ** -13, None, arithmetic, 1)
+    with ctx.workprec(100):
+        redrawn_threshold(mech, queries, 3, arb(10) ** -13, None, arithmetic, 1)
     # the first level from the start; the others only from the third query on
     begun = [arithmetic.events[:i].count("step") for i, event in enumerate(arithmetic.events)
              if event == "level"]
@@ -158,15 +161,15 @@ def test_redrawn_threshold_equals_the_sum_over_outputs_where_levels_begin_late(d
 def test_given_order_sweeps_cut_off_agree_with_the_whole_sweep(monkeypatch):
     # 42 queries: the sweeps stop where Pr[fewer than c before i] is negligible, and agree
     # with the same computation never cut off
-    from exactdp import utility
+    from exactdp.exact.selection import given_order
 
     mech = exactdp.mechanism("svt1", eps=2, c=3)
     queries = [3, 2, 4, 3, 1, 5] * 7
     cuts = counting_leading(monkeypatch)
-    cut = selection_probabilities(mech, queries, dps=DPS)
+    cut = selection_probabilities(mech, queries, digits=DPS)
     assert cuts
-    monkeypatch.setattr(utility, "NEGLIGIBLE", 0)
-    whole = selection_probabilities(mech, queries, dps=DPS)
+    monkeypatch.setattr(given_order, "NEGLIGIBLE", 0)
+    whole = selection_probabilities(mech, queries, digits=DPS)
     for a, b in zip(cut, whole):
         assert a.overlaps(b) and a.rad() < 10.0 ** -DPS and b.rad() < 10.0 ** -DPS
 
@@ -176,23 +179,23 @@ def test_given_order_skips_the_sweep_where_few_queries_pass(monkeypatch):
     # at 30…60 (where the threshold noise is high) c = 20 passing queries among all 60 are
     # provably unlikely (Markov: below 10^−17 on two of them), and every Pr[fewer than 20
     # before i pass] is taken as [1 − that bound, 1] without a sweep; the same as sweeping
-    from exactdp import utility
+    from exactdp.exact.selection import given_order
 
     bounds = []
-    original = utility._at_least_bound
+    original = given_order.at_least_bound
 
     def recording(*args):
         bounds.append(original(*args))
         return bounds[-1]
 
-    monkeypatch.setattr(utility, "_at_least_bound", recording)
+    monkeypatch.setattr(given_order, "at_least_bound", recording)
     mech = exactdp.mechanism("svt7", eps1=Fraction(1, 5), eps2=2, eps3=0, c=20, T=12,
                              monotone=True)
     queries = [60, 50, 40, 30] + [3, 2, 4, 3, 1, 5, 2, 3] * 7
-    skipped = selection_probabilities(mech, queries, dps=DPS)
+    skipped = selection_probabilities(mech, queries, digits=DPS)
     assert sum(b < 1e-17 for b in bounds) >= 2
-    monkeypatch.setattr(utility, "NEGLIGIBLE", 0)
-    swept = selection_probabilities(mech, queries, dps=DPS)
+    monkeypatch.setattr(given_order, "NEGLIGIBLE", 0)
+    swept = selection_probabilities(mech, queries, digits=DPS)
     for a, b in zip(skipped, swept):
         assert a.overlaps(b) and a.rad() < 10.0 ** -DPS
 
@@ -202,24 +205,24 @@ def test_given_order_leaves_out_kinks_no_integrand_needs(monkeypatch):
     # answers' query noise, Pr[fewer than 2 of the first 30 pass] is provably negligible, so
     # they fall inside pieces where only the first 30 integrands are integrated (the others
     # bounded by the piece's probability times that bound); the same as never leaving them out
-    from exactdp import utility
+    from exactdp.exact.selection import given_order
 
     merged = []
-    original = utility._merged_cuts
+    original = given_order.merged_cuts
 
     def recording(laws, c, negligible):
         cuts, limits = original(laws, c, negligible)
         merged.append((len(laws.cuts), len(cuts), [first for first, _ in limits]))
         return cuts, limits
 
-    monkeypatch.setattr(utility, "_merged_cuts", recording)
+    monkeypatch.setattr(given_order, "merged_cuts", recording)
     mech = exactdp.mechanism("svt1", eps=2, c=2)
     queries = [10] * 30 + [1, 2, 3, 4]
-    left_out = selection_probabilities(mech, queries, dps=DPS)
+    left_out = selection_probabilities(mech, queries, digits=DPS)
     (before, after, firsts), = merged
     assert after == before - 3 and 30 in firsts  # the low answers' kinks in one piece
-    monkeypatch.setattr(utility, "NEGLIGIBLE", 0)
-    kept = selection_probabilities(mech, queries, dps=DPS)
+    monkeypatch.setattr(given_order, "NEGLIGIBLE", 0)
+    kept = selection_probabilities(mech, queries, digits=DPS)
     assert merged[-1][:2] == (before, before)
     for a, b in zip(left_out, kept):
         assert a.overlaps(b) and a.rad() < 10.0 ** -DPS
@@ -229,7 +232,7 @@ def test_given_order_leaves_out_kinks_no_integrand_needs(monkeypatch):
 def test_sparse_vector_random_order_equals_the_average_over_permutations(name, params, queries):
     mech = exactdp.mechanism(name, **params)
     with mpmath.workdps(DPS + 10):
-        assert_encloses(selection_probabilities(mech, queries, "random", dps=DPS),
+        assert_encloses(selection_probabilities(mech, queries, "random", digits=DPS),
                         brute_force_random(mech, queries, mech.cutoff))
 
 
@@ -237,7 +240,7 @@ def test_gaussian_sparse_vector_given_order():
     mech = exactdp.mechanism("svt_gaussian", c=1)
     queries = [1, 0]
     with mpmath.workdps(DPS + 10):
-        assert_encloses(selection_probabilities(mech, queries, dps=DPS),
+        assert_encloses(selection_probabilities(mech, queries, digits=DPS),
                         brute_force_given(mech, queries, 1))
 
 
@@ -264,7 +267,7 @@ def test_em_top_equals_the_sequential_exponential_mechanism(queries, c, eps, mon
     with mpmath.workdps(40):
         reference = brute_force_em(queries, c, eps, monotone)
     for order in ("given", "random"):
-        assert_encloses(selection_probabilities(mech, queries, order, dps=DPS), reference)
+        assert_encloses(selection_probabilities(mech, queries, order, digits=DPS), reference)
 
 
 def retraversal_reference(mech, queries):
@@ -288,15 +291,16 @@ def retraversal_reference(mech, queries):
     return [mpmath.quad(lambda z: integrand(i, z), ends) for i in range(len(queries))]
 
 
-@pytest.mark.parametrize("dps", [FLOAT_DIGITS, DPS], ids=["float", "arb"])
-def test_retraversal_with_one_selection_equals_the_geometric_series(dps):
+@pytest.mark.parametrize("digits", [FLOAT_DIGITS, DPS], ids=["float", "arb"])
+def test_retraversal_with_one_selection_equals_the_geometric_series(digits):
     # at most FLOAT_DIGITS digits the traversals run in double-precision intervals
     assert DPS > FLOAT_DIGITS
     mech = exactdp.mechanism("svt_retraversal", eps1=2, eps2=1, c=1, T=-1)
     queries = [1, 0, 2]
     with mpmath.workdps(DPS + 6):
         reference = retraversal_reference(mech, queries)
-    assert_encloses(selection_probabilities(mech, queries, dps=dps), reference, digits=dps)
+    assert_encloses(selection_probabilities(mech, queries, digits=digits), reference,
+                    digits=digits)
 
 
 def test_retraversal_in_double_intervals_agrees_with_arb_balls():
@@ -305,8 +309,8 @@ def test_retraversal_in_double_intervals_agrees_with_arb_balls():
     # as asked
     mech = exactdp.mechanism("svt_retraversal", eps1=2, eps2=1, c=2, T=1)
     queries = [0, 3, 1, 1, 2]
-    fast = selection_probabilities(mech, queries, dps=6)
-    slow = selection_probabilities(mech, queries, dps=FLOAT_DIGITS + 1)
+    fast = selection_probabilities(mech, queries, digits=6)
+    slow = selection_probabilities(mech, queries, digits=FLOAT_DIGITS + 1)
     for quick, careful in zip(fast, slow):
         assert quick.contains(careful.mid())
         assert float(quick.rad()) < 1e-6
@@ -332,7 +336,7 @@ def simulate_retraversal(mech, queries, runs, rng):
 def test_retraversal_agrees_with_simulation():
     mech = exactdp.mechanism("svt_retraversal", eps1=2, eps2=1, c=2, T=0)
     queries = [3, 0, 1, 2]
-    exact = selection_probabilities(mech, queries, dps=6)
+    exact = selection_probabilities(mech, queries, digits=6)
     runs = 20_000
     counts = simulate_retraversal(mech, queries, runs, np.random.default_rng(20170601))
     for ball, count in zip(exact, counts):
@@ -344,7 +348,7 @@ def test_sparse_vector_random_order_agrees_with_simulation():
     # an independent sampler: numpy's permutation, Laplace noise, the cutoff
     mech = exactdp.mechanism("svt1", eps=1, c=2)
     queries = [2, 0, 1, 1, 3]
-    exact = selection_probabilities(mech, queries, "random", dps=6)
+    exact = selection_probabilities(mech, queries, "random", digits=6)
     rng, runs = np.random.default_rng(1603), 40_000
     counts = np.zeros(len(queries))
     for _ in range(runs):
@@ -370,7 +374,7 @@ QUERY_VECTORS = st.lists(st.integers(0, 4), min_size=2, max_size=5)
        name=st.sampled_from(["svt1", "em_top"]))
 def test_fnr_and_ser_are_rates_and_at_most_c_are_selected(queries, c, order, name):
     c = min(c, len(queries))
-    result = expected_utility(exactdp.mechanism(name, c=c), queries, order, dps=8)
+    result = expected_utility(exactdp.mechanism(name, c=c), queries, order, digits=8)
     total = sum(result.selection, arb(0))
     assert total.lower() <= c
     assert all(p.upper() >= 0 and p.lower() <= 1 for p in result.selection)
@@ -382,7 +386,7 @@ def test_fnr_and_ser_are_rates_and_at_most_c_are_selected(queries, c, order, nam
 
 
 def test_the_top_c_breaks_ties_by_the_lower_index():
-    result = expected_utility(exactdp.mechanism("svt1", c=2), [1, 2, 1, 1], dps=6)
+    result = expected_utility(exactdp.mechanism("svt1", c=2), [1, 2, 1, 1], digits=6)
     assert result.top == (0, 1)
 
 
@@ -398,7 +402,7 @@ def test_the_top_c_breaks_ties_by_the_lower_index():
 ])
 def test_bad_input_is_one_clear_error(name, params, order, message):
     with pytest.raises(InputError, match=re.escape(message)):
-        selection_probabilities(exactdp.mechanism(name, **params), [1, 0], order, dps=5)
+        selection_probabilities(exactdp.mechanism(name, **params), [1, 0], order, digits=5)
 
 
 def exit_code(arguments) -> int:
@@ -428,7 +432,7 @@ def test_cli_bad_input_exits_2_with_one_line(arguments, message, capsys):
 
 
 def test_simulated_runs_beside_the_exact_values_are_seeded(capsys):
-    arguments = ["utility", "em_top", "--param", "c=2", "--queries", "5,4,3,2,1", "--dps", "8",
+    arguments = ["utility", "em_top", "--param", "c=2", "--queries", "5,4,3,2,1", "--digits", "8",
                  "--simulate", "2000", "--seed", "5", "--json"]
     assert main(arguments) == 0
     first = json.loads(capsys.readouterr().out)
@@ -453,7 +457,7 @@ def test_cli_jobs_print_what_one_process_prints():
     arguments = [sys.executable, "-m", "exactdp", "utility", "svt7", "--param", "eps1=0.5",
                  "--param", "eps2=1", "--param", "monotone=true", "--param", "c=4",
                  "--param", "T=30", "--queries", ",".join(str(k) for k in range(60)),
-                 "--dps", "12", "--json"]
+                 "--digits", "12", "--json"]
     printed = [json.loads(subprocess.run(arguments + ["--jobs", jobs], capture_output=True,
                                          text=True, timeout=300, check=True).stdout)
                for jobs in ("1", "2")]
@@ -463,9 +467,9 @@ def test_cli_jobs_print_what_one_process_prints():
 def test_queries_file_one_number_per_line(tmp_path, capsys):
     good = tmp_path / "scores.txt"
     good.write_text("3\n1\n\n2\n", encoding="utf-8")
-    assert main(["utility", "svt1", "--queries", f"@{good}", "--dps", "6"]) == 0
+    assert main(["utility", "svt1", "--queries", f"@{good}", "--digits", "6"]) == 0
     from_file = capsys.readouterr().out
-    assert main(["utility", "svt1", "--queries", "3,1,2", "--dps", "6"]) == 0
+    assert main(["utility", "svt1", "--queries", "3,1,2", "--digits", "6"]) == 0
     assert capsys.readouterr().out == from_file
     assert main(["prob", "svt1", "--queries", f"@{good}", "--output", "T"]) == 0
     capsys.readouterr()
@@ -549,23 +553,24 @@ def test_closed_form_bound_exceeds_the_product_at_every_point_of_the_ball(monkey
     # reaching so far left that a·|w| ≥ 1 the generic bound itself
     from flint import acb, ctx
 
-    from exactdp import utility
+    from exactdp.exact.selection import pass_probabilities
+    from exactdp.exact.selection.generating import largest_modulus
     from exactdp.precision import to_arb
 
     mech = exactdp.mechanism("svt1", eps=1, c=3, T=5)
     queries = [0, 1, 1, 2, 4, 4, 4, 7, 9, 12]
     products = []
-    generic_product = utility._product_bound
-    monkeypatch.setattr(utility, "_product_bound",
+    generic_product = pass_probabilities.product_bound
+    monkeypatch.setattr(pass_probabilities, "product_bound",
                         lambda *args: products.append(1) or generic_product(*args))
     with ctx.workprec(100):
-        laws = utility._PassProbabilities(mech.threshold_noise, mech.query_noise,
-                                          mech.threshold, [Fraction(q) for q in queries],
-                                          arb(10) ** -12)
+        laws = pass_probabilities.PassProbabilities(
+            mech.threshold_noise, mech.query_noise, mech.threshold,
+            [Fraction(q) for q in queries], arb(10) ** -12)
 
         def product(point, middle):
             density, passes, fails = laws.distinct_values(point, middle)
-            return (abs(density) * utility._largest(passes)
+            return (abs(density) * largest_modulus(passes)
                     * generic_product(passes, fails, laws.counts))
 
         def ball(middle, x, y, radius):
@@ -605,14 +610,14 @@ def _balls_on_every_piece(c: int):
     edge midpoints, at 100 bits."""
     from flint import acb, ctx
 
-    from exactdp import utility
+    from exactdp.exact.selection.pass_probabilities import PassProbabilities
     from exactdp.precision import to_arb
 
     mech = exactdp.mechanism("svt1", eps=1, c=c, T=5)
     queries = [Fraction(q) for q in [9, 12, 3, 7, 15, 11, 8, 10, 6, 13] * 4]
     with ctx.workprec(100):
-        laws = utility._PassProbabilities(mech.threshold_noise, mech.query_noise,
-                                          mech.threshold, queries, arb(10) ** -12)
+        laws = PassProbabilities(mech.threshold_noise, mech.query_noise, mech.threshold,
+                                 queries, arb(10) ** -12)
         for a, b in zip(laws.cuts, laws.cuts[1:]):
             middle = (a + b) / 2
             for y, radius in ((1, 0.01), (8, 0.01), (25, 0.01), (3, 0.5)):
@@ -686,15 +691,14 @@ def test_closed_form_log_generating_encloses_the_direct_logarithm():
     # (rate 1/12), answers on both sides of the kink on the middle pieces
     from flint import ctx
 
-    from exactdp import utility
+    from exactdp.exact.selection.pass_probabilities import PassProbabilities
     from exactdp.precision import to_arb
 
     mech = exactdp.mechanism("svt1", eps=1, c=3, T=5)
     queries = [0, 1, 1, 2, 4, 4, 4, 7, 9, 12, 30, 30]
     with ctx.workprec(150):
-        laws = utility._PassProbabilities(mech.threshold_noise, mech.query_noise,
-                                          mech.threshold, [Fraction(q) for q in queries],
-                                          arb(10) ** -12)
+        laws = PassProbabilities(mech.threshold_noise, mech.query_noise, mech.threshold,
+                                 [Fraction(q) for q in queries], arb(10) ** -12)
         reach, budget = arb(1) / 16, arb(10) ** -35
         both_sides = 0
         for a, b in zip(laws.cuts, laws.cuts[1:]):
@@ -726,10 +730,10 @@ def test_truncated_powers_are_the_binomial_expansion(count, c):
     # on both sides of the size where the terms are taken one by one
     from flint import ctx, fmpq
 
-    from exactdp.utility import _truncated_power
+    from exactdp.exact.selection.generating import truncated_power
 
     with ctx.workprec(150):
-        power = _truncated_power(arb(97) / 100, arb(3) / 100, count, c).coeffs()
+        power = truncated_power(arb(97) / 100, arb(3) / 100, count, c).coeffs()
     assert len(power) == min(count + 1, c)
     for m, term in enumerate(power):
         exact = math.comb(count, m) * fmpq(97, 100) ** (count - m) * fmpq(3, 100) ** m
@@ -798,7 +802,7 @@ def test_mean_reciprocal_with_fewer_nodes_than_the_degree():
     # rule uses far fewer than the 60 nodes that would make it exact
     from flint import arb_poly, ctx
 
-    from exactdp.utility import _mean_reciprocal
+    from exactdp.exact.selection.random_position import mean_reciprocal
 
     rng = np.random.default_rng(11)
     drawn = [int(k) for k in rng.integers(1, 200, size=120)]
@@ -808,7 +812,7 @@ def test_mean_reciprocal_with_fewer_nodes_than_the_degree():
     with ctx.workprec(200):
         passes = [arb(k) / 1000 for k in distinct]
         fails = [1 - s for s in passes]
-        results = _mean_reciprocal(passes, fails, counts, arb(10) ** -30)
+        results = mean_reciprocal(passes, fails, counts, arb(10) ** -30)
         for i in (0, counts.index(max(counts)), len(distinct) - 1):
             poly = arb_poly([1])
             for j, (s, f, count) in enumerate(zip(passes, fails, counts)):
@@ -817,13 +821,13 @@ def test_mean_reciprocal_with_fewer_nodes_than_the_degree():
             assert results[i].overlaps(exact) and results[i].rad() < 1e-29
 
 def check_weighted_others(drawn: list, c: int, target: arb) -> None:
-    """``_weighted_others`` on queries with the answers ``drawn``, each passing with probability
+    """``weighted_others`` on queries with the answers ``drawn``, each passing with probability
     ``answer/1000``, weights ``1 − c/(m + 1)`` as in a random order, at 150 bits: each result
     encloses ``Σ_m w_m [y^m] G(y)/(F_k + S_k y)`` to within 10^{−25}, ``G`` expanded exactly in
     rationals (fmpq_poly)."""
     from flint import ctx, fmpq, fmpq_poly
 
-    from exactdp import utility
+    from exactdp.exact.selection.generating import weighted_others
 
     distinct = sorted(set(drawn))
     counts = [drawn.count(k) for k in distinct]
@@ -831,8 +835,8 @@ def check_weighted_others(drawn: list, c: int, target: arb) -> None:
     with ctx.workprec(150):
         passes = [arb(k) / 1000 for k in distinct]
         fails = [1 - s for s in passes]
-        results = utility._weighted_others(passes, fails, counts,
-                                           [arb(w.p) / arb(w.q) for w in weights], target)
+        results = weighted_others(passes, fails, counts,
+                                  [arb(w.p) / arb(w.q) for w in weights], target)
     for k in range(len(distinct)):
         poly = fmpq_poly([1])
         for j, (answer, count) in enumerate(zip(distinct, counts)):
@@ -850,19 +854,19 @@ def test_weighted_others_equals_the_exact_leave_one_out_sums(target, swept, monk
     # seven with 0.6–0.999: for the likeliest the evaluation at −S_k/F_k loses its accuracy,
     # so those groups are swept exactly; a target of 0 sends every group, the unlikely ones
     # too, to the sweep.
-    from exactdp import utility
+    from exactdp.exact.selection import generating
 
     rng = np.random.default_rng(13)
     drawn = [int(k) for k in rng.integers(1, 200, size=150)] + [600, 700, 800, 900, 950, 990,
                                                                 999]
     swept_groups = []
-    sweep = utility._weighted_around
+    sweep = generating.weighted_around
 
     def recording(before, *rest):
         swept_groups.append(len(before))
         return sweep(before, *rest)
 
-    monkeypatch.setattr(utility, "_weighted_around", recording)
+    monkeypatch.setattr(generating, "weighted_around", recording)
     check_weighted_others(drawn, 25, arb(target))
     if swept == "all":
         assert swept_groups == [len(set(drawn))]
@@ -875,29 +879,29 @@ def test_weighted_others_leaves_out_negligible_high_degrees(monkeypatch):
     # of degree 60 or so and above are provably below 10^{−25}, so the sums are taken to that
     # degree only, and they still enclose the same sums over the exactly expanded polynomial in
     # rationals
-    from exactdp import utility
+    from exactdp.exact.selection import generating
 
     rng = np.random.default_rng(14)
     degrees = []
-    sums = utility._weighted_sums
+    sums = generating.weighted_sums
 
     def recording(passes, fails, counts, weights, target):
         degrees.append(len(weights))
         return sums(passes, fails, counts, weights, target)
 
-    monkeypatch.setattr(utility, "_weighted_sums", recording)
+    monkeypatch.setattr(generating, "weighted_sums", recording)
     check_weighted_others([int(k) for k in rng.integers(1, 100, size=100)], 80, arb(10) ** -25)
     assert len(degrees) == 1 and 40 < degrees[0] < 80
 
 
-def test_mean_reciprocal_leaves_out_a_negligible_start():
+def test_mean_reciprocal_leaves_out_anegligible_start():
     # 400 queries passing with probability 0.6–0.99: Π(F_j + S_j t) is negligible away from
     # t = 1, so the rule integrates [t_0, 1] only and bounds the rest by G(t_0); checked
     # against the exact integral of the expanded polynomial (arb_poly's product and
     # antiderivative)
     from flint import arb_poly, ctx
 
-    from exactdp.utility import _mean_reciprocal, _negligible_start
+    from exactdp.exact.selection.random_position import mean_reciprocal, negligible_start
 
     rng = np.random.default_rng(12)
     drawn = [int(k) for k in rng.integers(600, 990, size=400)]
@@ -907,12 +911,12 @@ def test_mean_reciprocal_leaves_out_a_negligible_start():
         passes = [arb(k) / 1000 for k in distinct]
         fails = [1 - s for s in passes]
         target = arb(10) ** -30
-        start = _negligible_start(passes, counts, target / 4)
+        start = negligible_start(passes, counts, target / 4)
         left_out = arb(1)
         for s, f, count in zip(passes, fails, counts):
             left_out *= (f + s * start) ** count
         assert start > arb(1) / 2 and left_out <= target / 4
-        results = _mean_reciprocal(passes, fails, counts, target)
+        results = mean_reciprocal(passes, fails, counts, target)
         for i in (0, len(distinct) // 2, len(distinct) - 1):
             poly = arb_poly([1])
             for j, (s, f, count) in enumerate(zip(passes, fails, counts)):
@@ -928,26 +932,27 @@ def test_negligible_first_terms_are_dropped_within_their_bound(name, order, monk
     # high scores Pr[at least c others exceed] is negligible and those pieces integrate the
     # density alone; the result must enclose the same values as the computation that keeps
     # every term
-    import exactdp.utility as utility
+    from exactdp.exact.selection import exponential_top, random_order
 
+    kind = random_order if order == "random" else exponential_top
     mech = exactdp.mechanism(name, eps=2, c=2)
     queries = [k % 4 for k in range(48)]
     splits = {}
-    pieces = utility._negligible_pieces
+    pieces = kind.negligible_pieces
 
     def spy(*args):
         result = pieces(*args)
         splits.setdefault(args[2].__name__, []).append(result[0])
         return result
 
-    monkeypatch.setattr(utility, "_negligible_pieces", spy)
-    dropped = selection_probabilities(mech, queries, order, dps=12)
-    assert max(splits["_fewer_than_bound"]) > 0
+    monkeypatch.setattr(kind, "negligible_pieces", spy)
+    dropped = selection_probabilities(mech, queries, order, digits=12)
+    assert max(splits["fewer_than_bound"]) > 0
     if name == "em_top":  # at high scores fewer than c others exceed: the density alone
-        assert max(splits["_at_least_bound"]) > 0
-    monkeypatch.setattr(utility, "_fewer_than_bound", lambda *args: arb(1))
-    monkeypatch.setattr(utility, "_at_least_bound", lambda *args: arb(1))
-    kept = selection_probabilities(mech, queries, order, dps=12)
+        assert max(splits["at_least_bound"]) > 0
+        monkeypatch.setattr(kind, "at_least_bound", lambda *args: arb(1))
+    monkeypatch.setattr(kind, "fewer_than_bound", lambda *args: arb(1))
+    kept = selection_probabilities(mech, queries, order, digits=12)
     for a, b in zip(dropped, kept):
         assert a.overlaps(b) and a.rad() < 1e-12
     assert dropped[0].overlaps(dropped[4])  # equal answers, equal probabilities
@@ -961,12 +966,12 @@ def test_fewer_before_equals_the_expanded_prefix_products(c, probability, stops)
     # value]
     from flint import arb_poly, ctx
 
-    from exactdp.utility import _fewer_before
+    from exactdp.exact.selection.generating import fewer_before
 
     with ctx.workprec(150):
         passes = [arb(probability) / 10 + arb(k) / 1000 for k in range(60)]
         fails = [1 - s for s in passes]
-        results, rest = _fewer_before(passes, fails, list(range(60)), c, arb(10) ** -20)
+        results, rest = fewer_before(passes, fails, list(range(60)), c, arb(10) ** -20)
         assert (len(results) < 60) == stops and (rest.upper() > 0) == stops
         prefix = arb_poly([1])
         for i, (s, f) in enumerate(zip(passes, fails)):
@@ -978,28 +983,28 @@ def test_fewer_before_equals_the_expanded_prefix_products(c, probability, stops)
             prefix *= arb_poly([f, s])
 
 
-@pytest.mark.parametrize("name, scale, cutoffs", [("_fewer_than_bound", 10, (1, 3, 6)),
-                                                  ("_at_least_bound", 100, (2, 4, 10))])
+@pytest.mark.parametrize("name, scale, cutoffs", [("fewer_than_bound", 10, (1, 3, 6)),
+                                                  ("at_least_bound", 100, (2, 4, 10))])
 def test_tail_bounds_bound_the_exact_probability(name, scale, cutoffs):
     # Pr[fewer than c of the others pass] (its bound where many pass) and Pr[at least c of the
     # others pass] (where few do: μ = 1.34 < c, so the bound is below 1) from the expanded
     # generating polynomial (arb_poly)
     from flint import arb_poly
 
-    from exactdp import utility
+    from exactdp.exact.selection import generating
 
     passes = [arb(k) / scale for k in (9, 7, 5, 8)]
     fails = [1 - s for s in passes]
     counts = [5, 3, 4, 6]
     for c in cutoffs:
-        bound = getattr(utility, name)(passes, fails, counts, c)
-        assert name == "_fewer_than_bound" or bound < 1
+        bound = getattr(generating, name)(passes, fails, counts, c)
+        assert name == "fewer_than_bound" or bound < 1
         for i in range(len(counts)):
             poly = arb_poly([1])
             for j, (s, f, count) in enumerate(zip(passes, fails, counts)):
                 poly *= arb_poly([f, s]) ** (count - 1 if j == i else count)
             terms = poly.coeffs()
-            exact = sum(terms[:c] if name == "_fewer_than_bound" else terms[c:], arb(0))
+            exact = sum(terms[:c] if name == "fewer_than_bound" else terms[c:], arb(0))
             assert exact < bound
 
 
@@ -1008,16 +1013,16 @@ def test_retraversal_refuses_early_when_the_dropped_terms_shrink_too_slowly():
     # need about 16·ln(1e-30/0.995)/ln(0.995) ≈ 220,000 more traversals (refused); 0.5 per 16
     # about 1600 (not refused); the same rate measured later, over 4096 traversals, refused
     from exactdp.errors import PrecisionError
-    from exactdp.utility import MAX_TRAVERSALS, _refuse_slow_decay
+    from exactdp.exact.selection.retraversal import MAX_TRAVERSALS, refuse_slow_decay
 
     assert 32 + 1600 < MAX_TRAVERSALS < 220_000
     target = arb(10) ** -30
     with pytest.raises(PrecisionError, match="retraversal needs more than"):
-        _refuse_slow_decay(arb(1), arb("0.995"), 32, target)
-    _refuse_slow_decay(arb(1), arb("0.5"), 32, target)
+        refuse_slow_decay(arb(1), arb("0.995"), 32, target)
+    refuse_slow_decay(arb(1), arb("0.5"), 32, target)
     with pytest.raises(PrecisionError, match="retraversal needs more than"):
-        _refuse_slow_decay(arb(1), arb("0.5"), 8192, target)  # 4096·99.7 more
-    _refuse_slow_decay(arb(0), arb(0), 32, target)  # nothing to extrapolate from
+        refuse_slow_decay(arb(1), arb("0.5"), 8192, target)  # 4096·99.7 more
+    refuse_slow_decay(arb(0), arb(0), 32, target)  # nothing to extrapolate from
 
 
 @pytest.mark.parametrize("arithmetic", [ArbArrays(), FloatIntervals()], ids=["arb", "float"])
@@ -1026,12 +1031,12 @@ def test_traversals_per_cell_stop_where_each_cell_allows(arithmetic):
     # unlikely one where it rarely passes, and one less likely than its share (no traversal);
     # with c = 1 and a single query the dropped terms after R traversals are F^R exactly
     # (Q = 1: no other query), times the cell's probability
-    from exactdp.utility import _traversals_per_cell
+    from exactdp.exact.selection.retraversal import traversals_per_cell
 
     fails = [[arb("0.5")], [arb("0.98")], [arb("0.98")]]
     masses = [arb("0.9"), arb("0.01"), arb("1e-12")]
     target = arb("1e-6")
-    per_cell, total = _traversals_per_cell(arithmetic, fails, masses, 1, target)
+    per_cell, total = traversals_per_cell(arithmetic, fails, masses, 1, target)
     share = target / 6  # half the target, shared equally by the three cells
     assert per_cell[2] == 0
     # the likely cell stops at the first R with 0.9·0.5^R ≤ share: 0.5^R ≤ 1.85e-7 → R = 23
@@ -1053,7 +1058,7 @@ def test_traversals_per_cell_stop_where_each_cell_allows(arithmetic):
 def test_retraversal_reports_the_traversals_it_models_before_its_quadrature():
     mech = exactdp.mechanism("svt_retraversal", eps1=2, eps2=1, c=2, T=1)
     calls = []
-    selection_probabilities(mech, [3, 0, 1, 2], dps=6,
+    selection_probabilities(mech, [3, 0, 1, 2], digits=6,
                             progress=lambda done, note="": calls.append((done, note)))
     notes = [note for done, note in calls if note]
     assert notes and notes[0] == "traversals modelled: 1"
@@ -1141,15 +1146,15 @@ def test_retraversal_bound_holds_on_complex_points(arithmetic, traversals, block
     # |Σ_r S_i F_i^{r−1} Q_{i,r}|; on the real line (F + S = 1) within a modest factor of it;
     # with 6 blocks, 40 traversals fall into blocks of up to 13
     from flint import acb
-    from exactdp import utility
-    from exactdp.utility import _traversal_bound
-    monkeypatch.setattr(utility, "BOUND_BLOCKS", blocks)
+    from exactdp.exact.selection import retraversal
+    monkeypatch.setattr(retraversal, "BOUND_BLOCKS", blocks)
     rng = np.random.default_rng(5)
     for imaginary in (0.0, 0.05, 0.3, 1.0):
         fails = [acb(float(x), imaginary * float(y))
                  for x, y in zip(rng.uniform(0.2, 0.95, 4), rng.uniform(-1, 1, 4))]
         exact = retraversal_sum(fails, 2, traversals)
-        bound = _traversal_bound(arithmetic, [1 - f for f in fails], fails, [1] * 4, traversals)
+        bound = retraversal.traversal_bound(arithmetic, [1 - f for f in fails], fails, [1] * 4,
+                                            traversals)
         largest = max(abs(x).upper() for x in exact)
         assert largest <= bound
         if imaginary == 0:
@@ -1161,11 +1166,11 @@ def test_retraversal_falls_back_to_arb_balls_where_doubles_are_too_wide(monkeypa
     # still come out to the digits asked for, from Arb balls
     mech = exactdp.mechanism("svt_retraversal", eps1=2, eps2=1, c=2, T=0)
     queries = [3, 0, 1, 2]
-    honest = selection_probabilities(mech, queries, dps=6)
+    honest = selection_probabilities(mech, queries, digits=6)
     widened = FloatIntervals.balls
     monkeypatch.setattr(FloatIntervals, "balls",
                         staticmethod(lambda x: [b + arb(0, 1) for b in widened(x)]))
-    fallen_back = selection_probabilities(mech, queries, dps=6)
+    fallen_back = selection_probabilities(mech, queries, digits=6)
     for a, b in zip(honest, fallen_back):
         assert a.overlaps(b) and float(b.rad()) < 1e-6
 
@@ -1174,16 +1179,16 @@ def test_retraversal_chunks_of_any_size_give_the_same_probabilities(monkeypatch)
     # the traversals in chunks of at most 3 (the memory bound CHUNK_ENTRIES at its smallest
     # useful value for these 4 queries and c = 2) against the default chunks of up to 512: the
     # chunk boundaries carry F^{r−1} over exactly, so the enclosures must overlap
-    from exactdp import utility
-    from exactdp.utility import _largest_chunk
+    from exactdp.exact.selection import retraversal
+    from exactdp.exact.selection.retraversal import largest_chunk
 
-    assert _largest_chunk(10_000, 300) == 1 and _largest_chunk(200, 6) == utility.TRAVERSAL_CHUNK
+    assert largest_chunk(10_000, 300) == 1 and largest_chunk(200, 6) == retraversal.TRAVERSAL_CHUNK
     mech = exactdp.mechanism("svt_retraversal", eps1=1, eps2=1, c=2, T=1)
     queries = [3, 0, 1, 2]
-    whole = selection_probabilities(mech, queries, dps=6)
-    monkeypatch.setattr(utility, "CHUNK_ENTRIES", 3 * len(queries) * 2)
-    assert _largest_chunk(len(queries), 2) == 3
-    chunked = selection_probabilities(mech, queries, dps=6)
+    whole = selection_probabilities(mech, queries, digits=6)
+    monkeypatch.setattr(retraversal, "CHUNK_ENTRIES", 3 * len(queries) * 2)
+    assert largest_chunk(len(queries), 2) == 3
+    chunked = selection_probabilities(mech, queries, digits=6)
     for a, b in zip(whole, chunked):
         assert a.overlaps(b) and float(b.rad()) < 1e-6
 
@@ -1201,16 +1206,16 @@ WORKER_CASES = [
 WORKER_SCRIPT = """
 import json, sys
 import exactdp
-from exactdp.utility import selection_probabilities
+from exactdp.exact.selection import selection_probabilities
 from exactdp.workers import will_fork
 report = []
 for name, params, order in json.loads(sys.argv[1]):
     mech = exactdp.mechanism(name, **params)
     queries = [(7 * k) % 41 for k in range(40)]
     calls = []
-    alone = selection_probabilities(mech, queries, order, dps=10)
+    alone = selection_probabilities(mech, queries, order, digits=10)
     forked = will_fork(2)
-    both = selection_probabilities(mech, queries, order, dps=10, jobs=2,
+    both = selection_probabilities(mech, queries, order, digits=10, jobs=2,
                                    progress=lambda done, note="": calls.append((done, note)))
     same = all(a.mid() == b.mid() and a.rad() == b.rad() for a, b in zip(alone, both))
     report.append(dict(forked=forked, same=same, calls=calls))

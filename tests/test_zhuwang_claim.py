@@ -20,8 +20,8 @@ import exactdp
 from exactdp.claims import CONFIRMED, claim_ids
 from exactdp.claims.zhuwang import ALPHAS, proposition10_bound, theorem8_bound
 from exactdp.errors import InputError
-from exactdp.exact.output_pairs import bits_for
 from exactdp.exact.piece_series import flint_context
+from exactdp.precision import COMBINE_GUARD_DIGITS, working_bits
 from tests.claims_cache import result
 from tests.conftest import assert_encloses
 
@@ -55,7 +55,7 @@ REFERENCE_ERROR, DIGITS = mpmath.mpf(10) ** -45, 40
 @pytest.mark.parametrize("alpha, k, sigma1, sigma2, delta", [
     (2, 3, 1, 2, 1), (Fraction(3, 2), 10, Fraction(1, 2), 3, 2), (20, 1, 3, 7, 1)])
 def test_theorem8_bound_against_the_formula(alpha, k, sigma1, sigma2, delta):
-    with mpmath.workdps(50), flint_context(bits_for(60)):
+    with mpmath.workdps(50), flint_context(working_bits(60, guard=COMBINE_GUARD_DIGITS)):
         assert_encloses(theorem8_bound(alpha, k, sigma1, sigma2, delta),
                         theorem8_reference(alpha, k, sigma1, sigma2, delta), DIGITS,
                         absolute=True, slack=REFERENCE_ERROR)
@@ -65,7 +65,7 @@ def test_theorem8_bound_against_the_formula(alpha, k, sigma1, sigma2, delta):
     (2, 1, 2, 0, 1, 2), (5, 1, 2, 1, 1, 2), (Fraction(7, 2), 2, 5, Fraction(1, 3), 1, 3),
     (10, 1, 3, 2, Fraction(1, 2), Fraction(5, 2))])
 def test_proposition10_bound_against_the_formula(alpha, sigma1, sigma2, threshold, delta, gamma):
-    with mpmath.workdps(50), flint_context(bits_for(60)):
+    with mpmath.workdps(50), flint_context(working_bits(60, guard=COMBINE_GUARD_DIGITS)):
         assert_encloses(proposition10_bound(alpha, sigma1, sigma2, threshold, delta, gamma),
                         proposition10_reference(alpha, sigma1, sigma2, threshold, delta, gamma),
                         DIGITS, absolute=True, slack=REFERENCE_ERROR)

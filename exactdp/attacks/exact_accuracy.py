@@ -37,7 +37,7 @@ from mpmath import mpf
 
 from ..errors import InputError, PrecisionError
 from ..precision import to_arb
-from ..precision import check_dps, exact_mpf, require_digits, working_dps
+from ..precision import check_dps, exact_mpf, require_digits, working_bits
 from .datasets import Histogram
 from .reconstruction import SMALL_COUNT, Budget, DistinctCounts, splits
 
@@ -179,14 +179,13 @@ def window_width(epsilon, digits: int) -> int:
     return math.ceil(Fraction(digits * math.log(10)) / Fraction(epsilon)) + 1
 
 
-def working_bits(dps: int, distinct: DistinctCounts, histogram: Histogram,
-                 budget: Budget) -> int:
-    """The flint precision: exactdp's :func:`~exactdp.precision.working_dps` for the largest
-    exponent ``λk`` met (threshold and count intervals), in bits."""
+def largest_exponent(distinct: DistinctCounts, histogram: Histogram, budget: Budget):
+    """The largest exponent ``λk`` met (threshold and count intervals), at least 1: the
+    magnitude whose bits the flint precision adds (:func:`~exactdp.precision.working_bits`)."""
     threshold_ends = 2 * (distinct.span + abs(budget.threshold) + 2) * budget.epsilon1
     count_ends = 2 * (histogram.domain * (int(distinct.values[-1]) + 1) + histogram.scale) \
         * (budget.epsilon2 or 0)
-    return math.ceil(working_dps(dps, max(threshold_ends, count_ends, 1)) * math.log2(10))
+    return max(threshold_ends, count_ends, 1)
 
 
 @dataclass(frozen=True)
@@ -276,7 +275,7 @@ def exact_accuracy(histogram: Histogram, budget: Budget, dps: int = 30,
     if budget.epsilon2 is None:
         raise InputError("exact_accuracy needs Algorithm 4's budget (epsilon2 is None)")
     distinct = DistinctCounts.of(histogram)
-    bits = working_bits(dps, distinct, histogram, budget)
+    bits = working_bits(dps, largest_exponent(distinct, histogram, budget))
     digits = dps + LEFT_OUT_GUARD
     while digits <= MAX_DIGITS:
         with ctx.workprec(bits):
@@ -404,7 +403,7 @@ def theorem_5_12_probability(histogram: Histogram, budget: Budget, last: int | N
     if not present:
         return ExactValue.exact(0)     # some S_i (i ≤ m) is empty: P_i = S_i is impossible
     needed = min(last + 1, values.size - 1)
-    bits = working_bits(dps, distinct, histogram, budget)
+    bits = working_bits(dps, largest_exponent(distinct, histogram, budget))
     digits = dps + LEFT_OUT_GUARD
     while digits <= MAX_DIGITS:
         with ctx.workprec(bits):

@@ -47,7 +47,8 @@ from ..precision import to_mpf
 from ..formatting import format_value
 from ..mechanisms import mechanism
 from ..mechanisms.sums import NoisySum
-from ..search import search, worst_output
+from ..exact.worst_output import worst_output
+from ..search import search
 from ..sequences import format_number
 from .certify import (all_of, certified_loss, certified_verdict, equals, exceeds, loss_ends,
                       within)

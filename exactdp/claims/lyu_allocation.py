@@ -5,7 +5,7 @@
 (ε2): ε1:ε2 = 1:(2c)^{2/3}, and 1:c^{2/3} for monotone queries such as counts; §6 (Figure 4)
 compares SVT-S (Alg. 7 with ⊤/⊥ outputs, monotone) at 1:1, 1:3, 1:c and 1:c^{2/3} by the false
 negative rate (FNR) and the score error rate (SER), averaged over runs that examine the items in
-a random order.  Here the expectations are exact (``exactdp/utility.py``, random order) on Zipf
+a random order.  Here the expectations are exact (``exact/selection/``, random order) on Zipf
 workloads — ``n`` items whose counts are ``round(R/(i·H_n))`` for ``R = 100·n`` records
 (``H_n`` the harmonic number) — with the threshold between the ``c``-th and ``(c+1)``-th counts:
 the paper's own (``n`` = 10,000, a million records) at c = 25, 50, 100 and 300 for the four named
@@ -30,7 +30,7 @@ import sympy as sp
 
 from ..formatting import printed_ball
 from ..mechanisms import mechanism
-from ..utility import expected_utility
+from ..exact.selection import expected_utility
 from .certify import all_of, ball_below, certified_verdict
 from .figure_spec import EXACT, Curve, FigureSpec, Panel
 from .patterns import fmt

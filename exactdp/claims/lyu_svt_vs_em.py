@@ -7,7 +7,7 @@ threshold redrawn after each ⊤) is the worst of the Sparse Vector variants, an
 non-interactive setting (Figure 5) the exponential mechanism run ``c`` times (EM) beats Sparse
 Vector with retraversal (SVT-ReTr: the threshold raised by multiples ``D`` of the query noise's
 scale, the unselected queries traversed again until ``c`` are selected).  Here every
-mechanism's expected FNR and SER are exact (``exactdp/utility.py``) on the scaled Zipf workload
+mechanism's expected FNR and SER are exact (``exact/selection/``) on the scaled Zipf workload
 of ``lyu-allocation``, beside 100 seeded simulated runs (their mean and standard deviation, as
 the paper reports).
 
@@ -36,7 +36,7 @@ import numpy as np
 from ..formatting import printed_ball
 from ..mechanisms import mechanism
 from ..sampling.selection import run_rates, simulate_selection
-from ..utility import expected_utility
+from ..exact.selection import expected_utility
 from .certify import all_of, ball_below, certified_verdict
 from .figure_spec import EXACT, SIMULATED, Curve, FigureSpec, Panel
 from .lyu_allocation import (EPS, ITEMS, RECOMMENDED, RECORDS_PER_ITEM, allocations,

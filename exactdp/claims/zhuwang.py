@@ -34,11 +34,11 @@ import sympy as sp
 from flint import arb
 
 from ..errors import InputError
-from ..exact.output_pairs import GUARD_DIGITS, bits_for
 from ..exact.piece_series import flint_context
 from ..formatting import printed_ball, printed_number
 from ..mechanisms import mechanism
-from ..precision import exact_mpf, to_arb
+from ..precision import (COMBINE_GUARD_DIGITS, PART_GUARD_DIGITS, exact_mpf, to_arb,
+                         working_bits)
 from ..renyi_search import grid_pairs, score_pairs, worst
 from .certify import (all_of, ball_ends, certified_verdict, enclosed_below,
                       exact)
@@ -145,7 +145,7 @@ def evaluate_zhuwang(progress: Callable[[], None]) -> ClaimResult:
     pairs = grid_pairs(mech, QUERIES, LEVELS, MOVES)
     scored = score_pairs(mech, ALPHAS, pairs, DPS, progress)
     non_negative = [pair for pair in scored if min(pair.d1.expand() + pair.d2.expand()) >= 0]
-    with flint_context(bits_for(DPS + GUARD_DIGITS)):
+    with flint_context(working_bits(DPS + PART_GUARD_DIGITS, guard=COMBINE_GUARD_DIGITS)):
         theorem8 = [theorem8_bound(a, QUERIES, SIGMA1, SIGMA2, SENSITIVITY) for a in ALPHAS]
         proposition10 = [proposition10_bound(a, SIGMA1, SIGMA2, THRESHOLD, SENSITIVITY)
                          for a in ALPHAS]

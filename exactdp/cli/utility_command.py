@@ -1,5 +1,5 @@
 """``exactdp utility``: exact selection probabilities and expected FNR and SER of a selection
-mechanism (``exactdp/utility.py``)."""
+mechanism (``exactdp/exact/selection/``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from ..programs.tracing import PATH_LIMIT
 from ..progress import START_DELAY, Progress
 from ..sampling.selection import check_runs, run_rates, simulate_selection
 from ..sequences import as_queries
-from ..utility import ORDERS, expected_utility
+from ..exact.selection import ORDERS, expected_utility
 from .common import add_jobs_argument, add_json_argument, build_mechanism, emit, query_text
 
 
@@ -56,11 +56,11 @@ def run_utility(args: argparse.Namespace) -> int:
                 bar.update(max(0, finished - reported))
                 reported = finished
 
-        result = expected_utility(mech, args.queries, args.order, args.dps, progress=advance,
-                                  jobs=args.jobs)
-    selection = [printed_ball(p, args.dps) for p in result.selection]
-    fnr = printed_ball(result.fnr, args.dps)
-    ser = None if result.ser is None else printed_ball(result.ser, args.dps)
+        result = expected_utility(mech, args.queries, args.order, args.digits,
+                                  progress=advance, jobs=args.jobs)
+    selection = [printed_ball(p, args.digits) for p in result.selection]
+    fnr = printed_ball(result.fnr, args.digits)
+    ser = None if result.ser is None else printed_ball(result.ser, args.digits)
     errors = [fnr.error] + ([ser.error] if ser is not None else [])
     record = {"mechanism": str(mech), "order": args.order}
     if args.json:
@@ -103,8 +103,9 @@ def register(subparsers) -> None:
     sub.add_argument("--order", type=_order, default="given",
                      help="queries examined in the given order (default) or a uniformly "
                           "random one")
-    sub.add_argument("--dps", type=int, default=15,
-                     help="decimal digits of absolute accuracy (default 15)")
+    sub.add_argument("--digits", type=int, default=15,
+                     help="decimal digits of absolute accuracy of each probability (default "
+                          "15; not the significant digits --dps means for the other commands)")
     sub.add_argument("--simulate", type=int, metavar="RUNS",
                      help="also run the mechanism RUNS times (seeded) and print the mean and "
                           "standard deviation of the runs' FNR and SER beside the exact values")

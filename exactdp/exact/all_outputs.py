@@ -19,14 +19,13 @@ method with a computed error bound, independent of the quadratures.
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 from flint import arb, arb_poly
 
 from ..noise import Kind
 from .certified import exp_integral, law_piece
-from ..precision import to_arb
+from ..precision import to_arb, working_bits
 from .piece_series import flint_context
 
 
@@ -81,7 +80,7 @@ def all_output_probabilities(mech, queries, outputs, dps: int):
     """``{output: arb}`` for every output in ``outputs`` (tuples of booleans, True for ⊤) of a
     mechanism for which :func:`applies`, each probability an ``arb`` enclosure."""
     n = len(queries)
-    bits = int((dps + 10) * math.log2(10)) + int(n * math.log2(3)) + 16
+    bits = working_bits(dps, 3**n)  # the expansion cancels up to n·log₂3 bits
     hub, noise = mech.threshold_noise, mech.query_noise
     shifts = [Fraction(q) - mech.threshold for q in queries]
     with flint_context(bits):

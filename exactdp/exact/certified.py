@@ -57,7 +57,8 @@ from flint import acb, arb, arb_poly, ctx
 
 from ..errors import PrecisionError
 from ..noise import Kind, NoiseLaw
-from ..precision import CertifiedProbability, exact_mpf, to_arb, to_mpf, working_dps
+from ..precision import (GOAL_GUARD_DIGITS, ROUNDING_GUARD_DIGITS, CertifiedProbability,
+                         exact_mpf, to_arb, to_mpf, working_bits, working_dps)
 from ..sequences import to_fraction
 from .discrete_hub import log_sum
 from .integral_form import Integral, IntegralForm, Term
@@ -70,8 +71,6 @@ from .vector_quadrature import integrate_vector
 #: Closed form when every piece's Laurent polynomial has at most this degree (else integrate;
 #: the closed form is the cheaper up to about this degree, ``benchmarks/distinct_values.py``).
 CLOSED_FORM_DEGREE = 64
-#: Bits added to the working precision beyond the goal and the size of the logs.
-GUARD_BITS = 30
 #: The working precision is doubled at most this many times before giving up.
 MAX_DOUBLINGS = 4
 #: The drop of the log integrand below its peak where the certified rules cut the domain (besides
@@ -90,7 +89,6 @@ BOUND_BITS = 32
 #: (:func:`gauss_legendre_segments`).
 NARROW = Fraction(1, 1024)
 SATURATION_BITS = 10
-_BITS_PER_DIGIT = math.log2(10)
 
 
 # --- the laws in ball arithmetic --------------------------------------------------------------
@@ -533,7 +531,7 @@ def acb_integral_segments(integral: Integral, cuts: Cuts, target: arb) -> arb:
 
 #: The rules of :func:`integrate_piecewise`, each tried when the one before raises
 #: :class:`PrecisionError`: ``(method name, rule)``.
-SEGMENT_RULES = (("piecewise-gauss", gauss_legendre_segments),
+SEGMENT_RULES = (("segment-gauss", gauss_legendre_segments),
                  ("integral", acb_integral_segments))
 
 
@@ -543,9 +541,10 @@ def integrate_piecewise(integral: Integral, goal: int,
     ``rules`` that succeeds, tails bounded (module docstring), aiming at a relative accuracy
     ``2^{−goal}``: the absolute tolerance of the scaled integral is ``2^{−goal}`` times the
     rough lower bound of ``_cut_points``.  The Arb precision is the goal plus the bits of
-    :attr:`Cuts.sensitivity` plus :data:`GUARD_BITS`."""
+    :attr:`Cuts.sensitivity` and :data:`~exactdp.precision.ROUNDING_GUARD_DIGITS`
+    (:func:`~exactdp.precision.working_bits`)."""
     cuts = _cut_points(integral, goal)
-    with ctx.workprec(goal + int(cuts.sensitivity).bit_length() + GUARD_BITS):
+    with ctx.workprec(goal + working_bits(0, cuts.sensitivity, ROUNDING_GUARD_DIGITS)):
         target, total, name = arb(2) ** -goal, arb(0), None
         for index, (name, rule) in enumerate(rules):
             try:
@@ -643,9 +642,11 @@ def enclose(compute, magnitude, dps: int, what: str):
     of ``e^{log ball}`` is at most ``10^{−dps}`` (:class:`PrecisionError` saying the width
     reached otherwise).  The Arb precision is the goal plus the bits of ``magnitude`` (the size
     of the logs summed: their absolute error is a relative one of the result) plus
-    :data:`GUARD_BITS`.  Returns ``(log ball, method name, bits)``."""
-    goal = math.ceil(dps * _BITS_PER_DIGIT) + 10
-    extra = int(magnitude).bit_length() + GUARD_BITS
+    :data:`~exactdp.precision.ROUNDING_GUARD_DIGITS`; the goal starts at the requested digits
+    plus :data:`~exactdp.precision.GOAL_GUARD_DIGITS` (:func:`~exactdp.precision.working_bits`).
+    Returns ``(log ball, method name, bits)``."""
+    goal = working_bits(dps, guard=GOAL_GUARD_DIGITS)
+    extra = working_bits(0, magnitude, ROUNDING_GUARD_DIGITS)
     target = arb(10) ** -dps
     for _ in range(MAX_DOUBLINGS + 1):
         bits = goal + extra

@@ -34,7 +34,7 @@ from mpmath import mpf
 
 from ..errors import MethodUnavailableError, PrecisionError
 from ..noise import Kind
-from ..precision import to_mpf, unit_roundoff
+from ..precision import GUARD_DIGITS, to_mpf, unit_roundoff
 from .integral_form import Integral
 
 #: Largest number of coefficient multiplications a closed form may need before it is refused.
@@ -203,7 +203,7 @@ def integrate_closed_form(integral: Integral, dps: int):
         raise MethodUnavailableError(
             f"closed form would need about {operations} multiplications "
             f"(limit {MAX_CLOSED_FORM_OPERATIONS}); use method='quad'")
-    working = dps + 15
+    working = dps + GUARD_DIGITS
     for _ in range(8):
         log_scale, total, magnitude, error = _evaluate(integral, working)
         if total > 0 and error <= abs(total) * mpf(10) ** (-(dps + 5)):

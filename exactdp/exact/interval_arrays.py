@@ -2,7 +2,7 @@
 interface, so that a vectorised recurrence is written once: double-precision intervals rounded
 outward (numpy runs the loops) and numpy object arrays of Arb balls (any precision, at Python
 speed).  The traversals of Sparse Vector with retraversal and the chain of Sparse Vector with a
-redrawn threshold (``exactdp/utility.py``) use it.
+redrawn threshold (``exact/selection/``) use it.
 
 Every operation on :class:`FloatIntervals` returns an enclosure.  IEEE 754 rounds each sum,
 difference and product to the nearest double: for nonnegative operands in the normal range the

@@ -1,4 +1,5 @@
-"""Privacy loss between neighbouring inputs: ``privacy_loss`` and ``max_privacy_loss``.
+"""Privacy loss between neighbouring inputs: ``privacy_loss``, and the enumeration of every ⊤/⊥
+output from which ``max_privacy_loss`` (``loss_supremum.py``) takes the largest.
 
 The privacy loss of output ``a`` is ``ln(Pr[M(D1) = a] / Pr[M(D2) = a])`` (a ratio of densities
 for outputs with released numbers); a mechanism is ε-DP iff its absolute value never exceeds ε on
@@ -7,7 +8,6 @@ any neighbouring pair (Dwork & Roth, Def. 2.4).
 
 from __future__ import annotations
 
-import functools
 import itertools
 from dataclasses import dataclass
 
@@ -17,7 +17,8 @@ from mpmath import mpf
 
 from ..errors import InputError, PrecisionError
 from ..mechanisms.description import ThresholdMechanism
-from ..precision import CertifiedProbability, Probability
+from ..precision import (COMBINE_GUARD_DIGITS, CertifiedPrivacyLoss, CertifiedProbability,
+                         PrivacyLoss, Probability, working_bits)
 from ..sequences import Runs, as_queries
 from . import all_outputs, shared_nodes
 from .integrand import check_output_shape
@@ -34,44 +35,13 @@ MAX_WALKED_QUERIES = 400
 MAX_SHARED_OUTPUTS = 2**16
 
 
-@dataclass(frozen=True)
-class PrivacyLoss:
-    """Both probabilities of one output and their log ratio.
-
-    Attributes
-    ----------
-    p1, p2 : Probability
-        ``Pr[M(D1) = a]`` and ``Pr[M(D2) = a]``.
-    log_ratio : mpf
-        ``ln(p1/p2)``; ``+inf`` when only ``p2`` is an exact zero, ``-inf`` when only ``p1`` is.
-    error : mpf
-        Estimated absolute error of ``log_ratio`` (the sum of both relative errors).
-    """
-
-    p1: Probability
-    p2: Probability
-    log_ratio: mpf
-    error: mpf
-
-
-@dataclass(frozen=True)
-class CertifiedPrivacyLoss(PrivacyLoss):
-    """A :class:`PrivacyLoss` of two :class:`~exactdp.precision.CertifiedProbability` values:
-    the exact ``ln(p1/p2)`` lies in ``[log_ratio_lower, log_ratio_upper]`` (exact differences
-    of the ends of the two log enclosures); both ends are ``±inf`` when one side is an exact
-    zero (a structural zero certifies an infinite loss)."""
-
-    log_ratio_lower: mpf = mpf(0)
-    log_ratio_upper: mpf = mpf(0)
-
-
 def _certified_loss(p1: CertifiedProbability, p2: CertifiedProbability) -> CertifiedPrivacyLoss:
     if p1.is_zero or p2.is_zero:
         infinity = mpf("-inf") if p1.is_zero else mpf("inf")
         return CertifiedPrivacyLoss(p1, p2, infinity, mpf(0), infinity, infinity)
     lower = mpmath.fsub(p1.log_lower, p2.log_upper, exact=True)
     upper = mpmath.fsub(p1.log_upper, p2.log_lower, exact=True)
-    with mpmath.workdps(max(p1.dps, p2.dps) + 20):
+    with mpmath.workprec(working_bits(max(p1.dps, p2.dps), guard=COMBINE_GUARD_DIGITS)):
         middle = (lower + upper) / 2
         return CertifiedPrivacyLoss(p1, p2, middle, max(upper - middle, middle - lower),
                                     lower, upper)
@@ -94,7 +64,7 @@ def loss_from_probabilities(p1: Probability, p2: Probability) -> PrivacyLoss:
         return PrivacyLoss(p1, p2, mpf("inf"), mpf(0))
     if p1.is_zero:
         return PrivacyLoss(p1, p2, mpf("-inf"), mpf(0))
-    with mpmath.workdps(max(p1.dps, p2.dps) + 20):
+    with mpmath.workprec(working_bits(max(p1.dps, p2.dps), guard=COMBINE_GUARD_DIGITS)):
         return PrivacyLoss(p1, p2, p1.log_value - p2.log_value,
                            p1.relative_error + p2.relative_error)
 
@@ -189,54 +159,11 @@ def possible_outputs(mech: ThresholdMechanism, n: int):
         stack.append((prefix + [False], tops))
 
 
-@functools.singledispatch
-def max_privacy_loss(mech, d1, d2, dps: int = 30,
-                     allow_any_pair: bool = False) -> MaxPrivacyLoss:
-    """The exact maximum (supremum) of ``|ln(Pr[M(d1) = a] / Pr[M(d2) = a])|`` over every
-    output ``a``.
-
-    A ⊤/⊥ mechanism has every output enumerated and evaluated: for Laplace or exponential
-    noise, a fixed threshold and ⊤/⊥ outputs all at once in ball arithmetic (``shared_nodes.py``,
-    Gauss–Legendre nodes shared by all outputs, for a cutoff of 1, up to
-    :data:`MAX_SHARED_QUERIES` queries;
-    ``all_outputs.py``, the closed form along the tree of outputs, otherwise, up to
-    :data:`MAX_WALKED_QUERIES` queries and :data:`MAX_SHARED_OUTPUTS` outputs), otherwise one
-    output at a time (up to
-    :data:`MAX_ENUMERATED_QUERIES` queries).  The maximiser is then recomputed on its own with
-    ``method="auto"`` (certified).  The probabilities of all
-    outputs must sum to 1 on both sides to ``dps - 5`` digits, or
-    :class:`~exactdp.errors.PrecisionError` is raised.  Other mechanisms (noisy max releasing
-    an index or its largest value, a Laplace histogram) take the larger of
-    ``D_∞(M(d1) ‖ M(d2))`` and ``D_∞(M(d2) ‖ M(d1))`` (``loss_supremum.py``), and are refused
-    where ``renyi_divergence`` refuses them.  A generic function on the mechanism's type:
-    programs register their own enumeration (``exactdp.programs.exact``).
-
-    Examples
-    --------
-    >>> import exactdp
-    >>> m = exactdp.mechanism("noisy_max_exponential", eps=2)
-    >>> worst = exactdp.max_privacy_loss(m, [0, 0], [1, -1])
-    >>> str(worst.output), exactdp.format_value(worst.loss.log_ratio, 10)   # ε
-    ('1', '2.0')
-    """
-    d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
-    if not isinstance(mech, ThresholdMechanism):
-        from .loss_supremum import loss_supremum  # it builds on renyi.py, which imports this
-
-        return loss_supremum(mech, d1, d2, dps)
-    outputs, shared = enumerated_outputs(mech, len(d1), "max_privacy_loss")
-    if shared:
-        best, totals = worst_of_all_outputs(mech, d1, d2, outputs, dps)
-    else:
-        best, totals = _separate_best(mech, d1, d2, outputs, dps)
-    return conclude_max_loss(mech, d1, d2, best, totals, len(outputs), dps)
-
-
 def enumerated_outputs(mech, n: int, what: str) -> tuple[list, bool]:
     """Every output of the ⊤/⊥ mechanism ``mech`` on ``n`` queries (lists of booleans) and
     whether they can all be evaluated at once (``all_outputs.py``); ``what`` names the caller
     in the :class:`~exactdp.errors.InputError` raised beyond the limits of
-    :func:`max_privacy_loss`."""
+    :func:`~exactdp.exact.loss_supremum.max_privacy_loss`."""
     shared = isinstance(mech, ThresholdMechanism) and all_outputs.applies(mech)
     limit = MAX_SHARED_QUERIES if shared and shared_nodes.applies(mech) else MAX_WALKED_QUERIES
     if shared and n <= limit:
@@ -261,7 +188,7 @@ def conclude_max_loss(mech, d1: Runs, d2: Runs, best, totals, count: int,
     """Check that the probabilities of all ``count`` outputs sum to 1 on both sides (to
     ``dps − 5`` digits, else :class:`~exactdp.errors.PrecisionError`) and recompute the
     maximiser ``best`` with ``method="auto"``."""
-    with mpmath.workdps(dps + 20):
+    with mpmath.workprec(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
         for side, total in enumerate(totals, start=1):
             if abs(total - 1) > mpf(10) ** (5 - dps):
                 raise PrecisionError(f"probabilities of all outputs of {mech.name} under "
@@ -276,7 +203,7 @@ def best_by_loss(evaluated, dps: int):
     items (an output impossible on both sides is skipped; ties keep the first)."""
     best, best_key = None, None
     totals = [mpf(0), mpf(0)]
-    with mpmath.workdps(dps + 20):
+    with mpmath.workprec(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
         for output, p1, p2 in evaluated:
             totals[0] += p1.value
             totals[1] += p2.value
@@ -288,7 +215,7 @@ def best_by_loss(evaluated, dps: int):
     return best, totals
 
 
-def _separate_best(mech, d1: Runs, d2: Runs, outputs, dps: int):
+def separate_best(mech, d1: Runs, d2: Runs, outputs, dps: int):
     """The output of largest |loss| and both totals, each output evaluated on its own (the
     default method: certified, or the estimate for a law without a certified rule)."""
     return best_by_loss(((output, probability(mech, d1, Runs.from_items(output), dps),
@@ -297,14 +224,13 @@ def _separate_best(mech, d1: Runs, d2: Runs, outputs, dps: int):
 
 
 def worst_of_all_outputs(mech, d1: Runs, d2: Runs, outputs, dps: int):
-    """The output of largest |loss| and both totals, as :func:`_separate_best`, but every
+    """The output of largest |loss| and both totals, as :func:`separate_best`, but every
     output's probabilities at once per input, as balls (``shared_nodes.py`` for a cutoff of 1,
     else one walk of the tree of outputs, ``all_outputs.py``): each must be within
     ``10^{−dps}`` relative (else :class:`~exactdp.errors.PrecisionError`)."""
     keys = [tuple(output) for output in outputs]
     sides = [all_output_balls(mech, d.expand(), keys, dps) for d in (d1, d2)]
-    bits = int((dps + 20) * 3.33)
-    with flint_context(bits):
+    with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
         tolerance = arb(10) ** (-dps)
         tie = arb(10) ** (5 - dps)
         best, best_key = None, None
@@ -325,7 +251,7 @@ def worst_of_all_outputs(mech, d1: Runs, d2: Runs, outputs, dps: int):
             # equal losses (mirror outputs) within the rounding: keep the first, as above
             if best is None or loss > best_key + tie * (1 + best_key):
                 best, best_key = key, loss
-        with mpmath.workdps(dps + 20):
+        with mpmath.workprec(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
             return list(best), [mpmath.mpf(total.mid()._mpf_) for total in totals]
 
 

@@ -1,5 +1,9 @@
-"""The largest privacy loss where ``max_privacy_loss`` enumerates no ⊤/⊥ outputs: the supremum
-``sup_a |ln(p1(a)/p2(a))| = max(D_∞(M(d1) ‖ M(d2)), D_∞(M(d2) ‖ M(d1)))`` from the Rényi
+"""The largest privacy loss over every output, ``max_privacy_loss``.
+
+⊤/⊥ mechanisms enumerate their outputs (``loss.py``) and take the largest loss among them;
+programs register their own enumeration (``exactdp.programs.exact``).  Where no ⊤/⊥ outputs
+are enumerated, the supremum
+``sup_a |ln(p1(a)/p2(a))| = max(D_∞(M(d1) ‖ M(d2)), D_∞(M(d2) ‖ M(d1)))`` comes from the Rényi
 divergence of order ∞ (``renyi.py``; Mironov, "Rényi Differential Privacy", IEEE CSF 2017,
 Definition 3), with an output that attains it, or where it is approached.
 
@@ -18,19 +22,68 @@ Definition 3), with an output that attains it, or where it is approached.
 
 from __future__ import annotations
 
+import functools
+
 import mpmath
 from flint import arb
 from mpmath import mpf
 
-from ..precision import exact_mpf
+from ..mechanisms.description import ThresholdMechanism
+from ..precision import (COMBINE_GUARD_DIGITS, PART_GUARD_DIGITS, CertifiedPrivacyLoss, exact_mpf,
+                         working_bits)
 from ..sequences import Runs
-from .loss import CertifiedPrivacyLoss, MaxPrivacyLoss
-from .output_pairs import (GUARD_DIGITS, Enclosed, LocationShift, bits_for, complete_pairs,
+from .loss import (MaxPrivacyLoss, conclude_max_loss, enumerated_outputs, neighbouring_pair,
+                   separate_best, worst_of_all_outputs)
+from .output_pairs import (Enclosed, LocationShift, complete_pairs, density_supremum,
                            location_shift)
 from .piece_series import flint_context
 from .probability import probability
 from .renyi import INFINITE_ORDER, largest_log_ratio, shift_divergence
-from .value_supremum import releases_largest_value, value_supremum
+
+
+@functools.singledispatch
+def max_privacy_loss(mech, d1, d2, dps: int = 30,
+                     allow_any_pair: bool = False) -> MaxPrivacyLoss:
+    """The exact maximum (supremum) of ``|ln(Pr[M(d1) = a] / Pr[M(d2) = a])|`` over every
+    output ``a``.
+
+    A ⊤/⊥ mechanism has every output enumerated and evaluated: for Laplace or exponential
+    noise, a fixed threshold and ⊤/⊥ outputs all at once in ball arithmetic (``shared_nodes.py``,
+    Gauss–Legendre nodes shared by all outputs, for a cutoff of 1, up to
+    :data:`~.loss.MAX_SHARED_QUERIES` queries;
+    ``all_outputs.py``, the closed form along the tree of outputs, otherwise, up to
+    :data:`~.loss.MAX_WALKED_QUERIES` queries and :data:`~.loss.MAX_SHARED_OUTPUTS` outputs),
+    otherwise one output at a time (up to :data:`~.loss.MAX_ENUMERATED_QUERIES` queries).  The
+    maximiser is then recomputed on its own with ``method="auto"`` (certified).  The
+    probabilities of all outputs must sum to 1 on both sides to ``dps - 5`` digits, or
+    :class:`~exactdp.errors.PrecisionError` is raised.  Other mechanisms (noisy max releasing
+    an index or its largest value, a Laplace histogram) take the larger of
+    ``D_∞(M(d1) ‖ M(d2))`` and ``D_∞(M(d2) ‖ M(d1))`` (:func:`loss_supremum`), and are refused
+    where ``renyi_divergence`` refuses them.  A generic function on the mechanism's type: programs register their own
+    enumeration (``exactdp.programs.exact``).
+
+    Examples
+    --------
+    >>> import exactdp
+    >>> m = exactdp.mechanism("noisy_max_exponential", eps=2)
+    >>> worst = exactdp.max_privacy_loss(m, [0, 0], [1, -1])
+    >>> str(worst.output), exactdp.format_value(worst.loss.log_ratio, 10)   # ε
+    ('1', '2.0')
+    """
+    d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
+    return loss_supremum(mech, d1, d2, dps)
+
+
+@max_privacy_loss.register
+def _(mech: ThresholdMechanism, d1, d2, dps: int = 30,
+      allow_any_pair: bool = False) -> MaxPrivacyLoss:
+    d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
+    outputs, shared = enumerated_outputs(mech, len(d1), "max_privacy_loss")
+    if shared:
+        best, totals = worst_of_all_outputs(mech, d1, d2, outputs, dps)
+    else:
+        best, totals = separate_best(mech, d1, d2, outputs, dps)
+    return conclude_max_loss(mech, d1, d2, best, totals, len(outputs), dps)
 
 
 def loss_supremum(mech, d1: Runs, d2: Runs, dps: int) -> MaxPrivacyLoss:
@@ -44,9 +97,10 @@ def loss_supremum(mech, d1: Runs, d2: Runs, dps: int) -> MaxPrivacyLoss:
     shift = location_shift(mech, d1, d2)
     if shift is not None:
         return _shift_supremum(mech, d1, d2, shift, dps)
-    if releases_largest_value(mech):
-        return _value_supremum(mech, d1, d2, dps)
-    pairs = complete_pairs(mech, d1, d2, dps + GUARD_DIGITS)
+    supremum = density_supremum(mech)
+    if supremum is not None:
+        return _density_supremum(mech, d1, d2, supremum, dps)
+    pairs = complete_pairs(mech, d1, d2, dps + PART_GUARD_DIGITS)
     # the pairs of noisy max releasing an index are the indices 0, …, n − 1 in order (the only
     # discrete outputs that reach here: ⊤/⊥ mechanisms and programs enumerate their own)
     if d1 == d2:  # every output has the same probability on both sides: exactly 0
@@ -57,7 +111,7 @@ def loss_supremum(mech, d1: Runs, d2: Runs, dps: int) -> MaxPrivacyLoss:
         loss = _larger(forward, backward)
         position = ahead if forward.value >= backward.value else behind
     output = Runs.from_items([position])
-    with flint_context(bits_for(dps + GUARD_DIGITS)):
+    with flint_context(working_bits(dps + PART_GUARD_DIGITS, guard=COMBINE_GUARD_DIGITS)):
         totals = [exact_mpf(sum((pair[side] for pair in pairs), arb(0)).mid()) for side in (0, 1)]
     return MaxPrivacyLoss(output, _attained_at(mech, d1, d2, output, loss, dps), len(pairs),
                           *totals)
@@ -85,10 +139,12 @@ def _shift_supremum(mech, d1: Runs, d2: Runs, shift: LocationShift,
                           _attained_at(mech, d1, d2, shift.output1, loss, dps), None, None, None)
 
 
-def _value_supremum(mech, d1: Runs, d2: Runs, dps: int) -> MaxPrivacyLoss:
-    """The supremum for noisy max's largest value (the module's docstring): the larger ``D_∞``
-    of the two directions, at its value or where it is approached."""
-    forward, backward = value_supremum(mech, d1, d2, dps), value_supremum(mech, d2, d1, dps)
+def _density_supremum(mech, d1: Runs, d2: Runs, supremum, dps: int) -> MaxPrivacyLoss:
+    """The supremum for a released number whose family certifies ``D_∞`` by its own rule,
+    ``supremum`` (``output_pairs.density_supremum``: noisy max's largest value, the module's
+    docstring): the larger ``D_∞`` of the two directions, at its value or where it is
+    approached."""
+    forward, backward = supremum(mech, d1, d2, dps), supremum(mech, d2, d1, dps)
     loss = _larger(forward.divergence, backward.divergence)
     worst = forward if forward.divergence.value >= backward.divergence.value else backward
     if worst.output is None:

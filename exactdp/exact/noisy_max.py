@@ -22,14 +22,19 @@ term an exact zero.
 from __future__ import annotations
 
 from collections import Counter
+from fractions import Fraction
 
-from ..errors import InputError
+from ..errors import InputError, MethodUnavailableError
 from ..mechanisms.noisy_max import NoisyMaxMechanism
 from ..noise import Kind
 from ..precision import check_dps
 from ..sequences import Runs, as_output, as_queries, to_fraction
 from .integral_form import IntegralBuilder, IntegralForm, make_term
+from .loss import MAX_ENUMERATED_QUERIES
+from .output_pairs import certified_pairs, output_probability_pairs
 from .probability import evaluate, probability
+from .worst_output import (Witness, best_witness, maximise_over_values, pair_witness, value_grid,
+                           worst_output)
 
 
 def answer_counts(queries) -> Counter:
@@ -95,3 +100,40 @@ def _(mech: NoisyMaxMechanism, queries, output, dps: int = 30, method: str = "au
         return evaluate(form, dps, method, f"{mech.name}: density of the largest value")
     form = index_form(mech, queries, _index(mech, len(queries), output))
     return evaluate(form, dps, method, f"{mech.name}: probability of the index")
+
+
+@worst_output.register
+def _(mech: NoisyMaxMechanism, d1: Runs, d2: Runs, dps: int) -> Witness:
+    """The index: one index per distinct ``(d1_i, d2_i)`` (two such indices are swapped by a
+    permutation that fixes both inputs, so their probabilities agree), by peak-aware quadrature.
+    The largest value: :func:`maximise_over_values` with kinks at the query values — below all
+    of them the Laplace density ratio is exactly ``e^{Σ_j (d2_j − d1_j)/b}`` (``nε/2`` when every
+    query moves by Δ: CheckDP's BadNoisyMax)."""
+    if mech.releases_value:
+        grid = value_grid(set(d1.expand()) | set(d2.expand()), mech.noise.scale)
+        return maximise_over_values(
+            lambda values: pair_witness(mech, d1, d2, Runs.from_items(values), dps), [grid],
+            True)[1]
+    first_index = {}
+    for i, pair in enumerate(zip(d1.expand(), d2.expand())):
+        first_index.setdefault(pair, i)
+    return best_witness(pair_witness(mech, d1, d2, Runs.from_items([Fraction(i)]), dps, "quad")
+                         for i in first_index.values())
+
+
+@output_probability_pairs.register
+def _(mech: NoisyMaxMechanism, d1: Runs, d2: Runs, dps: int) -> list:
+    return certified_pairs(mech, d1, d2, _indices(mech, len(d1)),
+                           lambda d, output: index_form(mech, d, output[0]), dps)
+
+
+def _indices(mech: NoisyMaxMechanism, n: int) -> list[list[int]]:
+    """The outputs of noisy max releasing an index: ``[0], …, [n − 1]`` (ties have
+    probability 0)."""
+    if mech.releases_value:
+        raise MethodUnavailableError(f"{mech.name} releases the largest noisy value: of its "
+                                     f"divergences only D_∞ is computed (Rényi α = inf)")
+    if n > MAX_ENUMERATED_QUERIES:
+        raise InputError(f"a divergence enumerates every output: at most "
+                         f"{MAX_ENUMERATED_QUERIES} queries for {mech.name}, got {n}")
+    return [[index] for index in range(n)]

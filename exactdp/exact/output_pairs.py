@@ -6,9 +6,10 @@ Privacy profiles (``profile.py``) and Rényi divergences (``renyi.py``) are func
 pair of distributions ``(M(d1), M(d2))``; this module produces that pair once, whatever the
 functional, through the engine: the ⊤/⊥ outputs of ``max_privacy_loss``'s enumeration
 (``loss.enumerated_outputs``, all at once by ``loss.all_output_balls`` where they can be, else one
-certified probability per output), noisy max's indices, the return values of a traced program
-(``programs/exact.py`` registers its own), and for a program releasing ``q + η`` with ``η``
-Laplace or Gaussian, or a Laplace histogram, the :class:`LocationShift` ``(law, μ1, μ2)``.
+certified probability per output), noisy max's indices (``noisy_max.py`` registers them), the
+return values of a traced program (``programs/exact.py`` registers its own), and for a program
+releasing ``q + η`` with ``η`` Laplace or Gaussian, or a Laplace histogram (``histogram.py``),
+the :class:`LocationShift` ``(law, μ1, μ2)``.
 """
 
 from __future__ import annotations
@@ -16,28 +17,21 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Callable
 
 import mpmath
 from flint import arb
 from mpmath import mpf
 
-from ..errors import InputError, MethodUnavailableError, PrecisionError
+from ..errors import MethodUnavailableError, PrecisionError
 from ..mechanisms.description import ThresholdMechanism
-from ..mechanisms.histogram import HistogramMechanism
-from ..mechanisms.noisy_max import NoisyMaxMechanism
 from ..noise import Gaussian, Laplace, NoiseLaw
-from ..precision import CertifiedProbability, exact_mpf
-from ..sequences import Runs, to_fraction
+from ..precision import COMBINE_GUARD_DIGITS, CertifiedProbability, exact_mpf, working_bits
+from ..sequences import Runs
 from .integrand import build_output_integral
-from .loss import MAX_ENUMERATED_QUERIES, all_output_balls, enumerated_outputs
-from .noisy_max import index_form
+from .loss import all_output_balls, enumerated_outputs
 from .piece_series import flint_context
 from .probability import evaluate
-
-#: Extra significant digits of every output probability beyond the digits asked of the
-#: divergence (a difference ``p1 − e^ε p2`` or a sum of many outputs loses a few).
-GUARD_DIGITS = 10
-
 
 @dataclass(frozen=True)
 class LocationShift:
@@ -71,26 +65,19 @@ def location_shift_of(law: NoiseLaw, mu1: Fraction, mu2: Fraction, entry: int, o
 @functools.singledispatch
 def location_shift(mech, d1: Runs, d2: Runs) -> LocationShift | None:
     """The :class:`LocationShift` when ``mech`` releases one number ``q + η``, ``None`` when its
-    outputs are discrete (a generic function: programs register their own)."""
+    outputs are discrete (a generic function: histograms, in ``histogram.py``, and programs
+    register their own)."""
     return None
 
 
-@location_shift.register
-def _(mech: HistogramMechanism, d1: Runs, d2: Runs) -> LocationShift:
-    """The one bin in which the histograms differ (the first when none does): the other bins
-    are independent and identically distributed on both inputs, so the ratio of the joint
-    densities is that of this bin, and every divergence is the bin's."""
-    q1, q2 = d1.expand(), d2.expand()
-    bins = range(1 if mech.first_bin_only else len(q1))
-    differing = [i for i in bins if q1[i] != q2[i]] or [0]
-    if len(differing) > 1:
-        raise MethodUnavailableError(f"{mech.name}: {len(differing)} bins differ; divergences "
-                                     f"of released numbers are computed for one number q + η "
-                                     f"(neighbouring histograms differ in one bin)")
-    index, = differing
-    return location_shift_of(mech.noise, to_fraction(q1[index], "a query"),
-                             to_fraction(q2[index], "a query"), index,
-                             d1.prefix(1) if mech.first_bin_only else d1, mech.name)
+@functools.singledispatch
+def density_supremum(mech) -> Callable | None:
+    """The certified ``D_∞`` of a released number whose family computes it by its own rule, as
+    ``supremum(mech, d1, d2, dps)`` returning an object with ``divergence`` (an
+    :class:`Enclosed`), ``output`` (the value that attains it, or ``None``) and ``approached``
+    (where it is approached otherwise); ``None`` for every other mechanism.  A generic function:
+    noisy max releasing its largest value registers ``value_supremum.value_supremum``."""
+    return None
 
 
 def ball_of(result: CertifiedProbability) -> arb:
@@ -114,32 +101,37 @@ def certified_ball(result, what: str) -> arb:
 def output_probability_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[arb, arb]]:
     """``[(Pr[M(d1) = a], Pr[M(d2) = a])]`` over every output ``a`` of either input, as balls
     of relative width ``≤ 10^{−dps}`` (exact zeros exact), at flint's precision for ``dps``
-    digits.  ⊤/⊥ mechanisms: the outputs of ``max_privacy_loss``'s enumeration, all at once
-    where they can be (``loss.all_output_balls``), else each output's certified probability;
-    noisy max releasing an index: each index's certified probability, indices in order.  A generic
-    function: programs register their own.  ``dps`` carries the divergence's guard digits: the
-    integral forms are evaluated directly (:func:`~.probability.evaluate`), not through
-    :func:`~.probability.probability`, which accepts only the digits a caller may ask for."""
-    if isinstance(mech, NoisyMaxMechanism):
-        outputs, shared = _indices(mech, len(d1)), False
+    digits.  A generic function on the mechanism's type, each family registering its outputs
+    from its own module: ⊤/⊥ mechanisms here, the outputs of ``max_privacy_loss``'s enumeration,
+    all at once where they can be (``loss.all_output_balls``), else each output's certified
+    probability; noisy max releasing an index (``noisy_max.py``) each index's, in order;
+    programs (``exactdp.programs.exact``) their return values.  ``dps`` carries the divergence's
+    guard digits: the integral forms are evaluated directly (:func:`~.probability.evaluate`),
+    not through :func:`~.probability.probability`, which accepts only the digits a caller may
+    ask for."""
+    raise MethodUnavailableError(f"{mech.name}: divergences are computed for ⊤/⊥ outputs, "
+                                 f"noisy max's index, a program's discrete return values, "
+                                 f"one released number q + η (Laplace, Gaussian) and "
+                                 f"Laplace histograms differing in one bin")
 
-        def output_form(d, output):
-            return index_form(mech, d, output[0])
-    elif not isinstance(mech, ThresholdMechanism):
-        raise MethodUnavailableError(f"{mech.name}: divergences are computed for ⊤/⊥ outputs, "
-                                     f"noisy max's index, a program's discrete return values, "
-                                     f"one released number q + η (Laplace, Gaussian) and "
-                                     f"Laplace histograms differing in one bin")
-    else:
-        outputs, shared = enumerated_outputs(mech, len(d1), "a divergence")
 
-        def output_form(d, output):
-            return build_output_integral(mech, d, Runs.from_items(output))
+@output_probability_pairs.register
+def _(mech: ThresholdMechanism, d1: Runs, d2: Runs, dps: int) -> list[tuple[arb, arb]]:
+    outputs, shared = enumerated_outputs(mech, len(d1), "a divergence")
     if shared:
         keys = [tuple(output) for output in outputs]
         sides = [all_output_balls(mech, d.expand(), keys, dps) for d in (d1, d2)]
         return [(sides[0][key], sides[1][key]) for key in keys]
-    with flint_context(bits_for(dps)):
+    return certified_pairs(mech, d1, d2, outputs,
+                           lambda d, output: build_output_integral(mech, d,
+                                                                   Runs.from_items(output)), dps)
+
+
+def certified_pairs(mech, d1: Runs, d2: Runs, outputs: list, output_form: Callable,
+                    dps: int) -> list[tuple[arb, arb]]:
+    """The certified probability of each of ``outputs`` on ``d1`` and ``d2`` as balls, from
+    ``output_form(d, output)``, the integral form of ``output`` on input ``d``."""
+    with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
         return [tuple(certified_ball(evaluate(output_form(d, output), dps, "certified",
                                               f"{mech.name}: probability of an output"),
                                      mech.name) for d in (d1, d2))
@@ -151,30 +143,13 @@ def complete_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[arb, arb]]:
     must sum to a ball containing 1 (every output enumerated), else
     :class:`~exactdp.errors.PrecisionError`."""
     pairs = output_probability_pairs(mech, d1, d2, dps)
-    with flint_context(bits_for(dps)):
+    with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
         for side in (0, 1):
             total = sum((pair[side] for pair in pairs), arb(0))
             if not total.contains(1):
                 raise PrecisionError(f"{mech.name}: the probabilities of all outputs on d"
                                      f"{side + 1} sum to {total.str(10)}, not 1")
     return pairs
-
-
-def _indices(mech: NoisyMaxMechanism, n: int) -> list[list[int]]:
-    """The outputs of noisy max releasing an index: ``[0], …, [n − 1]`` (ties have
-    probability 0)."""
-    if mech.releases_value:
-        raise MethodUnavailableError(f"{mech.name} releases the largest noisy value: of its "
-                                     f"divergences only D_∞ is computed (Rényi α = inf)")
-    if n > MAX_ENUMERATED_QUERIES:
-        raise InputError(f"a divergence enumerates every output: at most "
-                         f"{MAX_ENUMERATED_QUERIES} queries for {mech.name}, got {n}")
-    return [[index] for index in range(n)]
-
-
-def bits_for(dps: int) -> int:
-    """Arb precision in bits for ``dps`` significant digits and a guard."""
-    return int(dps * 3.33) + 64
 
 
 @dataclass(frozen=True)
@@ -208,7 +183,7 @@ def refined(compute, dps: int, what: str, absolute: bool = False) -> Enclosed:
     radius is at most ``10^{−dps}`` of its centre's magnitude — or, with ``absolute``, of 1
     (a difference of probabilities whose exact value may be 0) — else
     :class:`~exactdp.errors.PrecisionError` naming ``what`` and the width reached."""
-    bits = bits_for(dps)
+    bits = working_bits(dps, guard=COMBINE_GUARD_DIGITS)
     for _ in range(REFINEMENTS):
         with flint_context(bits):
             ball = compute()

@@ -48,7 +48,8 @@ from flint import arb
 from ..errors import PrecisionError
 from .gauss_legendre import error_bound, legendre_rule, log_error_bound
 from .integral_form import Integral
-from ..precision import to_arb
+from ..precision import (ESTIMATE_GOAL_GUARD_DIGITS, ROUNDING_GUARD_DIGITS, digits_of_bits,
+                         to_arb, working_bits)
 from .piece_series import PiecewiseExponential, flint_context
 
 #: Largest ``τ`` (``h·max|g'|``, :func:`_subdivide`) of a sub-piece.
@@ -242,10 +243,9 @@ def integrate_pieces(integral: Integral, dps: int):
     """
     # ball arithmetic tracks every rounding, so a few guard digits suffice (plus the digits of
     # the largest log the integrand sums, which the absolute accuracy of g needs)
-    accuracy = int((dps + 6) * math.log2(10)) + 1
-    bits = accuracy + int(integral.magnitude).bit_length() + 8
-    digits = int(bits / math.log2(10)) + 1
-    with flint_context(bits), mpmath.workdps(digits):
+    accuracy = working_bits(dps, guard=ESTIMATE_GOAL_GUARD_DIGITS)
+    bits = working_bits(dps, integral.magnitude, ROUNDING_GUARD_DIGITS)
+    with flint_context(bits), mpmath.workdps(digits_of_bits(bits)):
         g = PiecewiseExponential(integral)
         points, reference, tails = _layout(g, integral, (dps + 10) * math.log(10))
         step = STEP

@@ -53,37 +53,62 @@ ESTIMATE_CLOSED_FORM_OPERATIONS = 20_000
 ESTIMATE_CLOSED_FORM_FACTORS = 150
 
 
-def evaluate_integral(integral: Integral, dps: int, method: str):
-    """``(log I, relative error bound, method name)`` of one non-empty integral."""
-    with mpmath.workdps(working_dps(dps, integral.magnitude)):
-        def log_and_rel(log_scale, scaled, error):
-            log_value = log_scale + mpmath.log(scaled)
-            # the log and the sum are rounded: an absolute error of log I is a relative one of I
-            return log_value, error / scaled + 4 * (abs(log_value) + 1) * unit_roundoff()
+def _log_and_relative(log_scale: mpf, scaled: mpf, error: mpf) -> tuple[mpf, mpf]:
+    """``(log I, relative error bound)`` of ``I = e^{log_scale}·scaled`` with absolute error
+    ``error`` on ``scaled``: the log and the sum are rounded, and an absolute error of ``log I``
+    is a relative one of ``I``."""
+    log_value = log_scale + mpmath.log(scaled)
+    return log_value, error / scaled + 4 * (abs(log_value) + 1) * unit_roundoff()
 
-        closed = has_closed_form(integral)
-        if method == "closed" or (method == "estimate" and closed and not integral.factors):
-            log_value, rel = log_and_rel(*integrate_closed_form(integral, dps))
-            return log_value, rel, "closed"
-        if method == "estimate" and PiecewiseExponential.applies(integral):
-            log_scale, results = integrate_pieces(integral, dps)
-            name = "piecewise-gauss"
-        else:
-            rules = ("tanh-sinh",) if method == "quad" else ("tanh-sinh", "gauss-legendre")
-            log_scale, results = integrate(integral, dps, rules)
-            name = "quad" if method == "quad" else "quad+gauss-legendre"
-        log_value, rel = log_and_rel(log_scale, *results[0])
-        if method == "quad":
-            return log_value, rel, name
-        closed_second = closed and _closed_form_is_cheap(integral)
-        if closed_second:
-            other, other_rel = log_and_rel(*integrate_closed_form(integral, dps))
-            name = "closed+" + ("quad" if name.startswith("quad") else name)
-        else:
-            other, other_rel = log_and_rel(log_scale, *results[1])
-        # |log a − log b| is the relative difference of a and b to first order.
-        disagreement = abs(mpmath.expm1(log_value - other))
-        return other if closed_second else log_value, max(rel, other_rel, disagreement), name
+
+def _closed(integral: Integral, dps: int) -> tuple[mpf, mpf, str]:
+    """The back-end ``"closed"``: the exact expansion (``closed_form.py``)."""
+    return (*_log_and_relative(*integrate_closed_form(integral, dps)), "closed")
+
+
+def _quad(integral: Integral, dps: int) -> tuple[mpf, mpf, str]:
+    """The back-end ``"quad"``: peak-aware tanh-sinh quadrature (``quadrature.py``)."""
+    log_scale, results = integrate(integral, dps, ("tanh-sinh",))
+    return (*_log_and_relative(log_scale, *results[0]), "quad")
+
+
+def _estimate(integral: Integral, dps: int) -> tuple[mpf, mpf, str]:
+    """The back-end ``"estimate"``: two methods whose disagreement joins the error bound (module
+    docstring) — piecewise Gauss–Legendre (``piecewise_gauss.py``) for piecewise exponential
+    laws, else tanh-sinh and Gauss–Legendre on the same breakpoints; the closed form second
+    where it is cheap, and alone for an integral without factors."""
+    closed = has_closed_form(integral)
+    if closed and not integral.factors:
+        return _closed(integral, dps)
+    if PiecewiseExponential.applies(integral):
+        log_scale, results = integrate_pieces(integral, dps)
+        name = "piecewise-gauss"
+    else:
+        log_scale, results = integrate(integral, dps, ("tanh-sinh", "gauss-legendre"))
+        name = "quad+gauss-legendre"
+    log_value, rel = _log_and_relative(log_scale, *results[0])
+    closed_second = closed and _closed_form_is_cheap(integral)
+    if closed_second:
+        other, other_rel = _log_and_relative(*integrate_closed_form(integral, dps))
+        name = "closed+" + ("quad" if name.startswith("quad") else name)
+    else:
+        other, other_rel = _log_and_relative(log_scale, *results[1])
+    # |log a − log b| is the relative difference of a and b to first order.
+    disagreement = abs(mpmath.expm1(log_value - other))
+    return other if closed_second else log_value, max(rel, other_rel, disagreement), name
+
+
+#: The back-ends of one integral that are not certified, keyed by method: each gives
+#: ``(log I, relative error bound, method name)``.  The certified back-end (``"auto"``,
+#: ``"certified"``) encloses the whole form at once (``certified.evaluate_certified``).
+INTEGRAL_BACKENDS = {"closed": _closed, "quad": _quad, "estimate": _estimate}
+
+
+def evaluate_integral(integral: Integral, dps: int, method: str):
+    """``(log I, relative error bound, method name)`` of one non-empty integral by the back-end
+    :data:`INTEGRAL_BACKENDS` holds for ``method``."""
+    with mpmath.workdps(working_dps(dps, integral.magnitude)):
+        return INTEGRAL_BACKENDS[method](integral, dps)
 
 
 def _closed_form_is_cheap(integral: Integral) -> bool:

@@ -22,11 +22,10 @@ from flint import arb
 
 from ..errors import InputError
 from ..noise import Kind, Laplace
-from ..precision import check_dps, to_arb
+from ..precision import PART_GUARD_DIGITS, check_dps, to_arb
 from ..sequences import to_fraction
 from .loss import neighbouring_pair
-from .output_pairs import (GUARD_DIGITS, Enclosed, LocationShift, complete_pairs,
-                           location_shift, refined)
+from .output_pairs import Enclosed, LocationShift, complete_pairs, location_shift, refined
 
 
 @dataclass(frozen=True)
@@ -102,7 +101,7 @@ def privacy_profile(mech, d1, d2, eps_list, dps: int = 30,
     shift = location_shift(mech, d1, d2)
     if shift is not None:
         return [ProfilePoint(eps, _shift_delta(shift, eps, dps)) for eps in values]
-    pairs = complete_pairs(mech, d1, d2, dps + GUARD_DIGITS)
+    pairs = complete_pairs(mech, d1, d2, dps + PART_GUARD_DIGITS)
     return [ProfilePoint(eps, _discrete_delta(pairs, eps, dps, mech.name)) for eps in values]
 
 
@@ -130,7 +129,7 @@ def profile_both_ways(mech, d1, d2, eps, dps: int = 30,
     if shift is not None:
         point = ProfilePoint(eps, _shift_delta(shift, eps, dps))
         return point, point
-    pairs = complete_pairs(mech, d1, d2, dps + GUARD_DIGITS)
+    pairs = complete_pairs(mech, d1, d2, dps + PART_GUARD_DIGITS)
     forward, backward = (_discrete_delta(side, eps, dps, mech.name)
                          for side in (pairs, [(p2, p1) for p1, p2 in pairs]))
     return ProfilePoint(eps, forward), ProfilePoint(eps, backward)

@@ -27,14 +27,14 @@ from flint import arb, ctx
 
 from ..errors import InputError, MethodUnavailableError
 from ..noise import Kind, Laplace
-from ..precision import check_dps, to_arb
+from ..precision import (COMBINE_GUARD_DIGITS, PART_GUARD_DIGITS, check_dps, to_arb,
+                         working_bits)
 from ..sequences import format_number, to_fraction
 from .certified import exp_integral
 from .loss import neighbouring_pair
-from .output_pairs import (GUARD_DIGITS, Enclosed, LocationShift, bits_for, complete_pairs,
+from .output_pairs import (Enclosed, LocationShift, complete_pairs, density_supremum,
                            location_shift, refined)
 from .piece_series import flint_context
-from .value_supremum import releases_largest_value, value_supremum
 
 #: ``α = ∞``: the largest log ratio.
 INFINITE_ORDER = math.inf
@@ -121,15 +121,16 @@ def renyi_divergence(mech, d1, d2, alphas, dps: int = 30,
     shift = location_shift(mech, d1, d2)
     if shift is not None:
         return [RenyiPoint(alpha, shift_divergence(shift, alpha, dps)) for alpha in orders]
-    if releases_largest_value(mech):
+    supremum = density_supremum(mech)
+    if supremum is not None:
         finite = [alpha for alpha in orders if alpha != INFINITE_ORDER]
         if finite:
             raise MethodUnavailableError(
                 f"{mech.name} releases its largest noisy value: its Rényi divergence is computed "
                 f"at alpha=inf only, got alpha={format_number(finite[0])}")
-        divergence = value_supremum(mech, d1, d2, dps).divergence
+        divergence = supremum(mech, d1, d2, dps).divergence
         return [RenyiPoint(alpha, divergence) for alpha in orders]
-    pairs = complete_pairs(mech, d1, d2, dps + GUARD_DIGITS)
+    pairs = complete_pairs(mech, d1, d2, dps + PART_GUARD_DIGITS)
     if d1 == d2:
         return [RenyiPoint(alpha, Enclosed.of_ball(arb(0))) for alpha in orders]
     return _pair_divergences(pairs, orders, dps, mech.name)
@@ -159,10 +160,10 @@ def renyi_both_ways(mech, d1, d2, alphas, dps: int = 30, allow_any_pair: bool = 
     if location_shift(mech, d1, d2) is not None or d1 == d2:
         points = renyi_divergence(mech, d1, d2, orders, dps, allow_any_pair=True)
         return points, points
-    if releases_largest_value(mech):
+    if density_supremum(mech) is not None:
         return tuple(renyi_divergence(mech, one, two, orders, dps, allow_any_pair=True)
                      for one, two in ((d1, d2), (d2, d1)))
-    pairs = complete_pairs(mech, d1, d2, dps + GUARD_DIGITS)
+    pairs = complete_pairs(mech, d1, d2, dps + PART_GUARD_DIGITS)
     return tuple(_pair_divergences(side, orders, dps, mech.name)
                  for side in (pairs, [(p2, p1) for p1, p2 in pairs]))
 
@@ -184,8 +185,9 @@ def largest_log_ratio(pairs: list, dps: int, name: str) -> tuple[Enclosed, int]:
     only_on_d1 = _first_only_on_d1(pairs)
     if only_on_d1 is not None:
         return Enclosed.of_ball(arb("inf")), only_on_d1
-    logs = _logs(pairs, dps)
-    with flint_context(bits_for(dps + GUARD_DIGITS)):
+    bits = working_bits(dps + PART_GUARD_DIGITS, guard=COMBINE_GUARD_DIGITS)
+    logs = _logs(pairs, bits)
+    with flint_context(bits):
         position = _largest_log_ratio(logs)[0]
     return _discrete_divergence(logs, INFINITE_ORDER, dps, name), position
 
@@ -197,10 +199,9 @@ def _first_only_on_d1(pairs: list) -> int | None:
                 None)
 
 
-def _logs(pairs: list, dps: int) -> dict[int, tuple[arb, arb]]:
+def _logs(pairs: list, bits: int) -> dict[int, tuple[arb, arb]]:
     """``{position: (ln p1, ln p2)}`` of the outputs with ``p1 > 0`` (the others contribute
-    nothing to any ``D_α``), once for every order."""
-    bits = bits_for(dps + GUARD_DIGITS)
+    nothing to any ``D_α``), once for every order, to ``bits`` bits after the point."""
     return {position: (_log(p1, bits), _log(p2, bits)) for position, (p1, p2) in enumerate(pairs)
             if p1 != 0}
 
@@ -219,7 +220,7 @@ def _pair_divergences(pairs: list, orders: list, dps: int, name: str) -> list[Re
     output has ``p1 > 0 = p2`` (exact zeros), else :func:`_discrete_divergence`."""
     if _first_only_on_d1(pairs) is not None:
         return [RenyiPoint(alpha, Enclosed.of_ball(arb("inf"))) for alpha in orders]
-    logs = _logs(pairs, dps)
+    logs = _logs(pairs, working_bits(dps + PART_GUARD_DIGITS, guard=COMBINE_GUARD_DIGITS))
     return [RenyiPoint(alpha, _discrete_divergence(logs, alpha, dps, name))
             for alpha in orders]
 

@@ -40,7 +40,7 @@ from flint import arb
 
 from ..errors import PrecisionError
 from ..noise import Kind
-from ..precision import to_arb
+from ..precision import FACTOR_ROUNDING_GUARD_DIGITS, to_arb, working_bits
 from . import all_outputs
 from .gauss_legendre import legendre_rule, log_error_bound
 from .piecewise_gauss import BOUND_BITS, certified_order
@@ -104,7 +104,7 @@ def first_top_probabilities(mech, queries, dps: int) -> list:
         distance *= 2
     # a ball's rounding grows by a few units of 2^{−bits} per factor: n·2^{−bits} ≪ 10^{−dps}
     # (at most 128 bits, two limbs, for 30 digits and 1000 queries)
-    bits = int((dps + 3) * math.log2(10)) + n.bit_length() + 4
+    bits = working_bits(dps, n, FACTOR_ROUNDING_GUARD_DIGITS)
     replanned = False
     for _ in range(RETRIES + 1):
         with flint_context(bits):

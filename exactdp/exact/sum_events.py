@@ -44,12 +44,13 @@ from flint import acb, arb, ctx
 from mpmath import mpf
 
 from ..errors import InputError, MethodUnavailableError, PrecisionError
-from ..events import Interval
+from ..events import Coordinate, Event, Interval
 from ..mechanisms.sums import NoisySum
 from ..precision import (CERTIFIED_METHODS, CertifiedProbability, Probability, check_dps,
                          check_method, require_digits, to_arb, to_mpf, unit_roundoff, working_dps)
 from ..sequences import as_queries
 from .certified import _middle, enclose
+from .events import event_rule
 from .sums import noiseless_output
 
 #: The right infinite end of a certified 1-D integral is pushed out at most this many times.
@@ -375,3 +376,15 @@ def _certified(segments: list, dps: int) -> CertifiedProbability:
         return CertifiedProbability.exact_zero(False, dps)
     with ctx.workprec(bits):
         return CertifiedProbability.from_log_ball(log_ball, name, False, dps)
+
+
+@event_rule.register
+def _(mech: NoisySum, queries, event: Event, dps: int, certified: bool):
+    constraints = {}
+    for name, condition in event.conditions:
+        component = event.view.component(name)
+        if not isinstance(component, Coordinate) or not isinstance(condition, Interval):
+            raise InputError(f"no exact engine for the event condition {name}{condition}")
+        constraints[component.position] = condition
+    return sum_event_probability(mech, queries, constraints, dps,
+                                 "certified" if certified else "estimate")

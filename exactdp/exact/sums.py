@@ -24,12 +24,14 @@ from mpmath import mpf
 from ..errors import InputError
 from ..mechanisms.sums import NoisySum
 from ..noise import Kind, Laplace
-from ..sequences import Runs, as_output, as_queries
+from ..sequences import Runs, as_output, as_queries, format_number
 from ..precision import to_mpf
 from ..precision import (CERTIFIED_METHODS, Probability, check_dps, check_method, unit_roundoff,
                          working_dps)
 from .integral_form import IntegralForm, make_term
+from .loss import privacy_loss
 from .probability import evaluate, probability
+from .worst_output import Witness, worst_event, worst_output
 
 
 def prefix_sums(queries: Runs) -> list[Fraction]:
@@ -122,3 +124,36 @@ def _(mech: NoisySum, queries, output, dps: int = 30, method: str = "auto") -> P
         # of the density) is a few units of roundoff times the terms' sizes
         return Probability.from_log(log_value, 4 * (size + 1) * unit_roundoff(), "closed",
                                     is_density, dps, f"{mech.name}: density", method)
+
+
+@worst_output.register
+def _(mech: NoisySum, d1: Runs, d2: Runs, dps: int) -> Witness:
+    """The noiseless output of ``d1``.
+
+    ``ln(f1/f2) = Σ_j (|r_j + δ_j| − |r_j|)/b_j`` with ``r_j`` the residuals under ``d1`` and
+    ``δ_j = s_j(d1) − s_j(d2)`` independent of the output (``exactdp.exact.sums``); each term is at
+    most ``|δ_j|/b_j`` (``+∞`` for a deterministic coordinate, ``b_j = 0``), with equality at
+    ``r = 0``.  So the point ``r = 0`` attains the supremum ``Σ_j |δ_j|/b_j`` exactly.
+    """
+    output = Runs.from_items(noiseless_output(mech, d1))
+    return Witness(d1, d2, output, privacy_loss(mech, d1, d2, output, dps, allow_any_pair=True))
+
+
+
+
+@worst_event.register
+def _(mech: NoisySum, d1: Runs, d2: Runs) -> str | None:
+    """For an infinite loss, ``o_j = s_j(d1)`` on every deterministic coordinate where the inputs
+    differ (probability 1 under ``d1``, 0 under ``d2``); for PartialSum's single output the tail
+    ``o ≥ s(d1)`` (or ``≤``), whose ratio ``S_b(0)/S_b(|δ|) = e^{|δ|/b}`` is the density supremum.
+    Otherwise ``None``."""
+    mode1, mode2 = noiseless_output(mech, d1), noiseless_output(mech, d2)
+    terms = mech.terms(len(d1))
+    exact = [f"out{j} = {format_number(a)}"
+             for j, (a, b, term) in enumerate(zip(mode1, mode2, terms))
+             if term.scale == 0 and a != b]
+    if exact:
+        return " and ".join(exact)
+    if len(terms) == 1 and mode1[0] != mode2[0]:
+        return f"out0 {'>=' if mode1[0] > mode2[0] else '<='} {format_number(mode1[0])}"
+    return None

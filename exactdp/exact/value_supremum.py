@@ -44,10 +44,10 @@ from flint import arb, arb_poly, arb_series
 
 from ..errors import MethodUnavailableError, PrecisionError
 from ..mechanisms.noisy_max import NoisyMaxMechanism
-from ..precision import exact_mpf, to_arb
+from ..precision import COMBINE_GUARD_DIGITS, PART_GUARD_DIGITS, exact_mpf, to_arb, working_bits
 from ..sequences import Runs, format_number
 from .noisy_max import answer_counts, value_form
-from .output_pairs import GUARD_DIGITS, Enclosed, bits_for
+from .output_pairs import Enclosed, density_supremum
 from .piece_series import flint_context
 
 #: Boxes the branch and bound may examine per digit asked for before it gives up
@@ -76,11 +76,6 @@ class ValueSupremum:
     approached: str | None = None
 
 
-def releases_largest_value(mech) -> bool:
-    """Whether ``mech`` is report noisy max releasing its largest noisy value."""
-    return isinstance(mech, NoisyMaxMechanism) and mech.releases_value
-
-
 def value_supremum(mech: NoisyMaxMechanism, d1: Runs, d2: Runs, dps: int) -> ValueSupremum:
     """``D_∞(M(d1) ‖ M(d2)) = sup_v ln(f1(v)/f2(v))`` for noisy max releasing its largest
     value, certified to ``dps`` digits (the module's docstring); exactly 0 when the inputs are
@@ -105,7 +100,7 @@ def value_supremum(mech: NoisyMaxMechanism, d1: Runs, d2: Runs, dps: int) -> Val
     breaks = sorted(set(answers1) | set(answers2))
     ends = [None, *breaks, None]
     # the expansion of slope() cancels about a bit per power (certified.closed_piece)
-    with flint_context(bits_for(dps + GUARD_DIGITS) + len(d1) + 10):
+    with flint_context(working_bits(dps + PART_GUARD_DIGITS, 2 ** len(d1), COMBINE_GUARD_DIGITS)):
         pieces = [_Piece(mech, d1, d2, low, high) for low, high in itertools.pairwise(ends)]
         infinite = _infinite(pieces)
         if infinite is not None:
@@ -360,7 +355,7 @@ class _Search:
             if piece.terms1 is not None:
                 self.add(index, piece.low, piece.high)
         # half the width for the search, half for a short output (_short)
-        tolerance, budget = arb(10) ** -dps / 2, BOXES_PER_DIGIT * (dps + GUARD_DIGITS)
+        tolerance, budget = arb(10) ** -dps / 2, BOXES_PER_DIGIT * (dps + PART_GUARD_DIGITS)
         while self.heap and not self._narrow(self.heap[0][-1], tolerance):
             if self.boxes > budget:
                 raise PrecisionError(f"{name}: D_∞ of the largest value did not narrow to {dps} "
@@ -426,3 +421,8 @@ class _Search:
                 value = piece.log_ratio(piece.s(candidate))
                 if value.lower() >= floor:
                     return candidate, value
+
+
+@density_supremum.register
+def _(mech: NoisyMaxMechanism):
+    return value_supremum if mech.releases_value else None

@@ -1,7 +1,7 @@
 """Certified integrals of many integrands at once: piecewise Gauss–Legendre in ball arithmetic
 with the Bernstein-ellipse error bound, every integrand evaluated at the same nodes.
 
-The selection probabilities of a mechanism (``exactdp/utility.py``) are ``n`` integrals over
+The selection probabilities of a mechanism (``exact/selection/``) are ``n`` integrals over
 one noise ``z`` whose integrands share all their work (one polynomial recursion over the
 queries per node), so they are integrated together; the certified back-end
 (``certified.py``) integrates a single integrand, a vector of one.

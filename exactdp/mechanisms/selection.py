@@ -1,5 +1,5 @@
 """Selection mechanisms known to ``exactdp utility`` only: their expected utility is exact
-(``exactdp/utility.py``), the probability of one output is not implemented (every other command
+(``exact/selection/``), the probability of one output is not implemented (every other command
 refuses them in one line).
 
 * ``em_top`` — the exponential mechanism run ``c`` times without replacement, budget ``ε/c``

@@ -7,9 +7,8 @@ mechanism; :func:`load_program` finds one from the command line's ``FILE.py:FUNC
 ``package.module:FUNCTION``.
 """
 
-from .. import exact as _engine  # noqa: F401  (the engine first: it imports programs.exact)
-from . import outputs, sampling  # noqa: F401  (register the sampler and the event view)
+# Importing these registers the programs' rules: sampler, event view, exact engine.
+from . import exact, outputs, sampling  # noqa: F401
 from .model import Program, is_program_spec, load_program, program
-from . import exact  # registers the exact engine of programs  # noqa: E402,F401
 
 __all__ = ["Program", "is_program_spec", "load_program", "program"]

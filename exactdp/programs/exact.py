@@ -23,7 +23,6 @@ that drew it (docs/programs.md).
 from __future__ import annotations
 
 import itertools
-import math
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from fractions import Fraction
@@ -34,18 +33,19 @@ from mpmath import mpf
 
 from ..errors import InputError, MethodUnavailableError, PrecisionError
 from ..exact.certified import relative_width
+from ..exact.events import event_rule
 from ..exact.integral_form import IntegralBuilder, IntegralForm, make_term
-from ..exact.loss import (MaxPrivacyLoss, best_by_loss, conclude_max_loss, max_privacy_loss,
-                          neighbouring_pair)
-from ..exact.loss_supremum import loss_supremum
-from ..exact.output_pairs import (LocationShift, bits_for, certified_ball, location_shift,
-                                  location_shift_of, output_probability_pairs)
+from ..exact.loss import MaxPrivacyLoss, best_by_loss, conclude_max_loss, neighbouring_pair
+from ..exact.loss_supremum import loss_supremum, max_privacy_loss
+from ..exact.output_pairs import (LocationShift, certified_ball, location_shift, location_shift_of,
+                                  output_probability_pairs)
 from ..exact.piece_series import flint_context
 from ..exact.probability import evaluate, probability
+from ..exact.worst_output import Witness, worst_output
 from ..noise import Kind, NoiseLaw
 from ..events import Interval
-from ..precision import (MAX_DPS, MAX_GUARD_DIGITS, CertifiedProbability, Probability,
-                         check_dps)
+from ..precision import (COMBINE_GUARD_DIGITS, MAX_DPS, MAX_GUARD_DIGITS, CertifiedProbability,
+                         Probability, check_dps, working_bits)
 from ..sequences import Runs, as_output, as_queries
 from .model import Program
 from .exact_numbers import as_fraction
@@ -466,7 +466,7 @@ def evaluate_signed(form: SignedForm, dps: int, method: str, what: str) -> Proba
             difference = _certified_difference(plus, minus, dps, form.plus.is_density)
             if difference is not None:
                 return difference
-        with mpmath.workdps(dps + guard + 10):
+        with mpmath.workprec(working_bits(dps + guard, guard=COMBINE_GUARD_DIGITS)):
             value, error = plus.value - minus.value, plus.error + minus.error
             if value > 0 and error <= value * mpf(10) ** -dps:
                 return Probability(+value, mpmath.log(value), +error,
@@ -485,7 +485,7 @@ def _certified_difference(plus: CertifiedProbability, minus: CertifiedProbabilit
     """The enclosure ``[plus.lower − minus.upper, plus.upper − minus.lower]`` of the
     difference, in ball arithmetic; ``None`` while it is not positive or wider than
     ``10^{−dps}`` relative (the caller asks both sides for more digits)."""
-    bits = int((max(plus.dps, minus.dps) + 20) * math.log2(10))
+    bits = working_bits(max(plus.dps, minus.dps), guard=COMBINE_GUARD_DIGITS)
     with ctx.workprec(bits):
         difference = (arb(plus.lower).union(arb(plus.upper))
                       - arb(minus.lower).union(arb(minus.upper)))
@@ -584,6 +584,11 @@ def event_probability(mech: Program, queries, event, dps: int,
     return probability
 
 
+@event_rule.register
+def _(mech: Program, queries, event, dps: int, certified: bool):
+    return event_probability(mech, queries, event, dps, "certified" if certified else "estimate")
+
+
 def outputs_with_forms(mech: Program, queries) -> dict:
     """Every output of the program on ``queries`` → its integral form (discrete outputs only:
     an :class:`InputError` when a path releases numbers)."""
@@ -630,13 +635,27 @@ def _(mech: Program, d1, d2, dps: int = 30, allow_any_pair: bool = False) -> Max
     return conclude_max_loss(mech, d1, d2, best, totals, len(outputs), dps)
 
 
+@worst_output.register
+def _(mech: Program, d1: Runs, d2: Runs, dps: int) -> Witness:
+    """Every return value of the program on ``d1`` and ``d2``, from its traced paths, or the
+    output of ``d1`` without noise for one released number ``q + η`` (``max_privacy_loss``; a
+    program that releases numbers otherwise is refused there in one line, and a supremum that
+    no output attains, a Gaussian release's ``+∞``, here)."""
+    result = max_privacy_loss(mech, d1, d2, dps, allow_any_pair=True)
+    if result.output is None:
+        raise InputError(f"{mech.name}: no output attains the largest loss on d1={d1}, d2={d2} "
+                         f"(it is approached as {result.approached}): the search reports a "
+                         f"witness output")
+    return Witness(d1, d2, result.output, result.loss)
+
+
 @output_probability_pairs.register
 def _(mech: Program, d1, d2, dps: int) -> list:
     """Both certified probabilities of every return value of the program on ``d1`` or ``d2``
     (discrete outputs: an :class:`InputError` when a path releases numbers)."""
     sides = (outputs_with_forms(mech, d1), outputs_with_forms(mech, d2))
     empty = SignedForm(IntegralForm((), False), IntegralForm((), False))
-    with flint_context(bits_for(dps)):
+    with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
         return [tuple(certified_ball(evaluate_signed(side.get(output, empty), dps, "certified",
                                                      f"{mech.name}: output {output}"), mech.name)
                       for side in sides)

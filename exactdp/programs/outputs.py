@@ -28,7 +28,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import InputError
-from ..events import GRID_POINTS, Coordinate, Index, LastEntry, View, view_of
+from ..events import GRID_POINTS, Coordinate, Index, LastEntry, View, sampled_view, view_of
 from ..sampling.sampler import sample
 from ..sequences import as_output
 from .model import Program
@@ -149,6 +149,11 @@ def program_view(pilots: list[ProgramSamples], searched: bool = True) -> View:
                          f"events has {size:,} events (at most {MAX_EVENTS:,}); return a "
                          f"statistic of the output (as StatDP's algorithms do) or give one event")
     return View(components, (tuple(name for name, _ in components),))
+
+
+@sampled_view.register
+def _(mech: Program, d1, pilots, searched: bool) -> View:
+    return program_view(pilots(), searched)
 
 
 @view_of.register

@@ -21,27 +21,8 @@ from typing import Iterator
 import numpy as np
 
 from ..mechanisms.description import Release, ThresholdMechanism
+from ..sampled_outputs import ABSENT, Samples
 from ..sequences import as_queries
-
-#: Code of a position the run never reached (it stopped at the cutoff).
-ABSENT = -1
-
-
-@dataclass(frozen=True)
-class Samples:
-    """The outputs of ``runs`` independent runs on ``n`` queries.
-
-    Attributes
-    ----------
-    answers : numpy.ndarray of int8, shape (runs, n)
-        1 for ⊤, 0 for ⊥, :data:`ABSENT` after the run stopped.
-    values : numpy.ndarray of float, shape (runs, n), or None
-        The released numbers at ⊤ positions (NaN elsewhere) for mechanisms that release numbers.
-    """
-
-    answers: np.ndarray
-    values: np.ndarray | None
-
 
 @dataclass(frozen=True)
 class Block:

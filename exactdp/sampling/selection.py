@@ -5,7 +5,7 @@ Lyu, Su & Li, "Understanding the Sparse Vector Technique for Differential Privac
 2017 (arXiv:1603.01699), §6, compare selection mechanisms by the false negative rate (FNR: the
 fraction of the true top ``c`` not selected) and the score error rate
 (SER ``= 1 − Σ_{i selected} q_i / Σ_{i ∈ top c} q_i``) of seeded runs, summarised by their mean
-and standard deviation.  ``exactdp/utility.py`` computes the expectations exactly; this module
+and standard deviation.  ``exact/selection/`` computes the expectations exactly; this module
 draws the runs themselves, in double precision (a simulation: its numbers carry the sampling
 error of the runs, not a certified bound), vectorised over the runs:
 
@@ -32,7 +32,7 @@ from ..errors import InputError
 from ..mechanisms.description import ThresholdMechanism
 from ..mechanisms.selection import ExponentialTopMechanism, RetraversalMechanism
 from ..sequences import as_queries
-from ..utility import ORDERS, check_cutoff, selection_cutoff, selection_rates, true_top
+from ..exact.selection import ORDERS, check_cutoff, selection_cutoff, selection_rates, true_top
 from .sampler import BLOCK_DRAWS, query_array, sample
 
 #: Most traversals of one simulated run of Sparse Vector with retraversal.  Every run ends
@@ -107,8 +107,8 @@ def check_runs(runs, n: int) -> None:
 def run_rates(selected: np.ndarray, queries, c: int) -> tuple:
     """``(fnr, ser)``: the false negative rate and score error rate of each run,
     ``FNR = 1 − |selected ∩ top c|/c`` and ``SER = 1 − Σ_{i selected} q_i / Σ_{i ∈ top c} q_i``
-    (:func:`exactdp.utility.selection_rates`, the definitions of ``E[FNR]`` and ``E[SER]``;
-    top ``c``: :func:`exactdp.utility.true_top`).
+    (:func:`exactdp.exact.selection.selection_rates`, the definitions of ``E[FNR]`` and
+    ``E[SER]``; top ``c``: :func:`exactdp.exact.selection.true_top`).
 
     Parameters
     ----------

@@ -16,23 +16,12 @@ Other components (the raw ⊤/⊥ vector) and other families fall back to :func:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from ..events import Additive, LastEntry
 from ..mechanisms.description import ThresholdMechanism
+from ..sampled_outputs import Columns
 from .sampler import query_array, sample, walk
-
-
-@dataclass(frozen=True)
-class Columns:
-    """The column (one value per run) of each component requested, keyed by the component."""
-
-    columns: dict
-
-    def column(self, component) -> np.ndarray:
-        """The column of ``component``."""
-        return self.columns[component]
 
 
 def sample_columns(mech, queries, runs: int, rng: np.random.Generator, components):
@@ -49,20 +38,18 @@ def sample_columns(mech, queries, runs: int, rng: np.random.Generator, component
         The only source of randomness; the same draws as :func:`sample` makes.
     components : iterable of event components (``exactdp.events``)
     """
-    from ..events import Additive, LastEntry  # here: exactdp.events imports this module
-
     components = list({id(c): c for c in components}.values())  # one hash per component
     if isinstance(mech, ThresholdMechanism) and all(
             isinstance(c, (Additive, LastEntry)) for c in components):
-        return _streamed(mech, query_array(queries), runs, rng, components, Additive)
+        return _streamed(mech, query_array(queries), runs, rng, components)
     return sample(mech, [float(q) for q in queries], runs, rng)
 
 
 def _streamed(mech: ThresholdMechanism, q: np.ndarray, runs: int, rng: np.random.Generator,
-              components: list, additive_type) -> Columns:
+              components: list) -> Columns:
     sums, lasts = [], []
     for component in components:
-        if isinstance(component, additive_type):
+        if isinstance(component, Additive):
             sums.append(_Accumulator(component, runs))
         else:
             lasts.append((component, np.full(runs, np.nan)))

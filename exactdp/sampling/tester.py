@@ -50,10 +50,8 @@ from ..formatting import printed_log_ratio
 from ..progress import Progress
 from ..sequences import format_number
 from ..checks import check_positive, check_seed, check_writable
-from ..events import Event, View, count_events, parse_event, search_space, view_of
+from ..events import Event, View, count_events, parse_event, sampled_view, search_space
 from ..mechanisms.base import Neighbours
-from ..programs.model import Program
-from ..programs.outputs import program_view
 from ..workers import current_scheduler, parallel_map
 from .discrete_laws import binom_interval
 from .hypothesis import check_counts, p_value
@@ -199,20 +197,21 @@ def _candidates(mech, pairs, runner: _Runner, event: str | None) -> list[Candida
     """Views and search spaces (or the one given event) of every pair."""
     candidates = []
     for index, (d1, d2) in enumerate(pairs):
-        pilots = None
-        if event is None or isinstance(mech, Program):
-            pilots = [sample(mech, list(queries), PILOT_RUNS, np.random.default_rng(
-                np.random.SeedSequence(runner.seed, spawn_key=(PILOT, index, side))))
-                for side, queries in enumerate((d1, d2))]
-        # a program's events follow its return type, read from the pilot runs
-        view = program_view(pilots, searched=event is None) if isinstance(mech, Program) \
-            else view_of(mech, list(d1))
+        pilots = functools.cache(functools.partial(_pilot_runs, mech, runner.seed, index, d1, d2))
+        view = sampled_view(mech, list(d1), pilots, searched=event is None)
         if event is not None:
             events = (parse_event(event, view),)
         else:
-            events = tuple(search_space(view, pilots))
+            events = tuple(search_space(view, pilots()))
         candidates.append(Candidate(d1, d2, view, events))
     return candidates
+
+
+def _pilot_runs(mech, seed, index: int, d1, d2) -> list:
+    """The pilot runs of pair ``index`` on each side, each from its own seeded stream."""
+    return [sample(mech, list(queries), PILOT_RUNS, np.random.default_rng(
+        np.random.SeedSequence(seed, spawn_key=(PILOT, index, side))))
+        for side, queries in enumerate((d1, d2))]
 
 
 def _oriented_p_value(c1: int, c2: int, runs: int, eps: float) -> float:
