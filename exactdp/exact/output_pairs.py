@@ -27,6 +27,7 @@ from ..errors import MethodUnavailableError, PrecisionError
 from ..mechanisms.description import ThresholdMechanism
 from ..noise import Gaussian, Laplace, NoiseLaw
 from ..precision import COMBINE_GUARD_DIGITS, CertifiedProbability, exact_mpf, working_bits
+from ..progress import START_DELAY, Progress
 from ..sequences import Runs
 from .integrand import build_output_integral
 from .loss import all_output_balls, enumerated_outputs
@@ -130,12 +131,19 @@ def _(mech: ThresholdMechanism, d1: Runs, d2: Runs, dps: int) -> list[tuple[arb,
 def certified_pairs(mech, d1: Runs, d2: Runs, outputs: list, output_form: Callable,
                     dps: int) -> list[tuple[arb, arb]]:
     """The certified probability of each of ``outputs`` on ``d1`` and ``d2`` as balls, from
-    ``output_form(d, output)``, the integral form of ``output`` on input ``d``."""
-    with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
-        return [tuple(certified_ball(evaluate(output_form(d, output), dps, "certified",
-                                              f"{mech.name}: probability of an output"),
-                                     mech.name) for d in (d1, d2))
-                for output in outputs]
+    ``output_form(d, output)``, the integral form of ``output`` on input ``d``.  Work that lasts
+    over :data:`~exactdp.progress.START_DELAY` seconds (many digits of Gaussian noise) reports
+    its progress on a terminal, one step per output."""
+    pairs = []
+    with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)), \
+            Progress(len(outputs), f"{mech.name}: probabilities on d1 and d2", "output",
+                     enabled=None, delay=START_DELAY) as bar:
+        for output in outputs:
+            pairs.append(tuple(certified_ball(evaluate(output_form(d, output), dps, "certified",
+                                                       f"{mech.name}: probability of an output"),
+                                              mech.name) for d in (d1, d2)))
+            bar.update()
+    return pairs
 
 
 def complete_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[arb, arb]]:
