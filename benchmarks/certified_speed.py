@@ -67,12 +67,14 @@ def main() -> None:
             REPEATS)
         with mpmath.workdps(2 * DPS + 20):
             width = (certified.upper - certified.lower) / certified.lower
-            inside = certified.lower - estimate.error <= estimate.value <= certified.upper + estimate.error
+            inside = (certified.lower - estimate.error <= estimate.value
+                      <= certified.upper + estimate.error)
             check = ""
             if t in REFERENCE_SIZES:
                 reference, margin = gptt_family_probability(t, 0.5, 0.5, with_error=True)
-                check = (", reference inside: "
-                         f"{certified.log_lower - margin <= reference <= certified.log_upper + margin}")
+                inside_reference = (certified.log_lower - margin <= reference
+                                    <= certified.log_upper + margin)
+                check = f", reference inside: {inside_reference}"
         rows.append((label, certified_time, estimate_time))
         print(f"{label:>26}: certified {certified_time:.3f} s ({certified.method}), estimate "
               f"{estimate_time:.3f} s, ratio {certified_time / estimate_time:.3g}; log p = "

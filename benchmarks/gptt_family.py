@@ -5,8 +5,8 @@ For t = 10, 10³, 10⁶ (queries (0^t, 1^t), output (⊥^t, ⊤^t)) it prints
 
 * the engine's time (``exactdp.probability``, method auto: two independent methods), first call
   and median of repeated calls, and the ratio t = 10⁶ / t = 10 (machine-independent; target ≤ 3);
-* the number of correct significant digits of the log probability against an independent
-  brute-force integration (Gauss–Legendre on 120 uniform pieces at 50 digits, ``tests/reference.py``);
+* the number of correct significant digits of the log probability against an independent brute-force
+  integration (Gauss–Legendre on 120 uniform pieces at 50 digits, ``tests/reference.py``);
 * the same for plain ``mpmath.quad`` over the kinks at 30 digits (time, and digits it gets right).
 
 Run: ``python benchmarks/gptt_family.py`` from the repository root.

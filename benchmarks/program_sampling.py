@@ -120,10 +120,12 @@ def main() -> None:
         mech = program(func, **kwargs)
         declared = exactdp.mechanism(catalogue, **params)
         loop_s, _ = median_time(loop, args.repeats)
-        program_s, _ = median_time(lambda: exactdp.sample(mech, queries, args.runs,
-                                                             np.random.default_rng(0)), args.repeats)
-        catalogue_s, _ = median_time(lambda: exactdp.sample(declared, queries, args.runs,
-                                                               np.random.default_rng(0)), args.repeats)
+        program_s, _ = median_time(
+            lambda: exactdp.sample(mech, queries, args.runs, np.random.default_rng(0)),
+            args.repeats)
+        catalogue_s, _ = median_time(
+            lambda: exactdp.sample(declared, queries, args.runs, np.random.default_rng(0)),
+            args.repeats)
         print(f"{name:<10} {loop_s:>8.3f} {program_s:>10.3f} {catalogue_s:>12.4f} "
               f"{program_s / loop_s:>13.2f} {loop_s / catalogue_s:>15.0f}")
 

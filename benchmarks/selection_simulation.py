@@ -2,12 +2,13 @@
 
 The workload of Lyu, Su & Li (PVLDB 2017, §6) as the ``lyu-allocation`` claim scales it: ``n = 200``
 items with Zipf counts ``round(R/(i·H_n))``, ``R = 20,000`` records, cutoff ``c = 6``, threshold
-halfway between the 6th and 7th counts, ``ε = 1/10``, monotone queries (counts; svt2 has no monotone variant), and for the
-two-budget mechanisms the split ``ε1:ε2 = 1:c^{2/3}``.  For each mechanism and order this prints
-the median time of 100 seeded runs (``simulate_selection``) and its ratio to the baseline timed
-in the same run: the Sparse Vector sampler alone (``sample``, SVT-S in the given order), which
-``simulate_selection`` wraps for the Sparse Vector variants; and the mean ± standard deviation of
-the runs' FNR and SER (``run_rates``), the points a figure shows beside the exact lines.
+halfway between the 6th and 7th counts, ``ε = 1/10``, monotone queries (counts; svt2 has no monotone
+variant), and for the two-budget mechanisms the split ``ε1:ε2 = 1:c^{2/3}``.  For each mechanism and
+order this prints the median time of 100 seeded runs (``simulate_selection``) and its ratio to the
+baseline timed in the same run: the Sparse Vector sampler alone (``sample``, SVT-S in the given
+order), which ``simulate_selection`` wraps for the Sparse Vector variants; and the mean ± standard
+deviation of the runs' FNR and SER (``run_rates``), the points a figure shows beside the exact
+lines.
 
 Run: ``python benchmarks/selection_simulation.py [REPEATS]`` from the repository root (default 7).
 """

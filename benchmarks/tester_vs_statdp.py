@@ -106,7 +106,8 @@ def exactdp_command(d1, d2, jobs: int) -> list[str]:
 def statdp_available() -> bool:
     if not STATDP_PYTHON or not Path(STATDP_PYTHON).exists():
         return False
-    return subprocess.run([STATDP_PYTHON, "-c", "import statdp"], capture_output=True).returncode == 0
+    probe = subprocess.run([STATDP_PYTHON, "-c", "import statdp"], capture_output=True)
+    return probe.returncode == 0
 
 
 def loop_seconds(d1, d2) -> float:

@@ -40,8 +40,9 @@ def __dir__():
 
 __version__ = "0.1.0"
 
-__all__ = ["CertifiedPrivacyLoss", "CertifiedProbability", "ExactDPError", "InputError", "MaxPrivacyLoss", "MethodUnavailableError",
-           "PrecisionError", "PrivacyLoss", "Probability", "ProfilePoint", "RenyiPoint",
-           "ThresholdMechanism", "catalogue", "discrete_laplace", "expected_utility",
-           "format_value", "max_privacy_loss", "mechanism", "privacy_loss", "privacy_profile",
-           "probability", "program", "renyi_divergence", "sample", "selection_probabilities"]
+__all__ = ["CertifiedPrivacyLoss", "CertifiedProbability", "ExactDPError", "InputError",
+           "MaxPrivacyLoss", "MethodUnavailableError", "PrecisionError", "PrivacyLoss",
+           "Probability", "ProfilePoint", "RenyiPoint", "ThresholdMechanism", "catalogue",
+           "discrete_laplace", "expected_utility", "format_value", "max_privacy_loss",
+           "mechanism", "privacy_loss", "privacy_profile", "probability", "program",
+           "renyi_divergence", "sample", "selection_probabilities"]

@@ -380,7 +380,8 @@ class Gumbel(NoiseLaw):
     """``Gumbel(b)`` (location 0): CDF ``exp(−e^{−x/b})`` (module docstring)."""
 
     symbol: ClassVar[str] = "Gumbel"
-    median: ClassVar[Fraction] = Fraction(-366512920581664327, 10 ** 18)  # −ln ln 2 (any value near)
+    # −ln ln 2 (any value near)
+    median: ClassVar[Fraction] = Fraction(-366512920581664327, 10 ** 18)
 
     def _tail(self, x: mpf) -> mpf:
         """``e^{−x/b}``; refused (PrecisionError) beyond ``x/b < −10^18``, where the exponent of

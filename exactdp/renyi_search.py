@@ -55,7 +55,7 @@ def grid_pairs(mech, length: int, levels: Sequence = (0, 1), moves: Sequence = (
     length : int
         Number of queries.
     levels, moves : sequence of int
-        ``d1_i = T + l·Δ`` for ``l`` in ``levels``, ``d2_i = d1_i + m·Δ`` for ``m`` in ``moves``.
+        ``d1_i = T + k·Δ`` for ``k`` in ``levels``, ``d2_i = d1_i + m·Δ`` for ``m`` in ``moves``.
     lowest : number, optional
         Keep only pairs whose query answers are all at least ``lowest`` on both inputs.
 
@@ -75,7 +75,7 @@ def grid_pairs(mech, length: int, levels: Sequence = (0, 1), moves: Sequence = (
     floor = None if lowest is None else Fraction(lowest)
     seen, pairs = set(), []
     for level in itertools.product(levels, repeat=length):
-        d1 = tuple(space.origin + space.sensitivity * l for l in level)
+        d1 = tuple(space.origin + space.sensitivity * k for k in level)
         for move in itertools.product(moves, repeat=length):
             d2 = tuple(a + space.sensitivity * m for a, m in zip(d1, move))
             if (d1 == d2 or (d2, d1) in seen or not space.allows(d1, d2)

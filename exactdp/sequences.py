@@ -208,12 +208,13 @@ def _parse_token_list(text: str, what: str, parse_token) -> Runs:
         item = item.strip()
         token, star, repeat = item.partition("*")
         if star:
+            message = f"repeat count in {what} must be a positive integer, got {item!r}"
             try:
                 count = int(repeat)
             except ValueError:
-                raise InputError(f"repeat count in {what} must be a positive integer, got {item!r}") from None
+                raise InputError(message) from None
             if count <= 0:
-                raise InputError(f"repeat count in {what} must be a positive integer, got {item!r}")
+                raise InputError(message)
         else:
             count = 1
         if not token:
@@ -238,7 +239,8 @@ def parse_output_token(token: object) -> object:
         except _OutOfRange:
             raise
         except InputError:
-            raise InputError(f"unknown output token (expected T, F or a number), got {token!r}") from None
+            raise InputError("unknown output token (expected T, F or a number), "
+                             f"got {token!r}") from None
     return to_fraction(token, "output entry")
 
 

@@ -62,7 +62,8 @@ def gptt_family_probability(t, eps1, eps2, dps=50, half_width=30, pieces=120, wi
             assert log_f(end) - top < -(dps + 5) * math.log(10), "window too narrow"
         edges = [centre - half_width + 2 * half_width * k / pieces for k in range(pieces + 1)]
         # keep the kinks z = 0 and z = 1 as edges so that every piece is smooth
-        edges = sorted(set(edges) | {e for e in (mpmath.mpf(0), mpmath.mpf(1)) if edges[0] < e < edges[-1]})
+        edges = sorted(set(edges) | {e for e in (mpmath.mpf(0), mpmath.mpf(1))
+                                     if edges[0] < e < edges[-1]})
         scaled, error = mpmath.quad(lambda z: mpmath.exp(log_f(z) - top), edges,
                                     method="gauss-legendre", error=True)
         if not with_error:

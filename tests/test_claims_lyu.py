@@ -41,7 +41,7 @@ def test_svt3_appendix_closed_form(label, q_last, shift):
     assert len(points) >= 4
     with mpmath.workdps(50):
         for m, point in points.items():
-            def density(q, q_l):
+            def density(q, q_l, m=m):
                 return (mpf(2) ** (-m - 1) * mpmath.exp(-m * mpf(q) / 2) / (1 + m)
                         * mpmath.exp(-abs(mpf(q_l)) / 2) / 4)
 

@@ -146,7 +146,8 @@ def test_cli_event(capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["prob", "smart_sum", "--queries", "0,0", "--event", "out2<0"], "unknown event component 'out2'"),
+    (["prob", "smart_sum", "--queries", "0,0", "--event", "out2<0"],
+     "unknown event component 'out2'"),
     (["prob", "smart_sum", "--queries", "0", "--event", "out0<1", "--method", "closed"],
      "--method applies to --output only"),
     (["prob", "smart_sum", "--queries", "0", "--event", "out0<1", "--output", "1"],

@@ -261,7 +261,8 @@ def test_sampler_frequencies_lie_in_binomial_intervals():
 def test_bad_inputs_are_one_line_errors():
     with pytest.raises(InputError, match=r"T must be an integer, got T=1/2"):
         exactdp.mechanism("svt_discrete", T=Fraction(1, 2))
-    with pytest.raises(InputError, match=r"threshold_scale must be positive, got threshold_scale=0"):
+    with pytest.raises(InputError,
+                       match=r"threshold_scale must be positive, got threshold_scale=0"):
         exactdp.mechanism("svt_discrete", threshold_scale=0)
     with pytest.raises(InputError, match=r"query_scale must be positive, got query_scale=-1"):
         exactdp.mechanism("svt_discrete", query_scale=-1)

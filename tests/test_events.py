@@ -18,6 +18,7 @@ from exactdp.exact.loss import possible_outputs
 from exactdp.events import parse_event, view_of
 
 Q = [1, 0, 2, 1]
+N_QUERIES = len(Q)
 
 
 def enumerated(mech, queries, statistic, value):
@@ -26,7 +27,7 @@ def enumerated(mech, queries, statistic, value):
                        for out in possible_outputs(mech, len(queries)) if statistic(out) == value)
 
 
-def hamming_to_pattern(out, n=len(Q)):
+def hamming_to_pattern(out, n=N_QUERIES):
     # StatDP's iSVT1–3: zip_longest Hamming distance to (True × ⌊n/2⌋, False × rest).
     return sum(a != b for a, b in zip_longest([i < n // 2 for i in range(n)], out))
 

@@ -40,7 +40,8 @@ def test_the_ellipse_bound_exceeds_the_actual_error_of_exponentials(rate, order,
 
 
 def test_the_cover_contains_points_of_the_ellipse():
-    """Points ``m + h(ρe^{iθ} + ρ^{−1}e^{−iθ})/2`` on the upper half lie in some ball of the cover."""
+    """Points ``m + h(ρe^{iθ} + ρ^{−1}e^{−iθ})/2`` on the upper half lie in some ball of the
+    cover."""
     import math
     middle, half, rho = arb(1) / 3, arb(2), arb(3) / 2
     cover = ellipse_cover(middle, half, rho, 16)
@@ -57,8 +58,8 @@ def test_rho_must_exceed_one():
         error_bound(arb(1), arb(1), 5, arb(1))
 
 
-@pytest.mark.parametrize("half, rho, order, log_modulus", [(0.5, 4.0, 2, 0.0), (3.0, 1.5, 17, -40.0),
-                                                       (0.003, 1024.0, 7, 250.0)])
+@pytest.mark.parametrize("half, rho, order, log_modulus", [
+    (0.5, 4.0, 2, 0.0), (3.0, 1.5, 17, -40.0), (0.003, 1024.0, 7, 250.0)])
 def test_the_log_bound_is_the_log_of_the_ball_bound(half, rho, order, log_modulus):
     # the double-precision log against the ball bound's own upper end
     with ctx.workprec(128):

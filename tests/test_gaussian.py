@@ -114,7 +114,7 @@ def test_gaussian_noisy_max_index_probabilities_sum_to_one_and_match_quadrature(
         # Pr[argmax = j] = ∫ φ_σ(x − q_j) Π_{i≠j} Φ_σ(x − q_i) dx
         for j, result in enumerate(results):
             reference = mpmath.quad(
-                lambda x: mpmath.npdf(x, queries[j], 2) * mpmath.fprod(
+                lambda x, j=j: mpmath.npdf(x, queries[j], 2) * mpmath.fprod(
                     mpmath.ncdf(x, q, 2) for i, q in enumerate(queries) if i != j),
                 [-mpmath.inf, -10, 0, 2, 10, mpmath.inf])
             assert _contains(result, reference)

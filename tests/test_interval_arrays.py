@@ -52,7 +52,7 @@ def test_float_operations_enclose_the_exact_rational_results(rows):
                      for p, q, r, s in zip(a[0], x[0], b[0], y[0])]),
         "one_minus": (FLOATS.one_minus(a), [1 - Fraction(p) for p in a[0]]),
     }
-    for name, (interval, exact) in results.items():
+    for _name, (interval, exact) in results.items():
         for k, value in enumerate(exact):
             encloses(interval[:, k], value)
     exact_total = sum((Fraction(p) * Fraction(q) for p, q in zip(a[0], x[0])), Fraction(0))

@@ -15,7 +15,8 @@ from .reference import (gptt_family_probability, integrate_explicit, lap_cdf, la
 def close(a, b, digits):
     """|a − b| ≤ 10^-digits · |b| (at high precision)."""
     with mpmath.workdps(digits + 20):
-        return abs(mpmath.mpf(a) - mpmath.mpf(b)) <= mpmath.mpf(10) ** (-digits) * abs(mpmath.mpf(b))
+        a, b = mpmath.mpf(a), mpmath.mpf(b)
+        return abs(a - b) <= mpmath.mpf(10) ** (-digits) * abs(b)
 
 
 @pytest.mark.parametrize("eps", ["0.5", "1", "2"])

@@ -1,4 +1,5 @@
-"""The tester's StatDP options: ``--lengths``, ``--neighbours``, ``--reselect``, ``--log-events``."""
+"""The tester's StatDP options: ``--lengths``, ``--neighbours``, ``--reselect``,
+``--log-events``."""
 
 import csv
 import json

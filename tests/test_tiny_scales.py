@@ -108,7 +108,7 @@ def test_noisy_max_pieces_and_nodes_do_not_grow_as_sigma_shrinks(pieces, nodes, 
             reference = log_half_erfc(1 / (2 * Fraction(sigma)))
             assert_encloses((result.log_lower, result.log_upper), reference, 25)
     pieces_at_one, nodes_at_one = counts["1"]
-    for sigma, (tried, evaluated) in counts.items():
+    for _sigma, (tried, evaluated) in counts.items():
         assert tried <= 2 * pieces_at_one and evaluated <= 2 * nodes_at_one, counts
 
 
@@ -129,7 +129,7 @@ def test_gaussian_svt_pieces_do_not_grow_as_either_scale_shrinks(pieces, nodes, 
         reference = log_half_erfc(Fraction(-1), 2 * (sigma1 ** 2 + sigma2 ** 2))
         assert_encloses((result.log_lower, result.log_upper), reference, 25)
     pieces_at_one, nodes_at_one = counts["1"]
-    for sigma, (tried, evaluated) in counts.items():
+    for _sigma, (tried, evaluated) in counts.items():
         assert tried <= 2 * pieces_at_one and evaluated <= 2 * nodes_at_one, counts
 
 

@@ -36,6 +36,8 @@ from exactdp.exact.selection.kinds import FLOAT_DIGITS
 from .reference import binomial_interval
 
 DPS = 12
+#: The references' own accuracy: a ball may miss its reference by this much.
+SLACK = mpmath.mpf(10) ** (-DPS - 3)
 
 
 def outputs(n: int, c: int):
@@ -71,7 +73,7 @@ def brute_force_random(mech, queries, c):
     return totals
 
 
-def assert_encloses(balls, references, slack=mpmath.mpf(10) ** (-DPS - 3), digits=DPS):
+def assert_encloses(balls, references, slack=SLACK, digits=DPS):
     """Each ball holds its reference (within ``slack``, the reference's own accuracy) and is
     narrower than ``10^{1 − digits}``."""
     for i, (ball, reference) in enumerate(zip(balls, references)):
@@ -288,7 +290,7 @@ def retraversal_reference(mech, queries):
     # beyond ±100 b_ρ the density is below e^{-100}, far below the digits compared
     points = sorted({mpmath.mpf(0)} | {mpmath.mpf(q) - threshold for q in queries})
     ends = [-100 * b_rho, *points, 100 * b_rho]
-    return [mpmath.quad(lambda z: integrand(i, z), ends) for i in range(len(queries))]
+    return [mpmath.quad(lambda z, i=i: integrand(i, z), ends) for i in range(len(queries))]
 
 
 @pytest.mark.parametrize("digits", [FLOAT_DIGITS, DPS], ids=["float", "arb"])

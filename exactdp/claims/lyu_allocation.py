@@ -157,7 +157,7 @@ def evaluate_allocation(progress: Callable[[], None], paper_items: int = PAPER_I
     for c in CUTOFFS:
         threshold = middle_threshold(counts, c)
 
-        def utility_of(ratio: Fraction):
+        def utility_of(ratio: Fraction, c=c, threshold=threshold):
             progress()
             return expected_utility(svt_s(c, ratio, threshold), counts, "random", DIGITS)
 

@@ -31,8 +31,9 @@ def query_text(text: str) -> str:
         with open(path, encoding="utf-8-sig") as handle:
             lines = handle.read().splitlines()
     except (OSError, UnicodeDecodeError) as exc:
-        raise argparse.ArgumentTypeError(f"cannot read the queries file {path!r}: "
-                                         f"{exc.strerror if isinstance(exc, OSError) else exc}")
+        reason = exc.strerror if isinstance(exc, OSError) else exc
+        raise argparse.ArgumentTypeError(
+            f"cannot read the queries file {path!r}: {reason}") from exc
     numbers = []
     for number, line in enumerate(lines, start=1):
         token = line.strip()
@@ -51,8 +52,9 @@ def query_text(text: str) -> str:
 
 def add_mechanism_arguments(parser: argparse.ArgumentParser) -> None:
     """``MECH`` and repeated ``--param k=v``."""
-    parser.add_argument("mechanism", metavar="MECH", help="catalogue name (see `exactdp list`), or a function in StatDP's convention as "
-                        "FILE.py:FUNCTION or package.module:FUNCTION")
+    parser.add_argument("mechanism", metavar="MECH",
+                        help="catalogue name (see `exactdp list`), or a function in StatDP's "
+                        "convention as FILE.py:FUNCTION or package.module:FUNCTION")
     parser.add_argument("--param", action="append", default=[], metavar="K=V",
                         help="mechanism parameter, e.g. eps=0.5, c=2, T=1, eps2=inf (repeatable)")
     add_program_arguments(parser)

@@ -63,7 +63,8 @@ def register(subparsers) -> None:
     sub.add_argument("--seed", type=int, default=0,
                      help="seed of the candidates, a non-negative integer (default 0)")
     sub.add_argument("--budget", type=float, default=None, metavar="SECONDS",
-                     help="wall-clock limit (default: none, so the result depends on the seed only)")
+                     help="wall-clock limit "
+                     "(default: none, so the result depends on the seed only)")
     sub.add_argument("--evaluations", type=int, default=200, metavar="K",
                      help="limit on input pairs scored; the reproducible limit (default 200)")
     sub.add_argument("--delta", metavar="D", default=None,

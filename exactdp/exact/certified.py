@@ -447,7 +447,8 @@ def _saturation_points(integral: Integral, goal: int, width: Fraction) -> list:
             complement, direction = ((Kind.SF, 1) if factor.kind is Kind.CDF
                                      else (Kind.CDF, -1))
 
-            def saturated(distance: Fraction) -> bool:
+            def saturated(distance: Fraction, law=law, complement=complement,
+                          direction=direction) -> bool:
                 return law.log(complement, direction * to_mpf(distance)) < level
 
             far = law.scale
@@ -545,10 +546,11 @@ def integrate_piecewise(integral: Integral, goal: int,
     (:func:`~exactdp.precision.working_bits`)."""
     cuts = _cut_points(integral, goal)
     with ctx.workprec(goal + working_bits(0, cuts.sensitivity, ROUNDING_GUARD_DIGITS)):
-        target, total, name = arb(2) ** -goal, arb(0), None
+        target, total, method = arb(2) ** -goal, arb(0), None
         for index, (name, rule) in enumerate(rules):
             try:
                 total = rule(integral, cuts, target) if len(cuts.points) > 1 else arb(0)
+                method = name
                 break
             except PrecisionError:  # e.g. a zero of a factor near a piece: the next rule
                 if index == len(rules) - 1:
@@ -557,7 +559,7 @@ def integrate_piecewise(integral: Integral, goal: int,
             total += _tail(integral, cuts.points[0], -1, cuts.log_scale)
         if cuts.right_cut:
             total += _tail(integral, cuts.points[-1], 1, cuts.log_scale)
-        return cuts.log_scale + total.log(), name
+        return cuts.log_scale + total.log(), method
 
 
 def _closed_pieces(integral: Integral):
@@ -582,9 +584,9 @@ def log_integral(integral: Integral, goal: int) -> tuple[arb, str]:
     """``(log I as a ball, method name)`` of a non-empty integral, aiming at a relative accuracy
     ``2^{−goal}``: the closed form where every piece's expansion is small (piecewise exponential
     laws), else the rigorous piecewise Gauss–Legendre rule
-    (``piecewise_gauss.log_integral_certified``), else :func:`integrate_piecewise`
-    (Gauss–Legendre with the ellipse bound, ``acb.integral`` as its fallback).  Over an integer-valued hub the integral is a sum
-    (``discrete_hub.log_sum``)."""
+    (``piecewise_gauss.log_integral_certified``), else :func:`integrate_piecewise` (Gauss–Legendre
+    with the ellipse bound, ``acb.integral`` as its fallback).  Over an integer-valued hub the
+    integral is a sum (``discrete_hub.log_sum``)."""
     if integral.hub.integer_valued:
         return log_sum(integral, goal), "discrete sum"
     laws = [integral.hub] + [factor.law for factor in integral.factors]

@@ -2,10 +2,10 @@
 (Laplace, exponential).
 
 Between consecutive kinks every factor is either a pure exponential ``e^{c + λx}`` or
-``1 − e^{c + λx}`` (``NoiseLaw.piece``, ``c`` the log of its coefficient; e.g. ``F_b(x) = ½e^{x/b}`` for ``x < 0``,
-``1 − ½e^{−x/b}`` for ``x ≥ 0``).  When every ``1 − …`` factor has a rate ``±1/b`` with one
-common ``b``, put ``w = e^{z/b}``: on a piece the integrand is ``e^{c₀ + c₁z} · P(w)`` with ``P``
-the Laurent polynomial
+``1 − e^{c + λx}`` (``NoiseLaw.piece``, ``c`` the log of its coefficient; e.g. ``F_b(x) = ½e^{x/b}``
+for ``x < 0``, ``1 − ½e^{−x/b}`` for ``x ≥ 0``).  When every ``1 − …`` factor has a rate ``±1/b``
+with one common ``b``, put ``w = e^{z/b}``: on a piece the integrand is ``e^{c₀ + c₁z} · P(w)`` with
+``P`` the Laurent polynomial
 
     Π_j (1 − α_j w^{−1})^{m_j} · Π_k (1 − β_k w)^{n_k},
 

@@ -57,7 +57,8 @@ def check_output_shape(mech: ThresholdMechanism, n_queries: int, output: Runs) -
         position += count
     length = len(output)
     if length > n_queries:
-        raise InputError(f"{what}: output length {length} exceeds the number of queries {n_queries}")
+        raise InputError(f"{what}: output length {length} exceeds the number of queries "
+                         f"{n_queries}")
     ends_at_cutoff = cutoff is not None and tops == cutoff and output.runs[-1][0] is not False
     if length < n_queries and not ends_at_cutoff:
         raise InputError(f"{what}: output length {length} is shorter than the number of queries "
@@ -101,7 +102,8 @@ def build_output_integral(mech: ThresholdMechanism, queries, output) -> Integral
                 constants[mech.release_noise, Kind.PDF, token - q] += count
             segment.add(query_noise, Kind.SF, shift, count if not mech.redraw_threshold else 1)
         if mech.redraw_threshold:
-            # Each ⊤ ends a threshold draw; the remaining count−1 ⊤'s each form a one-factor segment.
+            # Each ⊤ ends a threshold draw; the remaining count−1 ⊤'s each form a one-factor
+            # segment.
             integrals[segment.build()] += 1
             if count > 1:
                 single = IntegralBuilder(hub)

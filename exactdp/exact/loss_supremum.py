@@ -58,9 +58,9 @@ def max_privacy_loss(mech, d1, d2, dps: int = 30,
     probabilities of all outputs must sum to 1 on both sides to ``dps - 5`` digits, or
     :class:`~exactdp.errors.PrecisionError` is raised.  Other mechanisms (noisy max releasing
     an index or its largest value, a Laplace histogram) take the larger of
-    ``D_∞(M(d1) ‖ M(d2))`` and ``D_∞(M(d2) ‖ M(d1))`` (:func:`loss_supremum`), and are refused
-    where ``renyi_divergence`` refuses them.  A generic function on the mechanism's type: programs register their own
-    enumeration (``exactdp.programs.exact``).
+    ``D_∞(M(d1) ‖ M(d2))`` and ``D_∞(M(d2) ‖ M(d1))`` (:func:`loss_supremum`), and are refused where
+    ``renyi_divergence`` refuses them.  A generic function on the mechanism's type: programs
+    register their own enumeration (``exactdp.programs.exact``).
 
     Examples
     --------

@@ -113,9 +113,9 @@ def evaluate_integral(integral: Integral, dps: int, method: str):
 
 def _closed_form_is_cheap(integral: Integral) -> bool:
     """Whether the closed form costs at most :data:`ESTIMATE_CLOSED_FORM_OPERATIONS`; counting is
-    itself quadratic in the number of factors, so beyond :data:`ESTIMATE_CLOSED_FORM_FACTORS` distinct
-    factors (where the count exceeds the budget for the Sparse Vector and noisy max integrands) it
-    is not attempted."""
+    itself quadratic in the number of factors, so beyond :data:`ESTIMATE_CLOSED_FORM_FACTORS`
+    distinct factors (where the count exceeds the budget for the Sparse Vector and noisy max
+    integrands) it is not attempted."""
     return (len(integral.factors) <= ESTIMATE_CLOSED_FORM_FACTORS
             and operation_count(integral) <= ESTIMATE_CLOSED_FORM_OPERATIONS)
 

@@ -7,10 +7,11 @@ The outputs are ``⊥ᵏ⊤`` (``k < n``) and ``⊥ⁿ``, with (``integrand.py``
 
 Every integrand is analytic between the kinks ``0, s_1, …, s_n``, so the same pieces serve all
 outputs: the kinks cut ℝ, and pieces of doubling width cut the wide gaps and reach beyond the
-outermost kinks as far as any output needs (:func:`_pieces`).  Each piece gets one rule of
-``N_p`` Gauss–Legendre nodes (``gauss_legendre.py``), and the running products ``P_k`` at the nodes are updated by one factor
-per query, so all ``n + 1`` probabilities cost one pass over the queries: about
-``n × (number of nodes) ≈ n²`` ball products (a piece no output needs any more leaves the pass).
+outermost kinks as far as any output needs (:func:`_pieces`).  Each piece gets one rule of ``N_p``
+Gauss–Legendre nodes (``gauss_legendre.py``), and the running products ``P_k`` at the nodes are
+updated by one factor per query, so all ``n + 1`` probabilities cost one pass over the queries:
+about ``n × (number of nodes) ≈ n²`` ball products (a piece no output needs any more leaves the
+pass).
 
 Error, per output and piece (``gauss_legendre.error_bound``): ``h·(64/15)·M·ρ^{2−2N}/(ρ² − 1)``
 with ``M`` a bound of the integrand on the Bernstein ellipse ``E_ρ`` of the piece, for the best

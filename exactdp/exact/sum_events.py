@@ -75,8 +75,8 @@ def sf_coefficients(k: int) -> tuple:
     coefficients = [Fraction(0)] * k
     for j in range(k):
         weight = Fraction(math.factorial(k - 1 + j), math.factorial(j) * 2 ** j)
-        for l in range(k - j):
-            coefficients[l] += weight / math.factorial(l)
+        for power in range(k - j):
+            coefficients[power] += weight / math.factorial(power)
     return tuple(c / (math.factorial(k - 1) * 2 ** k) for c in coefficients)
 
 

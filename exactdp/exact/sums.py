@@ -4,13 +4,15 @@ Output ``j`` is ``o_j = carry_j·o_{j−1} + s_j + η_j`` with ``s_j`` a sum of 
 ``η_j ~ Lap(b_j)`` independent.  The map ``η ↦ o`` is triangular with unit diagonal (Jacobian 1),
 so the density of a point output is the product of the noise densities at the residuals::
 
-    f(o) = Π_{j: b_j > 0} p_{b_j}(r_j) · Π_{j: b_j = 0} 1[r_j = 0],  r_j = o_j − carry_j·o_{j−1} − s_j
+    f(o) = Π_{j: b_j > 0} p_{b_j}(r_j) · Π_{j: b_j = 0} 1[r_j = 0],
+    r_j = o_j − carry_j·o_{j−1} − s_j
 
-(change of variables, e.g. Casella & Berger Thm 4.6.15; ``p_b`` the Laplace density of ``exactdp.noise``).  The density is with
-respect to Lebesgue measure on the noisy coordinates and counting measure on the exact ones, the
-same reference measure for every input, so the ratio of two such densities is the privacy loss
-(mixed discrete/continuous outputs, docs/mathematics.md).  Residuals are exact rationals: a deterministic
-coordinate that misses gives an exact zero, never an underflow.
+(change of variables, e.g. Casella & Berger Thm 4.6.15; ``p_b`` the Laplace density of
+``exactdp.noise``).  The density is with respect to Lebesgue measure on the noisy coordinates and
+counting measure on the exact ones, the same reference measure for every input, so the ratio of two
+such densities is the privacy loss (mixed discrete/continuous outputs, docs/mathematics.md).
+Residuals are exact rationals: a deterministic coordinate that misses gives an exact zero, never an
+underflow.
 """
 
 from __future__ import annotations

@@ -130,7 +130,7 @@ def maximise_over_values(witness_at: Callable[[list], Witness | None],
         k = grid.index(values[j])
         low, high = grid[max(k - 1, 0)], grid[min(k + 1, len(grid) - 1)]
 
-        def objective(x, j=j):
+        def objective(x, j=j, values=values):
             return -float(witness_score(witness_at(values[:j] + [_decimal(x)] + values[j + 1:])))
 
         if low < high:

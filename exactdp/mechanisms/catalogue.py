@@ -103,7 +103,8 @@ class CatalogueEntry:
         unknown = sorted(set(given) - set(known))
         if unknown:
             allowed = ", ".join(known) or "none"
-            raise InputError(f"unknown parameter for {self.name}: {unknown[0]} (allowed: {allowed})")
+            raise InputError(f"unknown parameter for {self.name}: {unknown[0]} "
+                             f"(allowed: {allowed})")
         values = {name: (param.convert(given[name]) if name in given else param.default)
                   for name, param in known.items()}
         return self.build(values)

@@ -18,9 +18,10 @@ from .svt import declare
 
 CHECKDP = "Wang et al. (CheckDP), CCS 2020"
 
-declare("gap_svt", f"{CHECKDP}, GapSVT", "ρ~Lap(2Δ/ε), ν~Lap(4NΔ/ε), cutoff N, outputs the gap at ⊤",
-        N, lambda eps, d, n: dict(threshold_scale=2 * d / eps, query_scale=4 * n * d / eps,
-                                  cutoff=n, release=Release.GAP))
+declare("gap_svt", f"{CHECKDP}, GapSVT",
+        "ρ~Lap(2Δ/ε), ν~Lap(4NΔ/ε), cutoff N, outputs the gap at ⊤", N,
+        lambda eps, d, n: dict(threshold_scale=2 * d / eps, query_scale=4 * n * d / eps,
+                               cutoff=n, release=Release.GAP))
 declare("bad_gap_svt", f"{CHECKDP}, BadGapSVT (Fig. 15)",
         "ρ~Lap(2Δ/ε), ν~Lap(4NΔ/ε), cutoff N, outputs q_i+ν_i at ⊤ (not the gap)", N,
         lambda eps, d, n: dict(threshold_scale=2 * d / eps, query_scale=4 * n * d / eps,

@@ -82,7 +82,8 @@ class ThresholdMechanism(Mechanism):
     def __post_init__(self):
         if self.threshold_scale <= 0 or self.query_scale < 0:
             raise ValueError(f"{self.name}: noise scales must be positive (threshold) and "
-                             f"non-negative (queries), got {self.threshold_scale}, {self.query_scale}")
+                             f"non-negative (queries), got {self.threshold_scale}, "
+                             f"{self.query_scale}")
         if self.release in (Release.NOISY_VALUE, Release.GAP) and self.query_scale == 0:
             raise ValueError(f"{self.name}: releasing the noisy answer needs query noise")
         if self.release is Release.FRESH_VALUE and not self.release_scale:

@@ -25,6 +25,7 @@ register(CatalogueEntry(
     "gptt", "Chen & Machanavajjhala 2015, Alg. 2 (GPTT)",
     "ρ~Lap(Δ/ε1), ν~Lap(Δ/ε2) (none if ε2=inf), no cutoff, outputs ⊤/⊥",
     (Param("eps1", "budget", Fraction(1, 2), "threshold budget ε1"),
-     Param("eps2", "budget", Fraction(1, 2), "query budget ε2 (inf: no query noise)", allow_inf=True),
+     Param("eps2", "budget", Fraction(1, 2), "query budget ε2 (inf: no query noise)",
+           allow_inf=True),
      THRESHOLD, SENSITIVITY),
     _build_gptt, "2ε1 (prior work)", "not private for any finite ε"))

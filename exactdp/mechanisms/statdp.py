@@ -1,6 +1,7 @@
 """StatDP's benchmark SVT variants (Ding et al., CCS 2018, Algorithms 11–15), with StatDP's own
-parameter names (ε, N, T).  They coincide with Lyu's variants (Lyu, Su & Li, PVLDB 2017): SVT = Alg. 1,
-iSVT1 = Alg. 5, iSVT2 = Alg. 6, iSVT3 = Alg. 4, iSVT4 = Alg. 3.  Outputs are raw vectors.
+parameter names (ε, N, T).  They coincide with Lyu's variants (Lyu, Su & Li, PVLDB 2017):
+SVT = Alg. 1, iSVT1 = Alg. 5, iSVT2 = Alg. 6, iSVT3 = Alg. 4, iSVT4 = Alg. 3.  Outputs are raw
+vectors.
 """
 
 from __future__ import annotations

@@ -39,7 +39,8 @@ def declare(name, source, summary, cutoff, fields, true_privacy="ε", statdp_vie
     def make(p):
         return ThresholdMechanism(
             name=name, threshold=p["T"], sensitivity=p["sensitivity"], claimed_eps=p["eps"],
-            params=dict(p), statdp_view=statdp_view, **fields(p["eps"], p["sensitivity"], p[cutoff.name] if cutoff else None))
+            params=dict(p), statdp_view=statdp_view,
+            **fields(p["eps"], p["sensitivity"], p[cutoff.name] if cutoff else None))
 
     return register(CatalogueEntry(name, source, summary, params, make, "ε", true_privacy))
 
@@ -100,7 +101,8 @@ def _build_svt7(p):
         threshold=p["T"], sensitivity=delta, cutoff=c,
         release=Release.FRESH_VALUE if numeric else Release.FLAG,
         release_scale=c * delta / p["eps3"] if numeric else None,
-        neighbours=Neighbours.MONOTONE if p["monotone"] else Neighbours.ALL_DIFFER, claimed_eps=p["eps1"] + p["eps2"] + p["eps3"], params=dict(p))
+        neighbours=Neighbours.MONOTONE if p["monotone"] else Neighbours.ALL_DIFFER,
+        claimed_eps=p["eps1"] + p["eps2"] + p["eps3"], params=dict(p))
 
 
 register(CatalogueEntry(
@@ -108,7 +110,8 @@ register(CatalogueEntry(
     "ρ~Lap(Δ/ε1), ν~Lap(2cΔ/ε2) (Lap(cΔ/ε2) if monotone), cutoff c, ⊤ or q_i+Lap(cΔ/ε3)",
     (Param("eps1", "budget", Fraction(1, 2), "threshold budget ε1"),
      Param("eps2", "budget", Fraction(1, 2), "query budget ε2"),
-     Param("eps3", "budget", Fraction(0), "numeric-release budget ε3 (0: output ⊤)", allow_zero=True),
+     Param("eps3", "budget", Fraction(0), "numeric-release budget ε3 (0: output ⊤)",
+           allow_zero=True),
      CUTOFF, THRESHOLD, SENSITIVITY,
      Param("monotone", "flag", False, "queries are monotone (Lyu §4.3)")),
     _build_svt7, "ε1+ε2+ε3", "ε1+ε2+ε3"))

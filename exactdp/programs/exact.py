@@ -225,7 +225,7 @@ def _leaf_alternatives(law: NoiseLaw, leaf: int, hub: int | None, relations: lis
     lowers, uppers = _leaf_bounds(leaf, hub, relations)
     alternatives = []
     for low, high, point in _pieces(lowers + uppers):
-        value = lambda bound: bound[0] + bound[1] * point  # noqa: E731
+        value = lambda bound, point=point: bound[0] + bound[1] * point  # noqa: E731
         lower = max(lowers, key=value) if lowers else None
         upper = min(uppers, key=value) if uppers else None
         if lower is not None and upper is not None and value(upper) <= value(lower):

@@ -1,7 +1,8 @@
 """Vectorised samplers of the noisy max and histogram families (``@sample.register``).
 
-The noise of many runs is drawn at once, shape ``(runs, n)`` (noisy max: in blocks of runs, so
-the memory does not grow with ``runs × n``); the outputs are returned as :class:`Draws`.  Randomness comes only from the ``numpy.random.Generator`` passed in.
+The noise of many runs is drawn at once, shape ``(runs, n)`` (noisy max: in blocks of runs, so the
+memory does not grow with ``runs × n``); the outputs are returned as :class:`Draws`.  Randomness
+comes only from the ``numpy.random.Generator`` passed in.
 """
 
 from __future__ import annotations

@@ -6,10 +6,10 @@ leave the active set and are never drawn again, so the work follows the draws, n
 queries: once every run has stopped the remaining positions cost nothing.  Randomness comes only
 from the ``numpy.random.Generator`` passed in, so a seeded generator reproduces every draw.
 
-Two consumers share one walk over the positions (:func:`walk`, in blocks of positions): :func:`sample` stores every
-answer (a ``runs × n`` matrix, for callers that want the outputs themselves), and the tester's
-:func:`exactdp.sampling.streaming.sample_columns` accumulates only the statistics it counts, in
-memory independent of ``n``.  Both consume the random stream identically.
+Two consumers share one walk over the positions (:func:`walk`, in blocks of positions):
+:func:`sample` stores every answer (a ``runs × n`` matrix, for callers that want the outputs
+themselves), and the tester's :func:`exactdp.sampling.streaming.sample_columns` accumulates only the
+statistics it counts, in memory independent of ``n``.  Both consume the random stream identically.
 """
 
 from __future__ import annotations

@@ -2,10 +2,10 @@
 
 The tester counts events on a few *components* of each output (``exactdp.events``): additive
 statistics ``Σ_i w_i(a_i)`` of the ⊤/⊥/absent answers (counts, Hamming distances) and the last
-entry.  For the Sparse Vector family these are accumulated position by position over the runs
-still going (the blocks of :func:`exactdp.sampling.sampler.walk`): a run that stopped costs nothing more, and the
-memory is a few numbers per run, whatever the number of queries.  With absent entries weighted
-``w_i(absent)``, the statistic of a run is
+entry.  For the Sparse Vector family these are accumulated position by position over the runs still
+going (the blocks of :func:`exactdp.sampling.sampler.walk`): a run that stopped costs nothing more,
+and the memory is a few numbers per run, whatever the number of queries.  With absent entries
+weighted ``w_i(absent)``, the statistic of a run is
 
     Σ_i w_i(absent) + Σ_{i reached} (w_i(a_i) − w_i(absent)),
 

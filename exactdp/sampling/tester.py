@@ -5,8 +5,9 @@ For each test ε:
 
 1. **selection** — every candidate (D1, D2) of Table 1 (``inputs.py``) is run ``select_runs``
    times on each side; every event of the search space (``events.py``) is counted; events with
-   ``c1 + c2 < 0.001 · n · e^ε`` are skipped (Ding et al., footnote 3); the (D1, D2, E) with the lowest
-   p-value is kept (orienting the counts so that ``c1 ≥ c2``, as StatDP's ``run_algorithm`` does);
+   ``c1 + c2 < 0.001 · n · e^ε`` are skipped (Ding et al., footnote 3); the (D1, D2, E) with the
+   lowest p-value is kept (orienting the counts so that ``c1 ≥ c2``, as StatDP's
+   ``run_algorithm`` does);
 2. **test** — the kept (D1, D2, E) is counted on ``runs`` fresh runs per side and the p-value of
    ``H0: Pr[M(D1) ∈ E] ≤ e^ε Pr[M(D2) ∈ E]`` is reported (``hypothesis.p_value``);
 3. **exact** — ``Pr[M(D1) ∈ E]`` and ``Pr[M(D2) ∈ E]`` from ``exactdp.exact.events`` give the exact

@@ -148,8 +148,9 @@ def fewer_before(passes: list, fails: list, positions: list, c: int, negligible:
             kept, low, left_out = kept.right_shift(1), low + 1, arb(more.upper())
         missing = arb(0, left_out.upper())
         cumulative = [total]  # C_0, C_1, …: the top coefficients taken off
-        for l in range(1, BLOCK + 1):
-            cumulative.append(cumulative[-1] - kept[c - l - low] if c - l > low else missing)
+        for degree in range(1, BLOCK + 1):
+            cumulative.append(cumulative[-1] - kept[c - degree - low] if c - degree > low
+                              else missing)
         # Σ_l [x^l]Q_t·C_l is the coefficient of degree BLOCK of Q_t·Σ_l C_l x^{BLOCK−l}
         weighted, local = arb_poly(cumulative[::-1]), arb_poly([1])  # the latter Q_t
         for k in positions[start:min(n, start + BLOCK)]:

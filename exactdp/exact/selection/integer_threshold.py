@@ -65,7 +65,7 @@ def _integer_range(law, budget: arb) -> tuple:
     centre = math.floor(law.median * law.scale)
     ends, tail = [], arb(0)
     for kind, direction in ((Kind.CDF, -1), (Kind.SF, 1)):
-        def beyond(width: int) -> arb:
+        def beyond(width: int, kind=kind, direction=direction) -> arb:
             """``Pr[ρ < centre − width]`` or ``Pr[ρ > centre + width]``."""
             edge = centre + direction * width
             return law.log_ball_integer(kind, edge if direction < 0 else edge + 1).exp()
