@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
-#: Longest a notebook may take (the issue asks for under a minute each).
+#: Longest a notebook may take (each is meant to run in under a minute).
 TIME_LIMIT = 60
 
 
