@@ -59,6 +59,7 @@ from ..errors import PrecisionError
 from ..noise import Kind, NoiseLaw
 from ..precision import (GOAL_GUARD_DIGITS, ROUNDING_GUARD_DIGITS, CertifiedProbability,
                          exact_mpf, to_arb, to_mpf, working_bits, working_dps)
+from ..refinement import refine
 from ..sequences import to_fraction
 from .discrete_hub import log_sum
 from .integral_form import Integral, IntegralForm, Term
@@ -645,24 +646,29 @@ def enclose(compute, magnitude, dps: int, what: str):
     reached otherwise).  The Arb precision is the goal plus the bits of ``magnitude`` (the size
     of the logs summed: their absolute error is a relative one of the result) plus
     :data:`~exactdp.precision.ROUNDING_GUARD_DIGITS`; the goal starts at the requested digits
-    plus :data:`~exactdp.precision.GOAL_GUARD_DIGITS` (:func:`~exactdp.precision.working_bits`).
-    Returns ``(log ball, method name, bits)``."""
-    goal = working_bits(dps, guard=GOAL_GUARD_DIGITS)
+    plus :data:`~exactdp.precision.GOAL_GUARD_DIGITS` (:func:`~exactdp.precision.working_bits`)
+    and is doubled by :func:`~exactdp.refinement.refine`.  Returns ``(log ball, method name,
+    bits)``."""
     extra = working_bits(0, magnitude, ROUNDING_GUARD_DIGITS)
     target = arb(10) ** -dps
-    for _ in range(MAX_DOUBLINGS + 1):
+
+    def attempt(goal: int):
         bits = goal + extra
         with ctx.workprec(bits):
             log_ball, methods = compute(goal)
             if log_ball is None:
-                return None, methods, bits
+                return True, (None, methods, bits)
             width = relative_width(log_ball)
             if log_ball.is_finite() and width <= target:
-                return log_ball, "certified " + "+".join(dict.fromkeys(methods) or ["closed"]), bits
-        goal *= 2
-    raise PrecisionError(f"{what}: the certified enclosure reached relative width "
-                         f"{width.str(3, radius=False)} at {bits} bits, not 1e-{dps}; "
-                         f"ask for fewer digits (dps)")
+                return True, (log_ball, "certified " + "+".join(dict.fromkeys(methods)
+                                                                 or ["closed"]), bits)
+            return False, width
+
+    goal = working_bits(dps, guard=GOAL_GUARD_DIGITS)
+    return refine(attempt, goal, goal * 2 ** MAX_DOUBLINGS,
+                  lambda width, goal: f"{what}: the certified enclosure reached relative width "
+                                      f"{width.str(3, radius=False)} at {goal + extra} bits, not "
+                                      f"1e-{dps}; ask for fewer digits (dps)")
 
 
 def evaluate_certified(form: IntegralForm, dps: int,
