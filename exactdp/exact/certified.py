@@ -67,6 +67,7 @@ from .log_integrand import LogIntegrand
 from .piece_series import PiecewiseExponential
 from .piecewise_gauss import log_integral_certified
 from .quadrature import breakpoints, find_peak
+from .tail_bound import tangent_tail_bound
 from .vector_quadrature import integrate_vector
 
 #: Closed form when every piece's Laurent polynomial has at most this degree (else integrate;
@@ -358,14 +359,10 @@ def _probe(integral: Integral, x: Fraction, side: int) -> Fraction:
 
 def _tail(integral: Integral, x: Fraction, side: int, log_scale: arb) -> arb:
     """A ball ``[0, bound]`` containing ``e^{−log_scale}∫`` beyond ``x`` on ``side``:
-    ``e^{g(x) − log_scale}/|g'(x)|`` (tangent of the concave ``g``)."""
+    ``e^{g(x) − log_scale}/|g'(x)|`` (:func:`~.tail_bound.tangent_tail_bound`)."""
     segment = SegmentIntegrand(integral, _probe(integral, x, side))
     point = to_arb(x)
-    slope = segment.slope(point) * side
-    if not slope < 0:
-        raise PrecisionError(f"certified tail bound: the log integrand does not decrease "
-                             f"beyond {float(x)} (slope {slope})")
-    bound = ((segment.log(point) - log_scale).exp() / -slope).upper()
+    bound = tangent_tail_bound(segment.log(point), segment.slope(point) * side, log_scale)
     return arb(0, bound).nonnegative_part()
 
 
