@@ -19,8 +19,8 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "exactdp"
 #: A module's layer is that of the longest prefix listed; ``""`` is the package's ``__init__``.
 #: A new module outside every prefix fails :func:`test_every_module_has_a_layer` until listed.
 LAYERS = (
-    ("foundation", ("errors", "checks", "precision", "sequences", "registry", "progress",
-                    "cluster", "workers", "formatting", "sampled_outputs", "data")),
+    ("foundation", ("errors", "checks", "precision", "refinement", "sequences", "registry",
+                    "progress", "cluster", "workers", "formatting", "sampled_outputs", "data")),
     ("noise laws", ("noise",)),
     ("mechanisms", ("mechanisms",)),
     ("events", ("events",)),

@@ -35,9 +35,10 @@ import numpy as np
 from flint import arb, ctx
 from mpmath import mpf
 
-from ..errors import InputError, PrecisionError
+from ..errors import InputError
 from ..precision import to_arb
 from ..precision import check_dps, exact_mpf, require_digits, working_bits
+from ..refinement import refine
 from .datasets import Histogram
 from .reconstruction import SMALL_COUNT, Budget, DistinctCounts, splits
 
@@ -257,6 +258,13 @@ class ExactAccuracy:
     terms: int = 0
 
 
+def left_out_failure(what: str, dps: int, left: str = "terms") -> str:
+    """The message when the summation windows, widened up to :data:`MAX_DIGITS`, still leave
+    out more than ``10^{−dps}`` of the figure ``what``."""
+    return (f"{what}: the {left} left out stay above 10^-{dps} of the result; ask for fewer "
+            f"digits (dps)")
+
+
 def exact_accuracy(histogram: Histogram, budget: Budget, dps: int = 30,
                    by_count: bool = False) -> ExactAccuracy:
     """The exact expected accuracy of Algorithm 4 on ``histogram`` (module docstring).
@@ -276,15 +284,14 @@ def exact_accuracy(histogram: Histogram, budget: Budget, dps: int = 30,
         raise InputError("exact_accuracy needs Algorithm 4's budget (epsilon2 is None)")
     distinct = DistinctCounts.of(histogram)
     bits = working_bits(dps, largest_exponent(distinct, histogram, budget))
-    digits = dps + LEFT_OUT_GUARD
-    while digits <= MAX_DIGITS:
+
+    def attempt(digits: int):
         with ctx.workprec(bits):
             result = _sum_parts(distinct, budget, digits, by_count, dps)
-        if result is not None:
-            return result
-        digits *= 2
-    raise PrecisionError(f"exact reconstruction accuracy: the terms left out stay above "
-                         f"10^-{dps} of the result; ask for fewer digits (dps)")
+        return result is not None, result
+
+    return refine(attempt, dps + LEFT_OUT_GUARD, MAX_DIGITS,
+                  lambda result, digits: left_out_failure("exact reconstruction accuracy", dps))
 
 
 def count_intervals(distinct: DistinctCounts, parts: np.ndarray, reach: int):
@@ -404,15 +411,15 @@ def theorem_5_12_probability(histogram: Histogram, budget: Budget, last: int | N
         return ExactValue.exact(0)     # some S_i (i ≤ m) is empty: P_i = S_i is impossible
     needed = min(last + 1, values.size - 1)
     bits = working_bits(dps, largest_exponent(distinct, histogram, budget))
-    digits = dps + LEFT_OUT_GUARD
-    while digits <= MAX_DIGITS:
+
+    def attempt(digits: int):
         with ctx.workprec(bits):
             runs = partition_runs(distinct, budget, window_width(budget.epsilon1, digits))
             held = sum((run.probability for run in runs.runs if bool(np.all(run.split[:needed]))),
                        arb(0))
             result = _exact_value(held, runs.outside, dps, "Theorem 5.12 probability")
-        if result is not None:
-            return result
-        digits *= 2
-    raise PrecisionError(f"Theorem 5.12 probability: the thresholds left out stay above "
-                         f"10^-{dps} of the result; ask for fewer digits (dps)")
+        return result is not None, result
+
+    return refine(attempt, dps + LEFT_OUT_GUARD, MAX_DIGITS,
+                  lambda result, digits: left_out_failure("Theorem 5.12 probability", dps,
+                                                          "thresholds"))

@@ -34,9 +34,10 @@ import numpy as np
 from flint import ctx
 
 from ..checks import check_positive, check_seed, check_simulation_size
-from ..errors import InputError, PrecisionError
+from ..errors import InputError
 from ..noise import Laplace
 from ..precision import to_arb
+from ..refinement import refine
 from ..sequences import MAX_MAGNITUDE, to_fraction
 from .datasets import Histogram
 
@@ -54,6 +55,8 @@ CHUNK_ENTRIES = 2**21
 #: threshold ``θ ≈ (2/ε) ln(1/δ)`` outgrows the working precision of the exact accuracy (at
 #: ε = 10^-25 it no longer reaches 30 digits on a 100-cell Zipf histogram).
 EPSILON_RANGE = (Fraction(1, MAX_MAGNITUDE), Fraction(MAX_MAGNITUDE))
+#: The bits :func:`ceiling_log_ratio` works with first.
+FIRST_CEILING_BITS = 128
 #: Most bits :func:`ceiling_log_ratio` works with before it gives up.
 MAX_CEILING_BITS = 2**16
 
@@ -140,24 +143,25 @@ def ceiling_log_ratio(delta: Fraction, epsilon: Fraction) -> int:
 
     ``ln(1/δ) = log1p((1 − δ)/δ)`` is irrational for rational ``δ ≠ 1`` (Lindemann–Weierstrass
     theorem: ``e^r`` is transcendental for rational ``r ≠ 0``), so the value is never an
-    integer: it is enclosed in Arb balls of doubling precision until one lies strictly between
-    two integers (``log1p`` keeps the relative accuracy when ``δ`` is close to 1); a
-    :class:`PrecisionError` beyond :data:`MAX_CEILING_BITS` bits.
+    integer: it is enclosed in Arb balls of doubling precision
+    (:func:`~exactdp.refinement.refine`) until one lies strictly between two integers
+    (``log1p`` keeps the relative accuracy when ``δ`` is close to 1); a
+    :class:`~exactdp.errors.PrecisionError` beyond :data:`MAX_CEILING_BITS` bits.
 
     Examples
     --------
     >>> ceiling_log_ratio(Fraction(1, 20), Fraction(1, 10))    # ⌈29.957…⌉
     30
     """
-    bits = 128
-    while bits <= MAX_CEILING_BITS:
+    def attempt(bits: int):
         with ctx.workprec(bits):
             value = to_arb((1 - delta) / delta).log1p() / to_arb(epsilon)
             floor = value.lower().floor()
-            if floor == value.upper().floor():
-                return int(floor.unique_fmpz()) + 1
-        bits *= 2
-    raise PrecisionError(f"cannot decide ⌈ln(1/δ)/ε⌉ at {MAX_CEILING_BITS} bits")
+            decided = floor == value.upper().floor()
+            return decided, int(floor.unique_fmpz()) + 1 if decided else None
+
+    return refine(attempt, FIRST_CEILING_BITS, MAX_CEILING_BITS,
+                  lambda ceiling, bits: f"cannot decide ⌈ln(1/δ)/ε⌉ at {MAX_CEILING_BITS} bits")
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,7 @@ from ..errors import PrecisionError
 from ..noise import Kind, NoiseLaw
 from ..precision import (GOAL_GUARD_DIGITS, ROUNDING_GUARD_DIGITS, CertifiedProbability,
                          exact_mpf, to_arb, to_mpf, working_bits, working_dps)
+from ..refinement import refine
 from ..sequences import to_fraction
 from .discrete_hub import log_sum
 from .integral_form import Integral, IntegralForm, Term
@@ -66,6 +67,7 @@ from .log_integrand import LogIntegrand
 from .piece_series import PiecewiseExponential
 from .piecewise_gauss import log_integral_certified
 from .quadrature import breakpoints, find_peak
+from .tail_bound import tangent_tail_bound
 from .vector_quadrature import integrate_vector
 
 #: Closed form when every piece's Laurent polynomial has at most this degree (else integrate;
@@ -357,14 +359,10 @@ def _probe(integral: Integral, x: Fraction, side: int) -> Fraction:
 
 def _tail(integral: Integral, x: Fraction, side: int, log_scale: arb) -> arb:
     """A ball ``[0, bound]`` containing ``e^{−log_scale}∫`` beyond ``x`` on ``side``:
-    ``e^{g(x) − log_scale}/|g'(x)|`` (tangent of the concave ``g``)."""
+    ``e^{g(x) − log_scale}/|g'(x)|`` (:func:`~.tail_bound.tangent_tail_bound`)."""
     segment = SegmentIntegrand(integral, _probe(integral, x, side))
     point = to_arb(x)
-    slope = segment.slope(point) * side
-    if not slope < 0:
-        raise PrecisionError(f"certified tail bound: the log integrand does not decrease "
-                             f"beyond {float(x)} (slope {slope})")
-    bound = ((segment.log(point) - log_scale).exp() / -slope).upper()
+    bound = tangent_tail_bound(segment.log(point), segment.slope(point) * side, log_scale)
     return arb(0, bound).nonnegative_part()
 
 
@@ -645,24 +643,29 @@ def enclose(compute, magnitude, dps: int, what: str):
     reached otherwise).  The Arb precision is the goal plus the bits of ``magnitude`` (the size
     of the logs summed: their absolute error is a relative one of the result) plus
     :data:`~exactdp.precision.ROUNDING_GUARD_DIGITS`; the goal starts at the requested digits
-    plus :data:`~exactdp.precision.GOAL_GUARD_DIGITS` (:func:`~exactdp.precision.working_bits`).
-    Returns ``(log ball, method name, bits)``."""
-    goal = working_bits(dps, guard=GOAL_GUARD_DIGITS)
+    plus :data:`~exactdp.precision.GOAL_GUARD_DIGITS` (:func:`~exactdp.precision.working_bits`)
+    and is doubled by :func:`~exactdp.refinement.refine`.  Returns ``(log ball, method name,
+    bits)``."""
     extra = working_bits(0, magnitude, ROUNDING_GUARD_DIGITS)
     target = arb(10) ** -dps
-    for _ in range(MAX_DOUBLINGS + 1):
+
+    def attempt(goal: int):
         bits = goal + extra
         with ctx.workprec(bits):
             log_ball, methods = compute(goal)
             if log_ball is None:
-                return None, methods, bits
+                return True, (None, methods, bits)
             width = relative_width(log_ball)
             if log_ball.is_finite() and width <= target:
-                return log_ball, "certified " + "+".join(dict.fromkeys(methods) or ["closed"]), bits
-        goal *= 2
-    raise PrecisionError(f"{what}: the certified enclosure reached relative width "
-                         f"{width.str(3, radius=False)} at {bits} bits, not 1e-{dps}; "
-                         f"ask for fewer digits (dps)")
+                return True, (log_ball, "certified " + "+".join(dict.fromkeys(methods)
+                                                                 or ["closed"]), bits)
+            return False, width
+
+    goal = working_bits(dps, guard=GOAL_GUARD_DIGITS)
+    return refine(attempt, goal, goal * 2 ** MAX_DOUBLINGS,
+                  lambda width, goal: f"{what}: the certified enclosure reached relative width "
+                                      f"{width.str(3, radius=False)} at {goal + extra} bits, not "
+                                      f"1e-{dps}; ask for fewer digits (dps)")
 
 
 def evaluate_certified(form: IntegralForm, dps: int,

@@ -28,6 +28,7 @@ from ..mechanisms.description import ThresholdMechanism
 from ..noise import Gaussian, Laplace, NoiseLaw
 from ..precision import COMBINE_GUARD_DIGITS, CertifiedProbability, exact_mpf, working_bits
 from ..progress import START_DELAY, Progress
+from ..refinement import refine
 from ..sequences import Runs
 from .integrand import build_output_integral
 from .loss import all_output_balls, enumerated_outputs
@@ -182,7 +183,7 @@ class Enclosed:
         return cls(*(exact_mpf(end) for end in (ball.mid(), ball.lower(), ball.upper())))
 
 
-#: How many times :func:`refined` doubles the precision before giving up.
+#: How many precisions, each twice the last, :func:`refined` tries before giving up.
 REFINEMENTS = 6
 
 
@@ -190,15 +191,17 @@ def refined(compute, dps: int, what: str, absolute: bool = False) -> Enclosed:
     """The :class:`Enclosed` of ``compute()`` (a ball) at doubling Arb precisions until its
     radius is at most ``10^{−dps}`` of its centre's magnitude — or, with ``absolute``, of 1
     (a difference of probabilities whose exact value may be 0) — else
-    :class:`~exactdp.errors.PrecisionError` naming ``what`` and the width reached."""
-    bits = working_bits(dps, guard=COMBINE_GUARD_DIGITS)
-    for _ in range(REFINEMENTS):
+    :class:`~exactdp.errors.PrecisionError` naming ``what`` and the width reached
+    (:func:`~exactdp.refinement.refine`)."""
+    def attempt(bits: int) -> tuple[bool, arb]:
         with flint_context(bits):
             ball = compute()
             tolerance = arb(10) ** (-dps)
-            if ball.is_exact() or ball.rad() <= tolerance * abs(ball.mid()) or (
-                    absolute and ball.rad() <= tolerance):
-                return Enclosed.of_ball(ball)  # its ends at this precision
-        bits *= 2
-    raise PrecisionError(f"{what}: the enclosure {ball.str(5)} did not reach {dps} digits at "
-                         f"{bits // 2} bits")
+            narrow = ball.is_exact() or ball.rad() <= tolerance * abs(ball.mid()) or (
+                absolute and ball.rad() <= tolerance)
+            return narrow, Enclosed.of_ball(ball) if narrow else ball  # ends at this precision
+
+    bits = working_bits(dps, guard=COMBINE_GUARD_DIGITS)
+    return refine(attempt, bits, bits * 2 ** (REFINEMENTS - 1),
+                  lambda ball, bits: f"{what}: the enclosure {ball.str(5)} did not reach {dps} "
+                                     f"digits at {bits} bits")

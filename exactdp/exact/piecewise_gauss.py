@@ -51,6 +51,7 @@ from .integral_form import Integral
 from ..precision import (ESTIMATE_GOAL_GUARD_DIGITS, ROUNDING_GUARD_DIGITS, digits_of_bits,
                          to_arb, working_bits)
 from .piece_series import PiecewiseExponential, flint_context
+from .tail_bound import tangent_tail_bound
 
 #: Largest ``τ`` (``h·max|g'|``, :func:`_subdivide`) of a sub-piece.
 STEP = 1.0
@@ -188,16 +189,14 @@ def _abs_slopes(g: PiecewiseExponential, points: list) -> list:
     return [abs(s) if math.isfinite(s) else 0.0 for s in g.slope_float([float(p) for p in points])]
 
 
-def _tail(g: PiecewiseExponential, point: Fraction, reference: arb) -> arb:
-    """Upper bound on the integral of ``e^{g − reference}`` beyond ``point`` (concavity)."""
+def _tail(g: PiecewiseExponential, point: Fraction, direction: int, reference: arb) -> arb:
+    """Upper bound on the integral of ``e^{g − reference}`` beyond ``point`` on the side
+    ``direction`` (−1 left, +1 right; :func:`~.tail_bound.tangent_tail_bound`)."""
     evaluated = g.value_and_slope(point)
     if evaluated is None:  # the integrand vanishes at the point (and beyond it)
         return arb(0)
     value, slope = evaluated
-    bound = (value - reference).exp() / abs(slope)
-    if not bound.is_finite():
-        raise PrecisionError("tail bound of the integrand is not finite")
-    return arb(bound.upper())
+    return tangent_tail_bound(value, slope * direction, reference)
 
 
 def _to_mpf(x: arb):
@@ -220,13 +219,13 @@ def _layout(g: PiecewiseExponential, integral: Integral, drop: float):
             points.add(exact_bound)
         else:
             points.add(Fraction(cut))
-            tail_points.append(Fraction(cut))
+            tail_points.append((Fraction(cut), direction))
     low, high = min(points), max(points)
     points.update(k for k in g.kinks if low < k < high)
     reference = arb(g.value_and_slope(Fraction(peak))[0].mid())
     tails = arb(0)
-    for point in tail_points:
-        tails += _tail(g, point, reference)
+    for point, direction in tail_points:
+        tails += _tail(g, point, direction, reference)
     return sorted(points), reference, tails
 
 
