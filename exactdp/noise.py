@@ -203,6 +203,32 @@ class NoiseLaw:
                                  self._logsf_or_limit(high))
         return total
 
+    @staticmethod
+    def interval_as_difference(low, high, position: Callable = lambda end: end):
+        """``Pr[low < η < high]`` as ``g(big) − g(small)`` of one function ``g`` (``None`` ends
+        are infinite): ``(Kind.SF, low, high)`` right of 0 and ``(Kind.CDF, high, low)``
+        otherwise, so that the two values subtracted are both small in a tail, never both near
+        1; ``None`` for an empty interval.  A ``None`` big end stands for ``g = 1``, a ``None``
+        small end for ``g = 0``.  ``position`` maps an end to the rational it sits at (ends
+        that move with an integration variable are decided at one point of their range)."""
+        if low is not None and high is not None and not position(low) < position(high):
+            return None
+        if low is not None and position(low) >= 0:
+            return Kind.SF, low, high
+        return Kind.CDF, high, low
+
+    def log_interval_ball(self, low: Fraction | None, high: Fraction | None) -> arb | None:
+        """``log Pr[low < η < high]`` as a ball at flint's current precision for exact rational
+        ends (``None``: infinite), by :meth:`interval_as_difference` and
+        :func:`log_difference`; ``None`` for an exact zero.  For an integer-valued law, whose
+        ``F(x) = Pr[η < x]`` and ``S(x) = Pr[η ≥ x]``, it is ``log Pr[low ≤ η < high]``."""
+        form = self.interval_as_difference(low, high)
+        if form is None:
+            return None
+        kind, big, small = form
+        return log_difference(arb(0) if big is None else self.log_ball_at(kind, big),
+                              None if small is None else self.log_ball_at(kind, small))
+
     def _logcdf_or_limit(self, x: mpf) -> mpf:
         return _NEG_INF if x == -mpmath.inf else mpf(0) if x == mpmath.inf else self.logcdf(x)
 
@@ -259,6 +285,14 @@ class NoiseLaw:
 @functools.lru_cache(maxsize=4096)
 def _ball_log(law: NoiseLaw, kind: Kind, side: int, prec: int) -> BallLog:
     return law._ball_log(kind, side)
+
+
+def log_difference(log_big: arb | None, log_small: arb | None) -> arb | None:
+    """``log(e^{log_big} − e^{log_small})`` for ``log_big > log_small`` (``None``: ``−∞``, an
+    exact zero), as ``log_big + log(−expm1(log_small − log_big))``: no cancellation."""
+    if log_big is None or log_small is None:
+        return log_big
+    return log_big + (-(log_small - log_big).expm1()).log()
 
 
 def _difference(log_big: mpf, log_small: mpf) -> mpf:
