@@ -240,10 +240,10 @@ def _ball_function(law, kind: Kind, x: _Argument):
     if law.is_point_mass:
         low, high = law.positive_region(kind)
         return int((low is None or x.middle > low) and (high is None or x.middle < high))
-    try:
-        value = law.ball_log(kind, law.side(x.middle)).value
-    except ValueError:  # the function vanishes on this piece
+    functions = law.ball_log(kind, law.side(x.middle))
+    if functions is None:  # the function vanishes on this piece
         return 0
+    value = functions.value
     if x.shift is None:
         return acb(value(to_arb(x.middle)))
     shift = acb(to_arb(x.shift))
