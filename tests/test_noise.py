@@ -7,7 +7,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
-from flint import ctx
+from flint import arb, ctx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
@@ -82,6 +82,15 @@ def test_log_interval_ball_of_an_integer_law_includes_its_lower_end():
             log_ball = law.log_interval_ball(Fraction(low), Fraction(high))
             closed = law.closed_interval(mpmath.mpf(low), mpmath.mpf(high - 1))
             assert abs(mpmath.log(closed) - exact_mpf(log_ball.mid())) < 1e-35
+
+
+def test_a_vanishing_piece_is_none_not_an_error():
+    law = Exponential(Fraction(2, 3))
+    for kind in (Kind.PDF, Kind.CDF):
+        assert law.piece(kind, Fraction(-1)) is None
+        assert law.ball_log(kind, -1) is None
+    assert law.piece(Kind.SF, Fraction(-1)) == (Fraction(1), Fraction(0), False)
+    assert law.ball_log(Kind.SF, -1).value(arb(-5)) == 1
 
 
 def test_gumbel_refuses_arguments_beyond_its_exponent_range():
