@@ -203,6 +203,32 @@ class NoiseLaw:
                                  self._logsf_or_limit(high))
         return total
 
+    @staticmethod
+    def interval_as_difference(low, high, position: Callable = lambda end: end):
+        """``Pr[low < η < high]`` as ``g(big) − g(small)`` of one function ``g`` (``None`` ends
+        are infinite): ``(Kind.SF, low, high)`` right of 0 and ``(Kind.CDF, high, low)``
+        otherwise, so that the two values subtracted are both small in a tail, never both near
+        1; ``None`` for an empty interval.  A ``None`` big end stands for ``g = 1``, a ``None``
+        small end for ``g = 0``.  ``position`` maps an end to the rational it sits at (ends
+        that move with an integration variable are decided at one point of their range)."""
+        if low is not None and high is not None and not position(low) < position(high):
+            return None
+        if low is not None and position(low) >= 0:
+            return Kind.SF, low, high
+        return Kind.CDF, high, low
+
+    def log_interval_ball(self, low: Fraction | None, high: Fraction | None) -> arb | None:
+        """``log Pr[low < η < high]`` as a ball at flint's current precision for exact rational
+        ends (``None``: infinite), by :meth:`interval_as_difference` and
+        :func:`log_difference`; ``None`` for an exact zero.  For an integer-valued law, whose
+        ``F(x) = Pr[η < x]`` and ``S(x) = Pr[η ≥ x]``, it is ``log Pr[low ≤ η < high]``."""
+        form = self.interval_as_difference(low, high)
+        if form is None:
+            return None
+        kind, big, small = form
+        return log_difference(arb(0) if big is None else self.log_ball_at(kind, big),
+                              None if small is None else self.log_ball_at(kind, small))
+
     def _logcdf_or_limit(self, x: mpf) -> mpf:
         return _NEG_INF if x == -mpmath.inf else mpf(0) if x == mpmath.inf else self.logcdf(x)
 
@@ -215,26 +241,30 @@ class NoiseLaw:
         kinks = self.kink_points()
         return -1 if kinks and x < kinks[0] else 1
 
-    def piece(self, kind: Kind, x) -> Piece:
+    def piece(self, kind: Kind, x) -> Piece | None:
         """The piecewise exponential form of ``kind`` on the side of the kink containing ``x``
-        (an exact or mpmath number; ``±1`` names a side), exact rationals
-        (:class:`ValueError` where the function vanishes)."""
+        (an exact or mpmath number; ``±1`` names a side), exact rationals; ``None`` where the
+        function vanishes (a value, not an error: callers skip that piece)."""
         raise NotImplementedError(f"{self.symbol} noise has no piecewise exponential form")
 
-    def ball_log(self, kind: Kind, side: int = 1) -> BallLog:
+    def ball_log(self, kind: Kind, side: int = 1) -> BallLog | None:
         """``log g`` and ``(log g)'`` in balls on the side ``side`` (``±1``, see :meth:`side`)
         of the kink, for ``g`` the CDF, survival function or density, made at flint's current
-        precision (cached per precision).  On a complex ball the caller chooses the side: the
-        piece of the real segment being integrated."""
+        precision (cached per precision); ``None`` where ``g`` vanishes on that side.  On a
+        complex ball the caller chooses the side: the piece of the real segment being
+        integrated."""
         return _ball_log(self, kind, side, ctx.prec)
 
-    def _ball_log(self, kind: Kind, side: int) -> BallLog:
+    def _ball_log(self, kind: Kind, side: int) -> BallLog | None:
         """:meth:`ball_log` without the cache.  A piecewise exponential law takes it from its
         :meth:`piece`: ``u = log c + r·x`` and ``log g = u`` or ``log(−expm1(u))``, whose
         derivative is ``r`` or ``−r/expm1(−u)``."""
         if not self.closed_form:
             raise MethodUnavailableError(f"certified evaluation has no rule for {self} noise")
-        coefficient, rate, one_minus = self.piece(kind, side)
+        piece = self.piece(kind, side)
+        if piece is None:
+            return None
+        coefficient, rate, one_minus = piece
         log_coefficient, rate = to_arb(coefficient).log(), to_arb(rate)
         if not one_minus:
             return BallLog(lambda x: log_coefficient + rate * x, lambda x: rate,
@@ -257,8 +287,16 @@ class NoiseLaw:
 
 
 @functools.lru_cache(maxsize=4096)
-def _ball_log(law: NoiseLaw, kind: Kind, side: int, prec: int) -> BallLog:
+def _ball_log(law: NoiseLaw, kind: Kind, side: int, prec: int) -> BallLog | None:
     return law._ball_log(kind, side)
+
+
+def log_difference(log_big: arb | None, log_small: arb | None) -> arb | None:
+    """``log(e^{log_big} − e^{log_small})`` for ``log_big > log_small`` (``None``: ``−∞``, an
+    exact zero), as ``log_big + log(−expm1(log_small − log_big))``: no cancellation."""
+    if log_big is None or log_small is None:
+        return log_big
+    return log_big + (-(log_small - log_big).expm1()).log()
 
 
 def _difference(log_big: mpf, log_small: mpf) -> mpf:
@@ -358,14 +396,14 @@ class Exponential(NoiseLaw):
         """``−1/b`` for ``x ≥ 0``, 0 below."""
         return -1 / self.b if x >= 0 else mpf(0)
 
-    def piece(self, kind: Kind, x) -> Piece:
+    def piece(self, kind: Kind, x) -> Piece | None:
         """On ``x ≥ 0``: ``p = e^{−x/b}/b``, ``F = 1 − e^{−x/b}``, ``S = e^{−x/b}``; on
-        ``x < 0`` only ``S = 1 = e^{0}`` is positive."""
+        ``x < 0`` only ``S = 1 = e^{0}`` is positive (``None`` for the vanishing two)."""
         inverse = 1 / self.scale
         if kind is Kind.SF:
             return Piece(Fraction(1), -inverse if x >= 0 else Fraction(0), False)
         if x < 0:
-            raise ValueError("Exp density and CDF vanish on x < 0: bound the integral instead")
+            return None
         if kind is Kind.PDF:
             return Piece(inverse, -inverse, False)
         return Piece(Fraction(1), -inverse, True)

@@ -7,13 +7,14 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+from flint import arb, ctx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
 import exactdp
-from exactdp.noise import Exponential, Gumbel, Kind, Laplace, NoNoise
-from exactdp.precision import to_mpf
+from exactdp.noise import DiscreteLaplace, Exponential, Gumbel, Kind, Laplace, NoNoise
+from exactdp.precision import exact_mpf, to_mpf
 
 LAWS = [Laplace(Fraction(3, 2)), Exponential(Fraction(2, 3)), Gumbel(Fraction(5, 4))]
 #: scipy's own implementations of the same laws: an independent reference for the mpmath ones
@@ -54,6 +55,42 @@ def test_derivatives_and_interval_are_consistent(law):
                            | {k for k in map(to_mpf, law.kink_points()) if a < k < b})
             by_quadrature = mpmath.quad(lambda t: mpmath.exp(law.logpdf(t)), edges)
             assert abs(law.interval(a, b) - by_quadrature) < mpmath.mpf(10) ** -30
+
+
+@pytest.mark.parametrize("law", LAWS, ids=str)
+def test_log_interval_ball_encloses_the_interval_probability(law):
+    ends = (None, Fraction(-7, 2), Fraction(-1), Fraction(0), Fraction(1, 3), Fraction(5))
+    with mpmath.workdps(40), ctx.workprec(140):
+        for low in ends[:-1]:
+            for high in (None, *ends[ends.index(low) + 1:]):
+                mpf_ends = [mpmath.mpf(-mpmath.inf if low is None else to_mpf(low)),
+                            mpmath.mpf(mpmath.inf if high is None else to_mpf(high))]
+                probability = law.interval(*mpf_ends)
+                log_ball = law.log_interval_ball(low, high)
+                if probability == 0:
+                    assert log_ball is None
+                    continue
+                assert log_ball.rad() < 1e-35
+                assert abs(mpmath.log(probability) - exact_mpf(log_ball.mid())) < 1e-35
+        assert law.log_interval_ball(Fraction(1), Fraction(1)) is None
+
+
+def test_log_interval_ball_of_an_integer_law_includes_its_lower_end():
+    law = DiscreteLaplace(Fraction(3, 2))
+    with mpmath.workdps(40), ctx.workprec(140):
+        for low, high in ((-3, 2), (0, 1), (1, 4), (-5, -2)):
+            log_ball = law.log_interval_ball(Fraction(low), Fraction(high))
+            closed = law.closed_interval(mpmath.mpf(low), mpmath.mpf(high - 1))
+            assert abs(mpmath.log(closed) - exact_mpf(log_ball.mid())) < 1e-35
+
+
+def test_a_vanishing_piece_is_none_not_an_error():
+    law = Exponential(Fraction(2, 3))
+    for kind in (Kind.PDF, Kind.CDF):
+        assert law.piece(kind, Fraction(-1)) is None
+        assert law.ball_log(kind, -1) is None
+    assert law.piece(Kind.SF, Fraction(-1)) == (Fraction(1), Fraction(0), False)
+    assert law.ball_log(Kind.SF, -1).value(arb(-5)) == 1
 
 
 def test_gumbel_refuses_arguments_beyond_its_exponent_range():

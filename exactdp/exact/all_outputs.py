@@ -43,9 +43,8 @@ class _Piece:
     def __init__(self, hub, a, b, inverse_b: Fraction, n: int):
         self.a, self.b = a, b
         self.middle = b - 1 if a is None else a + 1 if b is None else (a + b) / 2
-        try:
-            piece = law_piece(hub, Kind.PDF, self.middle)
-        except ValueError:  # the hub's density vanishes on this piece
+        piece = law_piece(hub, Kind.PDF, self.middle)
+        if piece is None:  # the hub's density vanishes on this piece
             self.c0 = None
             return
         self.c0 = piece.log_coefficient
@@ -126,9 +125,8 @@ def _forms(made: dict, noise, middle, shift) -> dict:
 
 def _form(noise, answer: bool, middle, shift):
     kind = Kind.SF if answer else Kind.CDF
-    try:
-        piece = law_piece(noise, kind, middle - shift)
-    except ValueError:  # the factor vanishes on this piece
+    piece = law_piece(noise, kind, middle - shift)
+    if piece is None:  # the factor vanishes on this piece
         return None
     constant = piece.log_coefficient - to_arb(piece.rate * shift)
     sign = (piece.rate > 0) - (piece.rate < 0)

@@ -105,16 +105,19 @@ class BallPiece(NamedTuple):
     one_minus: bool
 
 
-def law_piece(law: NoiseLaw, kind: Kind, x: Fraction) -> BallPiece:
+def law_piece(law: NoiseLaw, kind: Kind, x: Fraction) -> BallPiece | None:
     """The piece of ``kind`` of ``law`` that contains ``x`` (right-continuous at the kink), at
-    flint's current precision (:class:`ValueError` where the function vanishes)."""
+    flint's current precision (``None`` where the function vanishes)."""
     return _cached_piece(law, kind, law.side(x), ctx.prec)
 
 
 @functools.lru_cache(maxsize=4096)
-def _cached_piece(law: NoiseLaw, kind: Kind, side: int, prec: int) -> BallPiece:
+def _cached_piece(law: NoiseLaw, kind: Kind, side: int, prec: int) -> BallPiece | None:
     """The piece on the side ``side`` of the law's kink, at the Arb precision ``prec``."""
-    coefficient, rate, one_minus = law.piece(kind, side)
+    piece = law.piece(kind, side)
+    if piece is None:
+        return None
+    coefficient, rate, one_minus = piece
     return BallPiece(to_arb(coefficient).log(), rate, one_minus)
 
 

@@ -194,10 +194,10 @@ def integrate_hub_certified(hub, conditional_on, points: list, log_scale: arb, g
         conditional = conditional_on(middle)
         if conditional is None:
             continue
-        try:
-            density = hub.ball_log(Kind.PDF, hub.side(middle)).log
-        except ValueError:  # the hub's density vanishes on this piece
+        functions = hub.ball_log(Kind.PDF, hub.side(middle))
+        if functions is None:  # the hub's density vanishes on this piece
             continue
+        density = functions.log
         scale = acb(-log_scale)
 
         def integrand(z, _analytic, density=density, conditional=conditional, scale=scale):

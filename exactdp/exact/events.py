@@ -18,7 +18,7 @@ import dataclasses
 import functools
 
 import mpmath
-from flint import arb, ctx
+from flint import ctx
 from mpmath import mpf
 
 from ..errors import InputError, MethodUnavailableError
@@ -127,11 +127,3 @@ def certified_event(compute, magnitude, dps: int, what: str = "event probability
         return CertifiedProbability.exact_zero(False, dps)
     with ctx.workprec(bits):
         return CertifiedProbability.from_log_ball(log_ball, name, False, dps)
-
-
-def log_difference(log_big: arb | None, log_small: arb | None) -> arb | None:
-    """``log(e^{log_big} − e^{log_small})`` for ``log_big > log_small`` (``None``: ``−∞``, an
-    exact zero), as ``log_big + log(−expm1(log_small − log_big))``: no cancellation."""
-    if log_big is None or log_small is None:
-        return log_big
-    return log_big + (-(log_small - log_big).expm1()).log()

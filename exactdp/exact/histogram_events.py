@@ -16,23 +16,9 @@ from mpmath import mpf
 from ..errors import InputError
 from ..events import Coordinate, Event, Interval
 from ..mechanisms.histogram import HistogramMechanism
-from ..noise import Kind
 from ..precision import CertifiedProbability, to_mpf, unit_roundoff, working_dps
 from ..sequences import as_queries
-from .certified import log_constant
-from .events import certified_event, estimated_event, event_ends, event_rule, log_difference
-
-
-def _log_interval(law, low: Fraction | None, high: Fraction | None) -> arb | None:
-    """``log Pr[low < η < high]`` in balls (``None`` ends infinite; ``None`` result: an exact
-    zero), as a difference of survival functions right of 0 and of CDFs otherwise."""
-    if low is not None and high is not None and not low < high:
-        return None
-    if low is not None and low >= 0:
-        return log_difference(log_constant(law, Kind.SF, low),
-                               None if high is None else log_constant(law, Kind.SF, high))
-    return log_difference(arb(0) if high is None else log_constant(law, Kind.CDF, high),
-                           None if low is None else log_constant(law, Kind.CDF, low))
+from .events import certified_event, estimated_event, event_ends, event_rule
 
 
 def _histogram_certified(mech: HistogramMechanism, answers: list, intervals: list,
@@ -45,7 +31,7 @@ def _histogram_certified(mech: HistogramMechanism, answers: list, intervals: lis
     def compute(goal):
         total = arb(0)
         for low, high in shifted:
-            log_factor = _log_interval(mech.noise, low, high)
+            log_factor = mech.noise.log_interval_ball(low, high)
             if log_factor is None:
                 return None, ["closed"]
             total += log_factor

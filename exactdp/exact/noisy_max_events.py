@@ -17,11 +17,11 @@ from mpmath import mpf
 from ..errors import InputError
 from ..events import Coordinate, Event, Index, Interval
 from ..mechanisms.noisy_max import NoisyMaxMechanism
-from ..noise import Kind
+from ..noise import Kind, log_difference
 from ..precision import CertifiedProbability, to_mpf, unit_roundoff, working_dps
 from ..sequences import as_queries
 from .certified import log_constant
-from .events import certified_event, estimated_event, event_ends, event_rule, log_difference
+from .events import certified_event, estimated_event, event_ends, event_rule
 from .probability import probability
 
 

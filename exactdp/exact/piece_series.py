@@ -77,9 +77,8 @@ class _Side:
 def _side(law, kind: Kind, x: Fraction) -> _Side:
     """The law's exponential form on the side of its kink containing ``x`` (``NoiseLaw.piece``)
     in balls at flint's current precision."""
-    try:
-        piece = law.piece(kind, x)
-    except ValueError:  # the function vanishes there: the integral's bounds exclude this side
+    piece = law.piece(kind, x)
+    if piece is None:  # the function vanishes there: the integral's bounds exclude this side
         return _Side(arb(0), arb(0), False, False, -math.inf, 0.0)
     c, r = to_arb(piece.coefficient).log(), to_arb(piece.rate)
     one_minus = piece.one_minus and piece.rate != 0

@@ -75,9 +75,8 @@ def _primary(law, side: int):
     """``(kind, piece)`` of the plain exponential among the law's CDF and survival function on
     ``side`` (the other is one minus it), or None."""
     for kind in (Kind.CDF, Kind.SF):
-        try:
-            piece = law.piece(kind, side)
-        except ValueError:
+        piece = law.piece(kind, side)
+        if piece is None:
             continue
         if not piece.one_minus:
             return kind, piece
@@ -185,10 +184,10 @@ class _Geometry:
 
 def _form(law, kind: Kind, side: int):
     """``(log coefficient, rate, one_minus)`` in floats, or None where the function vanishes."""
-    try:
-        coefficient, rate, one_minus = law.piece(kind, side)
-    except ValueError:
+    piece = law.piece(kind, side)
+    if piece is None:
         return None
+    coefficient, rate, one_minus = piece
     return math.log(coefficient), float(rate), one_minus
 
 
@@ -426,10 +425,8 @@ def _tails(geometry: _Geometry) -> list:
 
 def _ball_log_or_none(law, kind: Kind, side: int, x: arb):
     """``log g(x)`` as a ball on ``side`` of the law's kink, None where ``g`` vanishes."""
-    try:
-        return law.ball_log(kind, side).log(x)
-    except ValueError:
-        return None
+    functions = law.ball_log(kind, side)
+    return None if functions is None else functions.log(x)
 
 
 def _rule_sums(geometry: _Geometry, plan: _Plan, bits: int) -> list:

@@ -240,10 +240,10 @@ def _ball_function(law, kind: Kind, x: _Argument):
     if law.is_point_mass:
         low, high = law.positive_region(kind)
         return int((low is None or x.middle > low) and (high is None or x.middle < high))
-    try:
-        value = law.ball_log(kind, law.side(x.middle)).value
-    except ValueError:  # the function vanishes on this piece
+    functions = law.ball_log(kind, law.side(x.middle))
+    if functions is None:  # the function vanishes on this piece
         return 0
+    value = functions.value
     if x.shift is None:
         return acb(value(to_arb(x.middle)))
     shift = acb(to_arb(x.shift))
@@ -252,13 +252,11 @@ def _ball_function(law, kind: Kind, x: _Argument):
 
 def _ball_interval(law, low: _Argument | None, high: _Argument | None):
     """``Pr[low < η < high]`` (``None``: an infinite end) as :func:`_ball_function` gives
-    values: ``S(low) − S(high)`` right of 0, ``F(high) − F(low)`` otherwise (the two values
-    subtracted are then both small in a tail, never both near 1)."""
-    if low is not None and high is not None and high.middle <= low.middle:
+    values, in the law's form :meth:`~exactdp.noise.NoiseLaw.interval_as_difference`."""
+    form = law.interval_as_difference(low, high, lambda end: end.middle)
+    if form is None:
         return 0
-    use_survival = low is not None and low.middle >= 0
-    kind = Kind.SF if use_survival else Kind.CDF
-    big_end, small_end = (low, high) if use_survival else (high, low)
+    kind, big_end, small_end = form
     big = 1 if big_end is None else _ball_function(law, kind, big_end)
     small = 0 if small_end is None else _ball_function(law, kind, small_end)
     return _difference(big, small)
