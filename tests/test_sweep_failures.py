@@ -249,8 +249,8 @@ def test_a_failed_point_is_a_row_of_the_table(capsys):
 
 
 def test_a_sweep_keeps_the_points_before_a_trace_beyond_the_limit(capsys):
-    # a sweep of cutoff 2 over many t, smaller: t = 1 and 2 have 2 and 4 paths, t = 200 has 20,101, more
-    # than --max-paths 4,096: refused early, the other two printed
+    # a sweep of cutoff 2 over many t, smaller: t = 1 and 2 have 2 and 4 paths, t = 200 has
+    # 20,101, more than --max-paths 4,096: refused early, the other two printed
     code, out, _ = run(capsys, "sweep", SVT, *SVT_PARAMS, "--d1", "0*{t}", "--d2", "1*{t}",
                        "--output", "F*{t}", "--t", "1,2,200", "--max-paths", "4096", "--json")
     records = json.loads(out)
