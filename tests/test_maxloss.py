@@ -6,9 +6,9 @@ closed forms, derived in each test; where the ⊤/⊥ enumeration exists, ``reny
 ``α = ∞`` is the independent path it must agree with.
 """
 
+import inspect
 import json
 from decimal import Decimal
-from fractions import Fraction
 
 import mpmath
 import pytest
@@ -18,29 +18,11 @@ from exactdp.cli import main
 from exactdp.errors import InputError
 from exactdp.exact.renyi import renyi_both_ways
 from .conftest import assert_encloses
+from .test_renyi import _mpf, gaussian_release, laplace_release
 
 
-def laplace_release(prng, queries, b=1):
-    return queries[0] + prng.laplace(scale=b)
-
-
-def gaussian_release(prng, queries, sigma=1):
-    return queries[0] + prng.normal(scale=sigma)
-
-
-PROGRAMS = '''
-def laplace_release(prng, queries, b=1):
-    return queries[0] + prng.laplace(scale=b)
-
-
-def gaussian_release(prng, queries, sigma=1):
-    return queries[0] + prng.normal(scale=sigma)
-'''
-
-
-def _mpf(number):
-    number = Fraction(number)
-    return mpmath.mpf(number.numerator) / number.denominator
+#: The two programs, as a file the command line loads.
+PROGRAMS = "\n\n".join(inspect.getsource(f) for f in (laplace_release, gaussian_release))
 
 
 def _ratio_ends(loss):
