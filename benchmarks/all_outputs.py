@@ -2,7 +2,8 @@
 and gap variants, at 30 digits.
 
 * ``svt6`` (ε = 1) on 12 queries (4096 outputs), d1 a fixed 0/1 pattern and d2 its complement:
-  the outputs evaluated all at once (``exactdp/exact/all_outputs.py``) against one at a time by
+  the outputs evaluated all at once (``exactdp/exact/backends/output_tree.py``) against one at a
+  time by
   the closed form (the previous method, kept for mechanisms the tree walk does not cover) —
   medians and their ratio in the same run (goal ≤ 2 s);
 * ``svt1`` c = 1 on 100 queries (101 outputs; beyond the former 12-query limit);
@@ -23,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from timing import median_time  # noqa: E402
 import exactdp  # noqa: E402
-from exactdp.exact import loss  # noqa: E402
+from exactdp.exact.losses import privacy_loss as loss  # noqa: E402
 from benchmarks.distinct_values import random_queries  # noqa: E402
 
 SVT6_D1 = [0, 1, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0]

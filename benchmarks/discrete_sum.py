@@ -5,7 +5,7 @@ integral over a continuous one (``svt1``) on the same queries.
 c = 1) on n integer queries drawn uniformly from [−w, w] (seeded), output ⊥…⊥⊤, at 30 digits;
 ``svt1`` (ε = 1, c = 1) on the same queries and output.  The sum runs over the integers between
 the outermost kinks (about 2w + 2 terms, each with one factor per distinct query value) and
-into the two geometric tails (``exact/discrete_hub.py``).  It prints the median times, the
+into the two geometric tails (``exact/backends/discrete_hub.py``).  It prints the median times, the
 method, the relative width of the enclosure and the machine-independent ratio
 discrete / continuous measured in the same run.
 

@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from timing import median_time  # noqa: E402
 import exactdp  # noqa: E402
-from exactdp.exact import threshold_events  # noqa: E402
-from exactdp.exact.events import event_probability  # noqa: E402
+from exactdp.exact.event_probability import threshold as threshold_events  # noqa: E402
+from exactdp.exact.event_probability.rules import event_probability  # noqa: E402
 from exactdp.sampling.tester import EXACT_DPS  # noqa: E402
 
 QUERIES = [1, 1, 1, 1, 1, 0, 0, 0, 0, 0]  # StatDP's "half half" pattern, 10 queries

@@ -30,9 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from timing import median_time  # noqa: E402
 import exactdp  # noqa: E402
-from exactdp.exact import certified  # noqa: E402
-from exactdp.exact.integrand import build_output_integral  # noqa: E402
-from exactdp.exact.noisy_max import index_form  # noqa: E402
+from exactdp.exact.backends import certified  # noqa: E402
+from exactdp.exact.form.threshold import build_output_integral  # noqa: E402
+from exactdp.exact.form.noisy_max import index_form  # noqa: E402
 
 REPEATS = 5
 SIZES = (10, 100)

@@ -1,6 +1,7 @@
 """Benchmark: ``max_privacy_loss`` of ``svt1`` (ε = 1, c = 1) over all n + 1 outputs, every
 output's probability on both inputs from one pass over the queries on Gauss–Legendre nodes shared
-by all outputs (``exactdp/exact/shared_nodes.py``), at 30 digits, then the maximiser certified on
+by all outputs (``exactdp/exact/backends/shared_nodes.py``), at 30 digits, then the maximiser
+certified on
 its own.
 
 ``d1`` are n random distinct queries in [−3, 3] (seeded), ``d2 = d1`` moved by ±1 per coordinate

@@ -3,7 +3,7 @@
 evaluation (``exactdp.probability`` of one output, certified) timed in the same run.
 
 * ``svt1`` c = 1 (13 outputs) and c = 12 (4096 outputs), d1 = 0^12, d2 = 1^12: one enumeration
-  of the outputs (``all_outputs.py``) shared by every ε;
+  of the outputs (``backends/output_tree.py``) shared by every ε;
 * a Gaussian release ``q + N(0, 2²)`` at the same 50 values of ε (closed form in balls).
 
 Run: ``python benchmarks/profile_speed.py [--repeats 5]`` from the repository root.

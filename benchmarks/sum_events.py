@@ -30,7 +30,7 @@ from timing import median_time  # noqa: E402
 import exactdp  # noqa: E402
 from exactdp.errors import PrecisionError  # noqa: E402
 from exactdp.events import Interval  # noqa: E402
-from exactdp.exact.sum_events import sum_event_probability  # noqa: E402
+from exactdp.exact.event_probability.sums import sum_event_probability  # noqa: E402
 
 DPS = 30
 REPEATS = 5

@@ -4,7 +4,8 @@ A mechanism is (ε, δ)-DP when ``δ(ε) = sup_E Pr[M(D1) ∈ E] − e^ε Pr[M(D
 ordered pair of neighbours (Dwork & Roth, "The Algorithmic Foundations of Differential Privacy",
 2014, Def. 2.4).  The candidate pairs are those of the loss search (:func:`exactdp.search.explore`:
 StatDP's patterns, random pairs, mutations, one seeded generator); each pair is scored by its
-certified ``δ(ε)`` (:func:`exactdp.exact.profile.profile_both_ways`), the larger of the two
+certified ``δ(ε)`` (:func:`exactdp.exact.divergences.profile.profile_both_ways`), the larger of the
+two
 directions, and the pair with the largest ``δ(ε)`` is reported with its enclosure.
 """
 
@@ -15,8 +16,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .errors import InputError
-from .exact.output_pairs import Enclosed
-from .exact.profile import profile_both_ways
+from .exact.divergences.output_pairs import Enclosed
+from .exact.divergences.profile import profile_both_ways
 from .formatting import echoed_number, printed_number
 from .search import explore, input_options, input_space, param_options
 from .sequences import Runs, format_number, to_fraction
@@ -126,7 +127,8 @@ def search_delta(mech, delta, eps=None, max_length: int = 5, seed: int = 0,
     Parameters
     ----------
     mech
-        A mechanism whose outputs :func:`~exactdp.exact.profile.privacy_profile` supports (⊤/⊥
+        A mechanism whose outputs :func:`~exactdp.exact.divergences.profile.privacy_profile`
+        supports (⊤/⊥
         Sparse Vector variants, noisy max's index, programs with discrete return values, one
         released number with Laplace or Gaussian noise); others are refused in one line.
     delta : number

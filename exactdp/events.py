@@ -2,7 +2,8 @@
 
 An event is a conjunction of conditions on named *components* of an output; the same
 :class:`Event` is decided on one concrete output (:meth:`Event.contains`), on many sampled runs
-at once (:meth:`Event.mask`) and exactly (``exactdp.exact.events.event_probability``).
+at once (:meth:`Event.mask`) and exactly
+(``exactdp.exact.event_probability.rules.event_probability``).
 
 Grammar (:func:`parse_event`): clauses joined by ``and`` (``&`` and ``;`` are synonyms), each
 

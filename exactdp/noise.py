@@ -182,7 +182,7 @@ class NoiseLaw:
         """A constant ``C`` with ``|g(x + iy)| ≤ g(x)·e^{C·y²}`` for all real ``x``, ``y`` and
         every function ``g`` of the law (density, CDF, survival function, continued
         analytically), or ``None`` if the law has none.  The certified quadrature bounds the
-        integrand off the real line with it (``exact/certified.py``) and takes the logs of
+        integrand off the real line with it (``exact/backends/certified.py``) and takes the logs of
         such a law's functions as concave on the whole line: a law with a constant is smooth
         (no kinks) and log-concave."""
         return None

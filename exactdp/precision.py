@@ -265,7 +265,8 @@ class CertifiedProbability(Probability):
     """A :class:`Probability` with a certified enclosure (``method="auto"`` or ``"certified"``).
 
     The exact value lies in ``[lower, upper]`` and its logarithm in ``[log_lower, log_upper]``:
-    guaranteed by ball arithmetic (``exactdp.exact.certified``), not estimated.  ``value`` and
+    guaranteed by ball arithmetic (``exactdp.exact.backends.certified``), not estimated.  ``value``
+    and
     ``log_value`` are the centres, ``error`` the largest distance from ``value`` to an end.
 
     Attributes

@@ -3,8 +3,8 @@ result is narrow enough, else a :class:`~exactdp.errors.PrecisionError`.
 
 Every certified computation that cannot know beforehand how much precision its rounding and
 cancellation will take (a ball's radius is known only after the ball is computed) runs through
-:func:`refine`: the divergences' enclosures (``exact/output_pairs.py``), the certified
-probabilities' goal (``exact/certified.py``), the reconstruction attacks' truncations and
+:func:`refine`: the divergences' enclosures (``exact/divergences/output_pairs.py``), the certified
+probabilities' goal (``exact/backends/certified.py``), the reconstruction attacks' truncations and
 ceilings (``attacks/``).  Doubling costs at most twice the last, sufficient, attempt in all
 (``Σ_{k<K} 2^k < 2^K``), and a ball's radius shrinks like ``2^{−precision}`` once the precision
 exceeds the digits the computation loses, so a few doublings suffice.

@@ -3,7 +3,8 @@
 A mechanism is ``(α, ε)``-RDP when ``D_α(M(D1) ‖ M(D2)) ≤ ε`` for every ordered pair of
 neighbours (Mironov, "Rényi Differential Privacy", IEEE CSF 2017, Definition 4).  Each candidate
 pair is scored in both directions from one computation of its two output distributions
-(:func:`exactdp.exact.renyi.renyi_both_ways`, certified enclosures), and the larger direction is
+(:func:`exactdp.exact.divergences.renyi.renyi_both_ways`, certified enclosures), and the larger
+direction is
 kept.  Two sets of candidates:
 
 * :func:`grid_pairs` — every pair on a small grid: ``d1 = T + l·Δ`` with ``l`` in ``levels`` at
@@ -24,8 +25,8 @@ from typing import Callable, Sequence
 
 import mpmath
 
-from .exact.output_pairs import Enclosed
-from .exact.renyi import check_alphas, renyi_both_ways
+from .exact.divergences.output_pairs import Enclosed
+from .exact.divergences.renyi import check_alphas, renyi_both_ways
 from .formatting import echoed_number, printed_number
 from .search import explore, input_options, input_space, param_options
 from .sequences import Runs, format_number
@@ -174,7 +175,8 @@ def search_renyi(mech, alpha, max_length: int = 5, seed: int = 0, budget: float 
     Parameters
     ----------
     mech
-        A mechanism whose outputs :func:`~exactdp.exact.renyi.renyi_divergence` supports (⊤/⊥
+        A mechanism whose outputs :func:`~exactdp.exact.divergences.renyi.renyi_divergence`
+        supports (⊤/⊥
         Sparse Vector variants, noisy max's index, one released number with Laplace or
         Gaussian noise); others are refused in one line.
     alpha : number or "inf"

@@ -13,7 +13,7 @@ Candidates, in this order (all from one ``numpy.random.Generator`` seeded with `
    position changed, or the pair extended by one position): a stochastic local search.
 
 A family plugs in with a generic function (``functools.singledispatch``), registered from the
-family's own module (``exactdp.exact.worst_output``):
+family's own module (``exactdp.exact.losses.worst_output``):
 
 * ``worst_output`` — the exact worst output of one pair: enumerated for ⊤/⊥ outputs
   (``max_privacy_loss``) and noisy-max indices; for released numbers (Sparse Vector variants
@@ -40,10 +40,10 @@ import mpmath
 import numpy as np
 
 from .errors import InputError
-from .exact.events import event_privacy_loss
+from .exact.event_probability.rules import event_privacy_loss
 from .precision import to_mpf
-from .exact.loss import (MAX_ENUMERATED_QUERIES, privacy_loss)
-from .exact.worst_output import Witness, witness_score, worst_event, worst_output
+from .exact.losses.privacy_loss import (MAX_ENUMERATED_QUERIES, privacy_loss)
+from .exact.losses.worst_output import Witness, witness_score, worst_event, worst_output
 from .formatting import echoed_number, format_value, printed_log_ratio
 from .mechanisms.base import Mechanism, Neighbours
 from .mechanisms.description import ThresholdMechanism
@@ -226,7 +226,7 @@ def pattern_count(mech: ThresholdMechanism, n: int) -> int:
     Examples
     --------
     >>> import exactdp
-    >>> from exactdp.exact.loss import possible_outputs
+    >>> from exactdp.exact.losses.privacy_loss import possible_outputs
     >>> m = exactdp.mechanism("svt1", c=2)
     >>> pattern_count(m, 4) == sum(1 for _ in possible_outputs(m, 4))
     True

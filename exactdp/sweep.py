@@ -4,7 +4,8 @@
 The inputs and the output are *templates*: text in the usual query/output notation in which
 ``{t}`` stands for the value of ``t`` (``0*{t},1*{t}`` is t zeros then t ones).  Each point is
 the exact ``ln(Pr[M(D1) = a]/Pr[M(D2) = a])`` of :func:`exactdp.privacy_loss` (or of an event,
-``exactdp.exact.events.event_privacy_loss``) with its computed error bound.  A point that cannot
+``exactdp.exact.event_probability.rules.event_privacy_loss``) with its computed error bound.  A
+point that cannot
 be computed (an output of probability 0 on both sides, a program with more paths than its limit,
 a precision out of reach) is a *failed* point: it keeps its ``t`` and parameters and says why in
 one line (:attr:`SweepPoint.failure`), and the other points are computed all the same.
@@ -27,8 +28,8 @@ from typing import Sequence
 import mpmath
 
 from .errors import ExactDPError, InputError
-from .exact.events import event_privacy_loss
-from .exact.loss import PrivacyLoss, privacy_loss
+from .exact.event_probability.rules import event_privacy_loss
+from .exact.losses.privacy_loss import PrivacyLoss, privacy_loss
 from .formatting import decimal_text, echoed_number, loss_record
 from .progress import Progress
 from .checks import check_positive

@@ -4,7 +4,7 @@ For every entry of :func:`exactdp.catalogue` (entries added later included: noth
 mechanism) and two seeded configurations — the entry's defaults, and parameters drawn from small
 sets — the output space on two or three queries is cut into a partition of events whose exact
 probabilities come from the public API only (``exactdp.probability``, ``exactdp.sample``,
-``exactdp.exact.loss.possible_outputs``).  Then, as scipy checks its distributions
+``exactdp.exact.losses.privacy_loss.possible_outputs``).  Then, as scipy checks its distributions
 (``check_cdf_sf``-style identities):
 
 * the probabilities of the partition sum to 1 to 25 digits — a sum over the outputs for ⊤/⊥
@@ -40,7 +40,7 @@ from scipy.stats import binomtest
 
 import exactdp
 from exactdp.errors import InputError, MethodUnavailableError
-from exactdp.exact.loss import possible_outputs
+from exactdp.exact.losses.privacy_loss import possible_outputs
 from exactdp.mechanisms import OutputKind as Kind
 from exactdp.sampling import ABSENT
 

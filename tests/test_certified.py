@@ -26,7 +26,7 @@ from mpmath import mpf
 import exactdp
 from exactdp.cli import main
 from exactdp.errors import InputError
-from exactdp.exact.loss import possible_outputs
+from exactdp.exact.losses.privacy_loss import possible_outputs
 from exactdp.formatting import format_bound
 from exactdp.mechanisms import OutputKind as Kind
 from exactdp.mechanisms import entry

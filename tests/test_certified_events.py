@@ -21,9 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import exactdp
-from exactdp.exact import threshold_events
-from exactdp.exact.events import event_privacy_loss, event_probability
-from exactdp.exact.loss import CertifiedPrivacyLoss, possible_outputs
+from exactdp.exact.event_probability import threshold as threshold_events
+from exactdp.exact.event_probability.rules import event_privacy_loss, event_probability
+from exactdp.exact.losses.privacy_loss import CertifiedPrivacyLoss, possible_outputs
 from exactdp.events import Additive, view_of
 from exactdp.mechanisms.description import ThresholdMechanism
 from exactdp.precision import CertifiedProbability

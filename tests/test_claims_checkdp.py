@@ -65,7 +65,7 @@ def test_noisy_sum_ratio_is_an_exact_rational_from_the_densities():
     from fractions import Fraction
 
     from exactdp.claims.checkdp import twin_within_claim
-    from exactdp.exact.sums import log_density_ratio
+    from exactdp.exact.form.sums import log_density_ratio
 
     def lap(x, b):
         return mpmath.exp(-abs(x) / b) / (2 * b)

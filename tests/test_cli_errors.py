@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from exactdp.cli import COMMANDS, main
-from exactdp.exact.loss import possible_outputs
+from exactdp.exact.losses.privacy_loss import possible_outputs
 from exactdp.mechanisms import mechanism
 from exactdp.search import MAX_PATTERNS, pattern_count
 

@@ -17,8 +17,8 @@ from exactdp.cli import main
 from exactdp.errors import InputError, MethodUnavailableError
 from exactdp.events import Interval, view_of
 from exactdp.events import parse_event as parse_on_view
-from exactdp.exact.events import event_privacy_loss, event_probability
-from exactdp.exact.sum_events import laplace_sum_pdf, laplace_sum_sf
+from exactdp.exact.event_probability.rules import event_privacy_loss, event_probability
+from exactdp.exact.event_probability.sums import laplace_sum_pdf, laplace_sum_sf
 
 
 def parse_event(text):

@@ -21,8 +21,8 @@ from scipy.stats import binom
 
 import exactdp
 from exactdp import InputError, MethodUnavailableError, discrete_laplace
-from exactdp.exact.integral_form import IntegralBuilder
-from exactdp.exact.loss import possible_outputs
+from exactdp.exact.form.integral_form import IntegralBuilder
+from exactdp.exact.losses.privacy_loss import possible_outputs
 from exactdp.noise import DiscreteLaplace, Kind
 from exactdp.precision import exact_mpf
 from exactdp.programs.locations import TracingError

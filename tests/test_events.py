@@ -12,9 +12,9 @@ import mpmath
 import pytest
 
 import exactdp
-from exactdp.exact import threshold_events
-from exactdp.exact.events import event_probability
-from exactdp.exact.loss import possible_outputs
+from exactdp.exact.event_probability import threshold as threshold_events
+from exactdp.exact.event_probability.rules import event_probability
+from exactdp.exact.losses.privacy_loss import possible_outputs
 from exactdp.events import parse_event, view_of
 
 Q = [1, 0, 2, 1]
@@ -61,7 +61,7 @@ def test_generating_polynomial_matches_enumeration(name, params, component, stat
     total = mpmath.mpf(0)
     for value in range(len(Q) + 1):
         p = event_probability(mech, Q, parse_event(f"{component}={value}", view), dps=12)
-        if p.value > 0 and threshold_events.all_outputs.applies(mech):
+        if p.value > 0 and threshold_events.output_tree.applies(mech):
             assert ("summed" in p.method) == (engine == "summed outputs")
         with mpmath.workdps(30):
             assert abs(p.value - enumerated(mech, Q, statistic, value)) <= 1e-13

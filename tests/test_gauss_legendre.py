@@ -1,4 +1,5 @@
-"""The rigorous Gauss–Legendre error bound (``exactdp.exact.gauss_legendre``) against the actual
+"""The rigorous Gauss–Legendre error bound (``exactdp.exact.backends.gauss_legendre``) against the
+actual
 error on integrands whose integral is known in closed form."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 
 import math
 
-from exactdp.exact.gauss_legendre import (MAX_NODES, ellipse_cover, error_bound,
+from exactdp.exact.backends.gauss_legendre import (MAX_NODES, ellipse_cover, error_bound,
                                           fewest_nodes, legendre_rule, log_error_bound)
 
 

@@ -10,7 +10,7 @@ from scipy.stats import binom
 
 import exactdp
 from exactdp.errors import InputError
-from exactdp.exact.events import event_probability
+from exactdp.exact.event_probability.rules import event_probability
 from exactdp.events import parse_event, view_of
 
 

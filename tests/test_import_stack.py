@@ -121,7 +121,7 @@ EDGES = _edges(MODULES)
 def test_the_edges_are_read():
     """The reader sees a known top-level and a known relative import (the test can fail)."""
     assert "errors" in EDGES["precision"]
-    assert "mechanisms.description" in EDGES["exact.integrand"]
+    assert "mechanisms.description" in EDGES["exact.form.threshold"]
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))

@@ -1,4 +1,4 @@
-"""Elementwise interval arithmetic (exactdp/exact/interval_arrays.py).
+"""Elementwise interval arithmetic (exactdp/exact/backends/interval_arrays.py).
 
 Reference: every operation is recomputed exactly in rationals (``fractions.Fraction`` of the
 doubles' exact values) at the endpoints of the operand intervals; the double-precision result
@@ -15,7 +15,7 @@ import pytest
 from flint import arb, ctx
 from hypothesis import given, settings, strategies as st
 
-from exactdp.exact.interval_arrays import ArbArrays, FloatIntervals
+from exactdp.exact.backends.interval_arrays import ArbArrays, FloatIntervals
 from tests.conftest import assert_encloses
 
 FLOATS = FloatIntervals()

@@ -153,7 +153,7 @@ def test_every_number_in_claims_json_parses(tmp_path, capsys):
 def test_a_loss_smaller_than_its_error_parses_in_json_and_reads_zero_in_text():
     # the equal probabilities of two inputs computed along different integrals: the log ratio's
     # centre −1.4e-48 is far inside its error bound 1.2e-43
-    from exactdp.exact.loss import PrivacyLoss
+    from exactdp.exact.losses.privacy_loss import PrivacyLoss
     from exactdp.formatting import loss_record
     from exactdp.precision import Probability
 

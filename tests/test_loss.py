@@ -94,9 +94,10 @@ def test_max_loss_limits():
                                           # against twice the query noise's exactly
                                           ("statdp.SVT", {"eps": "0.7", "N": 1, "T": "0.5"})])
 def test_all_outputs_at_once_match_one_at_a_time(name, params):
-    # The tree walk (all_outputs.py, arb balls) against each output's own closed form (mpmath).
-    from exactdp.exact.all_outputs import all_output_probabilities
-    from exactdp.exact.loss import possible_outputs
+    # The tree walk (backends/output_tree.py, arb balls) against each output's own closed form
+    # (mpmath).
+    from exactdp.exact.backends.output_tree import all_output_probabilities
+    from exactdp.exact.losses.privacy_loss import possible_outputs
     mech = exactdp.mechanism(name, **params)
     queries = [0, "0.5", -1, 2, "0.25", 1, 0]
     outputs = [tuple(o) for o in possible_outputs(mech, len(queries))]
@@ -136,11 +137,11 @@ def _ends(ball) -> tuple[Fraction, Fraction]:
 @given(st.lists(st.fractions(min_value=-3, max_value=3, max_denominator=8), min_size=1,
                 max_size=5))
 def test_svt1_all_outputs_hold_the_certified_probabilities_and_sum_to_one(queries):
-    # Each ball of the tree walk (all_outputs.py) must overlap the per-output certified
+    # Each ball of the tree walk (backends/output_tree.py) must overlap the per-output certified
     # enclosure (exactdp.probability(method="certified"), integrated piecewise on its own, not
     # by the walk); the balls of all n + 1 outputs of svt1 c = 1 must sum to a ball holding 1.
-    from exactdp.exact.all_outputs import all_output_probabilities
-    from exactdp.exact.loss import possible_outputs
+    from exactdp.exact.backends.output_tree import all_output_probabilities
+    from exactdp.exact.losses.privacy_loss import possible_outputs
     mech = exactdp.mechanism("svt1", eps=1, c=1)
     outputs = [tuple(o) for o in possible_outputs(mech, len(queries))]
     assert len(outputs) == len(queries) + 1
@@ -166,12 +167,12 @@ def _exact_mpf(value) -> Fraction:
                 max_size=6),
        st.sampled_from(["svt1", "svt1 with exponential noise", "statdp.SVT"]))
 def test_shared_nodes_hold_the_certified_probabilities_and_sum_to_one(queries, name):
-    # Each ball of the shared Gauss–Legendre nodes (shared_nodes.py) must overlap the
+    # Each ball of the shared Gauss–Legendre nodes (backends/shared_nodes.py) must overlap the
     # per-output certified enclosure (exactdp.probability(method="certified"), integrated
     # piecewise on its own) and be 10^-30 narrow; the n + 1 balls must sum to a ball holding 1.
     # Exponential noise makes factors vanish on whole pieces (exact zeros in the pass);
     # statdp.SVT has T = 1/2 and noise scales 20/7 and 40/7.
-    from exactdp.exact.shared_nodes import applies, first_top_probabilities
+    from exactdp.exact.backends.shared_nodes import applies, first_top_probabilities
     from exactdp.noise import Exponential
     if name == "statdp.SVT":
         mech = exactdp.mechanism(name, eps="0.7", N=1, T="0.5")
@@ -198,7 +199,7 @@ def test_shared_nodes_hold_the_certified_probabilities_and_sum_to_one(queries, n
 def test_shared_nodes_on_far_apart_queries_tiny_outputs_and_more_digits(queries, dps):
     # Wide gaps between kinks (cut at doubling widths), outputs of probability ~1e-218 (the tails
     # reach further) and 60 digits, against the certified enclosure of each output on its own.
-    from exactdp.exact.shared_nodes import first_top_probabilities
+    from exactdp.exact.backends.shared_nodes import first_top_probabilities
     mech = exactdp.mechanism("svt1", eps=1, c=1)
     queries = [Fraction(q) for q in queries]
     balls = first_top_probabilities(mech, queries, dps)
@@ -213,7 +214,7 @@ def test_shared_nodes_on_far_apart_queries_tiny_outputs_and_more_digits(queries,
 def test_shared_nodes_share_the_tolerance_again_from_the_sums(monkeypatch):
     # A first plan that takes every Pr for 1 leaves the small outputs' balls too wide; the
     # second plan shares the tolerance out from the first sums and reaches 30 digits.
-    from exactdp.exact import shared_nodes
+    from exactdp.exact.backends import shared_nodes
     plan, known_given = shared_nodes._plan, []
 
     def plan_believing_every_probability_is_one(geometry, dps, known=None):
@@ -236,7 +237,7 @@ def test_max_loss_on_1000_queries():
     # nodes: 1001 outputs, the loss stays within ε (Lyu, Su & Li 2017, Thm 4.1); the shared
     # balls of d1 sum to a ball holding 1, and those of the first, the last and the maximising
     # output overlap their certified enclosures computed one output at a time.
-    from exactdp.exact.shared_nodes import first_top_probabilities
+    from exactdp.exact.backends.shared_nodes import first_top_probabilities
     rng = random.Random(3)
     d1 = [Fraction(rng.randint(-3000, 3000), 1000) for _ in range(1000)]
     d2 = [q + rng.choice((-1, 1)) for q in d1]

@@ -1,9 +1,9 @@
 """``max_privacy_loss`` / ``exactdp maxloss`` wherever the supremum of the loss is defined.
 
 Beyond the ⊤/⊥ enumeration, ``maxloss`` takes the larger of ``D_∞(M(d1) ‖ M(d2))`` and
-``D_∞(M(d2) ‖ M(d1))`` (``exact/loss_supremum.py`` on ``renyi.py``'s order ∞).  The references are
-closed forms, derived in each test; where the ⊤/⊥ enumeration exists, ``renyi_divergence`` at
-``α = ∞`` is the independent path it must agree with.
+``D_∞(M(d2) ‖ M(d1))`` (``exact/losses/supremum.py`` on ``divergences/renyi.py``'s order ∞).  The
+references are closed forms, derived in each test; where the ⊤/⊥ enumeration exists,
+``renyi_divergence`` at ``α = ∞`` is the independent path it must agree with.
 """
 
 import inspect
@@ -16,7 +16,7 @@ import pytest
 import exactdp
 from exactdp.cli import main
 from exactdp.errors import InputError
-from exactdp.exact.renyi import renyi_both_ways
+from exactdp.exact.divergences.renyi import renyi_both_ways
 from .conftest import assert_encloses
 from .test_renyi import _mpf, gaussian_release, laplace_release
 
@@ -111,7 +111,7 @@ def test_laplace_histogram_is_delta_over_b_at_d1(name, output):
 ])
 def test_largest_loss_agrees_with_the_infinite_order_both_ways(name, params, d1, d2):
     # |log_ratio| = max(D_∞(d1 ‖ d2), D_∞(d2 ‖ d1)); the ⊤/⊥ variants by their own enumeration
-    # (each output's probability, the maximiser recomputed), against renyi.py's α = ∞
+    # (each output's probability, the maximiser recomputed), against divergences/renyi.py's α = ∞
     mech = exactdp.mechanism(name, **params)
     result = exactdp.max_privacy_loss(mech, d1, d2)
     forward, backward = renyi_both_ways(mech, d1, d2, ["inf"])
@@ -126,7 +126,7 @@ def test_largest_loss_agrees_with_the_infinite_order_both_ways(name, params, d1,
 
 def test_search_refuses_a_supremum_no_output_attains():
     mech = exactdp.program(gaussian_release)
-    from exactdp.exact.worst_output import worst_output
+    from exactdp.exact.losses.worst_output import worst_output
     from exactdp.sequences import Runs
     with pytest.raises(InputError, match=r"approached as out0 → -inf"):
         worst_output(mech, Runs.from_items([0]), Runs.from_items([1]), 20)

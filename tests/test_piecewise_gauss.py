@@ -1,4 +1,5 @@
-"""The piecewise Gauss–Legendre engine (``exactdp.exact.piecewise_gauss``) against the closed form
+"""The piecewise Gauss–Legendre engine (``exactdp.exact.backends.piecewise_gauss``) against the
+closed form
 (an independent method: exact expansion, no quadrature) on integrals with many distinct
 factors, and the honesty of its error bound."""
 
@@ -11,14 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import exactdp
-from exactdp.exact.closed_form import integrate_closed_form
-from exactdp.exact.integrand import build_output_integral
-from exactdp.exact.noisy_max import index_form
-from exactdp.exact.certified import analytic_piece, closed_piece, log_integral
-from exactdp.exact.gauss_legendre import error_bound, legendre_rule
-from exactdp.exact.piece_series import PiecewiseExponential
+from exactdp.exact.backends.closed_form import integrate_closed_form
+from exactdp.exact.form.threshold import build_output_integral
+from exactdp.exact.form.noisy_max import index_form
+from exactdp.exact.backends.certified import analytic_piece, closed_piece, log_integral
+from exactdp.exact.backends.gauss_legendre import error_bound, legendre_rule
+from exactdp.exact.backends.piece_series import PiecewiseExponential
 from exactdp.precision import to_arb
-from exactdp.exact.piecewise_gauss import (STEP, _ellipse_bounds, _layout, _subdivide,
+from exactdp.exact.backends.piecewise_gauss import (STEP, _ellipse_bounds, _layout, _subdivide,
                                            integrate_pieces, log_integral_certified)
 from exactdp.sequences import as_queries
 
@@ -138,8 +139,8 @@ def contains(ball, value):
 @settings(max_examples=12, deadline=None)
 @given(queries=distinct_queries, name=st.sampled_from(["gptt", "svt1"]), data=st.data())
 def test_certified_enclosure_contains_the_closed_form(queries, name, data):
-    # The closed form (exact expansion in mpmath, closed_form.py) at 60 digits is independent of
-    # the quadrature; its own error bound is far below the enclosure's width.
+    # The closed form (exact expansion in mpmath, backends/closed_form.py) at 60 digits is
+    # independent of the quadrature; its own error bound is far below the enclosure's width.
     integral = sparse_vector_integral(name, queries, data)
     enclosure = certified_log(integral)
     reference, reference_relative = log_closed(integral, 60)
@@ -204,9 +205,9 @@ def test_certified_falls_back_to_acb_integral_where_a_piece_is_too_close_to_a_ze
 
         def refuse(*_):
             raise exactdp.PrecisionError("refused")
-        monkeypatch.setattr("exactdp.exact.certified.log_integral_certified", refuse)
+        monkeypatch.setattr("exactdp.exact.backends.certified.log_integral_certified", refuse)
         segments, name = log_integral(integral, 110)
         assert name == "segment-gauss" and rule.overlaps(segments)
-        monkeypatch.setattr("exactdp.exact.certified.integrate_vector", refuse)
+        monkeypatch.setattr("exactdp.exact.backends.certified.integrate_vector", refuse)
         fallback, name = log_integral(integral, 110)
         assert name == "integral" and rule.overlaps(fallback)

@@ -123,7 +123,7 @@ def test_the_profile_is_symmetric_in_the_direction_of_the_shift():
 def test_threshold_mechanisms_match_the_brute_force_sum(name, params, d1, d2):
     mech = exactdp.mechanism(name, **params)
     outputs = [list(output) for output in
-               exactdp.exact.loss.possible_outputs(mech, len(d1))]
+               exactdp.exact.losses.privacy_loss.possible_outputs(mech, len(d1))]
     eps_list = ["0", "0.2", "0.7", "1.5"]
     points = exactdp.privacy_profile(mech, d1, d2, eps_list, dps=25)
     with mpmath.workdps(50):
@@ -159,7 +159,7 @@ def test_profile_at_zero_is_the_total_variation_and_decreases():
     points = exactdp.privacy_profile(mech, d1, d2, [Fraction(k, 10) for k in range(12)])
     deltas = [point.delta.value for point in points]
     assert all(a >= b for a, b in zip(deltas, deltas[1:]))
-    outputs = [list(o) for o in exactdp.exact.loss.possible_outputs(mech, 5)]
+    outputs = [list(o) for o in exactdp.exact.losses.privacy_loss.possible_outputs(mech, 5)]
     with mpmath.workdps(50):
         total_variation = sum(abs(exactdp.probability(mech, d1, o, dps=50).value
                                   - exactdp.probability(mech, d2, o, dps=50).value)

@@ -224,7 +224,7 @@ def test_scalar_outputs_are_recorded_as_the_function_returns_them(algorithms):
 def test_exact_event_loss_of_a_program_equals_the_catalogues():
     # needs the exact interpreter of programs (exactdp.programs.exact)
     pytest.importorskip("exactdp.programs.exact")
-    from exactdp.exact.events import event_privacy_loss
+    from exactdp.exact.event_probability.rules import event_privacy_loss
 
     source = textwrap.dedent(ALGORITHMS)
     namespace: dict = {}

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import exactdp
 from exactdp.cli import main
 from exactdp.errors import InputError
-from exactdp.exact.loss import possible_outputs
+from exactdp.exact.losses.privacy_loss import possible_outputs
 from .conftest import assert_encloses
 
 

@@ -12,7 +12,7 @@ import pytest
 
 import exactdp
 from exactdp.cli import main
-from exactdp.exact.renyi import renyi_both_ways, renyi_divergence
+from exactdp.exact.divergences.renyi import renyi_both_ways, renyi_divergence
 from exactdp.renyi_search import grid_pairs, score_pairs, search_renyi, worst
 
 GAUSSIAN_SVT = exactdp.mechanism("svt_gaussian", sigma1=1, sigma2=2, c=1)

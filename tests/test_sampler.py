@@ -6,7 +6,7 @@ import pytest
 from scipy.stats import binom
 
 import exactdp
-from exactdp.exact.loss import possible_outputs
+from exactdp.exact.losses.privacy_loss import possible_outputs
 from exactdp.mechanisms import ThresholdMechanism, catalogue
 from exactdp.sampling import ABSENT, output_counts
 

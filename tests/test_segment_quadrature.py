@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import exactdp
-from exactdp.exact import vector_quadrature
-from exactdp.exact.gauss_legendre import ellipse_cover, error_bound, legendre_rule
+from exactdp.exact.backends import vector_quadrature
+from exactdp.exact.backends.gauss_legendre import ellipse_cover, error_bound, legendre_rule
 from exactdp.precision import to_arb
 
 
@@ -67,7 +67,7 @@ def test_the_acb_integral_fallback_answers_when_the_rule_refuses(monkeypatch):
 
     def refuse(*_):
         raise exactdp.PrecisionError("refused")
-    monkeypatch.setattr("exactdp.exact.certified.integrate_vector", refuse)
+    monkeypatch.setattr("exactdp.exact.backends.certified.integrate_vector", refuse)
     result = exactdp.probability(mech, queries, "T,F,F", dps=30)
     assert result.method == "certified integral"
     _check(result, reference, 30)
@@ -167,7 +167,8 @@ def test_balls_cross_from_worker_processes_whole():
     # the integers a worker's sums are pickled as give back the same midpoint and the radius,
     # rounded up by at most a unit in the last place of Arb's 30-bit radius: the same ball as
     # the sums of the parent process are given
-    from exactdp.exact.vector_quadrature import _ball_to_integers, _integers_to_ball, _received
+    from exactdp.exact.backends.vector_quadrature import (_ball_to_integers, _integers_to_ball,
+                                                          _received)
 
     with ctx.workprec(200):
         for ball in (arb(1) / 3, arb(0), arb(-7, 2) * arb(2) ** -900, arb(10) ** 400 / 7,

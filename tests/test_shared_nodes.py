@@ -1,5 +1,5 @@
-"""The pieces and the ellipse bounds of the shared Gauss–Legendre nodes (shared_nodes.py); the
-probabilities themselves are tested against per-output certified enclosures in test_loss.py."""
+"""The pieces and the ellipse bounds of the shared Gauss–Legendre nodes (backends/shared_nodes.py);
+the probabilities themselves are tested against per-output certified enclosures in test_loss.py."""
 
 import cmath
 import math
@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exactdp.exact.shared_nodes import _bounds_of_pair, _pieces, _rounding_margin
+from exactdp.exact.backends.shared_nodes import _bounds_of_pair, _pieces, _rounding_margin
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)

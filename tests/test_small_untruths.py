@@ -20,8 +20,8 @@ from exactdp.checks import MAX_SIMULATED_ENTRIES
 from exactdp.cli import main
 from exactdp.errors import InputError
 from exactdp.events import parse_event, view_of
-from exactdp.exact.events import event_probability
-from exactdp.exact.loss import possible_outputs
+from exactdp.exact.event_probability.rules import event_probability
+from exactdp.exact.losses.privacy_loss import possible_outputs
 from exactdp.mechanisms import catalogue
 from exactdp.mechanisms.description import Release, ThresholdMechanism
 from exactdp.progress import Progress

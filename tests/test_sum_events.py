@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 import exactdp
 from exactdp.errors import InputError
 from exactdp.events import Interval
-from exactdp.exact.sum_events import sum_event_probability
+from exactdp.exact.event_probability.sums import sum_event_probability
 from exactdp.precision import CertifiedProbability
 
 DPS = 30

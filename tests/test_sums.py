@@ -115,7 +115,7 @@ def test_fully_deterministic_output_is_a_probability():
 def test_worst_point_losses(name, params, d2, expected):
     mech = exactdp.mechanism(name, eps=Fraction(1, 2), **params)
     d1 = [0, 0, 0, 0, 0]
-    output = exactdp.exact.sums.noiseless_output(mech, d1)
+    output = exactdp.exact.form.sums.noiseless_output(mech, d1)
     loss = exactdp.privacy_loss(mech, d1, d2, output)
     assert abs(loss.log_ratio - mpmath.mpf(expected) / 2) < 1e-25
 

@@ -6,7 +6,7 @@ import pytest
 from flint import arb
 
 from exactdp.errors import PrecisionError
-from exactdp.exact.tail_bound import tangent_tail_bound
+from exactdp.exact.backends.tail_bound import tangent_tail_bound
 
 
 def test_the_tangent_bound_is_exact_for_an_exponential_tail():

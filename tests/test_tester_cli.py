@@ -12,7 +12,7 @@ from scipy.stats import binom, hypergeom
 import exactdp
 from exactdp.cli import main
 from exactdp.events import parse_event, view_of
-from exactdp.exact.events import event_probability
+from exactdp.exact.event_probability.rules import event_probability
 from exactdp.programs import load_program
 from exactdp.sampling.hypothesis import p_value
 

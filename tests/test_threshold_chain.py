@@ -14,7 +14,7 @@ import pytest
 from flint import arb, ctx
 
 from exactdp.exact.selection import threshold_chain
-from exactdp.exact.interval_arrays import ArbArrays, FloatIntervals
+from exactdp.exact.backends.interval_arrays import ArbArrays, FloatIntervals
 from exactdp.exact.selection.threshold_chain import chain_by_recurrence, chain_in_blocks
 from exactdp.precision import to_arb
 

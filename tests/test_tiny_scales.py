@@ -31,7 +31,7 @@ import pytest
 from flint import acb, arb, ctx
 
 import exactdp
-from exactdp.exact import quadrature, vector_quadrature
+from exactdp.exact.backends import peak_quadrature as quadrature, vector_quadrature
 from exactdp.noise import Gaussian, Kind
 from exactdp.precision import to_arb
 from tests.conftest import assert_encloses

@@ -18,7 +18,7 @@ import exactdp
 from exactdp.cli import main
 from exactdp.errors import InputError
 from exactdp.events import Coordinate, View, parse_event
-from exactdp.exact.events import event_probability
+from exactdp.exact.event_probability.rules import event_probability
 from exactdp.programs import load_program, program, tracing
 from exactdp.programs.exact import traced_paths
 from exactdp.sampling.inputs import STATDP_PATTERNS

@@ -18,7 +18,7 @@ from mpmath import mpf
 import exactdp
 from exactdp.cli import main
 from exactdp.events import Interval, parse_event, view_of
-from exactdp.exact.events import event_privacy_loss, event_probability
+from exactdp.exact.event_probability.rules import event_privacy_loss, event_probability
 from exactdp.sampling import sample
 
 

@@ -29,7 +29,7 @@ from hypothesis import given, settings, strategies as st
 import exactdp
 from exactdp.cli import main
 from exactdp.errors import InputError
-from exactdp.exact.interval_arrays import ArbArrays, FloatIntervals
+from exactdp.exact.backends.interval_arrays import ArbArrays, FloatIntervals
 from exactdp.exact.selection import expected_utility, selection_probabilities
 from exactdp.exact.selection.kinds import FLOAT_DIGITS
 
@@ -107,7 +107,7 @@ def test_sparse_vector_given_order_equals_the_sum_over_outputs(name, params, que
 def counting_leading(monkeypatch) -> list:
     """Record the number of leading values each time a node's integrands are cut off."""
     from exactdp.exact.selection import given_order
-    from exactdp.exact.vector_quadrature import Leading
+    from exactdp.exact.backends.vector_quadrature import Leading
 
     cuts = []
 
@@ -496,7 +496,7 @@ def test_vector_quadrature_encloses_known_integrals():
     # forms of entire integrands (the rule's ellipses may reach any distance from the piece)
     from flint import acb, ctx
 
-    from exactdp.exact.vector_quadrature import integrate_vector
+    from exactdp.exact.backends.vector_quadrature import integrate_vector
 
     def evaluate(z, _middle):
         return [z.exp(), (5 * z).cos(), (-z * z).exp()]
@@ -520,7 +520,7 @@ def test_vector_quadrature_encloses_integrands_given_by_their_leading_values():
     # accurate as the full vector's
     from flint import acb, ctx
 
-    from exactdp.exact.vector_quadrature import Leading, integrate_vector
+    from exactdp.exact.backends.vector_quadrature import Leading, integrate_vector
 
     size = 30
 
@@ -752,7 +752,7 @@ def test_a_costlier_evaluation_climbs_to_larger_ellipses_and_back():
 
     from flint import acb, ctx
 
-    from exactdp.exact.vector_quadrature import integrate_vector
+    from exactdp.exact.backends.vector_quadrature import integrate_vector
 
     nodes = {}
 
@@ -784,7 +784,7 @@ def test_vector_quadrature_of_an_integrand_zero_on_a_piece():
     # z² on [0, 2]: the integral is 8/3 exactly
     from flint import ctx
 
-    from exactdp.exact.vector_quadrature import integrate_vector
+    from exactdp.exact.backends.vector_quadrature import integrate_vector
 
     def evaluate(z, middle):
         return [z * z if middle > 0 else arb(0)]
@@ -1232,7 +1232,7 @@ def test_worker_processes_give_the_same_balls():
     import subprocess
     import sys
 
-    from exactdp.exact.vector_quadrature import GROUP_PIECES
+    from exactdp.exact.backends.vector_quadrature import GROUP_PIECES
 
     finished = subprocess.run([sys.executable, "-c", WORKER_SCRIPT, json.dumps(WORKER_CASES)],
                               capture_output=True, text=True, timeout=600, check=True)

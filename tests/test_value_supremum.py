@@ -1,4 +1,5 @@
-"""``D_∞`` of report noisy max releasing its largest noisy value (``exact/value_supremum.py``):
+"""``D_∞`` of report noisy max releasing its largest noisy value
+(``exact/losses/value_supremum.py``):
 ``renyi_divergence`` at ``α = inf``, ``max_privacy_loss`` and ``exactdp maxloss``.
 
 References: closed forms derived by hand in the docstrings, and an independent evaluation of
@@ -15,10 +16,10 @@ import mpmath
 import pytest
 
 import exactdp
-import exactdp.exact.value_supremum as value_supremum_module
+import exactdp.exact.losses.value_supremum as value_supremum_module
 from exactdp.cli import main
 from exactdp.errors import MethodUnavailableError, PrecisionError
-from exactdp.exact.value_supremum import value_supremum
+from exactdp.exact.losses.value_supremum import value_supremum
 from exactdp.sequences import Runs
 from .conftest import assert_encloses
 

@@ -20,7 +20,7 @@ import exactdp
 from exactdp.claims import CONFIRMED, claim_ids
 from exactdp.claims.zhuwang import ALPHAS, proposition10_bound, theorem8_bound
 from exactdp.errors import InputError
-from exactdp.exact.piece_series import flint_context
+from exactdp.exact.backends.piece_series import flint_context
 from exactdp.precision import COMBINE_GUARD_DIGITS, working_bits
 from tests.claims_cache import result
 from tests.conftest import assert_encloses

@@ -1,7 +1,8 @@
 """Verdicts that are proofs: a claim's deciding (in)equalities judged on certified enclosures.
 
 A claim's statements are judged on enclosures of the log ratio
-(:class:`~exactdp.exact.loss.CertifiedPrivacyLoss`, ball arithmetic): an inequality is *decided*
+(:class:`~exactdp.exact.losses.privacy_loss.CertifiedPrivacyLoss`, ball arithmetic): an inequality
+is *decided*
 when the whole enclosure lies on one side of the bound, an equality when the enclosure contains
 the exact value and is at most ``10^{−dps}`` wide (relative to ``max(1, |value|)``); otherwise
 it is undecided at this precision (``None``), never guessed.  Bounds are exact rationals and the

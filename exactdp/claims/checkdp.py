@@ -42,12 +42,12 @@ import mpmath
 from mpmath import mpf
 
 from ..exact import privacy_loss
-from ..exact.sums import log_density_ratio
+from ..exact.form.sums import log_density_ratio
 from ..precision import to_mpf
 from ..formatting import format_value
 from ..mechanisms import mechanism
 from ..mechanisms.sums import NoisySum
-from ..exact.worst_output import worst_output
+from ..exact.losses.worst_output import worst_output
 from ..search import search
 from ..sequences import format_number
 from .certify import (all_of, certified_loss, certified_verdict, equals, exceeds, loss_ends,

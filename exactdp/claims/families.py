@@ -52,7 +52,7 @@ class Family:
 
     def loss(self, size: int, dps: int = DPS, method: str = "auto") -> PrivacyLoss:
         """The exact privacy loss of the member of size ``size`` (``method="certified"``: an
-        enclosure, :class:`~exactdp.exact.loss.CertifiedPrivacyLoss`)."""
+        enclosure, :class:`~exactdp.exact.losses.privacy_loss.CertifiedPrivacyLoss`)."""
         return privacy_loss(self.build(), self.d1.format(t=size), self.d2.format(t=size),
                             self.output.format(t=size), dps=dps, method=method)
 

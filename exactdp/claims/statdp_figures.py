@@ -33,7 +33,7 @@ import math
 from fractions import Fraction
 from typing import Callable
 
-from ..exact.loss import CertifiedPrivacyLoss, loss_from_probabilities
+from ..exact.losses.privacy_loss import CertifiedPrivacyLoss, loss_from_probabilities
 from ..mechanisms import mechanism
 from ..sampling.tester import EXACT_DPS, TestResult, detect
 from .certify import above, all_of, below, certified_verdict, equals

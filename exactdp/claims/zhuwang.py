@@ -34,7 +34,7 @@ import sympy as sp
 from flint import arb
 
 from ..errors import InputError
-from ..exact.piece_series import flint_context
+from ..exact.backends.piece_series import flint_context
 from ..formatting import printed_ball, printed_number
 from ..mechanisms import mechanism
 from ..precision import (COMBINE_GUARD_DIGITS, PART_GUARD_DIGITS, exact_mpf, to_arb,

@@ -8,8 +8,8 @@ import argparse
 
 from ..checks import check_writable
 from ..errors import InputError
-from ..exact.profile import privacy_profile
-from ..exact.renyi import renyi_divergence
+from ..exact.divergences.profile import privacy_profile
+from ..exact.divergences.renyi import renyi_divergence
 from ..formatting import decimal_text, printed_number
 from .common import (add_any_pair_argument, add_json_argument, add_mechanism_arguments,
                      add_precision_arguments, build_mechanism, query_text,

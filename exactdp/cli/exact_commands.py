@@ -8,7 +8,7 @@ import argparse
 from ..errors import InputError
 from ..exact import (CertifiedPrivacyLoss, CertifiedProbability, max_privacy_loss, privacy_loss,
                      probability)
-from ..exact.events import event_privacy_loss, event_probability
+from ..exact.event_probability.rules import event_privacy_loss, event_probability
 from ..formatting import format_value, loss_record, probability_record
 from .common import (add_any_pair_argument, add_json_argument, add_mechanism_arguments,
                      add_precision_arguments, build_mechanism, chosen_method, emit,

@@ -1,12 +1,12 @@
 """Exact output probabilities (or densities) with an error bound: ``exactdp.probability``.
 
-Every family writes ``Pr[M(D) = a]`` in the integral form (``integral_form.py``): a sum of terms,
-each a product of constant factors and of one-dimensional integrals.  Each distinct integral is
-evaluated by one or two methods:
+Every family writes ``Pr[M(D) = a]`` in the integral form (``form/integral_form.py``): a sum of
+terms, each a product of constant factors and of one-dimensional integrals.  Each distinct integral
+is evaluated by one or two methods:
 
 * ``"auto"`` (default) and ``"certified"`` — a rigorous enclosure in ball arithmetic
-  (``certified.py``): the closed form where the expansion is small, otherwise piecewise
-  Gauss–Legendre with a proven error bound per piece (``piecewise_gauss.py``: cost
+  (``backends/certified.py``): the closed form where the expansion is small, otherwise piecewise
+  Gauss–Legendre with a proven error bound per piece (``backends/piecewise_gauss.py``: cost
   near-linear in the number of distinct factors), ``acb.integral`` as the fallback.  For a
   noise law without a certified rule ``"auto"`` returns the estimate, and its method says so;
 * ``"estimate"`` — two methods whose agreement joins the error bound.  For Laplace and
@@ -15,11 +15,12 @@ evaluated by one or two methods:
   same pieces with a Gauss–Legendre rule of lower order.  For other laws (Gumbel) they are
   tanh-sinh and Gauss–Legendre quadrature on the same peak-aware breakpoints.  An integral
   without factors has a one-term closed form without cancellation and needs no second method;
-* ``"closed"`` — exact expansion at a precision raised to absorb cancellation (``closed_form.py``);
-* ``"quad"`` — peak-aware tanh-sinh quadrature (``quadrature.py``).
+* ``"closed"`` — exact expansion at a precision raised to absorb cancellation
+(``backends/closed_form.py``);
+* ``"quad"`` — peak-aware tanh-sinh quadrature (``backends/peak_quadrature.py``).
 
 Discrete noise (an integer-valued law: the integral over its hub is a sum over the integers,
-``discrete_hub.py``) is evaluated by the certified engine only; the other methods integrate
+``backends/discrete_hub.py``) is evaluated by the certified engine only; the other methods integrate
 continuous noise and refuse it (:class:`~exactdp.errors.MethodUnavailableError`).
 
 The relative errors of the factors add up (to first order) to the relative error of a term; the
@@ -39,13 +40,13 @@ from ..errors import InputError, MethodUnavailableError
 from ..mechanisms.description import ThresholdMechanism
 from ..precision import (CERTIFIED_METHODS, Probability, check_dps, check_method,
                          check_working_dps, to_mpf, unit_roundoff, working_dps)
-from .certified import evaluate_certified
-from .closed_form import has_closed_form, integrate_closed_form, operation_count
-from .integral_form import Integral, IntegralForm, Term
-from .integrand import build_output_integral
-from .piece_series import PiecewiseExponential
-from .piecewise_gauss import integrate_pieces
-from .quadrature import integrate
+from .backends.certified import evaluate_certified
+from .backends.closed_form import has_closed_form, integrate_closed_form, operation_count
+from .form.integral_form import Integral, IntegralForm, Term
+from .form.threshold import build_output_integral
+from .backends.piece_series import PiecewiseExponential
+from .backends.piecewise_gauss import integrate_pieces
+from .backends.peak_quadrature import integrate
 
 #: The estimate uses the closed form as its second method up to this many multiplications.
 ESTIMATE_CLOSED_FORM_OPERATIONS = 20_000
@@ -62,12 +63,12 @@ def _log_and_relative(log_scale: mpf, scaled: mpf, error: mpf) -> tuple[mpf, mpf
 
 
 def _closed(integral: Integral, dps: int) -> tuple[mpf, mpf, str]:
-    """The back-end ``"closed"``: the exact expansion (``closed_form.py``)."""
+    """The back-end ``"closed"``: the exact expansion (``backends/closed_form.py``)."""
     return (*_log_and_relative(*integrate_closed_form(integral, dps)), "closed")
 
 
 def _quad(integral: Integral, dps: int) -> tuple[mpf, mpf, str]:
-    """The back-end ``"quad"``: peak-aware tanh-sinh quadrature (``quadrature.py``)."""
+    """The back-end ``"quad"``: peak-aware tanh-sinh quadrature (``peak_quadrature.py``)."""
     log_scale, results = integrate(integral, dps, ("tanh-sinh",))
     return (*_log_and_relative(log_scale, *results[0]), "quad")
 
@@ -143,7 +144,7 @@ def _log_term(term: Term, dps: int, method: str, methods: list):
 
 def evaluate(form: IntegralForm, dps: int = 30, method: str = "auto",
              what: str = "probability") -> Probability:
-    """Evaluate an :class:`~exactdp.exact.integral_form.IntegralForm` (see :func:`probability`)
+    """Evaluate an :class:`~exactdp.exact.form.integral_form.IntegralForm` (see :func:`probability`)
     to ``dps`` digits: a caller's, or with the guard digits exactdp adds to them
     (:func:`~exactdp.precision.check_working_dps`); each family's :func:`probability` checks the
     digits its caller asks for.
@@ -214,7 +215,8 @@ def probability(mech, queries, output, dps: int = 30, method: str = "auto") -> P
     method : {"auto", "certified", "estimate", "quad", "closed"}
         ``"auto"`` and ``"certified"`` return a
         :class:`~exactdp.precision.CertifiedProbability`: an enclosure ``[lower, upper]``
-        guaranteed by ball arithmetic (``exact/certified.py``); ``"auto"`` falls back to the
+        guaranteed by ball arithmetic (``exact/backends/certified.py``); ``"auto"`` falls back to
+        the
         estimate for a noise law without a certified rule (its ``method`` then starts with
         ``"estimate"``), ``"certified"`` raises
         :class:`~exactdp.errors.MethodUnavailableError` there.
@@ -228,7 +230,7 @@ def probability(mech, queries, output, dps: int = 30, method: str = "auto") -> P
     A generic function (``functools.singledispatch``) on the mechanism's description type: a new
     family of mechanisms registers its own exact engine with ``@probability.register``.
     For the Sparse Vector family (``ThresholdMechanism``) it is Lyu, Su & Li (PVLDB 2017) Eq. 5,
-    generalised in ``exactdp.exact.integral_form`` and docs/mathematics.md::
+    generalised in ``exactdp.exact.form.integral_form`` and docs/mathematics.md::
 
         Pr[M(D) = a] = ∫ p_{b_ρ}(z) Π_{a_i=⊥} F_{b_ν}(T + z − q_i) Π_{a_i=⊤} S_{b_ν}(T + z − q_i) dz
 

@@ -4,8 +4,7 @@ Every description is a :class:`~exactdp.mechanisms.base.Mechanism`; each family 
 its description type and registers its catalogue entries on import.
 """
 
-from . import (checkdp, discrete, gaussian, gptt, histogram, noisy_max, selection,  # noqa: F401
-               statdp, sums, svt)  # (registers them)
+from . import checkdp, discrete, gaussian, gptt, histogram, noisy_max, selection, statdp, sums, svt  # noqa: F401
 from .base import Mechanism, Neighbours, OutputKind
 from .catalogue import CatalogueEntry, Param, catalogue, entry, mechanism, utility_catalogue
 from .description import Release, ThresholdMechanism

@@ -8,7 +8,7 @@ Output ``j`` is::
 
 (``scale_j = 0``: no noise, the coordinate is deterministic given the previous one).  The
 declaration states only the layout and the noise scales; :meth:`NoisySum.terms` derives the terms
-for ``n`` queries, and the exact engine (``exactdp.exact.sums``) and the sampler
+for ``n`` queries, and the exact engine (``exactdp.exact.form.sums``) and the sampler
 (``exactdp.sampling.sums``) both read them.
 
 * PartialSum (CheckDP Fig. 16, ``examples/partialsum.c``): one output ``Σ q + Lap(1/ε)``;

@@ -13,7 +13,7 @@ other noises are independent: a released one contributes its density, a compared
 ``Pr[L(z) < η < U(z)]`` — on each piece of the hub's axis where the same bounds are active, one
 factor ``F(U)`` or ``S(L)`` (a CDF or survival function of its law, scaled to slope 1), or the
 difference ``F(U) − F(L)`` (a signed pair of terms, :class:`SignedForm`).  The group is then
-``∫ p_hub(z) Π g_j(z − s_j) dz`` of ``exactdp.exact.integral_form``; relations of the hub alone
+``∫ p_hub(z) Π g_j(z − s_j) dz`` of ``exactdp.exact.form.integral_form``; relations of the hub alone
 bound ``z``.  A noise alone contributes a constant (``S(low)``, ``F(high)``) or an integral
 without factors.  SVT variants (hub: the threshold noise), noisy max (hub: the winner's noise),
 histograms (no links) fall in this class; anything else is refused, naming the noise and the line
@@ -32,16 +32,17 @@ from flint import arb, ctx
 from mpmath import mpf
 
 from ..errors import InputError, MethodUnavailableError, PrecisionError
-from ..exact.certified import relative_width
-from ..exact.events import event_rule
-from ..exact.integral_form import IntegralBuilder, IntegralForm, make_term
-from ..exact.loss import MaxPrivacyLoss, best_by_loss, conclude_max_loss, neighbouring_pair
-from ..exact.loss_supremum import loss_supremum, max_privacy_loss
-from ..exact.output_pairs import (LocationShift, certified_ball, location_shift, location_shift_of,
-                                  output_probability_pairs)
-from ..exact.piece_series import flint_context
+from ..exact.backends.certified import relative_width
+from ..exact.event_probability.rules import event_rule
+from ..exact.form.integral_form import IntegralBuilder, IntegralForm, make_term
+from ..exact.losses.privacy_loss import (MaxPrivacyLoss, best_by_loss, conclude_max_loss,
+                                         neighbouring_pair)
+from ..exact.losses.supremum import loss_supremum, max_privacy_loss
+from ..exact.divergences.output_pairs import (LocationShift, certified_ball, location_shift,
+                                              location_shift_of, output_probability_pairs)
+from ..exact.backends.piece_series import flint_context
 from ..exact.probability import evaluate, probability
-from ..exact.worst_output import Witness, worst_output
+from ..exact.losses.worst_output import Witness, worst_output
 from ..noise import Kind, NoiseLaw
 from ..events import Interval
 from ..precision import (COMBINE_GUARD_DIGITS, MAX_DPS, MAX_GUARD_DIGITS, CertifiedProbability,
@@ -622,7 +623,7 @@ def _(mech: Program, d1, d2, dps: int = 30, allow_any_pair: bool = False) -> Max
     """Every return value of the program on ``d1`` or ``d2`` (from the traced paths); each output
     probability is evaluated once per side, the maximiser again by the default (certified)
     method; the probabilities must sum to 1 to ``dps − 5`` digits.  A program releasing one
-    number ``q + η`` takes the supremum of its location shift (``exact/loss_supremum.py``)."""
+    number ``q + η`` takes the supremum of its location shift (``exact/losses/supremum.py``)."""
     d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
     if location_shift(mech, d1, d2) is not None:
         return loss_supremum(mech, d1, d2, dps)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..exact.loss import neighbouring_pair
+from ..exact.losses.privacy_loss import neighbouring_pair
 from ..sequences import Runs
 
 #: StatDP's default input lengths.

@@ -10,7 +10,8 @@ For each test ε:
    ``run_algorithm`` does);
 2. **test** — the kept (D1, D2, E) is counted on ``runs`` fresh runs per side and the p-value of
    ``H0: Pr[M(D1) ∈ E] ≤ e^ε Pr[M(D2) ∈ E]`` is reported (``hypothesis.p_value``);
-3. **exact** — ``Pr[M(D1) ∈ E]`` and ``Pr[M(D2) ∈ E]`` from ``exactdp.exact.events`` give the exact
+3. **exact** — ``Pr[M(D1) ∈ E]`` and ``Pr[M(D2) ∈ E]`` from
+``exactdp.exact.event_probability.rules`` give the exact
    event loss ``exact_event_eps = ln Pr[M(D1) ∈ E] − ln Pr[M(D2) ∈ E]`` (the same sign convention
    in :func:`detect` and :func:`crosscheck`); the test, which examines the larger count against
    the smaller, should reject iff ε < |exact_event_eps|.
@@ -45,8 +46,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError, MethodUnavailableError
-from ..exact.events import event_probability
-from ..exact.loss import loss_from_probabilities
+from ..exact.event_probability.rules import event_probability
+from ..exact.losses.privacy_loss import loss_from_probabilities
 from ..formatting import printed_log_ratio
 from ..progress import Progress
 from ..sequences import format_number

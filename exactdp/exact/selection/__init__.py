@@ -7,7 +7,7 @@ the false negative rate and the score error rate, both linear in the selection i
 (``rates.py``).  Each ``P_i = Pr[query i is selected]`` is one integral over one noise of a
 product of independent pass probabilities, summed by a truncated generating polynomial
 (``generating.py``; docs/mathematics.md, "Selection probabilities"), certified
-(``exact/vector_quadrature.py``): each ``P_i`` is an Arb ball.  One module per kind of
+(``exact/backends/vector_quadrature.py``): each ``P_i`` is an Arb ball.  One module per kind of
 mechanism, each registering itself by the type of its description (``kinds.py``):
 
 * Sparse Vector with ⊤/⊥ outputs and a cutoff ``c`` (``sparse_vector.py``): one threshold noise

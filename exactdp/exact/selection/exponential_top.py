@@ -7,7 +7,8 @@ selection with pay-what-you-get composition", NeurIPS 2019, §3), so
 
 the last factor the first ``c`` coefficients of a leave-one-out generating polynomial
 (:func:`~exactdp.exact.selection.generating.weighted_others`), every ``P_i`` integrated together
-by the certified vector quadrature (``exact/vector_quadrature.py``).  It does not depend on the
+by the certified vector quadrature (``exact/backends/vector_quadrature.py``).  It does not depend
+on the
 order of the queries.
 """
 
@@ -21,7 +22,7 @@ from flint import arb
 from ...mechanisms.selection import ExponentialTopMechanism
 from ...noise import Kind
 from ...precision import to_arb
-from ..vector_quadrature import integrate_vector
+from ..backends.vector_quadrature import integrate_vector
 from .generating import (at_least_bound, fewer_than_bound, largest_modulus, negligible_pieces,
                          product_bound, weighted_others)
 from .kinds import EVALUATION_COST, SelectionKind, register_kind
@@ -37,7 +38,7 @@ def exponential_top(mech: ExponentialTopMechanism, values: list, c: int, toleran
     with its bound; on the high ones, where ``Pr[at least c others exceed x]`` is
     (:func:`~exactdp.exact.selection.generating.at_least_bound`), it is the density alone,
     integrated in closed form; the rest by the certified vector quadrature.  ``progress`` and
-    ``jobs`` as :func:`~exactdp.exact.vector_quadrature.integrate_vector`."""
+    ``jobs`` as :func:`~exactdp.exact.backends.vector_quadrature.integrate_vector`."""
     noise = mech.noise
     distinct = sorted(set(values))
     low_hub, high_hub, tails = hub_range(noise, tolerance)

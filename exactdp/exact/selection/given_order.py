@@ -8,7 +8,7 @@ Query ``i`` is selected when it passes and fewer than ``c`` of the queries befor
 Differential Privacy", PVLDB 10(6), 2017, Eq. 5; docs/mathematics.md, "Selection
 probabilities"), the last factor the sum of the first ``c`` coefficients of a prefix of the
 generating polynomial (:func:`~exactdp.exact.selection.generating.fewer_before`), every ``P_i``
-integrated together by the certified vector quadrature (``exact/vector_quadrature.py``).
+integrated together by the certified vector quadrature (``exact/backends/vector_quadrature.py``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from fractions import Fraction
 from flint import arb
 
 from ...precision import to_arb
-from ..vector_quadrature import Leading, integrate_vector
+from ..backends.vector_quadrature import Leading, integrate_vector
 from .generating import at_least_bound, fewer_before, fewer_than_bound
 from .pass_probabilities import PassProbabilities
 
@@ -41,7 +41,7 @@ def given_order_probabilities(laws: PassProbabilities, c: int, tolerance: arb, p
     queries are provably unlikely (:func:`~exactdp.exact.selection.generating.at_least_bound`)
     every ``Pr[fewer than c before i pass]`` is taken as ``[1 − that bound, 1]``; elsewhere the
     sweep over the queries stops once it is negligible.  ``progress`` and ``jobs`` as
-    :func:`~exactdp.exact.vector_quadrature.integrate_vector`."""
+    :func:`~exactdp.exact.backends.vector_quadrature.integrate_vector`."""
     negligible = tolerance * NEGLIGIBLE
     cuts, limits = merged_cuts(laws, c, negligible)
 

@@ -16,13 +16,13 @@ from typing import Callable
 import numpy as np
 
 from ...errors import InputError
-from ..interval_arrays import ArbArrays, FloatIntervals
+from ..backends.interval_arrays import ArbArrays, FloatIntervals
 
 #: The orders in which a selection mechanism may examine the queries.
 ORDERS = ("given", "random")
 #: Digits up to which the recurrences of Sparse Vector with retraversal (its traversals) and with
 #: a redrawn threshold (its chain of thresholds) run in double-precision intervals
-#: (``exact/interval_arrays.py``: a relative width of about 10^{−12} after the few thousand
+#: (``exact/backends/interval_arrays.py``: a relative width of about 10^{−12} after the few thousand
 #: roundings of a query's chain of traversals, 10^{−10} after the million of a chain of 300
 #: thresholds over 10,000 queries at 5000 nodes, inside the tolerance); beyond, in Arb balls at
 #: Python speed.
@@ -97,9 +97,11 @@ def check_cutoff(c, n: int) -> None:
 
 def in_intervals_first(recurrence: Callable, digits: int, tolerance) -> list:
     """``recurrence(arithmetic)`` (a list of balls) in double-precision intervals
-    (:class:`~exactdp.exact.interval_arrays.FloatIntervals`) for at most :data:`FLOAT_DIGITS`
+    (:class:`~exactdp.exact.backends.interval_arrays.FloatIntervals`) for at most
+    :data:`FLOAT_DIGITS`
     digits, else, or where their balls are wider than ``5·tolerance``, in Arb balls
-    (:class:`~exactdp.exact.interval_arrays.ArbArrays`).  Doubles hold ``F_j = 1 − S_j`` only
+    (:class:`~exactdp.exact.backends.interval_arrays.ArbArrays`).  Doubles hold ``F_j = 1 − S_j``
+    only
     to about ``10^{−16}`` absolutely, and over very many steps that can exceed the digits asked
     for."""
     if digits <= FLOAT_DIGITS:

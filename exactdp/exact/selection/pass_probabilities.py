@@ -6,7 +6,7 @@ Given the threshold noise ``z``, query ``j`` (answer ``q_j``, query noise ``ν_j
 (Lyu, Su & Li, "Understanding the Sparse Vector Technique for Differential Privacy", PVLDB
 10(6), 2017, Eq. 5).  :class:`PassProbabilities` evaluates them once per distinct answer, on
 the pieces between the kinks of the laws, and bounds every selection integrand on the complex
-balls of the quadrature (``exact/vector_quadrature.py``).
+balls of the quadrature (``exact/backends/vector_quadrature.py``).
 """
 
 from __future__ import annotations

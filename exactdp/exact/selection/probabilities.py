@@ -54,7 +54,8 @@ def selection_probabilities(mech, queries, order: str = "given", digits: int = 1
         its thresholds.
     jobs : int, optional
         Worker processes forked to evaluate the quadrature's pieces
-        (:func:`~exactdp.exact.vector_quadrature.integrate_vector`; default: the number set by
+        (:func:`~exactdp.exact.backends.vector_quadrature.integrate_vector`; default: the number
+        set by
         :func:`exactdp.workers.use_local_jobs`, else 1); the result does not depend on it.  The
         chain of ``svt2`` (after its rule) and the sum of an integer-valued threshold noise run
         in this process.

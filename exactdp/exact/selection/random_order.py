@@ -6,7 +6,7 @@ order: the probability averaged over every order,
 ``M_i`` the number of the other queries that pass (``random_position.py``; Lyu, Su & Li,
 "Understanding the Sparse Vector Technique for Differential Privacy", PVLDB 10(6), 2017, §6;
 docs/mathematics.md §12.2), every ``P_i`` integrated together by the certified vector
-quadrature (``exact/vector_quadrature.py``).
+quadrature (``exact/backends/vector_quadrature.py``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from fractions import Fraction
 from flint import arb
 
 from ...precision import to_arb
-from ..vector_quadrature import RHOS, integrate_vector
+from ..backends.vector_quadrature import RHOS, integrate_vector
 from .generating import fewer_than_bound, negligible_pieces
 from .kinds import EVALUATION_COST
 from .pass_probabilities import PassProbabilities

@@ -21,7 +21,7 @@ from fractions import Fraction
 from flint import arb, arb_poly, ctx
 
 from ...precision import to_arb
-from ..gauss_legendre import fewest_nodes, legendre_rule
+from ..backends.gauss_legendre import fewest_nodes, legendre_rule
 from .generating import (MAX_SERIES_TERMS, generating_value, log_generating_series, mean_passes,
                          weighted_others)
 
@@ -58,10 +58,10 @@ def mean_reciprocal(passes: list, fails: list, counts: list, target: arb,
     ``t = 1``, and ``t_0 = 1 − ln(8/target)/μ`` (kept when ``G(t_0) ≤ target/4``) leaves the rule
     a short interval.  On ``[t_0, 1]`` (half-width ``h``) the integrand is a polynomial of
     degree ``n − 1``: ``K = ⌈n/2⌉`` Gauss–Legendre nodes integrate it exactly; fewer suffice when
-    the bound ``h·(64/15)·M·ρ^{2−2K}/(ρ² − 1)`` (``gauss_legendre.py``) is below ``target/2``,
-    with ``M = Π_j (F_j + S_j R)^{n_j}`` bounding it on the ellipse ``E_ρ`` of the interval,
-    whose points have ``|t| ≤ R = (1 + t_0)/2 + h(ρ + ρ^{−1})/2`` (each factor ``≥ 1`` there,
-    so the whole product bounds every leave-one-out product).
+    the bound ``h·(64/15)·M·ρ^{2−2K}/(ρ² − 1)`` (``backends/gauss_legendre.py``) is below
+    ``target/2``, with ``M = Π_j (F_j + S_j R)^{n_j}`` bounding it on the ellipse ``E_ρ`` of the
+    interval, whose points have ``|t| ≤ R = (1 + t_0)/2 + h(ρ + ρ^{−1})/2`` (each factor ``≥ 1``
+    there, so the whole product bounds every leave-one-out product).
 
     The rule's sum costs ``O(K·d)`` for ``d`` distinct answers (:func:`_reciprocal_sums`), or,
     where ``t_0 > 0`` and ``max_j S_j·(1 − t_0) ≤ 1/2``, ``O(d)`` operations per term of two

@@ -10,8 +10,8 @@ import functools
 from flint import arb
 
 from ...mechanisms.description import ThresholdMechanism
-from ..interval_arrays import ArbArrays, FloatIntervals
-from ..vector_quadrature import quadrature_rule
+from ..backends.interval_arrays import ArbArrays, FloatIntervals
+from ..backends.vector_quadrature import quadrature_rule
 from .kinds import EVALUATION_COST
 from .pass_probabilities import PassProbabilities
 from .threshold_chain import chain_by_recurrence, chain_in_blocks
@@ -34,13 +34,15 @@ def redrawn_threshold(mech: ThresholdMechanism, values: list, c: int, tolerance:
     probability that the ``r``-th threshold is drawn at ``p`` (``a_1(0) = 1``), and
     ``P_k = Σ_{r≤c} π_r(k)``.
 
-    One Gauss–Legendre rule (:func:`~exactdp.exact.vector_quadrature.quadrature_rule`: nodes
+    One Gauss–Legendre rule (:func:`~exactdp.exact.backends.vector_quadrature.quadrature_rule`:
+    nodes
     ``z_ν``, weights ``w_ν``) integrates every ``K[p][k]`` within the same ``E``, its bound
     covering every ``p_ρ·S_k·Π_{j∈J} F_j`` (:meth:`PassProbabilities.bound`).  At a node the
     kernel is a product of a factor of ``p`` and one of ``k``, so the sums over the starts are a
     chain over the queries, ``O(n·c·m)`` operations for ``m`` nodes
     (``threshold_chain.py``): in ``arithmetic`` if it is
-    :class:`~exactdp.exact.interval_arrays.FloatIntervals` (a level begins once the starts it
+    :class:`~exactdp.exact.backends.interval_arrays.FloatIntervals` (a level begins once the starts
+    it
     has been offered exceed ``tolerance/(8c)``, the rest a one-sided ball), otherwise in Arb
     balls, in blocks of matrix products (docs/mathematics.md §12.1).  The rule is searched in
     ``jobs`` worker processes; the chain, whose every step sums over all the nodes, runs in this

@@ -17,7 +17,7 @@ from flint import arb
 from ...errors import InputError, PrecisionError
 from ...mechanisms.selection import RetraversalMechanism
 from ...precision import to_arb
-from ..vector_quadrature import integrate_vector
+from ..backends.vector_quadrature import integrate_vector
 from .kinds import EVALUATION_COST, SelectionKind, in_intervals_first, register_kind
 from .pass_probabilities import PassProbabilities
 
@@ -37,7 +37,7 @@ def retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: arb
     §12.4): few traversals where queries often pass, many only where the threshold noise is
     likely enough to need them.  The traversals are computed in chunks, each a recurrence over
     the queries vectorised over its traversals (:func:`_traversal_chunk`), in ``arithmetic``
-    (``exact/interval_arrays.py``)."""
+    (``exact/backends/interval_arrays.py``)."""
     hub = mech.threshold_noise
     laws = PassProbabilities(hub, mech.query_noise, mech.threshold, values, tolerance)
     grid = _grid(laws.cuts, hub.scale)

@@ -14,7 +14,7 @@ probability ``P_k = Σ_{r≤c} π_r(k)``.  Two ways to run it, both ``O(n·c·m)
 and ``m`` nodes:
 
 * :func:`chain_by_recurrence`: ``G_r(k + 1) = G_r(k)·F_k + a_r(k + 1)``, all levels advanced
-  together, one array operation per query in any arithmetic of ``exact/interval_arrays.py``
+  together, one array operation per query in any arithmetic of ``exact/backends/interval_arrays.py``
   (double-precision intervals up to about 8 digits); a level begins only once the starts it
   has been offered exceed a budget.
 * :func:`chain_in_blocks`: in Arb balls, ``G_r(k, ν) = E_k(ν)·H_r(k, ν)`` with
@@ -42,7 +42,7 @@ def chain_by_recurrence(arithmetic, passing: list, failing: list, positions: lis
     Parameters
     ----------
     arithmetic : FloatIntervals or ArbArrays
-        The array arithmetic (``exact/interval_arrays.py``).
+        The array arithmetic (``exact/backends/interval_arrays.py``).
     passing, failing : list
         For each distinct answer, its column over the nodes of ``w_ν p_ρ(z_ν) S(ν)`` and of
         ``F(ν)``, lifted into ``arithmetic`` with shape ``(m, 1)``.

@@ -1,0 +1,207 @@
+"""The two output distributions a divergence compares: every output's probability on ``d1`` and
+on ``d2`` as Arb balls (discrete outputs), or the location shift of one law (one released
+number ``q + η``).
+
+Privacy profiles (``divergences/profile.py``) and Rényi divergences (``divergences/renyi.py``) are
+functionals of the pair of distributions ``(M(d1), M(d2))``; this module produces that pair once,
+whatever the functional, through the engine: the ⊤/⊥ outputs of ``max_privacy_loss``'s enumeration
+(``loss.enumerated_outputs``, all at once by ``loss.all_output_balls`` where they can be, else one
+certified probability per output), noisy max's indices (``form/noisy_max.py`` registers them), the
+return values of a traced program (``programs/exact.py`` registers its own), and for a program
+releasing ``q + η`` with ``η`` Laplace or Gaussian, or a Laplace histogram (``form/histogram.py``),
+the :class:`LocationShift` ``(law, μ1, μ2)``.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable
+
+import mpmath
+from flint import arb
+from mpmath import mpf
+
+from ...errors import MethodUnavailableError, PrecisionError
+from ...mechanisms.description import ThresholdMechanism
+from ...noise import Gaussian, Laplace, NoiseLaw
+from ...precision import COMBINE_GUARD_DIGITS, CertifiedProbability, exact_mpf, working_bits
+from ...progress import START_DELAY, Progress
+from ...refinement import refine
+from ...sequences import Runs
+from ..form.threshold import build_output_integral
+from ..losses.privacy_loss import all_output_balls, enumerated_outputs
+from ..backends.piece_series import flint_context
+from ..probability import evaluate
+
+@dataclass(frozen=True)
+class LocationShift:
+    """``M(d) = μ_d + η`` with ``η ~ law`` (Laplace or Gaussian, both symmetric): the output
+    released on ``d1`` and ``d2`` (exact rationals ``mu1``, ``mu2``) in the entry ``out{entry}``
+    of the output; ``output1`` is the output of ``d1`` without noise (``μ1`` in that entry),
+    where the density of ``M(d1)`` peaks."""
+
+    law: NoiseLaw
+    mu1: Fraction
+    mu2: Fraction
+    entry: int
+    output1: Runs
+
+    @property
+    def distance(self) -> Fraction:
+        """``|μ1 − μ2|``: a symmetric law makes every divergence depend on it alone."""
+        return abs(self.mu1 - self.mu2)
+
+
+def location_shift_of(law: NoiseLaw, mu1: Fraction, mu2: Fraction, entry: int, output1: Runs,
+                      what: str) -> LocationShift:
+    """The :class:`LocationShift`, or :class:`~exactdp.errors.MethodUnavailableError` for a law
+    other than Laplace and Gaussian (``what`` names the mechanism)."""
+    if not isinstance(law, (Laplace, Gaussian)):
+        raise MethodUnavailableError(f"{what} releases a number with {law} noise: divergences of "
+                                     f"released numbers need Laplace or Gaussian noise")
+    return LocationShift(law, mu1, mu2, entry, output1)
+
+
+@functools.singledispatch
+def location_shift(mech, d1: Runs, d2: Runs) -> LocationShift | None:
+    """The :class:`LocationShift` when ``mech`` releases one number ``q + η``, ``None`` when its
+    outputs are discrete (a generic function: histograms, in ``form/histogram.py``, and programs
+    register their own)."""
+    return None
+
+
+@functools.singledispatch
+def density_supremum(mech) -> Callable | None:
+    """The certified ``D_∞`` of a released number whose family computes it by its own rule, as
+    ``supremum(mech, d1, d2, dps)`` returning an object with ``divergence`` (an
+    :class:`Enclosed`), ``output`` (the value that attains it, or ``None``) and ``approached``
+    (where it is approached otherwise); ``None`` for every other mechanism.  A generic function:
+    noisy max releasing its largest value registers ``value_supremum.value_supremum``."""
+    return None
+
+
+def ball_of(result: CertifiedProbability) -> arb:
+    """The enclosure of a certified probability as one ball (an exact zero stays exact); the
+    ends are exact binary numbers and become balls exactly (as rationals, an end such as
+    ``1e-1085736211`` would need a denominator of 3.6·10⁹ bits)."""
+    if result.is_zero:
+        return arb(0)
+    return arb(result.lower).union(arb(result.upper))
+
+
+def certified_ball(result, what: str) -> arb:
+    """:func:`ball_of` a result that must be certified (a law without a certified rule gives
+    :class:`~exactdp.errors.MethodUnavailableError`)."""
+    if not isinstance(result, CertifiedProbability):
+        raise MethodUnavailableError(f"{what}: no certified enclosure of an output's probability")
+    return ball_of(result)
+
+
+@functools.singledispatch
+def output_probability_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[arb, arb]]:
+    """``[(Pr[M(d1) = a], Pr[M(d2) = a])]`` over every output ``a`` of either input, as balls
+    of relative width ``≤ 10^{−dps}`` (exact zeros exact), at flint's precision for ``dps``
+    digits.  A generic function on the mechanism's type, each family registering its outputs
+    from its own module: ⊤/⊥ mechanisms here, the outputs of ``max_privacy_loss``'s enumeration,
+    all at once where they can be (``loss.all_output_balls``), else each output's certified
+    probability; noisy max releasing an index (``form/noisy_max.py``) each index's, in order;
+    programs (``exactdp.programs.exact``) their return values.  ``dps`` carries the divergence's
+    guard digits: the integral forms are evaluated directly (:func:`~.probability.evaluate`),
+    not through :func:`~.probability.probability`, which accepts only the digits a caller may
+    ask for."""
+    raise MethodUnavailableError(f"{mech.name}: divergences are computed for ⊤/⊥ outputs, "
+                                 f"noisy max's index, a program's discrete return values, "
+                                 f"one released number q + η (Laplace, Gaussian) and "
+                                 f"Laplace histograms differing in one bin")
+
+
+@output_probability_pairs.register
+def _(mech: ThresholdMechanism, d1: Runs, d2: Runs, dps: int) -> list[tuple[arb, arb]]:
+    outputs, shared = enumerated_outputs(mech, len(d1), "a divergence")
+    if shared:
+        keys = [tuple(output) for output in outputs]
+        sides = [all_output_balls(mech, d.expand(), keys, dps) for d in (d1, d2)]
+        return [(sides[0][key], sides[1][key]) for key in keys]
+    return certified_pairs(mech, d1, d2, outputs,
+                           lambda d, output: build_output_integral(mech, d,
+                                                                   Runs.from_items(output)), dps)
+
+
+def certified_pairs(mech, d1: Runs, d2: Runs, outputs: list, output_form: Callable,
+                    dps: int) -> list[tuple[arb, arb]]:
+    """The certified probability of each of ``outputs`` on ``d1`` and ``d2`` as balls, from
+    ``output_form(d, output)``, the integral form of ``output`` on input ``d``.  Work that lasts
+    over :data:`~exactdp.progress.START_DELAY` seconds (many digits of Gaussian noise) reports
+    its progress on a terminal, one step per output."""
+    pairs = []
+    with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)), \
+            Progress(len(outputs), f"{mech.name}: probabilities on d1 and d2", "output",
+                     enabled=None, delay=START_DELAY) as bar:
+        for output in outputs:
+            pairs.append(tuple(certified_ball(evaluate(output_form(d, output), dps, "certified",
+                                                       f"{mech.name}: probability of an output"),
+                                              mech.name) for d in (d1, d2)))
+            bar.update()
+    return pairs
+
+
+def complete_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[arb, arb]]:
+    """:func:`output_probability_pairs`, checked: on each input the enclosures of all outputs
+    must sum to a ball containing 1 (every output enumerated), else
+    :class:`~exactdp.errors.PrecisionError`."""
+    pairs = output_probability_pairs(mech, d1, d2, dps)
+    with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
+        for side in (0, 1):
+            total = sum((pair[side] for pair in pairs), arb(0))
+            if not total.contains(1):
+                raise PrecisionError(f"{mech.name}: the probabilities of all outputs on d"
+                                     f"{side + 1} sum to {total.str(10)}, not 1")
+    return pairs
+
+
+@dataclass(frozen=True)
+class Enclosed:
+    """A computed number and its certified enclosure: exact binary ``mpf`` values with
+    ``lower ≤ exact ≤ upper`` (``value`` the ball's centre; all three ``+inf`` for an infinite
+    divergence)."""
+
+    value: mpf
+    lower: mpf
+    upper: mpf
+
+    @classmethod
+    def of_ball(cls, ball: arb) -> Enclosed:
+        """The centre and ends of ``ball``, rounded outward at flint's current precision
+        (``+inf`` for the exact ``arb("inf")``; a ball of infinite radius encloses nothing
+        useful: :class:`~exactdp.errors.PrecisionError`)."""
+        if not ball.is_finite():
+            if ball.is_exact() and ball > 0:
+                return cls(mpmath.inf, mpmath.inf, mpmath.inf)
+            raise PrecisionError(f"no finite enclosure: {ball.str(5)}")
+        return cls(*(exact_mpf(end) for end in (ball.mid(), ball.lower(), ball.upper())))
+
+
+#: How many precisions, each twice the last, :func:`refined` tries before giving up.
+REFINEMENTS = 6
+
+
+def refined(compute, dps: int, what: str, absolute: bool = False) -> Enclosed:
+    """The :class:`Enclosed` of ``compute()`` (a ball) at doubling Arb precisions until its
+    radius is at most ``10^{−dps}`` of its centre's magnitude — or, with ``absolute``, of 1
+    (a difference of probabilities whose exact value may be 0) — else
+    :class:`~exactdp.errors.PrecisionError` naming ``what`` and the width reached
+    (:func:`~exactdp.refinement.refine`)."""
+    def attempt(bits: int) -> tuple[bool, arb]:
+        with flint_context(bits):
+            ball = compute()
+            tolerance = arb(10) ** (-dps)
+            narrow = ball.is_exact() or ball.rad() <= tolerance * abs(ball.mid()) or (
+                absolute and ball.rad() <= tolerance)
+            return narrow, Enclosed.of_ball(ball) if narrow else ball  # ends at this precision
+
+    bits = working_bits(dps, guard=COMBINE_GUARD_DIGITS)
+    return refine(attempt, bits, bits * 2 ** (REFINEMENTS - 1),
+                  lambda ball, bits: f"{what}: the enclosure {ball.str(5)} did not reach {dps} "
+                                     f"digits at {bits} bits")

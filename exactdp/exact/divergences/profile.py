@@ -1,0 +1,170 @@
+"""The privacy profile ``δ(ε)`` of a mechanism on two neighbouring inputs.
+
+``δ(ε) = sup_E Pr[M(d1) ∈ E] − e^ε Pr[M(d2) ∈ E]``, the smallest ``δ`` for which the pair
+satisfies ``(ε, δ)``-DP in the direction ``d1 → d2`` (Balle, Barthe & Gaboardi, "Privacy
+Amplification by Subsampling: Tight Analyses via Couplings and Divergences", NeurIPS 2018,
+Section 2).  The supremum is reached by ``E = {a : p1(a) > e^ε p2(a)}``:
+
+* discrete outputs (⊤/⊥ patterns, return values of a program):
+  ``δ(ε) = Σ_a max(0, p1(a) − e^ε p2(a))``, one enumeration of the outputs shared by every ε;
+* one released number ``μ_d + η`` with ``η`` Laplace or Gaussian (a location shift by
+  ``Δ = |μ1 − μ2|``): the log ratio is monotone in the output, so ``E`` is a half-line
+  ``{x > t}`` and ``δ(ε) = S(t − Δ) − e^ε S(t)`` with ``S`` the law's survival function
+  (docs/mathematics.md, "Privacy profiles and Rényi divergences").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from flint import arb
+
+from ...errors import InputError
+from ...noise import Kind, Laplace
+from ...precision import PART_GUARD_DIGITS, check_dps, to_arb
+from ...sequences import to_fraction
+from ..losses.privacy_loss import neighbouring_pair
+from .output_pairs import Enclosed, LocationShift, complete_pairs, location_shift, refined
+
+
+@dataclass(frozen=True)
+class ProfilePoint:
+    """``δ(ε)`` at one ``ε``.
+
+    Attributes
+    ----------
+    eps : Fraction
+        ``ε``, exactly as given.
+    delta : Enclosed
+        ``δ(ε)`` and its certified enclosure (exact ``0`` where it is decided exactly).
+    """
+
+    eps: Fraction
+    delta: Enclosed
+
+
+def check_eps_list(eps_list) -> list[Fraction]:
+    """The values of ``ε`` as exact rationals: a non-empty list of finite numbers ``≥ 0``."""
+    values = [to_fraction(eps, "eps") for eps in (eps_list or ())]
+    if not values:
+        raise InputError(f"the list of eps must not be empty, got {eps_list!r}")
+    for eps in values:
+        if eps < 0:
+            raise InputError(f"eps must be at least 0, got eps={float(eps):g}")
+    return values
+
+
+def privacy_profile(mech, d1, d2, eps_list, dps: int = 30,
+                    allow_any_pair: bool = False) -> list[ProfilePoint]:
+    """The exact privacy profile ``δ(ε) = sup_E P[M(d1) ∈ E] − e^ε P[M(d2) ∈ E]`` at every
+    ``ε`` of ``eps_list``.
+
+    Parameters
+    ----------
+    mech : mechanism description or program
+        A ⊤/⊥ Sparse Vector variant, a program with discrete return values, or a program
+        returning one number ``q + η`` with Laplace or Gaussian ``η``.
+    d1, d2 : str or sequence of numbers
+        Query answers on the two inputs.
+    eps_list : sequence of numbers
+        Values ``ε ≥ 0`` (finite).
+    dps : int
+        Significant digits of each ``δ`` (an enclosure of relative width ``10^{−dps}``, or
+        absolute width ``10^{−dps}`` where ``δ`` cancels to nearly 0).
+    allow_any_pair : bool
+        Skip the neighbour check.
+
+    Returns
+    -------
+    list of ProfilePoint
+
+    Notes
+    -----
+    Discrete outputs: ``δ(ε) = Σ_a max(0, p1(a) − e^ε p2(a))`` over every output, each
+    probability a ball.  A Gaussian shift by ``Δ`` with ``σ``: Balle & Wang, "Improving the
+    Gaussian Mechanism for Differential Privacy: Analytical Calibration and Optimal
+    Denoising", ICML 2018, Theorem 8, ``δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ)``.
+    A Laplace shift by ``Δ`` with scale ``b``: ``δ(ε) = 1 − e^{(ε − Δ/b)/2}`` for
+    ``ε < Δ/b``, exactly 0 beyond (docs/mathematics.md).
+
+    Examples
+    --------
+    >>> import exactdp
+    >>> m = exactdp.mechanism("svt1", eps=1)
+    >>> [p.delta.value == 0 for p in exactdp.privacy_profile(m, [0, 0], [1, 1], [0, 2])]
+    [False, True]
+    """
+    check_dps(dps)
+    values = check_eps_list(eps_list)
+    d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
+    shift = location_shift(mech, d1, d2)
+    if shift is not None:
+        return [ProfilePoint(eps, _shift_delta(shift, eps, dps)) for eps in values]
+    pairs = complete_pairs(mech, d1, d2, dps + PART_GUARD_DIGITS)
+    return [ProfilePoint(eps, _discrete_delta(pairs, eps, dps, mech.name)) for eps in values]
+
+
+def profile_both_ways(mech, d1, d2, eps, dps: int = 30,
+                      allow_any_pair: bool = False) -> tuple[ProfilePoint, ProfilePoint]:
+    """``δ(ε)`` in both directions, ``d1 → d2`` and ``d2 → d1``, from one computation of the two
+    output distributions (:func:`privacy_profile` computes them once per direction).
+
+    A location shift of a symmetric law (Laplace, Gaussian) depends on ``|μ1 − μ2|`` alone, so
+    both directions agree; for discrete outputs the pairs ``(p1(a), p2(a))`` are swapped.
+
+    Examples
+    --------
+    >>> import exactdp
+    >>> m = exactdp.mechanism("svt1")
+    >>> forward, backward = profile_both_ways(m, [0, 0], [1, 1], 0)
+    >>> [forward, backward] == [privacy_profile(m, [0, 0], [1, 1], [0])[0],
+    ...                         privacy_profile(m, [1, 1], [0, 0], [0])[0]]
+    True
+    """
+    check_dps(dps)
+    eps, = check_eps_list([eps])
+    d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
+    shift = location_shift(mech, d1, d2)
+    if shift is not None:
+        point = ProfilePoint(eps, _shift_delta(shift, eps, dps))
+        return point, point
+    pairs = complete_pairs(mech, d1, d2, dps + PART_GUARD_DIGITS)
+    forward, backward = (_discrete_delta(side, eps, dps, mech.name)
+                         for side in (pairs, [(p2, p1) for p1, p2 in pairs]))
+    return ProfilePoint(eps, forward), ProfilePoint(eps, backward)
+
+
+def _discrete_delta(pairs: list, eps: Fraction, dps: int, name: str) -> Enclosed:
+    """``Σ max(0, p1 − e^ε p2)``; exactly 0 when every output has ``p1 = 0`` or ``p2``
+    certified above ``e^{−ε} p1``."""
+    def compute() -> arb:
+        factor = to_arb(eps).exp()
+        total = arb(0)
+        for p1, p2 in pairs:
+            if p1 != 0:
+                total += (p1 - factor * p2).max(arb(0))
+        return total
+
+    return refined(compute, dps, f"{name}: δ(ε = {eps})", absolute=True)
+
+
+def _shift_delta(shift: LocationShift, eps: Fraction, dps: int) -> Enclosed:
+    """``S(t − Δ) − e^ε S(t)`` with ``{x > t}`` the set where the density of ``Δ + η`` exceeds
+    ``e^ε`` times that of ``η``: ``t = (εb + Δ)/2`` for Laplace (none when ``ε ≥ Δ/b``: δ is
+    exactly 0), ``t = Δ/2 + εσ²/Δ`` for Gaussian."""
+    law, distance = shift.law, shift.distance
+    if distance == 0 or (isinstance(law, Laplace) and eps >= distance / law.scale):
+        return Enclosed.of_ball(arb(0))
+    if isinstance(law, Laplace):
+        cut = (eps * law.scale + distance) / 2
+    else:
+        cut = distance / 2 + eps * law.scale ** 2 / distance
+
+    def survival(x: Fraction) -> arb:
+        return law.ball_log(Kind.SF, law.side(x)).value(to_arb(x))
+
+    def compute() -> arb:
+        return survival(cut - distance) - to_arb(eps).exp() * survival(cut)
+
+    return refined(compute, dps, f"{law} shift by {distance}: δ(ε = {eps})")

@@ -1,0 +1,294 @@
+"""The Rényi divergence ``D_α(M(d1) ‖ M(d2))`` of a mechanism on two neighbouring inputs.
+
+``D_α(P ‖ Q) = (1/(α − 1)) ln Σ_a p(a)^α q(a)^{1−α}`` for ``α > 1`` (an integral of densities
+for a released number), and ``D_∞ = sup_a ln(p(a)/q(a))`` (Mironov, "Rényi Differential
+Privacy", IEEE CSF 2017, Definition 3):
+
+* discrete outputs: the sum over every output of ``max_privacy_loss``'s enumeration (or a
+  program's return values), each term ``e^{α ln p1 + (1−α) ln p2}`` in balls; an output with
+  ``p1 > 0 = p2`` (exact zeros) makes the divergence ``+∞``;
+* a Laplace shift by ``Δ`` with scale ``b``: the integral over the three pieces between the
+  kinks ``0`` and ``Δ``, where both log densities are linear, each piece ``∫ e^{c + rx} dx``
+  exactly (``certified.exp_integral``); ``D_∞ = Δ/b``;
+* a Gaussian shift by ``Δ`` with ``σ``: the closed form ``αΔ²/(2σ²)`` (Mironov 2017,
+  Proposition 7); ``D_∞ = +∞``;
+* noisy max releasing its largest value: ``D_∞`` only, the supremum of the density ratio
+  certified by a branch and bound over the values (``losses/value_supremum.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath
+from flint import arb, ctx
+
+from ...errors import InputError, MethodUnavailableError
+from ...noise import Kind, Laplace
+from ...precision import (COMBINE_GUARD_DIGITS, PART_GUARD_DIGITS, check_dps, to_arb,
+                         working_bits)
+from ...sequences import format_number, to_fraction
+from ..backends.certified import exp_integral
+from ..losses.privacy_loss import neighbouring_pair
+from .output_pairs import (Enclosed, LocationShift, complete_pairs, density_supremum,
+                           location_shift, refined)
+from ..backends.piece_series import flint_context
+
+#: ``α = ∞``: the largest log ratio.
+INFINITE_ORDER = math.inf
+
+
+@dataclass(frozen=True)
+class RenyiPoint:
+    """``D_α`` at one order.
+
+    Attributes
+    ----------
+    alpha : Fraction or float
+        ``α`` exactly as given (``math.inf`` for ``α = ∞``).
+    divergence : Enclosed
+        ``D_α(M(d1) ‖ M(d2))`` in nats and its certified enclosure (``+inf`` when infinite).
+    """
+
+    alpha: Fraction | float
+    divergence: Enclosed
+
+
+def check_alphas(alphas) -> list:
+    """The orders as exact rationals ``> 1`` (``math.inf`` for an infinite order, spelled
+    ``inf``, ``math.inf`` or ``mpmath.inf``): a non-empty list."""
+    if isinstance(alphas, (str, int, float, Fraction)):
+        alphas = [alphas]
+    values = []
+    for alpha in alphas or ():
+        if isinstance(alpha, str) and alpha.strip().lower() in ("inf", "+inf", "infinity"):
+            alpha = math.inf
+        if not isinstance(alpha, (bool, str)) and isinstance(alpha, (int, float, mpmath.mpf)) \
+                and alpha == math.inf:
+            values.append(INFINITE_ORDER)
+            continue
+        value = to_fraction(alpha, "alpha")
+        if value <= 1:
+            raise InputError(f"alpha must be greater than 1 (or inf), got alpha={alpha}")
+        values.append(value)
+    if not values:
+        raise InputError(f"the list of alpha must not be empty, got {alphas!r}")
+    return values
+
+
+def renyi_divergence(mech, d1, d2, alphas, dps: int = 30,
+                     allow_any_pair: bool = False) -> list[RenyiPoint]:
+    """The exact Rényi divergences ``D_α(M(d1) ‖ M(d2))`` at every order of ``alphas``.
+
+    Parameters
+    ----------
+    mech : mechanism description or program
+        A ⊤/⊥ Sparse Vector variant, a program with discrete return values, a program
+        returning one number ``q + η`` with Laplace or Gaussian ``η``, or noisy max releasing
+        its index, or its largest value (``α = inf`` only).
+    d1, d2 : str or sequence of numbers
+        Query answers on the two inputs.
+    alphas : sequence
+        Orders ``α > 1``, or ``inf``.
+    dps : int
+        Significant digits of each divergence (an enclosure of relative width ``10^{−dps}``).
+    allow_any_pair : bool
+        Skip the neighbour check.
+
+    Returns
+    -------
+    list of RenyiPoint
+
+    Notes
+    -----
+    ``D_α = (1/(α−1)) ln Σ_a p1(a)^α p2(a)^{1−α}`` (Mironov, "Rényi Differential Privacy",
+    IEEE CSF 2017, Definition 3); released numbers in docs/mathematics.md.  For the Laplace
+    mechanism of sensitivity 1 and scale ``b`` this is Mironov's Proposition 6,
+    ``(1/(α−1)) ln[(α/(2α−1)) e^{(α−1)/b} + ((α−1)/(2α−1)) e^{−α/b}]``.
+
+    Examples
+    --------
+    >>> import exactdp
+    >>> m = exactdp.mechanism("svt1", eps=1)
+    >>> [p.divergence.value > 0 for p in exactdp.renyi_divergence(m, [0], [1], [2, "inf"])]
+    [True, True]
+    """
+    check_dps(dps)
+    orders = check_alphas(alphas)
+    d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
+    shift = location_shift(mech, d1, d2)
+    if shift is not None:
+        return [RenyiPoint(alpha, shift_divergence(shift, alpha, dps)) for alpha in orders]
+    supremum = density_supremum(mech)
+    if supremum is not None:
+        finite = [alpha for alpha in orders if alpha != INFINITE_ORDER]
+        if finite:
+            raise MethodUnavailableError(
+                f"{mech.name} releases its largest noisy value: its Rényi divergence is computed "
+                f"at alpha=inf only, got alpha={format_number(finite[0])}")
+        divergence = supremum(mech, d1, d2, dps).divergence
+        return [RenyiPoint(alpha, divergence) for alpha in orders]
+    pairs = complete_pairs(mech, d1, d2, dps + PART_GUARD_DIGITS)
+    if d1 == d2:
+        return [RenyiPoint(alpha, Enclosed.of_ball(arb(0))) for alpha in orders]
+    return _pair_divergences(pairs, orders, dps, mech.name)
+
+
+def renyi_both_ways(mech, d1, d2, alphas, dps: int = 30, allow_any_pair: bool = False
+                    ) -> tuple[list[RenyiPoint], list[RenyiPoint]]:
+    """``D_α(M(d1) ‖ M(d2))`` and ``D_α(M(d2) ‖ M(d1))`` at every order of ``alphas``, from one
+    computation of the two output distributions (:func:`renyi_divergence` computes them once
+    per direction).
+
+    A location shift of a symmetric law (Laplace, Gaussian) depends on ``|μ1 − μ2|`` alone, so
+    both directions agree; for discrete outputs the pairs ``(p1(a), p2(a))`` are swapped.
+
+    Examples
+    --------
+    >>> import exactdp
+    >>> m = exactdp.mechanism("svt1")
+    >>> forward, backward = renyi_both_ways(m, [0, 1], [1, 0], [2])
+    >>> [forward, backward] == [renyi_divergence(m, [0, 1], [1, 0], [2]),
+    ...                         renyi_divergence(m, [1, 0], [0, 1], [2])]
+    True
+    """
+    check_dps(dps)
+    orders = check_alphas(alphas)
+    d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
+    if location_shift(mech, d1, d2) is not None or d1 == d2:
+        points = renyi_divergence(mech, d1, d2, orders, dps, allow_any_pair=True)
+        return points, points
+    if density_supremum(mech) is not None:
+        return tuple(renyi_divergence(mech, one, two, orders, dps, allow_any_pair=True)
+                     for one, two in ((d1, d2), (d2, d1)))
+    pairs = complete_pairs(mech, d1, d2, dps + PART_GUARD_DIGITS)
+    return tuple(_pair_divergences(side, orders, dps, mech.name)
+                 for side in (pairs, [(p2, p1) for p1, p2 in pairs]))
+
+
+def largest_log_ratio(pairs: list, dps: int, name: str) -> tuple[Enclosed, int]:
+    """``D_∞(P ‖ Q) = max_a ln(p1(a)/p2(a))`` from the balls ``(p1(a), p2(a))`` of every output
+    (:func:`~.output_pairs.complete_pairs`), to ``dps`` digits, and the position in ``pairs``
+    of an output that attains it: the first output with ``p1 > 0 = p2`` (exact zeros; ``+∞``),
+    else the output of the largest centre of ``ln p1 − ln p2`` (the first of equal ones).
+
+    Examples
+    --------
+    >>> from flint import arb, ctx
+    >>> divergence, position = largest_log_ratio([(arb(0.5), arb(0.25)), (arb(0.5), arb(0.75))],
+    ...                                          10, "coin")
+    >>> print(mpmath.nstr(divergence.value, 10), position)   # ln 2, at the first output
+    0.6931471806 0
+    """
+    only_on_d1 = _first_only_on_d1(pairs)
+    if only_on_d1 is not None:
+        return Enclosed.of_ball(arb("inf")), only_on_d1
+    bits = working_bits(dps + PART_GUARD_DIGITS, guard=COMBINE_GUARD_DIGITS)
+    logs = _logs(pairs, bits)
+    with flint_context(bits):
+        position = _largest_log_ratio(logs)[0]
+    return _discrete_divergence(logs, INFINITE_ORDER, dps, name), position
+
+
+def _first_only_on_d1(pairs: list) -> int | None:
+    """The position of the first output with ``p1 > 0 = p2`` (exact zeros: an output only d1
+    can produce, which makes every ``D_α`` infinite), ``None`` when there is none."""
+    return next((position for position, (p1, p2) in enumerate(pairs) if p1 != 0 and p2 == 0),
+                None)
+
+
+def _logs(pairs: list, bits: int) -> dict[int, tuple[arb, arb]]:
+    """``{position: (ln p1, ln p2)}`` of the outputs with ``p1 > 0`` (the others contribute
+    nothing to any ``D_α``), once for every order, to ``bits`` bits after the point."""
+    return {position: (_log(p1, bits), _log(p2, bits)) for position, (p1, p2) in enumerate(pairs)
+            if p1 != 0}
+
+
+def _log(p: arb, bits: int) -> arb:
+    """``ln p`` of a positive ball to ``bits`` bits after the point: at ``bits`` plus the bits
+    of the binary exponent of ``p`` (``p ≈ 2^{−10^{600}}``, a Gaussian of scale ``10^{−300}``,
+    has a log of 600 digits before the point)."""
+    exponent = int(p.mid().man_exp()[1])
+    with flint_context(bits + abs(exponent).bit_length()):
+        return p.log()
+
+
+def _pair_divergences(pairs: list, orders: list, dps: int, name: str) -> list[RenyiPoint]:
+    """``D_α`` at every order from the balls ``(p1(a), p2(a))`` of every output: ``+∞`` when an
+    output has ``p1 > 0 = p2`` (exact zeros), else :func:`_discrete_divergence`."""
+    if _first_only_on_d1(pairs) is not None:
+        return [RenyiPoint(alpha, Enclosed.of_ball(arb("inf"))) for alpha in orders]
+    logs = _logs(pairs, working_bits(dps + PART_GUARD_DIGITS, guard=COMBINE_GUARD_DIGITS))
+    return [RenyiPoint(alpha, _discrete_divergence(logs, alpha, dps, name))
+            for alpha in orders]
+
+
+def _largest_log_ratio(logs: dict) -> tuple[int, arb]:
+    """The position of the largest centre of ``ln p1 − ln p2`` (the first of equal ones) and a
+    ball enclosing the largest exact ``ln p1 − ln p2`` (Arb's ``max`` of the balls)."""
+    position, largest, top = None, None, None
+    for where, (log1, log2) in logs.items():
+        ratio = log1 - log2
+        if largest is None or ratio.mid() > top:
+            position, top = where, ratio.mid()
+        largest = ratio if largest is None else largest.max(ratio)
+    return position, largest
+
+
+def _discrete_divergence(logs: dict, alpha, dps: int, name: str) -> Enclosed:
+    """``(1/(α−1)) ln Σ e^{α ln p1 + (1−α) ln p2}``, or ``max ln(p1/p2)`` for ``α = ∞``, from
+    the pairs ``(ln p1, ln p2)`` of the outputs with ``p1 > 0``."""
+    # the logs' integer parts (of a probability near e^{−2.5·10^599}) come on top of the bits
+    # of the digits refined() asks for
+    extra = max((_integer_bits(log) for pair in logs.values() for log in pair), default=0)
+
+    def compute() -> arb:
+        with flint_context(ctx.prec + extra):
+            if alpha == INFINITE_ORDER:
+                return _largest_log_ratio(logs)[1]
+            order = to_arb(alpha)
+            total = sum(((order * log1 + (1 - order) * log2).exp()
+                         for log1, log2 in logs.values()), arb(0))
+            return total.log() / (order - 1)
+
+    return refined(compute, dps, f"{name}: D_α (α = {alpha})")
+
+
+def _integer_bits(x: arb) -> int:
+    """The bits of the integer part of ``|x|`` (0 below 1)."""
+    mantissa, exponent = x.mid().man_exp()
+    return max(0, int(exponent) + int(mantissa).bit_length())
+
+
+def shift_divergence(shift: LocationShift, alpha, dps: int) -> Enclosed:
+    """``D_α`` of ``Δ + η`` against ``η`` (Laplace: three exact exponential integrals;
+    Gaussian: ``αΔ²/(2σ²)``), and ``D_∞`` (Laplace: ``Δ/b``; Gaussian: ``+∞`` for ``Δ > 0``).
+    Both laws are symmetric, so the divergence of the reverse direction is the same."""
+    law, distance = shift.law, shift.distance
+    if distance == 0:
+        return Enclosed.of_ball(arb(0))
+    if not isinstance(law, Laplace):  # Gaussian (Mironov 2017, Proposition 7)
+        if alpha == INFINITE_ORDER:
+            return Enclosed.of_ball(arb("inf"))
+        exact = alpha * distance ** 2 / (2 * law.scale ** 2)
+        return refined(lambda: to_arb(exact), dps, f"{law}: D_α")
+    if alpha == INFINITE_ORDER:  # the log ratio (|x| − |x − Δ|)/b is largest, Δ/b, for x ≥ Δ
+        return refined(lambda: to_arb(distance / law.scale), dps,
+                                        f"{law}: D_∞")
+
+    def compute() -> arb:
+        order = to_arb(alpha)
+        total = arb(0)
+        for low, high in ((None, Fraction(0)), (Fraction(0), distance), (distance, None)):
+            middle = high - 1 if low is None else low + 1 if high is None else (low + high) / 2
+            # p1(x) = c1·e^{r1(x − Δ)}, p2(x) = c2·e^{r2·x} on this piece
+            c1, r1, _ = law.piece(Kind.PDF, middle - distance)
+            c2, r2, _ = law.piece(Kind.PDF, middle)
+            log_constant = (order * to_arb(c1).log() + (1 - order) * to_arb(c2).log()
+                            - to_arb(alpha * r1 * distance))
+            total += log_constant.exp() * exp_integral(alpha * r1 + (1 - alpha) * r2, low, high)
+        return total.log() / (order - 1)
+
+    return refined(compute, dps, f"{law} shift by {distance}: D_α (α = {alpha})")
