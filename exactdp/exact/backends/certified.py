@@ -46,14 +46,12 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import functools
 import math
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import NamedTuple
 
 import mpmath
-from flint import acb, arb, arb_poly, ctx
+from flint import acb, arb, ctx
 
 from ...errors import PrecisionError
 from ...noise import Kind, NoiseLaw
@@ -62,7 +60,9 @@ from ...precision import (GOAL_GUARD_DIGITS, ROUNDING_GUARD_DIGITS, CertifiedPro
 from ...refinement import refine
 from ...sequences import to_fraction
 from .discrete_hub import log_sum
-from ..form.integral_form import Integral, IntegralForm, Term
+from .arithmetics import BALLS
+from .exponential_sums import ExponentialProduct, integrate, product_on_piece
+from ..form.integral_form import Integral, IntegralForm, Term, interior_point
 from ..form.log_integrand import LogIntegrand
 from .piece_series import PiecewiseExponential
 from .piecewise_gauss import log_integral_certified
@@ -91,34 +91,6 @@ BOUND_BITS = 32
 #: (:func:`gauss_legendre_segments`).
 NARROW = Fraction(1, 1024)
 SATURATION_BITS = 10
-
-
-# --- the laws in ball arithmetic --------------------------------------------------------------
-
-class BallPiece(NamedTuple):
-    """A law's piece (``NoiseLaw.piece``) in balls: its function is
-    ``e^{log_coefficient + rate·x}`` or, with ``one_minus``, ``1 − e^{log_coefficient + rate·x}``;
-    ``rate`` stays an exact rational."""
-
-    log_coefficient: arb
-    rate: Fraction
-    one_minus: bool
-
-
-def law_piece(law: NoiseLaw, kind: Kind, x: Fraction) -> BallPiece | None:
-    """The piece of ``kind`` of ``law`` that contains ``x`` (right-continuous at the kink), at
-    flint's current precision (``None`` where the function vanishes)."""
-    return _cached_piece(law, kind, law.side(x), ctx.prec)
-
-
-@functools.lru_cache(maxsize=4096)
-def _cached_piece(law: NoiseLaw, kind: Kind, side: int, prec: int) -> BallPiece | None:
-    """The piece on the side ``side`` of the law's kink, at the Arb precision ``prec``."""
-    piece = law.piece(kind, side)
-    if piece is None:
-        return None
-    coefficient, rate, one_minus = piece
-    return BallPiece(to_arb(coefficient).log(), rate, one_minus)
 
 
 # --- the log integrand on one segment ---------------------------------------------------------
@@ -219,15 +191,15 @@ class BallLogIntegrand(LogIntegrand):
     def __init__(self, integral: Integral):
         super().__init__(integral)
         self.bits = SEARCH_BITS + int(integral.magnitude).bit_length()
-        self._edges = _edges(integral)
+        self._pieces = integral.pieces
         self._segments: dict = {}
 
     def _segment(self, z) -> SegmentIntegrand:
         """The segment integrand of the piece containing ``z`` (the right one at a kink)."""
         index = bisect.bisect_right(self.kinks, z)
         if index not in self._segments:
-            middle = _middle(*self._edges[index:index + 2])
-            self._segments[index] = SegmentIntegrand(self.integral, middle)
+            self._segments[index] = SegmentIntegrand(self.integral,
+                                                     interior_point(*self._pieces[index]))
         return self._segments[index]
 
     def _ball(self, z, method, fallback):
@@ -249,106 +221,13 @@ class BallLogIntegrand(LogIntegrand):
         return self._ball(z, SegmentIntegrand.sensitivity, lambda _, z: mpmath.inf)
 
 
-# --- one analytic piece of a piecewise exponential integrand (the closed form) ----------------
-
-@dataclass
-class AnalyticPiece:
-    """``exp(c0 + c1·z) · Π (1 − e^{a + λz})^m`` on one piece between kinks; ``c1`` and every
-    ``λ`` are exact rationals, ``factors`` lists ``(a, λ, m)``."""
-
-    c0: arb
-    c1: Fraction
-    factors: list
-
-    def degree(self) -> int:
-        """Degree of the Laurent polynomial of the closed form."""
-        return sum(power for _, _, power in self.factors)
-
-    def common_rate(self) -> Fraction | None:
-        """The common ``|λ|`` of the ``1 − e^{…}`` factors (``None`` if they differ)."""
-        rates = {abs(rate) for _, rate, _ in self.factors}
-        return rates.pop() if len(rates) == 1 else None
-
-
-def analytic_piece(integral: Integral, middle: Fraction) -> AnalyticPiece:
-    """The integrand of ``integral`` on the piece containing ``middle`` (not a kink)."""
-    hub = law_piece(integral.hub, Kind.PDF, middle)
-    c0, c1, factors = hub.log_coefficient, hub.rate, []
-    for factor in integral.factors:
-        piece = law_piece(factor.law, factor.kind, middle - factor.shift)
-        # g(z − s) = [1 −] e^{c + λ(z − s)}: the constant part is c − λs
-        constant = piece.log_coefficient - to_arb(piece.rate * factor.shift)
-        if not piece.one_minus:
-            c0 += factor.power * constant
-            c1 += factor.power * piece.rate
-        elif piece.rate == 0:
-            c0 += factor.power * (-constant.expm1()).log()
-        else:
-            factors.append((constant, piece.rate, factor.power))
-    return AnalyticPiece(c0, c1, factors)
-
-
-def _middle(a: Fraction | None, b: Fraction | None) -> Fraction:
-    if a is None and b is None:
-        return Fraction(0)
-    if a is None:
-        return b - 1
-    if b is None:
-        return a + 1
-    return (a + b) / 2
-
-
-def _edges(integral: Integral) -> list:
-    return [integral.lower, *integral.kinks, integral.upper]
-
-
 # --- closed form ------------------------------------------------------------------------------
 
-def exp_integral(rate: Fraction, lo: Fraction | None, hi: Fraction | None) -> arb:
-    """``∫_lo^hi e^{rate·z} dz`` in balls for an exact rational ``rate`` (``None``: an infinite
-    end; ``+∞`` where the integral diverges there; a zero rate gives the width exactly)."""
-    if lo is not None and hi is not None:
-        width = to_arb(hi - lo)
-        if rate == 0:
-            return width
-        r = to_arb(rate)
-        return (r * to_arb(lo)).exp() * (r * width).expm1() / r
-    if rate == 0 or (lo is None and (hi is None or rate < 0)) or (hi is None and rate > 0):
-        return arb("inf")
-    r = to_arb(rate)
-    return (r * to_arb(hi)).exp() / r if lo is None else -(r * to_arb(lo)).exp() / r
-
-
-def _binomial(log_alpha: arb, power: int) -> arb_poly:
-    """``(1 − e^{log_alpha}·x)^power``."""
-    return arb_poly([1, -log_alpha.exp()]) ** power
-
-
-def closed_piece(piece: AnalyticPiece, lo: Fraction | None, hi: Fraction | None) -> arb:
-    """``∫_lo^hi`` of the piece by the expansion of ``backends/closed_form.py`` in balls:
-    ``Π (1 − α_j w^{−1})^{m_j} Π (1 − β_k w)^{n_k} = Σ_k c_k w^k`` with ``w = e^{z·r}``, ``r``
-    the common rate, so ``∫ e^{c0 + c1 z} w^k dz = e^{c0} ∫ e^{(c1 + k r) z} dz``."""
+def closed_piece(product: ExponentialProduct, lo: Fraction | None, hi: Fraction | None) -> arb:
+    """``∫_lo^hi`` of the product by the expansion of ``exponential_sums.py`` in balls."""
     # the terms alternate in sign and reach about 2^degree times the result: carry those bits
-    with ctx.workprec(ctx.prec + piece.degree() + 10):
-        return +_expanded_integral(piece, lo, hi)
-
-
-def _expanded_integral(piece: AnalyticPiece, lo: Fraction | None, hi: Fraction | None) -> arb:
-    rate = piece.common_rate()
-    down, up = arb_poly([1]), arb_poly([1])
-    for a, factor_rate, power in piece.factors:
-        if factor_rate < 0:
-            down *= _binomial(a, power)
-        else:
-            up *= _binomial(a, power)
-    offset = down.degree()
-    coefficients = (arb_poly(down.coeffs()[::-1]) * up).coeffs()
-    # the monomial w^k integrates e^{(c1 + k·rate) z}, an exact rational rate
-    rate = rate or Fraction(0)
-    total = arb(0)
-    for index, coefficient in enumerate(coefficients):
-        total += coefficient * exp_integral(piece.c1 + (index - offset) * rate, lo, hi)
-    return piece.c0.exp() * total
+    with ctx.workprec(ctx.prec + product.degree() + 10):
+        return +integrate(product, lo, hi, BALLS)
 
 
 # --- rigorous integration ---------------------------------------------------------------------
@@ -564,21 +443,21 @@ def integrate_piecewise(integral: Integral, goal: int,
 
 
 def _closed_pieces(integral: Integral):
-    """``[(piece, lo, hi)]`` when every piece qualifies for the closed form, else ``None``.  The
+    """``[(product, lo, hi)]`` (``exponential_sums.product_on_piece``; the pieces where a factor
+    vanishes left out) when every piece qualifies for the closed form, else ``None``.  The
     two outer pieces come first: there every CDF or every survival function is on its
     ``1 − e^{…}`` side, so a large expansion is usually refused after two pieces, not ``n``."""
-    edges = _edges(integral)
-    spans = list(zip(edges, edges[1:]))
+    spans = integral.pieces
     order = [0, len(spans) - 1] + list(range(1, len(spans) - 1)) if len(spans) > 1 else [0]
-    pieces = {}
+    products = {}
     for index in order:
         lo, hi = spans[index]
-        piece = analytic_piece(integral, _middle(lo, hi))
-        if piece.factors and (piece.common_rate() is None
-                              or piece.degree() > CLOSED_FORM_DEGREE):
+        product = product_on_piece(integral, interior_point(lo, hi), BALLS)
+        if product is not None and (product.common_rate() is None
+                                    or product.degree() > CLOSED_FORM_DEGREE):
             return None
-        pieces[index] = (piece, lo, hi)
-    return [pieces[index] for index in range(len(spans))]
+        products[index] = (product, lo, hi)
+    return [products[index] for index in range(len(spans)) if products[index][0] is not None]
 
 
 def log_integral(integral: Integral, goal: int) -> tuple[arb, str]:

@@ -5,12 +5,13 @@ Every output ``a`` of ``n`` queries has ``Pr[a] = ∫ p_ρ(z) Π_{i<|a|} g_i(z �
 ``g_i = F`` (⊥) or ``S`` (⊤) of the query noise and ``s_i = q_i − T`` (``form/threshold.py``).  All
 outputs share the kinks ``0, s_1, …, s_n``, so on every piece between kinks each factor has a
 fixed piecewise exponential form, taken in balls with exact rational rates
-(``certified.law_piece``): ``e^{c + r(z − s)}`` or
-``1 − e^{c + r(z − s)}``.  The outputs form a binary tree (a prefix extended by ⊥ or ⊤); walking
-it depth first, each edge multiplies the state of every piece — an exponent ``c₀ + c₁ z`` and two
-polynomials in ``w^{∓1}``, ``w = e^{z/b}`` — by one factor, so an output costs one polynomial
-product per piece instead of a whole expansion.  At a leaf each Laurent monomial integrates
-exactly, ``∫_a^b e^{λz} dz`` (``certified.exp_integral``), from a table computed once per piece.
+(``exponential_sums.piece_in``): ``e^{c + r(z − s)}`` or ``1 − e^{c + r(z − s)}``.  The outputs
+form a binary tree (a prefix extended by ⊥ or ⊤); walking it depth first, each edge multiplies
+the state of every piece — an exponent ``c₀ + c₁ z`` and two polynomials in ``w^{∓1}``,
+``w = e^{z/b}`` — by one factor, so an output costs one polynomial product per piece instead of
+a whole expansion.  At a leaf each Laurent monomial integrates exactly, ``∫_a^b e^{λz} dz``, from
+a table made once per piece (``exponential_sums.py``: the expansion and its term-by-term
+integral, shared with the closed forms).
 
 The arithmetic is python-flint's ``arb`` balls at a precision raised by ``n·log₂3`` bits (the
 largest cancellation of the expansion), so each probability comes with a rigorous enclosure: a
@@ -21,11 +22,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from flint import arb, arb_poly
+from flint import arb
 
 from ...noise import Kind
-from .certified import exp_integral, law_piece
-from ...precision import to_arb, working_bits
+from ...precision import working_bits
+from ..form.integral_form import interior_point
+from .arithmetics import BALLS
+from .exponential_sums import ExpIntegrals, laurent_sum, piece_in
 from .piece_series import flint_context
 
 
@@ -38,41 +41,17 @@ def applies(mech) -> bool:
 
 
 class _Piece:
-    """One piece ``(a, b)`` between kinks and the integrals ``∫_a^b e^{(r_hub + k/b)z} dz``."""
+    """One piece ``(a, b)`` between kinks: the hub's log coefficient there and the integrals
+    ``∫_a^b e^{(r_hub + k/b)z} dz`` (``exponential_sums.ExpIntegrals``)."""
 
-    def __init__(self, hub, a, b, inverse_b: Fraction, n: int):
-        self.a, self.b = a, b
-        self.middle = b - 1 if a is None else a + 1 if b is None else (a + b) / 2
-        piece = law_piece(hub, Kind.PDF, self.middle)
+    def __init__(self, hub, a, b, inverse_b: Fraction):
+        self.middle = interior_point(a, b)
+        piece = piece_in(hub, Kind.PDF, self.middle, BALLS)
         if piece is None:  # the hub's density vanishes on this piece
             self.c0 = None
             return
         self.c0 = piece.log_coefficient
-        self.table = _ExpIntegrals(piece.rate, inverse_b, a, b)
-
-
-class _ExpIntegrals(dict):
-    """``table[k] = ∫_a^b e^{(rate + k·step)z} dz`` in balls, each made on first use (an output
-    reads only the exponents its factors reach).  On a finite piece ``e^{λa}·expm1(λ(b − a))/λ``
-    from the balls of ``rate``, ``step`` and the ends, made once; the exact rational rate decides
-    a zero rate (the width) and the infinite ends go to :func:`~.certified.exp_integral`."""
-
-    def __init__(self, rate: Fraction, step: Fraction, a, b):
-        super().__init__()
-        self.rate, self.step, self.a, self.b = rate, step, a, b
-        if a is not None and b is not None:
-            self.balls = to_arb(rate), to_arb(step), to_arb(a), to_arb(b - a)
-
-    def __missing__(self, k: int) -> arb:
-        rate = self.rate + k * self.step
-        if self.a is None or self.b is None or rate == 0:
-            value = exp_integral(rate, self.a, self.b)
-        else:
-            rate_ball, step_ball, a, width = self.balls
-            exponent = rate_ball + k * step_ball
-            value = (exponent * a).exp() * (exponent * width).expm1() / exponent
-        self[k] = value
-        return value
+        self.table = ExpIntegrals(piece.rate, inverse_b, a, b, BALLS)
 
 
 def all_output_probabilities(mech, queries, outputs, dps: int):
@@ -87,7 +66,7 @@ def all_output_probabilities(mech, queries, outputs, dps: int):
         kinks = sorted(set(hub.kink_points()) | {s + k for s in shifts
                                                   for k in noise.kink_points()})
         edges = [None] + kinks + [None]
-        pieces = [_Piece(hub, a, b, inverse_b, n) for a, b in zip(edges, edges[1:])]
+        pieces = [_Piece(hub, a, b, inverse_b) for a, b in zip(edges, edges[1:])]
         # per piece, per query, per answer: (log coefficient, rate sign, one_minus), made once
         # per query and side of its kink and shared by the pieces on that side
         made: dict = {}
@@ -95,7 +74,7 @@ def all_output_probabilities(mech, queries, outputs, dps: int):
         wanted = set(outputs)
         prefixes = {output[:k] for output in wanted for k in range(len(output) + 1)}
         results: dict = {}
-        start = [None if piece.c0 is None else (piece.c0, 0, arb_poly([1]), arb_poly([1]))
+        start = [None if piece.c0 is None else (piece.c0, 0, BALLS.one(), BALLS.one())
                  for piece in pieces]
         stack = [((), start)]
         while stack:
@@ -125,10 +104,10 @@ def _forms(made: dict, noise, middle, shift) -> dict:
 
 def _form(noise, answer: bool, middle, shift):
     kind = Kind.SF if answer else Kind.CDF
-    piece = law_piece(noise, kind, middle - shift)
+    piece = piece_in(noise, kind, middle - shift, BALLS)
     if piece is None:  # the factor vanishes on this piece
         return None
-    constant = piece.log_coefficient - to_arb(piece.rate * shift)
+    constant = piece.log_coefficient_at(shift, BALLS)
     sign = (piece.rate > 0) - (piece.rate < 0)
     return constant, sign, piece.one_minus
 
@@ -140,7 +119,7 @@ def _multiply(state, form):
     constant, sign, one_minus = form
     if not one_minus:
         return c0 + constant, power + sign, down, up
-    factor = arb_poly([1, -constant.exp()])
+    factor = BALLS.binomial(constant, 1)
     if sign < 0:
         return c0, power, down * factor, up
     return c0, power, down, up * factor
@@ -152,10 +131,6 @@ def _integrate(pieces, states) -> arb:
         if state is None:
             continue
         c0, power, down, up = state
-        offset = down.degree()
-        laurent = arb_poly(down.coeffs()[::-1]) * up
-        piece_sum = arb(0)
-        for j, coefficient in enumerate(laurent.coeffs()):
-            piece_sum += coefficient * piece.table[power + j - offset]
-        total += c0.exp() * piece_sum
+        coefficients, offset = BALLS.laurent(down, up)
+        total += c0.exp() * laurent_sum(coefficients, piece.table, power - offset)
     return total

@@ -9,7 +9,7 @@ Privacy", IEEE CSF 2017, Definition 3):
   ``p1 > 0 = p2`` (exact zeros) makes the divergence ``+∞``;
 * a Laplace shift by ``Δ`` with scale ``b``: the integral over the three pieces between the
   kinks ``0`` and ``Δ``, where both log densities are linear, each piece ``∫ e^{c + rx} dx``
-  exactly (``certified.exp_integral``); ``D_∞ = Δ/b``;
+  exactly (``exponential_sums.exp_integral``); ``D_∞ = Δ/b``;
 * a Gaussian shift by ``Δ`` with ``σ``: the closed form ``αΔ²/(2σ²)`` (Mironov 2017,
   Proposition 7); ``D_∞ = +∞``;
 * noisy max releasing its largest value: ``D_∞`` only, the supremum of the density ratio
@@ -30,7 +30,9 @@ from ...noise import Kind, Laplace
 from ...precision import (COMBINE_GUARD_DIGITS, PART_GUARD_DIGITS, check_dps, to_arb,
                          working_bits)
 from ...sequences import format_number, to_fraction
-from ..backends.certified import exp_integral
+from ..backends.arithmetics import BALLS
+from ..backends.exponential_sums import exp_integral, piece_in
+from ..form.integral_form import interior_point
 from ..losses.privacy_loss import neighbouring_pair
 from .output_pairs import (Enclosed, LocationShift, complete_pairs, density_supremum,
                            location_shift, refined)
@@ -282,13 +284,14 @@ def shift_divergence(shift: LocationShift, alpha, dps: int) -> Enclosed:
         order = to_arb(alpha)
         total = arb(0)
         for low, high in ((None, Fraction(0)), (Fraction(0), distance), (distance, None)):
-            middle = high - 1 if low is None else low + 1 if high is None else (low + high) / 2
+            point = interior_point(low, high)
             # p1(x) = c1·e^{r1(x − Δ)}, p2(x) = c2·e^{r2·x} on this piece
-            c1, r1, _ = law.piece(Kind.PDF, middle - distance)
-            c2, r2, _ = law.piece(Kind.PDF, middle)
-            log_constant = (order * to_arb(c1).log() + (1 - order) * to_arb(c2).log()
-                            - to_arb(alpha * r1 * distance))
-            total += log_constant.exp() * exp_integral(alpha * r1 + (1 - alpha) * r2, low, high)
+            p1 = piece_in(law, Kind.PDF, point - distance, BALLS)
+            p2 = piece_in(law, Kind.PDF, point, BALLS)
+            log_constant = (order * p1.log_coefficient + (1 - order) * p2.log_coefficient
+                            - to_arb(alpha * p1.rate * distance))
+            total += log_constant.exp() * exp_integral(alpha * p1.rate + (1 - alpha) * p2.rate,
+                                                       low, high, BALLS)
         return total.log() / (order - 1)
 
     return refined(compute, dps, f"{law} shift by {distance}: D_α (α = {alpha})")

@@ -37,7 +37,6 @@ import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, NamedTuple
 
 import mpmath
 from flint import acb, arb, ctx
@@ -49,23 +48,14 @@ from ...mechanisms.sums import NoisySum
 from ...precision import (CERTIFIED_METHODS, CertifiedProbability, Probability, check_dps,
                          check_method, require_digits, to_arb, to_mpf, unit_roundoff, working_dps)
 from ...sequences import as_queries
-from ..backends.certified import _middle, enclose
+from ..backends.arithmetics import BALLS, MPF, Arithmetic
+from ..backends.certified import enclose
 from .rules import event_rule
+from ..form.integral_form import interior_point
 from ..form.sums import noiseless_output
 
 #: The right infinite end of a certified 1-D integral is pushed out at most this many times.
 MAX_TAIL_STEPS = 64
-
-
-class Arithmetic(NamedTuple):
-    """How exact rationals become numbers, and the exponential, in one arithmetic."""
-
-    number: Callable
-    exp: Callable
-
-
-MPMATH = Arithmetic(to_mpf, mpmath.exp)
-BALLS = Arithmetic(to_arb, lambda t: t.exp())
 
 
 @functools.lru_cache(maxsize=256)
@@ -98,13 +88,13 @@ def _exp_times_polynomial(coefficients: tuple, t, arithmetic: Arithmetic):
     return arithmetic.exp(-t) * total
 
 
-def laplace_sum_sf(k: int, t, arithmetic: Arithmetic = MPMATH):
+def laplace_sum_sf(k: int, t, arithmetic: Arithmetic = MPF):
     """``Pr[Z_k > t]`` for ``t ≥ 0``, ``Z_k`` a sum of ``k ≥ 1`` i.i.d. standard Laplace variables
     (module docstring)."""
     return _exp_times_polynomial(sf_coefficients(k), t, arithmetic)
 
 
-def laplace_sum_pdf(k: int, t, arithmetic: Arithmetic = MPMATH):
+def laplace_sum_pdf(k: int, t, arithmetic: Arithmetic = MPF):
     """The density of ``Z_k`` at ``t`` (``|t|`` taken here: a real argument)."""
     return _density_at(k, abs(t), arithmetic)
 
@@ -155,7 +145,7 @@ def _interval_terms(k: int, scale: Fraction, interval: Interval, arithmetic: Ari
 
 def _interval_mass(k: int, scale: Fraction, interval: Interval) -> tuple[mpf, mpf]:
     """``(Pr[b·Z_k ∈ interval], absolute error)`` in mpmath."""
-    terms = _interval_terms(k, scale, interval, MPMATH)
+    terms = _interval_terms(k, scale, interval, MPF)
     if k == 0:  # an indicator: exact
         return mpmath.fsum(terms), mpf(0)
     return mpmath.fsum(terms), sum(abs(t) for t in terms) * unit_roundoff() * 4
@@ -254,7 +244,7 @@ def _segment_probability(scale: Fraction, constraints: list) -> tuple[mpf, mpf, 
         return *_interval_mass(reduced[1], scale, reduced[2]), "closed"
     _, first, second, extra = reduced
     kinks = _kinks(first, second)
-    pieces = [_integrand(first, second, extra, scale, _middle(a, c), MPMATH)
+    pieces = [_integrand(first, second, extra, scale, interior_point(a, c), MPF)
               for a, c in zip(kinks, kinks[1:])]
     nodes = [mpmath.ninf if kinks[0] is None else to_mpf(kinks[0])] + \
         [to_mpf(p) for p in kinks[1:-1]] + [mpmath.inf if kinks[-1] is None else to_mpf(kinks[-1])]
@@ -275,7 +265,7 @@ def _segment_ball(scale: Fraction, constraints: list, goal: int) -> tuple:
         return (sum(terms[1:], terms[0]) if terms else None), "closed"
     _, first, second, extra = reduced
     kinks = _kinks(first, second)
-    pieces = [(a, c, _integrand(first, second, extra, scale, _middle(a, c), BALLS))
+    pieces = [(a, c, _integrand(first, second, extra, scale, interior_point(a, c), BALLS))
               for a, c in zip(kinks, kinks[1:])]
     target = arb(2) ** -goal
     tolerance = target * _size(first, scale, pieces)

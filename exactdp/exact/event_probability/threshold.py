@@ -53,9 +53,10 @@ from ...precision import (CertifiedProbability, Probability, digits_of_bits, req
 from ...sampled_outputs import Samples
 from ...sequences import as_queries
 from ..backends import output_tree
-from ..backends.certified import _middle, log_form
+from ..backends.certified import log_form
 from .quadrature import integrate_hub, integrate_hub_certified, locate_mass
 from .rules import certified_event, estimated_event, event_ends, event_rule
+from ..form.integral_form import interior_point
 from ..form.threshold import build_output_integral
 from ..losses.privacy_loss import MAX_ENUMERATED_QUERIES, MAX_WALKED_QUERIES, possible_outputs
 from ..backends.piece_series import flint_context
@@ -397,8 +398,8 @@ def _generating_polynomial_certified(mech: ThresholdMechanism, queries: list, st
         programme = _programme(mech, tuple(queries), statistics, last, mpmath.mp.prec)
         kinks = programme.kinks()
         edges = [None, *kinks, None]
-        if all(not _hub_positive(hub, _middle(a, b))
-               or programme.on_piece(targets, _middle(a, b)) is None
+        if all(not _hub_positive(hub, interior_point(a, b))
+               or programme.on_piece(targets, interior_point(a, b)) is None
                for a, b in zip(edges, edges[1:])):
             return CertifiedProbability.exact_zero(False, dps)
         located = locate_mass(hub, lambda z: programme.distribution(z)[targets, True],

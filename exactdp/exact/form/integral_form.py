@@ -88,6 +88,12 @@ class Integral:
                             and (self.upper is None or p < self.upper)))
 
     @property
+    def pieces(self) -> list[tuple[Fraction | None, Fraction | None]]:
+        """``[(lo, hi)]``: the domain split at the :attr:`kinks` (``None``: an infinite end)."""
+        edges = [self.lower, *self.kinks, self.upper]
+        return list(zip(edges, edges[1:]))
+
+    @property
     def total_power(self) -> int:
         """Σ powers: how many factors the integrand multiplies."""
         return sum(factor.power for factor in self.factors)
@@ -109,6 +115,18 @@ class Integral:
         feature the peak and level searches of the quadrature resolve (their steps and
         tolerances are multiples of it)."""
         return min([self.hub.scale] + [f.law.scale for f in self.factors])
+
+
+def interior_point(lo: Fraction | None, hi: Fraction | None) -> Fraction:
+    """A point inside the piece ``(lo, hi)`` (``None``: an infinite end), which tells on which
+    side of every kink the piece lies: the midpoint, or 1 inside a half-line."""
+    if lo is None and hi is None:
+        return Fraction(0)
+    if lo is None:
+        return hi - 1
+    if hi is None:
+        return lo + 1
+    return (lo + hi) / 2
 
 
 def _canonical(powers: Counter) -> list:
