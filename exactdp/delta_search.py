@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .errors import InputError
-from .exact.divergences.output_pairs import Enclosed
+from .precision import Enclosure
 from .exact.divergences.profile import profile_both_ways
 from .formatting import echoed_number, printed_number
 from .search import explore, input_options, input_space, param_options
@@ -30,7 +30,7 @@ class DeltaWitness:
 
     d1: Runs
     d2: Runs
-    delta: Enclosed
+    delta: Enclosure
 
 
 def delta_witness(mech, d1: Runs, d2: Runs, eps: Fraction, dps: int) -> DeltaWitness:
@@ -95,7 +95,7 @@ class DeltaSearchResult:
         }
 
 
-def _verdict(delta: Enclosed, claimed: Fraction) -> str:
+def _verdict(delta: Enclosure, claimed: Fraction) -> str:
     """Compared exactly: the ends are binary numbers, read as rationals by ``to_fraction``."""
     if to_fraction(delta.lower, "a lower end") > claimed:
         return "violation"

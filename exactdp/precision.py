@@ -261,6 +261,42 @@ def exact_mpf(endpoint) -> mpf:
 
 
 @dataclass(frozen=True)
+class Enclosure:
+    """A computed number and its certified enclosure: exact binary ``mpf`` values with
+    ``lower ≤ exact ≤ upper`` and ``value`` the ball's centre (all three ``+inf`` for an
+    infinite divergence).  The one result type of a certified real number that is not a
+    probability (divergences, δ(ε), the reconstruction attack's accuracies)."""
+
+    value: mpf
+    lower: mpf
+    upper: mpf
+
+    @classmethod
+    def of_ball(cls, ball: arb) -> "Enclosure":
+        """The centre and ends of ``ball``, rounded outward at flint's current precision
+        (``+inf`` for the exact ``arb("inf")``; a ball of infinite radius encloses nothing
+        useful: :class:`~exactdp.errors.PrecisionError`)."""
+        if not ball.is_finite():
+            if ball.is_exact() and ball > 0:
+                return cls(mpmath.inf, mpmath.inf, mpmath.inf)
+            raise PrecisionError(f"no finite enclosure: {ball.str(5)}")
+        return cls(*(exact_mpf(end) for end in (ball.mid(), ball.lower(), ball.upper())))
+
+    @classmethod
+    def exact(cls, value) -> "Enclosure":
+        """A number known exactly."""
+        value = mpf(value)
+        return cls(value, value, value)
+
+    @property
+    def error(self) -> mpf:
+        """A bound on ``|value − exact|``: the larger distance from the centre to an end
+        (computed exactly)."""
+        return max(mpmath.fsub(self.upper, self.value, exact=True),
+                   mpmath.fsub(self.value, self.lower, exact=True))
+
+
+@dataclass(frozen=True)
 class CertifiedProbability(Probability):
     """A :class:`Probability` with a certified enclosure (``method="auto"`` or ``"certified"``).
 

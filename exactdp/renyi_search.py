@@ -25,7 +25,7 @@ from typing import Callable, Sequence
 
 import mpmath
 
-from .exact.divergences.output_pairs import Enclosed
+from .precision import Enclosure
 from .exact.divergences.renyi import check_alphas, renyi_both_ways
 from .formatting import echoed_number, printed_number
 from .search import explore, input_options, input_space, param_options
@@ -40,7 +40,7 @@ class ScoredPair:
     d2: Runs
     divergences: tuple
 
-    def at(self, index: int) -> Enclosed:
+    def at(self, index: int) -> Enclosure:
         """The enclosure of ``D_α`` at the ``index``-th order."""
         return self.divergences[index]
 
@@ -115,7 +115,7 @@ class RenyiWitness:
 
     d1: Runs
     d2: Runs
-    divergence: Enclosed
+    divergence: Enclosure
 
 
 def renyi_witness(mech, d1: Runs, d2: Runs, alpha, dps: int) -> RenyiWitness:

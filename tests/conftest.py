@@ -38,7 +38,7 @@ def _rational(value) -> Fraction | float:
 
 def _ends(enclosure) -> tuple[Fraction | float, Fraction | float]:
     """The two ends of ``enclosure``: an Arb ball, a ``(lower, upper)`` pair, or any object with
-    ``lower`` and ``upper`` attributes (``Enclosed``, a probability result)."""
+    ``lower`` and ``upper`` attributes (``Enclosure``, a probability result)."""
     if isinstance(enclosure, arb):
         return _rational(enclosure.lower()), _rational(enclosure.upper())
     lower, upper = enclosure if isinstance(enclosure, tuple) else (enclosure.lower,

@@ -10,10 +10,10 @@ The mathematics is in ``docs/reconstruction.md``.
 """
 
 from .datasets import Histogram, adult, from_csv, parse_dataset, zipf
-from .exact_accuracy import ExactAccuracy, ExactValue, exact_accuracy, theorem_5_12_probability
+from .exact_accuracy import ExactAccuracy, Enclosure, exact_accuracy, theorem_5_12_probability
 from .reconstruction import (DEFAULT_DELTA, Budget, Simulation, algorithm_3, algorithm_3_pairwise,
                              simulate)
 
-__all__ = ["DEFAULT_DELTA", "Budget", "ExactAccuracy", "ExactValue", "Histogram", "Simulation",
+__all__ = ["DEFAULT_DELTA", "Budget", "ExactAccuracy", "Enclosure", "Histogram", "Simulation",
            "adult", "algorithm_3", "algorithm_3_pairwise", "exact_accuracy", "from_csv",
            "parse_dataset", "simulate", "theorem_5_12_probability", "zipf"]

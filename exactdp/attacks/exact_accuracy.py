@@ -36,8 +36,7 @@ from flint import arb, ctx
 from mpmath import mpf
 
 from ..errors import InputError
-from ..precision import to_arb
-from ..precision import check_dps, exact_mpf, require_digits, working_bits
+from ..precision import Enclosure, check_dps, exact_mpf, require_digits, to_arb, working_bits
 from ..refinement import refine
 from .datasets import Histogram
 from .reconstruction import SMALL_COUNT, Budget, DistinctCounts, splits
@@ -189,38 +188,14 @@ def largest_exponent(distinct: DistinctCounts, histogram: Histogram, budget: Bud
     return max(threshold_ends, count_ends, 1)
 
 
-@dataclass(frozen=True)
-class ExactValue:
-    """An exact figure: an enclosure ``[lower, upper]`` of it (exact binary ends), and its
-    midpoint ``value`` with half its width ``error`` (a bound on the absolute error)."""
-
-    value: mpf
-    error: mpf
-    lower: mpf
-    upper: mpf
-
-    @classmethod
-    def of(cls, enclosure: arb) -> ExactValue:
-        """The figure enclosed by the ball ``enclosure`` (ends taken at the current flint
-        precision, rounded outward)."""
-        value, error = ball_to_mpf(enclosure)
-        return cls(value, error, exact_mpf(enclosure.lower()), exact_mpf(enclosure.upper()))
-
-    @classmethod
-    def exact(cls, value) -> ExactValue:
-        """A figure known exactly."""
-        value = mpf(value)
-        return cls(value, mpf(0), value, value)
-
-
-def _exact_value(ball: arb, left_out: arb, dps: int, what: str) -> ExactValue | None:
+def _exact_value(ball: arb, left_out: arb, dps: int, what: str) -> Enclosure | None:
     """The figure whose true value lies in the enclosure ``ball + [0, L]``, ``ball`` the
     computed sum and ``L`` the upper end of ``left_out``, a bound on the non-negative mass the
     summation windows leave out.  None when ``L`` alone exceeds ``10^-dps`` of the value
     (widening the sums helps); a :class:`PrecisionError` when the rounding (the ball's radius)
     keeps it from ``dps`` digits."""
     left = left_out.upper()
-    figure = ExactValue.of(ball + arb(left / 2, left / 2))
+    figure = Enclosure.of_ball(ball + arb(left / 2, left / 2))
     value, error = figure.value, figure.error
     if error <= value * mpf(10) ** -dps:
         return figure
@@ -236,13 +211,13 @@ class ExactAccuracy:
 
     Attributes
     ----------
-    accuracy : ExactValue
+    accuracy : Enclosure
         Expected fraction of all cells guessed right.
-    accuracy_small : ExactValue or None
+    accuracy_small : Enclosure or None
         Expected fraction of the cells with count in ``[0, 5]`` guessed right (None without such
         cells).
     by_count : dict
-        ``{count: ExactValue}``: the probability that a cell with that count is guessed right
+        ``{count: Enclosure}``: the probability that a cell with that count is guessed right
         (empty unless asked for).
     runs : int
         Number of threshold runs summed.
@@ -251,8 +226,8 @@ class ExactAccuracy:
         part, those beyond reach left out).
     """
 
-    accuracy: ExactValue
-    accuracy_small: ExactValue | None
+    accuracy: Enclosure
+    accuracy_small: Enclosure | None
     by_count: dict = field(default_factory=dict)
     runs: int = 0
     terms: int = 0
@@ -381,7 +356,7 @@ def _sum_parts(distinct, budget, digits, by_count, dps):
 
 
 def theorem_5_12_probability(histogram: Histogram, budget: Budget, last: int | None = None,
-                             dps: int = 30) -> ExactValue:
+                             dps: int = 30) -> Enclosure:
     """The exact probability that Algorithm 3 (budget ε1) outputs ``P_i = S_i`` for every
     ``i ≤ m`` (Theorem 5.12's event; ``S_i`` the cells with count ``i``).
 
@@ -408,7 +383,7 @@ def theorem_5_12_probability(histogram: Histogram, budget: Budget, last: int | N
     # P_i = S_i for i ≤ m needs the counts 0..m present and a split after each of them.
     present = values.size > last and np.array_equal(values[:last + 1], np.arange(last + 1))
     if not present:
-        return ExactValue.exact(0)     # some S_i (i ≤ m) is empty: P_i = S_i is impossible
+        return Enclosure.exact(0)     # some S_i (i ≤ m) is empty: P_i = S_i is impossible
     needed = min(last + 1, values.size - 1)
     bits = working_bits(dps, largest_exponent(distinct, histogram, budget))
 

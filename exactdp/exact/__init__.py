@@ -2,7 +2,8 @@
 
 # Importing a family's modules registers its rules with the generic functions of each stage
 # (``probability``, ``event_rule``, ``worst_output``, ``density_supremum``): one line per family.
-from .event_probability import threshold as _threshold_events  # noqa: F401  (Sparse Vector)
+from .form import threshold_rules as _threshold_rules  # noqa: F401  (Sparse Vector)
+from .event_probability import threshold as _threshold_events  # noqa: F401
 from .losses import threshold_worst_output as _threshold_worst  # noqa: F401
 from .event_probability import noisy_max as _noisy_max_events  # noqa: F401  (report noisy max)
 from .form import noisy_max as _noisy_max  # noqa: F401

@@ -37,13 +37,11 @@ import mpmath
 from mpmath import mpf
 
 from ..errors import InputError, MethodUnavailableError
-from ..mechanisms.description import ThresholdMechanism
-from ..precision import (CERTIFIED_METHODS, Probability, check_dps, check_method,
+from ..precision import (CERTIFIED_METHODS, Probability, check_method,
                          check_working_dps, to_mpf, unit_roundoff, working_dps)
 from .backends.certified import evaluate_certified
 from .backends.closed_form import has_closed_form, integrate_closed_form, operation_count
 from .form.integral_form import Integral, IntegralForm, Term
-from .form.threshold import build_output_integral
 from .backends.piece_series import PiecewiseExponential
 from .backends.piecewise_gauss import integrate_pieces
 from .backends.peak_quadrature import integrate
@@ -249,6 +247,3 @@ def probability(mech, queries, output, dps: int = 30, method: str = "auto") -> P
     raise InputError(f"no exact engine for mechanisms of type {type(mech).__name__}")
 
 
-@probability.register
-def _(mech: ThresholdMechanism, queries, output, dps: int = 30, method: str = "auto"):
-    return evaluate(build_output_integral(mech, queries, output), check_dps(dps), method)

@@ -19,19 +19,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
 
-import mpmath
 from flint import arb
-from mpmath import mpf
 
 from ...errors import MethodUnavailableError, PrecisionError
-from ...mechanisms.description import ThresholdMechanism
 from ...noise import Gaussian, Laplace, NoiseLaw
-from ...precision import COMBINE_GUARD_DIGITS, CertifiedProbability, exact_mpf, working_bits
+from ...precision import COMBINE_GUARD_DIGITS, CertifiedProbability, Enclosure, working_bits
 from ...progress import START_DELAY, Progress
 from ...refinement import refine
 from ...sequences import Runs
-from ..form.threshold import build_output_integral
-from ..losses.privacy_loss import all_output_balls, enumerated_outputs
 from ..backends.piece_series import flint_context
 from ..probability import evaluate
 
@@ -76,7 +71,7 @@ def location_shift(mech, d1: Runs, d2: Runs) -> LocationShift | None:
 def density_supremum(mech) -> Callable | None:
     """The certified ``D_∞`` of a released number whose family computes it by its own rule, as
     ``supremum(mech, d1, d2, dps)`` returning an object with ``divergence`` (an
-    :class:`Enclosed`), ``output`` (the value that attains it, or ``None``) and ``approached``
+    :class:`Enclosure`), ``output`` (the value that attains it, or ``None``) and ``approached``
     (where it is approached otherwise); ``None`` for every other mechanism.  A generic function:
     noisy max releasing its largest value registers ``value_supremum.value_supremum``."""
     return None
@@ -104,29 +99,18 @@ def output_probability_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[a
     """``[(Pr[M(d1) = a], Pr[M(d2) = a])]`` over every output ``a`` of either input, as balls
     of relative width ``≤ 10^{−dps}`` (exact zeros exact), at flint's precision for ``dps``
     digits.  A generic function on the mechanism's type, each family registering its outputs
-    from its own module: ⊤/⊥ mechanisms here, the outputs of ``max_privacy_loss``'s enumeration,
-    all at once where they can be (``loss.all_output_balls``), else each output's certified
-    probability; noisy max releasing an index (``form/noisy_max.py``) each index's, in order;
-    programs (``exactdp.programs.exact``) their return values.  ``dps`` carries the divergence's
-    guard digits: the integral forms are evaluated directly (:func:`~.probability.evaluate`),
-    not through :func:`~.probability.probability`, which accepts only the digits a caller may
-    ask for."""
+    from its own module: ⊤/⊥ mechanisms (``form/threshold_rules.py``) the outputs of
+    ``max_privacy_loss``'s enumeration, all at once where they can be
+    (``privacy_loss.all_output_balls``), else each output's certified probability; noisy max
+    releasing an index (``form/noisy_max.py``) each index's, in order; programs
+    (``exactdp.programs.exact``) their return values.  ``dps`` carries the divergence's guard
+    digits: the integral forms are evaluated directly (:func:`~.probability.evaluate`), not
+    through :func:`~.probability.probability`, which accepts only the digits a caller may ask
+    for."""
     raise MethodUnavailableError(f"{mech.name}: divergences are computed for ⊤/⊥ outputs, "
                                  f"noisy max's index, a program's discrete return values, "
                                  f"one released number q + η (Laplace, Gaussian) and "
                                  f"Laplace histograms differing in one bin")
-
-
-@output_probability_pairs.register
-def _(mech: ThresholdMechanism, d1: Runs, d2: Runs, dps: int) -> list[tuple[arb, arb]]:
-    outputs, shared = enumerated_outputs(mech, len(d1), "a divergence")
-    if shared:
-        keys = [tuple(output) for output in outputs]
-        sides = [all_output_balls(mech, d.expand(), keys, dps) for d in (d1, d2)]
-        return [(sides[0][key], sides[1][key]) for key in keys]
-    return certified_pairs(mech, d1, d2, outputs,
-                           lambda d, output: build_output_integral(mech, d,
-                                                                   Runs.from_items(output)), dps)
 
 
 def certified_pairs(mech, d1: Runs, d2: Runs, outputs: list, output_form: Callable,
@@ -161,34 +145,12 @@ def complete_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[arb, arb]]:
     return pairs
 
 
-@dataclass(frozen=True)
-class Enclosed:
-    """A computed number and its certified enclosure: exact binary ``mpf`` values with
-    ``lower ≤ exact ≤ upper`` (``value`` the ball's centre; all three ``+inf`` for an infinite
-    divergence)."""
-
-    value: mpf
-    lower: mpf
-    upper: mpf
-
-    @classmethod
-    def of_ball(cls, ball: arb) -> Enclosed:
-        """The centre and ends of ``ball``, rounded outward at flint's current precision
-        (``+inf`` for the exact ``arb("inf")``; a ball of infinite radius encloses nothing
-        useful: :class:`~exactdp.errors.PrecisionError`)."""
-        if not ball.is_finite():
-            if ball.is_exact() and ball > 0:
-                return cls(mpmath.inf, mpmath.inf, mpmath.inf)
-            raise PrecisionError(f"no finite enclosure: {ball.str(5)}")
-        return cls(*(exact_mpf(end) for end in (ball.mid(), ball.lower(), ball.upper())))
-
-
 #: How many precisions, each twice the last, :func:`refined` tries before giving up.
 REFINEMENTS = 6
 
 
-def refined(compute, dps: int, what: str, absolute: bool = False) -> Enclosed:
-    """The :class:`Enclosed` of ``compute()`` (a ball) at doubling Arb precisions until its
+def refined(compute, dps: int, what: str, absolute: bool = False) -> Enclosure:
+    """The :class:`Enclosure` of ``compute()`` (a ball) at doubling Arb precisions until its
     radius is at most ``10^{−dps}`` of its centre's magnitude — or, with ``absolute``, of 1
     (a difference of probabilities whose exact value may be 0) — else
     :class:`~exactdp.errors.PrecisionError` naming ``what`` and the width reached
@@ -199,7 +161,7 @@ def refined(compute, dps: int, what: str, absolute: bool = False) -> Enclosed:
             tolerance = arb(10) ** (-dps)
             narrow = ball.is_exact() or ball.rad() <= tolerance * abs(ball.mid()) or (
                 absolute and ball.rad() <= tolerance)
-            return narrow, Enclosed.of_ball(ball) if narrow else ball  # ends at this precision
+            return narrow, Enclosure.of_ball(ball) if narrow else ball  # ends at this precision
 
     bits = working_bits(dps, guard=COMBINE_GUARD_DIGITS)
     return refine(attempt, bits, bits * 2 ** (REFINEMENTS - 1),

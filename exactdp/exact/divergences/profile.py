@@ -25,7 +25,8 @@ from ...noise import Kind, Laplace
 from ...precision import PART_GUARD_DIGITS, check_dps, to_arb
 from ...sequences import to_fraction
 from ..losses.privacy_loss import neighbouring_pair
-from .output_pairs import Enclosed, LocationShift, complete_pairs, location_shift, refined
+from ...precision import Enclosure
+from .output_pairs import LocationShift, complete_pairs, location_shift, refined
 
 
 @dataclass(frozen=True)
@@ -36,12 +37,12 @@ class ProfilePoint:
     ----------
     eps : Fraction
         ``ε``, exactly as given.
-    delta : Enclosed
+    delta : Enclosure
         ``δ(ε)`` and its certified enclosure (exact ``0`` where it is decided exactly).
     """
 
     eps: Fraction
-    delta: Enclosed
+    delta: Enclosure
 
 
 def check_eps_list(eps_list) -> list[Fraction]:
@@ -135,7 +136,7 @@ def profile_both_ways(mech, d1, d2, eps, dps: int = 30,
     return ProfilePoint(eps, forward), ProfilePoint(eps, backward)
 
 
-def _discrete_delta(pairs: list, eps: Fraction, dps: int, name: str) -> Enclosed:
+def _discrete_delta(pairs: list, eps: Fraction, dps: int, name: str) -> Enclosure:
     """``Σ max(0, p1 − e^ε p2)``; exactly 0 when every output has ``p1 = 0`` or ``p2``
     certified above ``e^{−ε} p1``."""
     def compute() -> arb:
@@ -149,13 +150,13 @@ def _discrete_delta(pairs: list, eps: Fraction, dps: int, name: str) -> Enclosed
     return refined(compute, dps, f"{name}: δ(ε = {eps})", absolute=True)
 
 
-def _shift_delta(shift: LocationShift, eps: Fraction, dps: int) -> Enclosed:
+def _shift_delta(shift: LocationShift, eps: Fraction, dps: int) -> Enclosure:
     """``S(t − Δ) − e^ε S(t)`` with ``{x > t}`` the set where the density of ``Δ + η`` exceeds
     ``e^ε`` times that of ``η``: ``t = (εb + Δ)/2`` for Laplace (none when ``ε ≥ Δ/b``: δ is
     exactly 0), ``t = Δ/2 + εσ²/Δ`` for Gaussian."""
     law, distance = shift.law, shift.distance
     if distance == 0 or (isinstance(law, Laplace) and eps >= distance / law.scale):
-        return Enclosed.of_ball(arb(0))
+        return Enclosure.of_ball(arb(0))
     if isinstance(law, Laplace):
         cut = (eps * law.scale + distance) / 2
     else:

@@ -27,14 +27,14 @@ from flint import arb, ctx
 
 from ...errors import InputError, MethodUnavailableError
 from ...noise import Kind, Laplace
-from ...precision import (COMBINE_GUARD_DIGITS, PART_GUARD_DIGITS, check_dps, to_arb,
+from ...precision import (COMBINE_GUARD_DIGITS, PART_GUARD_DIGITS, Enclosure, check_dps, to_arb,
                          working_bits)
 from ...sequences import format_number, to_fraction
 from ..backends.arithmetics import BALLS
 from ..backends.exponential_sums import exp_integral, piece_in
 from ..form.integral_form import interior_point
 from ..losses.privacy_loss import neighbouring_pair
-from .output_pairs import (Enclosed, LocationShift, complete_pairs, density_supremum,
+from .output_pairs import (LocationShift, complete_pairs, density_supremum,
                            location_shift, refined)
 from ..backends.piece_series import flint_context
 
@@ -50,12 +50,12 @@ class RenyiPoint:
     ----------
     alpha : Fraction or float
         ``α`` exactly as given (``math.inf`` for ``α = ∞``).
-    divergence : Enclosed
+    divergence : Enclosure
         ``D_α(M(d1) ‖ M(d2))`` in nats and its certified enclosure (``+inf`` when infinite).
     """
 
     alpha: Fraction | float
-    divergence: Enclosed
+    divergence: Enclosure
 
 
 def check_alphas(alphas) -> list:
@@ -134,7 +134,7 @@ def renyi_divergence(mech, d1, d2, alphas, dps: int = 30,
         return [RenyiPoint(alpha, divergence) for alpha in orders]
     pairs = complete_pairs(mech, d1, d2, dps + PART_GUARD_DIGITS)
     if d1 == d2:
-        return [RenyiPoint(alpha, Enclosed.of_ball(arb(0))) for alpha in orders]
+        return [RenyiPoint(alpha, Enclosure.of_ball(arb(0))) for alpha in orders]
     return _pair_divergences(pairs, orders, dps, mech.name)
 
 
@@ -170,7 +170,7 @@ def renyi_both_ways(mech, d1, d2, alphas, dps: int = 30, allow_any_pair: bool = 
                  for side in (pairs, [(p2, p1) for p1, p2 in pairs]))
 
 
-def largest_log_ratio(pairs: list, dps: int, name: str) -> tuple[Enclosed, int]:
+def largest_log_ratio(pairs: list, dps: int, name: str) -> tuple[Enclosure, int]:
     """``D_∞(P ‖ Q) = max_a ln(p1(a)/p2(a))`` from the balls ``(p1(a), p2(a))`` of every output
     (:func:`~.output_pairs.complete_pairs`), to ``dps`` digits, and the position in ``pairs``
     of an output that attains it: the first output with ``p1 > 0 = p2`` (exact zeros; ``+∞``),
@@ -186,7 +186,7 @@ def largest_log_ratio(pairs: list, dps: int, name: str) -> tuple[Enclosed, int]:
     """
     only_on_d1 = _first_only_on_d1(pairs)
     if only_on_d1 is not None:
-        return Enclosed.of_ball(arb("inf")), only_on_d1
+        return Enclosure.of_ball(arb("inf")), only_on_d1
     bits = working_bits(dps + PART_GUARD_DIGITS, guard=COMBINE_GUARD_DIGITS)
     logs = _logs(pairs, bits)
     with flint_context(bits):
@@ -221,7 +221,7 @@ def _pair_divergences(pairs: list, orders: list, dps: int, name: str) -> list[Re
     """``D_α`` at every order from the balls ``(p1(a), p2(a))`` of every output: ``+∞`` when an
     output has ``p1 > 0 = p2`` (exact zeros), else :func:`_discrete_divergence`."""
     if _first_only_on_d1(pairs) is not None:
-        return [RenyiPoint(alpha, Enclosed.of_ball(arb("inf"))) for alpha in orders]
+        return [RenyiPoint(alpha, Enclosure.of_ball(arb("inf"))) for alpha in orders]
     logs = _logs(pairs, working_bits(dps + PART_GUARD_DIGITS, guard=COMBINE_GUARD_DIGITS))
     return [RenyiPoint(alpha, _discrete_divergence(logs, alpha, dps, name))
             for alpha in orders]
@@ -239,7 +239,7 @@ def _largest_log_ratio(logs: dict) -> tuple[int, arb]:
     return position, largest
 
 
-def _discrete_divergence(logs: dict, alpha, dps: int, name: str) -> Enclosed:
+def _discrete_divergence(logs: dict, alpha, dps: int, name: str) -> Enclosure:
     """``(1/(α−1)) ln Σ e^{α ln p1 + (1−α) ln p2}``, or ``max ln(p1/p2)`` for ``α = ∞``, from
     the pairs ``(ln p1, ln p2)`` of the outputs with ``p1 > 0``."""
     # the logs' integer parts (of a probability near e^{−2.5·10^599}) come on top of the bits
@@ -264,16 +264,16 @@ def _integer_bits(x: arb) -> int:
     return max(0, int(exponent) + int(mantissa).bit_length())
 
 
-def shift_divergence(shift: LocationShift, alpha, dps: int) -> Enclosed:
+def shift_divergence(shift: LocationShift, alpha, dps: int) -> Enclosure:
     """``D_α`` of ``Δ + η`` against ``η`` (Laplace: three exact exponential integrals;
     Gaussian: ``αΔ²/(2σ²)``), and ``D_∞`` (Laplace: ``Δ/b``; Gaussian: ``+∞`` for ``Δ > 0``).
     Both laws are symmetric, so the divergence of the reverse direction is the same."""
     law, distance = shift.law, shift.distance
     if distance == 0:
-        return Enclosed.of_ball(arb(0))
+        return Enclosure.of_ball(arb(0))
     if not isinstance(law, Laplace):  # Gaussian (Mironov 2017, Proposition 7)
         if alpha == INFINITE_ORDER:
-            return Enclosed.of_ball(arb("inf"))
+            return Enclosure.of_ball(arb("inf"))
         exact = alpha * distance ** 2 / (2 * law.scale ** 2)
         return refined(lambda: to_arb(exact), dps, f"{law}: D_α")
     if alpha == INFINITE_ORDER:  # the log ratio (|x| − |x − Δ|)/b is largest, Δ/b, for x ≥ Δ

@@ -28,13 +28,11 @@ import mpmath
 from flint import arb
 from mpmath import mpf
 
-from ...mechanisms.description import ThresholdMechanism
-from ...precision import (COMBINE_GUARD_DIGITS, PART_GUARD_DIGITS, CertifiedPrivacyLoss, exact_mpf,
-                         working_bits)
+from ...precision import (COMBINE_GUARD_DIGITS, PART_GUARD_DIGITS, CertifiedPrivacyLoss, Enclosure,
+                           exact_mpf, working_bits)
 from ...sequences import Runs
-from .privacy_loss import (MaxPrivacyLoss, conclude_max_loss, enumerated_outputs, neighbouring_pair,
-                   separate_best, worst_of_all_outputs)
-from ..divergences.output_pairs import (Enclosed, LocationShift, complete_pairs, density_supremum,
+from .privacy_loss import (MaxPrivacyLoss, neighbouring_pair)
+from ..divergences.output_pairs import (LocationShift, complete_pairs, density_supremum,
                            location_shift)
 from ..backends.piece_series import flint_context
 from ..probability import probability
@@ -75,18 +73,6 @@ def max_privacy_loss(mech, d1, d2, dps: int = 30,
     return loss_supremum(mech, d1, d2, dps)
 
 
-@max_privacy_loss.register
-def _(mech: ThresholdMechanism, d1, d2, dps: int = 30,
-      allow_any_pair: bool = False) -> MaxPrivacyLoss:
-    d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
-    outputs, shared = enumerated_outputs(mech, len(d1), "max_privacy_loss")
-    if shared:
-        best, totals = worst_of_all_outputs(mech, d1, d2, outputs, dps)
-    else:
-        best, totals = separate_best(mech, d1, d2, outputs, dps)
-    return conclude_max_loss(mech, d1, d2, best, totals, len(outputs), dps)
-
-
 def loss_supremum(mech, d1: Runs, d2: Runs, dps: int) -> MaxPrivacyLoss:
     """The largest ``|ln(p1/p2)|`` over every output of ``mech`` on the neighbouring inputs
     ``d1``, ``d2`` (checked by the caller), certified to ``dps`` digits: the larger ``D_∞`` of
@@ -105,7 +91,7 @@ def loss_supremum(mech, d1: Runs, d2: Runs, dps: int) -> MaxPrivacyLoss:
     # the pairs of noisy max releasing an index are the indices 0, …, n − 1 in order (the only
     # discrete outputs that reach here: ⊤/⊥ mechanisms and programs enumerate their own)
     if d1 == d2:  # every output has the same probability on both sides: exactly 0
-        loss, position = Enclosed.of_ball(arb(0)), 0
+        loss, position = Enclosure.of_ball(arb(0)), 0
     else:
         forward, ahead = largest_log_ratio(pairs, dps, mech.name)
         backward, behind = largest_log_ratio([(p2, p1) for p1, p2 in pairs], dps, mech.name)
@@ -118,14 +104,14 @@ def loss_supremum(mech, d1: Runs, d2: Runs, dps: int) -> MaxPrivacyLoss:
                           *totals)
 
 
-def _larger(forward: Enclosed, backward: Enclosed) -> Enclosed:
+def _larger(forward: Enclosure, backward: Enclosure) -> Enclosure:
     """``max(D_forward, D_backward)`` signed: ``D_forward`` when its centre is the larger (ties:
     forward), else ``−D_backward``; the magnitude's enclosure is ``[max of the lower ends, max of
     the upper ends]``, which holds the larger exact value whichever centre is larger."""
     lower, upper = max(forward.lower, backward.lower), max(forward.upper, backward.upper)
     if forward.value >= backward.value:
-        return Enclosed(forward.value, lower, upper)
-    return Enclosed(*(mpmath.fneg(end, exact=True) for end in (backward.value, upper, lower)))
+        return Enclosure(forward.value, lower, upper)
+    return Enclosure(*(mpmath.fneg(end, exact=True) for end in (backward.value, upper, lower)))
 
 
 def _shift_supremum(mech, d1: Runs, d2: Runs, shift: LocationShift,
@@ -154,21 +140,21 @@ def _density_supremum(mech, d1: Runs, d2: Runs, supremum, dps: int) -> MaxPrivac
     return MaxPrivacyLoss(output, _attained_at(mech, d1, d2, output, loss, dps), None, None, None)
 
 
-def _approached(loss: Enclosed, where: str, method: str = "certified closed") -> MaxPrivacyLoss:
+def _approached(loss: Enclosure, where: str, method: str = "certified closed") -> MaxPrivacyLoss:
     """A supremum ``loss`` that no output attains, approached ``where``, computed by
     ``method``."""
     return MaxPrivacyLoss(None, _certified(None, None, loss), None, None, None, approached=where,
                           supremum_method=method)
 
 
-def _attained_at(mech, d1: Runs, d2: Runs, output: Runs, loss: Enclosed,
+def _attained_at(mech, d1: Runs, d2: Runs, output: Runs, loss: Enclosure,
                  dps: int) -> CertifiedPrivacyLoss:
     """The loss ``loss`` (an enclosure of the supremum, signed) with the certified probabilities
     (densities) of ``output``, the output that attains it, on ``d1`` and ``d2``."""
     return _certified(*(probability(mech, d, output, dps, "certified") for d in (d1, d2)), loss)
 
 
-def _certified(p1, p2, loss: Enclosed) -> CertifiedPrivacyLoss:
+def _certified(p1, p2, loss: Enclosure) -> CertifiedPrivacyLoss:
     """``loss`` with the probabilities ``p1``, ``p2`` (``None`` where no output attains it),
     its error the larger distance from its centre to an end (0 when infinite)."""
     if mpmath.isinf(loss.value):

@@ -44,10 +44,11 @@ from flint import arb, arb_poly, arb_series
 
 from ...errors import MethodUnavailableError, PrecisionError
 from ...mechanisms.noisy_max import NoisyMaxMechanism
-from ...precision import COMBINE_GUARD_DIGITS, PART_GUARD_DIGITS, exact_mpf, to_arb, working_bits
+from ...precision import (COMBINE_GUARD_DIGITS, PART_GUARD_DIGITS, Enclosure, exact_mpf, to_arb,
+                           working_bits)
 from ...sequences import Runs, format_number
 from ..form.noisy_max import answer_counts, value_form
-from ..divergences.output_pairs import Enclosed, density_supremum
+from ..divergences.output_pairs import density_supremum
 from ..backends.piece_series import flint_context
 
 #: Boxes the branch and bound may examine per digit asked for before it gives up
@@ -61,7 +62,7 @@ class ValueSupremum:
 
     Attributes
     ----------
-    divergence : Enclosed
+    divergence : Enclosure
         The supremum of ``ln f1(v) − ln f2(v)`` and its enclosure (``+inf`` when unbounded).
     output : Fraction or None
         A value whose loss lies in the enclosure (where ``f1 > 0 = f2`` for ``+∞``); ``None``
@@ -71,7 +72,7 @@ class ValueSupremum:
         ``out0 → V from above``.
     """
 
-    divergence: Enclosed
+    divergence: Enclosure
     output: Fraction | None
     approached: str | None = None
 
@@ -96,7 +97,7 @@ def value_supremum(mech: NoisyMaxMechanism, d1: Runs, d2: Runs, dps: int) -> Val
                                      f"piecewise exponential form, got {law}")
     answers1, answers2 = answer_counts(d1), answer_counts(d2)
     if answers1 == answers2:
-        return ValueSupremum(Enclosed.of_ball(arb(0)), max(answers1) + law.scale)
+        return ValueSupremum(Enclosure.of_ball(arb(0)), max(answers1) + law.scale)
     breaks = sorted(set(answers1) | set(answers2))
     ends = [None, *breaks, None]
     # the expansion of slope() cancels about a bit per power (certified.closed_piece)
@@ -113,10 +114,10 @@ def _infinite(pieces: list[_Piece]) -> ValueSupremum | None:
     faster than ``f1`` at a piece's end (approached); ``None`` when ``g`` is bounded."""
     for piece in pieces:
         if piece.terms1 is not None and piece.terms2 is None:
-            return ValueSupremum(Enclosed.of_ball(arb("inf")), piece.split(piece.low, piece.high))
+            return ValueSupremum(Enclosure.of_ball(arb("inf")), piece.split(piece.low, piece.high))
     for piece in pieces:
         if piece.terms1 is not None and piece.beta < 0:
-            return ValueSupremum(Enclosed.of_ball(arb("inf")), None, piece.approach(piece.anchor))
+            return ValueSupremum(Enclosure.of_ball(arb("inf")), None, piece.approach(piece.anchor))
     return None
 
 
@@ -380,7 +381,7 @@ class _Search:
             output, value = self._short(*best, self.lower - tolerance * self.lower)
             lower = min(lower, value.lower(), key=exact_mpf)
         middle = ((lower + upper) / 2).mid()
-        return ValueSupremum(Enclosed(*(exact_mpf(end) for end in (middle, lower, upper))),
+        return ValueSupremum(Enclosure(*(exact_mpf(end) for end in (middle, lower, upper))),
                              output, approached)
 
     def _narrow(self, upper: arb, tolerance: arb) -> bool:

@@ -1,0 +1,53 @@
+"""The Sparse Vector family's answers to the questions of the exact engine, registered with each
+question's generic function: an output's probability (its integral form, ``threshold.py``), the
+largest loss over every ⊤/⊥ output, and both output distributions of a pair (divergences).
+
+Every ⊤/⊥ output is enumerated (:func:`~exactdp.exact.losses.privacy_loss.enumerated_outputs`)
+and, where the laws allow, evaluated all at once (``backends/output_tree.py``,
+``backends/shared_nodes.py``); otherwise each output's certified probability is computed on its
+own.
+"""
+
+from __future__ import annotations
+
+from flint import arb
+
+from ...mechanisms.description import ThresholdMechanism
+from ...precision import check_dps
+from ...sequences import Runs
+from ..divergences.output_pairs import certified_pairs, output_probability_pairs
+from ..losses.privacy_loss import (MaxPrivacyLoss, all_output_balls, conclude_max_loss,
+                                   enumerated_outputs, neighbouring_pair, separate_best,
+                                   worst_of_all_outputs)
+from ..losses.supremum import max_privacy_loss
+from ..probability import evaluate, probability
+from .threshold import build_output_integral
+
+
+@probability.register
+def _(mech: ThresholdMechanism, queries, output, dps: int = 30, method: str = "auto"):
+    return evaluate(build_output_integral(mech, queries, output), check_dps(dps), method)
+
+
+@max_privacy_loss.register
+def _(mech: ThresholdMechanism, d1, d2, dps: int = 30,
+      allow_any_pair: bool = False) -> MaxPrivacyLoss:
+    d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
+    outputs, shared = enumerated_outputs(mech, len(d1), "max_privacy_loss")
+    if shared:
+        best, totals = worst_of_all_outputs(mech, d1, d2, outputs, dps)
+    else:
+        best, totals = separate_best(mech, d1, d2, outputs, dps)
+    return conclude_max_loss(mech, d1, d2, best, totals, len(outputs), dps)
+
+
+@output_probability_pairs.register
+def _(mech: ThresholdMechanism, d1: Runs, d2: Runs, dps: int) -> list[tuple[arb, arb]]:
+    outputs, shared = enumerated_outputs(mech, len(d1), "a divergence")
+    if shared:
+        keys = [tuple(output) for output in outputs]
+        sides = [all_output_balls(mech, d.expand(), keys, dps) for d in (d1, d2)]
+        return [(sides[0][key], sides[1][key]) for key in keys]
+    return certified_pairs(mech, d1, d2, outputs,
+                           lambda d, output: build_output_integral(mech, d,
+                                                                   Runs.from_items(output)), dps)
