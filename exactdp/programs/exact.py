@@ -34,7 +34,7 @@ from mpmath import mpf
 from ..errors import InputError, MethodUnavailableError, PrecisionError
 from ..exact.backends.certified import relative_width
 from ..exact.event_probability.rules import event_rule
-from ..exact.form.integral_form import IntegralBuilder, IntegralForm, make_term
+from ..exact.form.integral_form import IntegralBuilder, IntegralForm, interior_point, make_term
 from ..exact.losses.privacy_loss import (MaxPrivacyLoss, best_by_loss, conclude_max_loss,
                                          neighbouring_pair)
 from ..exact.losses.supremum import loss_supremum, max_privacy_loss
@@ -215,8 +215,7 @@ def _pieces(bounds: list) -> list:
     if not points:
         return [(None, None, Fraction(0))]
     ends = [None] + points + [None]
-    return [(low, high, high - 1 if low is None else low + 1 if high is None else (low + high) / 2)
-            for low, high in zip(ends, ends[1:])]
+    return [(low, high, interior_point(low, high)) for low, high in zip(ends, ends[1:])]
 
 
 def _leaf_alternatives(law: NoiseLaw, leaf: int, hub: int | None, relations: list, name: str):

@@ -42,6 +42,8 @@ from ...errors import PrecisionError
 from ...noise import Kind
 from ...precision import to_arb
 from ..form.integral_form import Integral
+from .arithmetics import BALLS
+from .exponential_sums import piece_in
 
 #: Largest ratio ``e^{a_j} y`` summed by the series (a Laplace factor never exceeds it).
 SERIES_RATIO = Fraction(1, 2)
@@ -75,16 +77,13 @@ class _Side:
 
 
 def _side(law, kind: Kind, x: Fraction) -> _Side:
-    """The law's exponential form on the side of its kink containing ``x`` (``NoiseLaw.piece``)
-    in balls at flint's current precision."""
-    piece = law.piece(kind, x)
+    """The law's exponential form on the side of its kink containing ``x``
+    (``exponential_sums.piece_in``) in balls at flint's current precision."""
+    piece = piece_in(law, kind, x, BALLS)
     if piece is None:  # the function vanishes there: the integral's bounds exclude this side
         return _Side(arb(0), arb(0), False, False, -math.inf, 0.0)
-    c, r = to_arb(piece.coefficient).log(), to_arb(piece.rate)
-    one_minus = piece.one_minus and piece.rate != 0
-    if piece.one_minus and piece.rate == 0:  # a constant 1 − e^{c}
-        c = (-(c.expm1())).log()
-    return _Side(c, r, one_minus, True, float(c.mid()), float(r.mid()))
+    c, r = piece.log_coefficient, to_arb(piece.rate)
+    return _Side(c, r, piece.one_minus, True, float(c.mid()), float(r.mid()))
 
 
 @dataclass

@@ -43,6 +43,8 @@ from ...errors import PrecisionError
 from ...noise import Kind
 from ...precision import FACTOR_ROUNDING_GUARD_DIGITS, to_arb, working_bits
 from . import output_tree
+from .arithmetics import BALLS
+from .exponential_sums import piece_in
 from .gauss_legendre import legendre_rule, log_error_bound
 from .piecewise_gauss import BOUND_BITS, certified_order
 from .piece_series import flint_context
@@ -442,8 +444,8 @@ def _rule_sums(geometry: _Geometry, plan: _Plan, bits: int) -> list:
         a, b = geometry.pieces[p]
         middle, half = to_arb((a + b) / 2), to_arb((b - a) / 2)
         side = 1 if geometry.hub_rank < geometry.piece_rank[p] else -1
-        coefficient, rate, _ = hub.piece(Kind.PDF, side)
-        log_coefficient, rate = to_arb(coefficient).log(), to_arb(rate)
+        density = piece_in(hub, Kind.PDF, side, BALLS)
+        log_coefficient, rate = density.log_coefficient, to_arb(density.rate)
         for x, w in legendre_rule(int(plan.orders[p]), bits):
             z = middle + half * x
             nodes.append(z)
