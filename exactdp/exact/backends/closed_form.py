@@ -31,7 +31,7 @@ from ...errors import MethodUnavailableError, PrecisionError
 from ...precision import GUARD_DIGITS, unit_roundoff
 from ..form.integral_form import Integral, interior_point
 from .arithmetics import MPF
-from .exponential_sums import expansion, integral_terms, product_on_piece
+from .exponential_sums import expansion, product_on_piece, term_integrals
 
 #: Largest number of coefficient multiplications a closed form may need before it is refused.
 MAX_CLOSED_FORM_OPERATIONS = 1_000_000
@@ -68,7 +68,8 @@ def _piece(integral: Integral, lo: Fraction | None, hi: Fraction | None):
         raise MethodUnavailableError("closed form needs one common scale in the 1 − e^{…} "
                                      "factors; use method='quad'")
     down, up = expansion(product, MPF)
-    coefficients, table = integral_terms(product, lo, hi, MPF)
+    coefficients, offset = MPF.laurent(down, up)
+    table = term_integrals(product, offset, lo, hi, MPF)
     # The factors alternate in sign, so the absolute values multiply to the magnitudes of the
     # expansion.
     magnitudes, _ = MPF.laurent([abs(c) for c in down], [abs(c) for c in up])

@@ -197,18 +197,20 @@ def laurent_sum(coefficients: list, table: ExpIntegrals, first: int = 0):
     return total
 
 
-def integral_terms(product: ExponentialProduct, lo: Fraction | None, hi: Fraction | None,
-                   arithmetic: Arithmetic) -> tuple[list, ExpIntegrals]:
-    """``(coefficients, table)`` of ``∫_lo^hi e^{−c0}·(the product) = Σ_j coefficients[j]·
-    table[j]`` (module docstring) for a product whose factors share one rate."""
+def term_integrals(product: ExponentialProduct, offset: int, lo: Fraction | None,
+                   hi: Fraction | None, arithmetic: Arithmetic) -> ExpIntegrals:
+    """``table[j] = ∫_lo^hi e^{(c1 + (j − offset)·r)z} dz``: the integral of the term
+    ``e^{c1·z}·w^{j − offset}`` of the product's expansion (its factors sharing one rate
+    ``r``)."""
     rate = product.common_rate()
-    coefficients, offset = arithmetic.laurent(*expansion(product, arithmetic))
-    return coefficients, ExpIntegrals(product.c1 - offset * rate, rate, lo, hi, arithmetic)
+    return ExpIntegrals(product.c1 - offset * rate, rate, lo, hi, arithmetic)
 
 
 def integrate(product: ExponentialProduct, lo: Fraction | None, hi: Fraction | None,
               arithmetic: Arithmetic):
-    """``∫_lo^hi`` of the product (its factors sharing one rate) by the expansion: ``e^{c0}``
-    times :func:`laurent_sum` of :func:`integral_terms`."""
-    return arithmetic.exp(product.c0) * laurent_sum(*integral_terms(product, lo, hi,
-                                                                     arithmetic))
+    """``∫_lo^hi`` of the product (its factors sharing one rate) by the expansion:
+    ``e^{c0}·Σ_j p_j·table[j]`` (:func:`laurent_sum` of the Laurent coefficients and
+    :func:`term_integrals`)."""
+    coefficients, offset = arithmetic.laurent(*expansion(product, arithmetic))
+    table = term_integrals(product, offset, lo, hi, arithmetic)
+    return arithmetic.exp(product.c0) * laurent_sum(coefficients, table)
