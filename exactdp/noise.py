@@ -4,11 +4,11 @@
 A law is a frozen value with its scale.  It gives, at mpmath precision, the log density, log CDF
 and log survival function and their derivatives (the exact engine), the probability of an
 interval, its support, the points where its log functions are not smooth, its piecewise
-exponential form where it has one (:meth:`NoiseLaw.piece`: exact rationals, which each
-consumer converts to its own arithmetic), the same log functions in Arb ball arithmetic on real
-and complex balls (:meth:`NoiseLaw.ball_log`, the certified engine), and a numpy sampler (the
-sampling side).  Every other module reads laws through this interface; adding a law is adding
-one class.
+exponential form where it has one (:meth:`NoiseLaw.piece`: exact rationals, which the exact
+engine converts to its arithmetics in one place, ``exact/backends/exponential_sums.piece_in``),
+the same log functions in Arb ball arithmetic on real and complex balls
+(:meth:`NoiseLaw.ball_log`, the certified engine), and a numpy sampler (the sampling side).
+Every other module reads laws through this interface; adding a law is adding one class.
 
 Notation (``b`` the scale):
 

@@ -15,7 +15,7 @@ The evaluation reads the integral form (``form/integral_form.py``) and nothing e
   ``F_b(x) = 1 − e^{−x/b}`` on ``x > 0``).  It is integrated
 
   - *in closed form* when the laws are piecewise exponential and the expansion is small: with
-    ``w = e^{z/b}`` the product is a Laurent polynomial in ``w`` (``backends/closed_form.py``),
+    ``w = e^{z/b}`` the product is a Laurent polynomial in ``w`` (``exponential_sums.py``),
     integrated term by term in balls; or
   - *rigorously* by piecewise Gauss–Legendre (``backends/piecewise_gauss.py``) for piecewise
     exponential laws, else by Gauss–Legendre with the Bernstein-ellipse bound
