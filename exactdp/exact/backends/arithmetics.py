@@ -14,6 +14,7 @@ a computation written once against an :class:`Arithmetic` runs in either
 
 from __future__ import annotations
 
+import abc
 from fractions import Fraction
 
 import mpmath
@@ -23,49 +24,49 @@ from mpmath import mpf
 from ...precision import to_arb, to_mpf
 
 
-class Arithmetic:
+class Arithmetic(abc.ABC):
     """The operations of an arithmetic the kernel needs; its numbers add, subtract, multiply,
     divide and take ``abs`` with Python's operators."""
 
     #: ``+∞`` (an integral that diverges)
     infinity = None
 
+    @abc.abstractmethod
     def precision(self) -> int:
         """The current working precision in bits (a key of the converted pieces)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def number(self, value: Fraction):
         """An exact rational, rounded once."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def exp(self, x):
         """``e^x``."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def log(self, x):
         """``log x``."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def expm1(self, x):
         """``e^x − 1``, accurate near 0."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def one(self):
         """The polynomial ``1``."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def binomial(self, log_alpha, power: int):
         """The polynomial ``(1 − e^{log_alpha}·x)^power``."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def multiply(self, p, q):
         """The product of two polynomials."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def laurent(self, down, up) -> tuple[list, int]:
         """``(coefficients, offset)`` of ``down(w^{−1})·up(w)``: ``coefficients[j]`` multiplies
         ``w^{j − offset}``, ``offset`` the degree of ``down``."""
-        raise NotImplementedError
 
 
 class MpfArithmetic(Arithmetic):
