@@ -30,6 +30,9 @@ class Arithmetic(abc.ABC):
 
     #: ``+∞`` (an integral that diverges)
     infinity = None
+    #: whether every result encloses the exact value (balls), so that no caller bounds the
+    #: rounding
+    encloses = False
 
     @abc.abstractmethod
     def precision(self) -> int:
@@ -118,6 +121,7 @@ class BallArithmetic(Arithmetic):
     """Arb balls (python-flint's ``arb``) at flint's precision; polynomials are ``arb_poly``."""
 
     infinity = arb("inf")
+    encloses = True
 
     def precision(self) -> int:
         return ctx.prec

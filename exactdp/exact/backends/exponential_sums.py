@@ -84,7 +84,7 @@ class ExponentialProduct:
     """``e^{c0 + c1·z} · Π (1 − e^{a + λz})^m`` on one piece between kinks, in an arithmetic;
     ``c1`` and every ``λ`` are exact rationals, ``factors`` lists ``(a, λ, m)``, and ``size``
     is the sum of the absolute values of the parts summed into ``c0`` (how far their rounding
-    may move it)."""
+    may move it; ``None`` in an arithmetic that encloses its rounding itself)."""
 
     c0: object
     c1: Fraction
@@ -112,7 +112,8 @@ def product_on_piece(integral: Integral, point: Fraction,
     hub = piece_in(integral.hub, Kind.PDF, point, arithmetic)
     if hub is None:
         return None
-    c0, c1, size, factors = hub.log_coefficient, hub.rate, abs(hub.log_coefficient), []
+    c0, c1, factors = hub.log_coefficient, hub.rate, []
+    size = None if arithmetic.encloses else abs(hub.log_coefficient)
     for factor in integral.factors:
         piece = piece_in(factor.law, factor.kind, point - factor.shift, arithmetic)
         if piece is None:
@@ -124,7 +125,8 @@ def product_on_piece(integral: Integral, point: Fraction,
         else:
             c0 += factor.power * constant
             c1 += factor.power * piece.rate
-            size += factor.power * (abs(piece.log_coefficient) + abs(moved))
+            if size is not None:
+                size += factor.power * (abs(piece.log_coefficient) + abs(moved))
     return ExponentialProduct(c0, c1, factors, size)
 
 
@@ -190,10 +192,11 @@ def exp_integral(rate: Fraction, lo: Fraction | None, hi: Fraction | None,
 
 
 def laurent_sum(coefficients: list, table: ExpIntegrals, first: int = 0):
-    """``Σ_j coefficients[j]·table[first + j]``: a Laurent polynomial integrated term by term."""
-    total = table.arithmetic.number(Fraction(0))
-    for j, coefficient in enumerate(coefficients):
-        total += coefficient * table[first + j]
+    """``Σ_j coefficients[j]·table[first + j]``: a Laurent polynomial (at least one coefficient)
+    integrated term by term."""
+    total = coefficients[0] * table[first]
+    for j in range(1, len(coefficients)):
+        total += coefficients[j] * table[first + j]
     return total
 
 
