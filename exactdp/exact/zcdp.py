@@ -34,11 +34,12 @@ from typing import Callable
 import mpmath
 from flint import arb
 
-from ..errors import MethodUnavailableError, PrecisionError
+from ..errors import InputError, PrecisionError
+from ..formatting import printed_number
 from ..noise import Gaussian
 from ..precision import COMBINE_GUARD_DIGITS, check_dps, exact_mpf, to_arb, working_bits
 from .loss import neighbouring_pair
-from .output_pairs import Enclosed, location_shift
+from .output_pairs import Enclosed, density_supremum, location_shift
 from .piece_series import flint_context
 from .renyi import INFINITE_ORDER, Divergence, divergences_both_ways, pair_divergence
 
@@ -79,6 +80,15 @@ class ZCDPResult:
     alpha: Enclosed
     orders: int
 
+    def fields(self, dps: int, text: bool = False) -> dict[str, str]:
+        """``rho`` to the digits its enclosure supports with ``rho_lower``, ``rho_upper``
+        (JSON; a table: ``rho_enclosure``), and ``alpha`` to the digits its enclosure of the
+        orders supports (``"inf"``: every order reaches ``ρ``)."""
+        rho, alpha = self.rho, self.alpha
+        printed = printed_number(rho.value, dps, enclosure=(rho.lower, rho.upper))
+        where = printed_number(alpha.value, dps, enclosure=(alpha.lower, alpha.upper))
+        return {**printed.fields("rho", text), "alpha": where.value}
+
 
 #: ``alpha`` when every order reaches the supremum.
 EVERY_ORDER = Enclosed(mpmath.inf, mpmath.inf, mpmath.inf)
@@ -117,8 +127,7 @@ def zcdp(mech, d1, d2, dps: int = 30, allow_any_pair: bool = False) -> ZCDPResul
     >>> print(result.rho.value, result.alpha.value)
     0.125 +inf
     """
-    check_dps(dps)
-    d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
+    d1, d2 = _checked(mech, d1, d2, dps, allow_any_pair)
     exact = _gaussian_shift(mech, d1, d2, dps)
     if exact is not None:
         return exact
@@ -131,8 +140,7 @@ def zcdp_both_ways(mech, d1, d2, dps: int = 30, allow_any_pair: bool = False
                    ) -> tuple[ZCDPResult, ZCDPResult]:
     """:func:`zcdp` of ``d1 → d2`` and of ``d2 → d1``, from one computation of the two output
     distributions per precision (``renyi.divergences_both_ways``)."""
-    check_dps(dps)
-    d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
+    d1, d2 = _checked(mech, d1, d2, dps, allow_any_pair)
     exact = _gaussian_shift(mech, d1, d2, dps)
     if exact is not None:
         return exact, exact
@@ -141,6 +149,17 @@ def zcdp_both_ways(mech, d1, d2, dps: int = 30, allow_any_pair: bool = False
     return tuple(supremum_over_orders(lambda digits, side=side: both(digits)[side], dps,
                                       mech.name)
                  for side in (0, 1))
+
+
+def _checked(mech, d1, d2, dps: int, allow_any_pair: bool):
+    """The digits and the pair checked (:func:`~.loss.neighbouring_pair`); a mechanism whose
+    ``D_α`` is known at ``α = ∞`` only (noisy max releasing its largest value) is refused in
+    one line (:class:`~exactdp.errors.InputError`)."""
+    check_dps(dps)
+    if density_supremum(mech) is not None:
+        raise InputError(f"{mech.name} releases its largest noisy value: its Rényi divergence "
+                         f"is computed at alpha=inf only, so its zCDP ρ = sup_α D_α/α is not")
+    return neighbouring_pair(mech, d1, d2, allow_any_pair)
 
 
 def _memoized(function: Callable) -> Callable:
@@ -186,7 +205,7 @@ def supremum_over_orders(divergence_at: Callable[[int], Divergence], dps: int,
     if mpmath.isinf(largest.value):
         if mpmath.isinf(divergence_at(digits + 2)(Fraction(2), digits).value):
             return ZCDPResult(Enclosed(mpmath.inf, mpmath.inf, mpmath.inf), EVERY_ORDER, 2)
-        raise MethodUnavailableError(
+        raise InputError(
             f"{name}: D_∞ = ∞ while D_2 is finite: ρ needs a finite D_∞ (beyond the largest "
             f"order computed, D_α/α ≤ D_∞/α) or a Gaussian location shift")
 
