@@ -127,12 +127,13 @@ def renyi_divergence(mech, d1, d2, alphas, dps: int = 30,
 
 def pair_divergence(mech, d1, d2, dps: int = 30,
                     allow_any_pair: bool = False) -> Divergence:
-    """``D_α(M(d1) ‖ M(d2))`` as a function ``divergence(α, digits=dps)`` → an
-    :class:`Enclosed` of relative width ``≤ 10^{−digits}``, at any order ``α > 1`` or ``inf``
-    (an exact rational or ``math.inf``), the two output distributions computed once, to ``dps``
-    digits, for every order asked (:func:`renyi_divergence`'s mechanisms).  Fewer ``digits``
-    than ``dps`` leave the probabilities' spare digits to a cancellation: near ``α = 1``,
-    ``D_α`` loses about ``log10(1/(α − 1))`` of them.
+    """``D_α(M(d1) ‖ M(d2))`` as a function ``divergence(α, digits=dps, absolute=False)`` → an
+    :class:`Enclosed` of relative width ``≤ 10^{−digits}`` (``absolute``: or of absolute width
+    ``≤ 10^{−digits}``, for two distributions that may be equal, ``D_α = 0``), at any order
+    ``α > 1`` or ``inf`` (an exact rational or ``math.inf``), the two output distributions
+    computed once, to ``dps`` digits, for every order asked (:func:`renyi_divergence`'s
+    mechanisms).  Fewer ``digits`` than ``dps`` leave the probabilities' spare digits to a
+    cancellation: near ``α = 1``, ``D_α`` loses about ``log10(1/(α − 1))`` of them.
 
     Examples
     --------
@@ -146,17 +147,17 @@ def pair_divergence(mech, d1, d2, dps: int = 30,
     d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
     shift = location_shift(mech, d1, d2)
     if shift is not None:
-        return lambda alpha, digits=dps: shift_divergence(shift, alpha, digits)
+        return lambda alpha, digits=dps, absolute=False: shift_divergence(shift, alpha, digits)
     supremum = density_supremum(mech)
     if supremum is not None:
-        def released_value(alpha, digits: int = dps) -> Enclosed:
+        def released_value(alpha, digits: int = dps, absolute: bool = False) -> Enclosed:
             _check_released_value(mech, [alpha])
             return supremum(mech, d1, d2, digits).divergence
 
         return released_value
     pairs = complete_pairs(mech, d1, d2, dps + PART_GUARD_DIGITS)
     if d1 == d2:
-        return lambda alpha, digits=dps: Enclosed.of_ball(arb(0))
+        return lambda alpha, digits=dps, absolute=False: Enclosed.of_ball(arb(0))
     return _pairs_divergence(pairs, dps, mech.name)
 
 
@@ -265,9 +266,10 @@ def _pairs_divergence(pairs: list, dps: int, name: str) -> Divergence:
     output has ``p1 > 0 = p2`` (exact zeros), else :func:`_discrete_divergence` of the logs,
     taken once."""
     if _first_only_on_d1(pairs) is not None:
-        return lambda alpha, digits=dps: Enclosed.of_ball(arb("inf"))
+        return lambda alpha, digits=dps, absolute=False: Enclosed.of_ball(arb("inf"))
     logs = _logs(pairs, working_bits(dps + PART_GUARD_DIGITS, guard=COMBINE_GUARD_DIGITS))
-    return lambda alpha, digits=dps: _discrete_divergence(logs, alpha, digits, name)
+    return lambda alpha, digits=dps, absolute=False: _discrete_divergence(logs, alpha, digits,
+                                                                          name, absolute)
 
 
 def _largest_log_ratio(logs: dict) -> tuple[int, arb]:
@@ -282,7 +284,8 @@ def _largest_log_ratio(logs: dict) -> tuple[int, arb]:
     return position, largest
 
 
-def _discrete_divergence(logs: dict, alpha, dps: int, name: str) -> Enclosed:
+def _discrete_divergence(logs: dict, alpha, dps: int, name: str,
+                         absolute: bool = False) -> Enclosed:
     """``(1/(α−1)) ln Σ e^{α ln p1 + (1−α) ln p2}``, or ``max ln(p1/p2)`` for ``α = ∞``, from
     the pairs ``(ln p1, ln p2)`` of the outputs with ``p1 > 0``."""
     # the logs' integer parts (of a probability near e^{−2.5·10^599}) come on top of the bits
@@ -298,7 +301,7 @@ def _discrete_divergence(logs: dict, alpha, dps: int, name: str) -> Enclosed:
                          for log1, log2 in logs.values()), arb(0))
             return total.log() / (order - 1)
 
-    return refined(compute, dps, f"{name}: D_α (α = {alpha})")
+    return refined(compute, dps, f"{name}: D_α (α = {alpha})", absolute)
 
 
 def _integer_bits(x: arb) -> int:

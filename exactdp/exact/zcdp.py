@@ -199,9 +199,11 @@ def supremum_over_orders(divergence_at: Callable[[int], Divergence], dps: int,
     """
     digits = dps + ORDER_GUARD_DIGITS
     nearest = Fraction(1, 2 ** math.ceil((dps + 2) * math.log2(10)))   # α − 1 ≥ 10^{−dps−2}
-    largest = divergence_at(digits + 2)(INFINITE_ORDER, digits)
+    largest = divergence_at(digits + 2)(INFINITE_ORDER, digits, absolute=True)
     if largest.upper == 0:
         return ZCDPResult(Enclosed.of_ball(arb(0)), EVERY_ORDER, 1)
+    if largest.lower <= 0:  # equal distributions, not proven equal: 0 ≤ ρ < D_∞ ≤ 10^{−digits}
+        return ZCDPResult(Enclosed(mpmath.mpf(0), mpmath.mpf(0), largest.upper), EVERY_ORDER, 1)
     if mpmath.isinf(largest.value):
         if mpmath.isinf(divergence_at(digits + 2)(Fraction(2), digits).value):
             return ZCDPResult(Enclosed(mpmath.inf, mpmath.inf, mpmath.inf), EVERY_ORDER, 2)
