@@ -174,8 +174,9 @@ def _gaussian_shift(mech, d1, d2, dps: int) -> ZCDPResult | None:
     if shift is None or not isinstance(shift.law, Gaussian):
         return None
     divergence = pair_divergence(mech, d1, d2, dps, allow_any_pair=True)(Fraction(2))
-    half = [end / 2 for end in (divergence.value, divergence.lower, divergence.upper)]
-    return ZCDPResult(Enclosed(*half), EVERY_ORDER, 1)  # halving a binary number is exact
+    half = [mpmath.ldexp(end, -1) for end in (divergence.value, divergence.lower,
+                                              divergence.upper)]   # exact, at any precision
+    return ZCDPResult(Enclosed(*half), EVERY_ORDER, 1)
 
 
 def supremum_over_orders(divergence_at: Callable[[int], Divergence], dps: int,
