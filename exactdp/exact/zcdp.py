@@ -123,7 +123,7 @@ def zcdp(mech, d1, d2, dps: int = 30, allow_any_pair: bool = False) -> ZCDPResul
     >>> import exactdp
     >>> def release(prng, queries):
     ...     return queries[0] + prng.normal(scale=2)
-    >>> result = zcdp(exactdp.program(release), [0], [1])     # Δ²/(2σ²) = 1/8
+    >>> result = exactdp.zcdp(exactdp.program(release), [0], [1])     # Δ²/(2σ²) = 1/8
     >>> print(result.rho.value, result.alpha.value)
     0.125 +inf
     """
