@@ -7,7 +7,9 @@ References, each computed here independently of the engine:
   IEEE CSF 2017, Prop. 7), so ``ρ = Δ²/(2σ²)``;
 * a Laplace shift by ``ε`` scales: ``D_α`` in closed form (Mironov 2017, Prop. 6), maximised over
   ``α`` with mpmath (its supremum is the limit at ``α → 1⁺``, the Kullback–Leibler divergence
-  ``e^{−ε} + ε − 1``);
+  ``e^{−ε} + ε − 1``, as Harrison & Manurangsi, "Exact zCDP Characterizations for Fundamental
+  Differentially Private Mechanisms", FORC 2026, arXiv:2510.25746, prove for the ε-DP Laplace
+  mechanism);
 * report noisy max on two scores ``q0 ≥ q1`` at noise scale ``s``: with exponential noise
   (permute-and-flip) ``Pr[index 1] = ½e^{−(q0−q1)/s}`` (the difference of two exponential noises
   is Laplace), with Gumbel noise (the exponential mechanism) ``e^{q1/s}/(e^{q0/s} + e^{q1/s})``;

@@ -4,10 +4,13 @@
 OpenDP's ``make_noisy_max`` at noise scale 1 and ``d_in = 1`` (L∞ distance of the score
 vectors) declares ``ρ = ε²/8 = 1/2`` under zero-concentrated divergence, with ``ε = 2·d_in/scale
 = 2``.  That ``ρ`` holds for the exponential mechanism (report noisy max with Gumbel noise, which
-is ε-bounded range; Cesar & Rogers, "Bounding, Concentrating, and Truncating: Unifying Privacy
-Loss Composition for Data Analytics", ALT 2021, arXiv:2004.07223, Lemma 3.2) but not for
-permute-and-flip (report noisy max with exponential noise; McKenna & Sheldon, NeurIPS 2020,
-arXiv:2010.12603, Thm 2), which [1]_ reports the function samples.  exactdp computes, on the
+is ε-bounded range, and an ε-bounded-range mechanism is ε²/8-zCDP: Cesar & Rogers, "Bounding,
+Concentrating, and Truncating: Unifying Privacy Loss Composition for Data Analytics", ALT 2021,
+arXiv:2004.07223) but not for permute-and-flip (McKenna & Sheldon, "Permute-and-Flip: A new
+mechanism for differentially private selection", NeurIPS 2020, arXiv:2010.12603; it is report
+noisy max with exponential noise: Ding et al., "The Permute-and-Flip Mechanism is Identical to
+Report-Noisy-Max with Exponential Noise", arXiv:2105.07260, 2021), which [1]_ reports the
+function samples.  exactdp computes, on the
 issue's scores ``Q = [0, 0]``, ``Q′ = [1, −1]`` and in both directions, the exact ``D_α`` and the
 certified ``ρ = sup_α D_α/α`` (``exact/zcdp.py``) of both: ``noisy_max_exponential`` and
 ``noisy_max_gumbel`` with ``ε = 2`` (noise scale ``2Δ/ε = 1``).
