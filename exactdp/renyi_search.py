@@ -282,14 +282,11 @@ def search_zcdp(mech, rho, max_length: int = 5, seed: int = 0, budget: float | N
         in one line.
     rho : number
         The claimed ``ρ > 0``.
-    dps : int
-        Significant digits of each ``ρ``.
+    stop_at_violation : bool
+        Stop at the first pair whose ``ρ`` is proven above the claim.
 
-    The other parameters are :func:`exactdp.search.search`'s.
-
-    Returns
-    -------
-    RenyiSearchResult
+    The other parameters are :func:`search_renyi`'s (``dps``: digits of each ``ρ``); the result
+    is a :class:`RenyiSearchResult` with ``claimed_rho`` and a ``verdict``.
 
     Examples
     --------

@@ -43,28 +43,31 @@ def run_delta_search(args: argparse.Namespace, mech) -> int:
 def run_renyi_search(args: argparse.Namespace, mech) -> int:
     from ..renyi_search import search_renyi
 
-    if args.delta is not None or args.eps is not None:
-        raise InputError("--alpha searches for the largest Rényi divergence D_α: it takes "
-                         "neither --delta nor --eps")
-    result = search_renyi(mech, args.alpha, max_length=args.max_length, seed=args.seed,
-                          budget=args.budget, max_evaluations=args.evaluations, dps=args.dps,
-                          progress=True)
-    emit(args, result.record(args.dps, text=not args.json),
-         f"{mech}: largest certified Rényi divergence D_α found")
-    return 0
+    return _divergence_search(
+        args, mech, search_renyi, args.alpha, (args.delta, args.eps),
+        "--alpha searches for the largest Rényi divergence D_α: it takes neither --delta nor "
+        "--eps", "largest certified Rényi divergence D_α found")
 
 
 def run_zcdp_search(args: argparse.Namespace, mech) -> int:
     from ..renyi_search import search_zcdp
 
-    if args.delta is not None or args.eps is not None or args.alpha is not None:
-        raise InputError("--rho searches for the largest zCDP ρ = sup_α D_α/α: it takes "
-                         "neither --delta, --eps nor --alpha")
-    result = search_zcdp(mech, args.rho, max_length=args.max_length, seed=args.seed,
-                         budget=args.budget, max_evaluations=args.evaluations, dps=args.dps,
-                         progress=True)
-    emit(args, result.record(args.dps, text=not args.json),
-         f"{mech}: largest certified zCDP ρ = sup_α D_α/α found")
+    return _divergence_search(
+        args, mech, search_zcdp, args.rho, (args.delta, args.eps, args.alpha),
+        "--rho searches for the largest zCDP ρ = sup_α D_α/α: it takes neither --delta, --eps "
+        "nor --alpha", "largest certified zCDP ρ = sup_α D_α/α found")
+
+
+def _divergence_search(args: argparse.Namespace, mech, search, target, others: tuple,
+                       refusal: str, found: str) -> int:
+    """``search(mech, target, …)`` (``--alpha`` or ``--rho``) with the common options, refused
+    in one line when one of ``others`` is given too."""
+    if any(option is not None for option in others):
+        raise InputError(refusal)
+    result = search(mech, target, max_length=args.max_length, seed=args.seed,
+                    budget=args.budget, max_evaluations=args.evaluations, dps=args.dps,
+                    progress=True)
+    emit(args, result.record(args.dps, text=not args.json), f"{mech}: {found}")
     return 0
 
 
