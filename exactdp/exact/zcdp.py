@@ -35,7 +35,7 @@ import mpmath
 from flint import arb
 
 from ..errors import InputError, PrecisionError
-from ..formatting import printed_number
+from ..formatting import format_bound, printed_number
 from ..noise import Gaussian
 from ..precision import COMBINE_GUARD_DIGITS, check_dps, exact_mpf, to_arb, working_bits
 from .loss import neighbouring_pair
@@ -236,6 +236,11 @@ def _log2(x: Fraction) -> int:
     return exponent if Fraction(2) ** exponent <= x else exponent - 1
 
 
+def _decimal(end: arb, upward: bool) -> str:
+    """An exact bracket end rounded outward to 12 digits, for a message."""
+    return format_bound(exact_mpf(end), 12, upward)
+
+
 def _ball(enclosed: Enclosed) -> arb:
     """The enclosure of a divergence as one ball (its ends are exact binary numbers)."""
     return arb(enclosed.lower).union(arb(enclosed.upper))
@@ -285,7 +290,8 @@ class _Bracket:
                 return self.result(pieces, upper)
             if len(self.balls) >= MAX_ORDERS:
                 raise PrecisionError(
-                    f"{self.name}: ρ bracketed to [{lower.str(8)}, {upper.str(8)}] after "
+                    f"{self.name}: ρ bracketed to [{_decimal(lower, False)}, "
+                    f"{_decimal(upper, True)}] after "
                     f"{MAX_ORDERS} orders, not to {self.dps} digits (D_α/α nearly flat where "
                     f"its supremum lies, e.g. as α → 1⁺: ask fewer digits, --dps)")
             a, b, _ = pieces[top]
@@ -320,16 +326,23 @@ class _Bracket:
         offset = g_low - slope * low
         monotone = (self.balls[b] / low).upper()
 
-        def h(x: arb) -> arb:
-            return (offset + slope * x) / (x * (x - 1))
+        def h(x: arb) -> arb:   # the chord through g_low, not u + sα: no cancellation of u
+            return (g_low + slope * (x - low)) / (x * (x - 1))
 
-        values = [h(low), h(high)]
+        def derivative(x: arb) -> arb:
+            return (slope * x * (x - 1) - (g_low + slope * (x - low)) * (2 * x - 1)) \
+                / (x * (x - 1)) ** 2
+
+        values = [self.balls[a] / low, self.balls[b] / high]
         if slope != 0:
             root = (offset * offset + slope * offset).sqrt()
             for sign in (1, -1):
                 critical = (sign * root - offset) / slope
                 if not (critical < low or critical > high):
-                    values.append(h(critical))
+                    # h′ vanishes at the exact root, so its ball is small there: the mean
+                    # value form loses only its square of the root's width
+                    centre = arb(critical.mid())
+                    values.append(h(centre) + derivative(critical) * (critical - centre))
         if not all(value.is_finite() for value in values):
             return arb(monotone)  # a root not separated from 0 or from 1 at this precision
         return arb(min(max(value.upper() for value in values), monotone))
