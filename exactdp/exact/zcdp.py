@@ -9,8 +9,8 @@ many certified ``D_α`` (``renyi.pair_divergence``), by two facts about
 
 * ``g`` is convex (the log of a moment generating function, Hölder's inequality), so on
   ``[a, b]`` it lies below its chord and ``f(α) ≤ chord(α)/(α(α − 1))``, whose largest value on
-  ``[a, b]`` the mean value theorem bounds from its centre and its derivative on the interval
-  (second order in ``b − a``); ``D_α`` is non-decreasing (van Erven & Harremoës, "Rényi
+  ``[a, b]`` is at an end or at a root of its derivative, solved in balls (the chord's excess is
+  of second order in ``b − a``); ``D_α`` is non-decreasing (van Erven & Harremoës, "Rényi
   Divergence and Kullback-Leibler Divergence", IEEE Trans. Inf. Theory 60(7), 2014, Thm 3), so
   also ``f(α) ≤ D_b/a`` there;
 * near ``α = 1``: ``f(α) ≤ D_b`` on ``(1, b]``; beyond the largest order ``A`` computed:
