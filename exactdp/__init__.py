@@ -21,6 +21,7 @@ _LAZY = {**dict.fromkeys(["CertifiedPrivacyLoss", "CertifiedProbability", "MaxPr
          "format_value": ".formatting",
          **dict.fromkeys(["ProfilePoint", "privacy_profile"], ".exact.divergences.profile"),
          **dict.fromkeys(["RenyiPoint", "renyi_divergence"], ".exact.divergences.renyi"),
+         **dict.fromkeys(["ZCDPResult", "zcdp"], ".exact.divergences.zcdp"),
          **dict.fromkeys(["ThresholdMechanism", "catalogue", "mechanism"], ".mechanisms"),
          "program": ".programs", "discrete_laplace": ".programs.linear", "sample": ".sampling",
          **dict.fromkeys(["expected_utility", "selection_probabilities"],
@@ -45,4 +46,4 @@ __all__ = ["CertifiedPrivacyLoss", "CertifiedProbability", "ExactDPError", "Inpu
            "Probability", "ProfilePoint", "RenyiPoint", "ThresholdMechanism", "catalogue",
            "discrete_laplace", "expected_utility", "format_value", "max_privacy_loss",
            "mechanism", "privacy_loss", "privacy_profile", "probability", "program",
-           "renyi_divergence", "sample", "selection_probabilities"]
+           "renyi_divergence", "sample", "selection_probabilities", "ZCDPResult", "zcdp"]
