@@ -248,11 +248,11 @@ def _first_only_on_d1(pairs: list) -> int | None:
 def _logs(pairs: list, bits: int) -> dict[int, tuple[arb, arb]]:
     """``{position: (ln p1, ln p2)}`` of the outputs with ``p1 > 0`` (the others contribute
     nothing to any ``D_α``), once for every order, to ``bits`` bits after the point."""
-    return {position: (_log(p1, bits), _log(p2, bits)) for position, (p1, p2) in enumerate(pairs)
-            if p1 != 0}
+    return {position: (log_ball(p1, bits), log_ball(p2, bits))
+            for position, (p1, p2) in enumerate(pairs) if p1 != 0}
 
 
-def _log(p: arb, bits: int) -> arb:
+def log_ball(p: arb, bits: int) -> arb:
     """``ln p`` of a positive ball to ``bits`` bits after the point: at ``bits`` plus the bits
     of the binary exponent of ``p`` (``p ≈ 2^{−10^{600}}``, a Gaussian of scale ``10^{−300}``,
     has a log of 600 digits before the point)."""

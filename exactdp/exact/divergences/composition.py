@@ -1,0 +1,102 @@
+"""``δ(ε)`` of the ``K``-fold composition of a pair: ``M`` run ``K`` times independently on
+``d1`` against ``K`` times on ``d2``.
+
+Discrete outputs: the privacy loss of ``K`` independent runs is the sum of their losses, so
+the composed privacy-loss distribution is the ``K``-fold convolution of the pair's
+(``divergences/loss_distribution.py``).  With atoms ``(ℓ_j, P_j)``, ``j = 1…m``, and
+``i = Pr[L = ∞]``, the composed atoms are the types ``n = (n_1, …, n_m)``, ``Σ n_j = K``:
+
+    δ_K(ε) = 1 − (1 − i)^K + Σ_n  K!/(n_1!⋯n_m!) · Π_j P_j^{n_j} · (1 − e^{ε − Σ_j n_j ℓ_j})₊,
+
+summed in balls with ``Σ_j n_j ℓ_j`` an enclosure of every composed output's loss (an atom's ball
+encloses the losses of all outputs grouped in it, so the sum contains the exact δ whichever
+outputs were grouped; docs/mathematics.md §14).  Their number is ``C(K + m − 1, m − 1)``;
+compositions with more than :data:`MAX_COMPOSED_ATOMS` are refused before any work.  A subtree of
+the enumeration whose largest reachable loss is below ``ε`` contributes exactly 0 and is skipped
+(the atoms are taken in decreasing order of loss).
+
+A Gaussian location shift ``Δ`` with ``σ``: the ``K``-fold product of ``N(Δ, σ²)`` against
+``N(0, σ²)`` is a Gaussian shift by ``√K·Δ`` (the log-likelihood ratio of ``K`` independent
+shifts is that of their sum), whose δ is Balle & Wang's formula (``profile.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from flint import arb
+
+from ...errors import InputError
+from ...precision import to_arb
+from .loss_distribution import LossAtoms
+
+#: Most composed atoms enumerated: ``benchmarks/compose_speed.py`` measures about 6 µs per atom
+#: (a ball product and a loss sum per atom, ``(1 − e^{ε−L})₊`` per atom above ε), so this bound
+#: is about 6 s per ε.
+MAX_COMPOSED_ATOMS = 10**6
+
+
+def check_compositions(compositions) -> int:
+    """``K`` as a positive integer (``1``: the pair itself), else
+    :class:`~exactdp.errors.InputError`."""
+    if isinstance(compositions, bool):
+        raise InputError(f"the number of compositions must be a positive integer, "
+                         f"got compose={compositions!r}")
+    try:
+        value = Fraction(str(compositions).strip()) if isinstance(compositions, str) \
+            else Fraction(compositions)
+    except (ValueError, TypeError, ZeroDivisionError, OverflowError):
+        value = None
+    if value is None or value.denominator != 1 or value < 1:
+        raise InputError(f"the number of compositions must be a positive integer, "
+                         f"got compose={compositions}")
+    return int(value)
+
+
+def composed_atom_count(atoms: int, compositions: int) -> int:
+    """``C(K + m − 1, m − 1)``: the types of ``K`` draws from ``m`` atoms (``1`` for none)."""
+    return math.comb(compositions + atoms - 1, atoms - 1) if atoms else 1
+
+
+def check_size(atoms: LossAtoms, compositions: int, name: str) -> None:
+    """:class:`~exactdp.errors.InputError` when the ``K``-fold composition has more than
+    :data:`MAX_COMPOSED_ATOMS` atoms, naming their number, before any work."""
+    count = composed_atom_count(len(atoms.losses), compositions)
+    if count > MAX_COMPOSED_ATOMS:
+        size = f"{count:,}" if count < 10**15 else f"{count:.3e}"
+        raise InputError(f"{name}: the {compositions}-fold composition of {len(atoms.losses)} "
+                         f"distinct losses has {size} atoms, more than the "
+                         f"{MAX_COMPOSED_ATOMS:,} enumerated exactly; compose fewer times")
+
+
+def composed_delta(atoms: LossAtoms, eps: Fraction, compositions: int) -> arb:
+    """``δ_K(ε)`` of the ``K``-fold composition of ``atoms``, a ball at flint's current precision
+    (module docstring; the caller checks the size with :func:`check_size`)."""
+    infinity = 1 - (1 - atoms.infinity_mass) ** compositions
+    order = sorted(range(len(atoms.losses)), key=lambda j: -atoms.losses[j].mid())
+    losses = [atoms.losses[j] for j in order]  # decreasing
+    masses = [atoms.masses[j] for j in order]
+    threshold = to_arb(eps)
+    total, last = arb(0), len(order) - 1
+    # (atom, draws left, weight = Π C(left, n)·P^n over the atoms before, their loss)
+    stack = [(0, compositions, arb(1), arb(0))] if order else []
+    while stack:
+        j, left, weight, loss = stack.pop()
+        largest = loss + left * losses[j]  # every draw left on the largest remaining loss
+        if not largest.upper() > threshold.lower():
+            continue  # every loss reachable from here is ≤ ε: (1 − e^{ε−L})₊ = 0
+        if j == last:
+            total += weight * masses[j] ** left * _hinge(threshold, largest)
+            continue
+        power = arb(1)
+        for draws in range(left + 1):
+            stack.append((j + 1, left - draws, weight * math.comb(left, draws) * power,
+                          loss + draws * losses[j]))
+            power *= masses[j]
+    return infinity + total
+
+def _hinge(eps: arb, loss: arb) -> arb:
+    """``(1 − e^{ε − L})₊`` on a ball of losses: ``[0, …]`` where the ball meets ``ε``."""
+    return (1 - (eps - loss).exp()).max(arb(0))
+
