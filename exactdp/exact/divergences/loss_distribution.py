@@ -3,9 +3,8 @@
 ``L = +∞`` (the outputs only ``d1`` can produce).
 
 Every functional of the pair that depends on the outputs only through their losses reads the
-PLD: ``δ(ε) = Pr[L = ∞] + E[(1 − e^{ε − L})₊ ; L < ∞]`` (Dwork & Rothblum, "Concentrated
-Differential Privacy", arXiv:1603.01887, 2016; Sommer, Meiser & Mohammadi, "Privacy Loss
-Classes: The Central Limit Theorem in Differential Privacy", PoPETs 2019(2)), and the
+PLD: ``δ(ε) = Pr[L = ∞] + E[(1 − e^{ε − L})₊ ; L < ∞]`` (Sommer, Meiser & Mohammadi, "Privacy
+Loss Classes: The Central Limit Theorem in Differential Privacy", PoPETs 2019(2)), and the
 ``K``-fold composition is the PLD of the ``K``-fold product pair, the ``K``-fold convolution of
 the atoms (``divergences/composition.py``).
 

@@ -81,8 +81,8 @@ def privacy_profile(mech, d1, d2, eps_list, dps: int = 30, allow_any_pair: bool 
         ``K ≥ 1``: the profile of ``K`` independent runs on ``d1`` against ``K`` on ``d2``
         (finitely many outputs, or a Gaussian release).  Unless the pair is a dominating pair
         of the mechanism (Zhu, Dong & Wang, "Optimal Accounting of Differential Privacy via
-        Characteristic Function", AISTATS 2022, Definition 7), this is a lower bound on the
-        composed mechanism's δ(ε), not its guarantee.
+        Characteristic Function", AISTATS 2022, arXiv:2106.08567), this is a lower bound on
+        the composed mechanism's δ(ε), not its guarantee.
 
     Returns
     -------
