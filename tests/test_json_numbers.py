@@ -37,6 +37,9 @@ COMMANDS = {
     "search-alpha": ["search", "svt1", "--alpha", "3/2", "--max-length", "2", "--evaluations",
                      "3"],
     "zcdp": ["zcdp", "svt1", "--d1", "0,0", "--d2", "1,1", "--dps", "8"],
+    "profile-compose": ["profile", "svt1", "--d1", "0,0", "--d2", "1,1", "--eps", "1/2,0",
+                        "--compose", "2", "--dps", "8"],
+    "pld": ["pld", "svt1", "--d1", "0,0", "--d2", "1/2,1", "--dps", "8"],
     "search-rho": ["search", "svt1", "--rho", "1/3", "--max-length", "2", "--evaluations", "3",
                    "--dps", "6"],
     "sweep": ["sweep", "svt1", "--param", "eps=1/2", "--d1", "{t},0", "--d2", "0,0", "--output",
@@ -118,7 +121,7 @@ def test_the_tester_prints_its_numbers_as_decimals(capsys):
 
 @pytest.mark.parametrize("name", ["prob", "loss", "maxloss", "profile", "renyi", "search",
                                   "sweep", "test", "crosscheck", "pvalue", "utility",
-                                  "reconstruct"])
+                                  "reconstruct", "zcdp", "pld"])
 def test_help_names_the_shape_of_the_json(name, capsys):
     command = COMMANDS[name][0]
     parser = build_parser(command)

@@ -10,6 +10,7 @@ import argparse
 
 from ..checks import check_writable
 from ..errors import InputError
+from ..exact.divergences.composition import MAX_COMPOSED_ATOMS
 from ..exact.divergences.loss_distribution import privacy_loss_distribution
 from ..exact.divergences.profile import privacy_profile
 from ..exact.divergences.renyi import renyi_divergence
@@ -120,7 +121,8 @@ def run_pld(args: argparse.Namespace) -> int:
 
 #: ``--compose``'s help, which ``docs/mathematics.md`` §14 expands.
 COMPOSE_HELP = ("δ(ε) of K independent runs on D1 against K on D2 (default 1): exact for "
-                "finitely many outputs (refused beyond 10^6 composed atoms, the size named) "
+                f"finitely many outputs (refused beyond {MAX_COMPOSED_ATOMS:,} composed atoms, "
+                "the size named) "
                 "and Gaussian releases. A lower bound on the composed mechanism's δ unless the "
                 "pair is a dominating pair (Zhu, Dong & Wang, AISTATS 2022)")
 
