@@ -25,23 +25,7 @@ from exactdp.exact.divergences.loss_distribution import loss_atoms
 from exactdp.exact.losses.privacy_loss import possible_outputs
 from exactdp.precision import Enclosure
 from .conftest import assert_encloses
-
-
-def gaussian_release(prng, queries, sigma=1):
-    return queries[0] + prng.normal(scale=sigma)
-
-
-def laplace_release(prng, queries, b=1):
-    return queries[0] + prng.laplace(scale=b)
-
-
-def laplace_coin(prng, queries, b=1):
-    return queries[0] + prng.laplace(scale=b) > 0
-
-
-def _mpf(number):
-    number = Fraction(number)
-    return mpmath.mpf(number.numerator) / number.denominator
+from .test_profile import _mpf, gaussian_release, laplace_coin, laplace_release
 
 
 def brute_force_composed_delta(p1, p2, compositions, eps):

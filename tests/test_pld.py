@@ -23,10 +23,7 @@ from exactdp.cli import main
 from exactdp.errors import InputError, MethodUnavailableError
 from exactdp.exact.losses.privacy_loss import possible_outputs
 from .conftest import assert_encloses
-
-
-def gaussian_release(prng, queries, sigma=1):
-    return queries[0] + prng.normal(scale=sigma)
+from .test_profile import gaussian_release
 
 
 def reference_atoms(mech, d1, d2, outputs):
