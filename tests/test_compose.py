@@ -49,6 +49,7 @@ def output_probabilities(mech, d, outputs):
     ("svt1", {"eps": "0.5", "c": 2}, [0, 1, 0], [1, 0, 1]),
     ("svt1", {"eps": 1}, [0, 0, 0, 0], [0, 0, 0, 1]),  # three outputs share the loss 0
     ("svt5", {"eps": 1}, [0, 0], [1, 1]),
+    ("gptt", {"eps2": "inf"}, [0, 1], [1, 0]),   # outputs only d1 produces: infinite losses
 ])
 @pytest.mark.parametrize("compositions", [2, 3])
 def test_threshold_composition_matches_the_brute_force_over_tuples(name, params, d1, d2,

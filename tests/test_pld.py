@@ -66,6 +66,22 @@ def test_outputs_with_equal_losses_are_one_atom():
     assert len(pld.losses) == 3
 
 
+def test_outputs_only_d1_produces_are_the_infinite_mass():
+    # GPTT with ε2 = ∞ compares each query with the threshold without noise: some outputs
+    # have probability exactly 0 on d2
+    mech = exactdp.mechanism("gptt", eps2="inf")
+    d1, d2 = [0, 1], [1, 0]
+    pld = exactdp.privacy_loss_distribution(mech, d1, d2, dps=25)
+    with mpmath.workdps(50):
+        infinite = mpmath.mpf(0)
+        for output in possible_outputs(mech, 2):
+            p1, p2 = (exactdp.probability(mech, d, list(output), dps=50) for d in (d1, d2))
+            if p2.is_zero:
+                infinite += p1.value
+        assert infinite > 0
+        assert_encloses(pld.infinity_mass, infinite, 25)
+
+
 def test_the_probabilities_sum_to_one_and_the_losses_increase():
     pld = exactdp.privacy_loss_distribution(exactdp.mechanism("noisy_max_laplace", eps=1),
                                             [0, 1, 1], [1, 0, 1], dps=20)
