@@ -155,7 +155,7 @@ def test_a_laplace_release_is_not_composed():
 
 @pytest.mark.parametrize("compositions", [0, -2, "2.5", "x", 1.5, True, None])
 def test_bad_number_of_compositions_is_one_input_error(compositions):
-    with pytest.raises(InputError, match="positive integer"):
+    with pytest.raises(InputError, match="compose must be a (positive integer|number)"):
         exactdp.privacy_profile(exactdp.mechanism("svt1"), [0], [1], [0],
                                 compositions=compositions)
 
@@ -165,7 +165,7 @@ def test_cli_bad_compose_exits_2_with_one_line(value, capsys):
     code = main(["profile", "svt1", "--d1", "0", "--d2", "1", "--eps", "0",
                  "--compose", value])
     err = capsys.readouterr().err
-    assert code == 2 and err.count("\n") == 1 and f"compose={value}" in err
+    assert code == 2 and err.count("\n") == 1 and "compose must be" in err and value in err
 
 
 def test_cli_too_large_a_composition_exits_2_naming_the_size(capsys):

@@ -10,7 +10,7 @@ import argparse
 
 from ..checks import check_writable
 from ..errors import InputError
-from ..exact.divergences.composition import MAX_COMPOSED_ATOMS
+from ..exact.divergences.composition import MAX_COMPOSED_ATOMS, check_compositions
 from ..exact.divergences.loss_distribution import privacy_loss_distribution
 from ..exact.divergences.profile import privacy_profile
 from ..exact.divergences.renyi import renyi_divergence
@@ -74,13 +74,14 @@ def _plot(path, points, title: str) -> None:
 
 def run_profile(args: argparse.Namespace) -> int:
     plot = None if args.plot is None else check_writable(args.plot, "--plot", (".png",))
+    compositions = check_compositions(args.compose)
     mech = build_mechanism(args)
     tokens = _tokens(args.eps, "--eps")
     points = privacy_profile(mech, args.d1, args.d2, tokens, dps=args.dps,
-                             allow_any_pair=args.any_pair, compositions=args.compose)
+                             allow_any_pair=args.any_pair, compositions=compositions)
     title = f"{mech}: privacy profile δ(ε) = sup_E P[M(D1)∈E] − e^ε P[M(D2)∈E] (certified)"
-    if args.compose != "1":
-        title += (f"\n  of {args.compose} independent runs on D1 against {args.compose} on D2 "
+    if compositions > 1:
+        title += (f"\n  of {compositions} independent runs on D1 against {compositions} on D2 "
                   f"(a lower bound on the composed mechanism's δ unless the pair dominates)")
     _print(args, [_record("eps", token, point.eps, "delta", point.delta, args.dps,
                           not args.json) for token, point in zip(tokens, points)], title)

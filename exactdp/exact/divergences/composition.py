@@ -28,6 +28,7 @@ from fractions import Fraction
 from flint import arb
 
 from ...errors import InputError
+from ...mechanisms.catalogue import to_count
 from ...precision import to_arb
 from .loss_distribution import LossAtoms
 
@@ -39,20 +40,9 @@ MAX_COMPOSED_ATOMS = 10**6
 
 
 def check_compositions(compositions) -> int:
-    """``K`` as a positive integer (``1``: the pair itself), else
+    """``K`` as a positive integer (``1``: the pair itself; ``"3"`` as typed), else
     :class:`~exactdp.errors.InputError`."""
-    if isinstance(compositions, bool):
-        raise InputError(f"the number of compositions must be a positive integer, "
-                         f"got compose={compositions!r}")
-    try:
-        value = Fraction(str(compositions).strip()) if isinstance(compositions, str) \
-            else Fraction(compositions)
-    except (ValueError, TypeError, ZeroDivisionError, OverflowError):
-        value = None
-    if value is None or value.denominator != 1 or value < 1:
-        raise InputError(f"the number of compositions must be a positive integer, "
-                         f"got compose={compositions}")
-    return int(value)
+    return to_count("compose", compositions)
 
 
 def composed_atom_count(atoms: int, compositions: int) -> int:
