@@ -87,6 +87,24 @@ def test_a_composed_loss_exactly_at_eps_is_enclosed():
                             absolute=True)
 
 
+def test_many_compositions_of_a_coin_match_the_binomial_sum():
+    # P[q + Lap(4) > 0] is ½ for q = 0 and 1 − ½e^{−1/4} for q = 1; K runs are summarised by
+    # their number k of True outcomes: Σ_k C(K, k)·max(0, p^k (1−p)^{K−k} − e^ε q^k (1−q)^{K−k})
+    mech = exactdp.program(laplace_coin, b=4)
+    compositions = 400
+    with mpmath.workdps(60):
+        p, q = mpmath.mpf(1) / 2, 1 - mpmath.exp(mpmath.mpf(-1) / 4) / 2
+        for point in exactdp.privacy_profile(mech, [0], [1], [0, 1, 3], dps=25,
+                                             compositions=compositions):
+            factor = mpmath.exp(_mpf(point.eps))
+            reference = mpmath.fsum(
+                mpmath.binomial(compositions, k) * max(
+                    0, p ** k * (1 - p) ** (compositions - k)
+                    - factor * q ** k * (1 - q) ** (compositions - k))
+                for k in range(compositions + 1))
+            assert_encloses(point.delta, reference, 25, absolute=True)
+
+
 def _balls(values):
     return [arb(fmpq(value.numerator, value.denominator)) for value in values]
 

@@ -70,21 +70,32 @@ def composed_delta(atoms: LossAtoms, eps: Fraction, compositions: int) -> arb:
     masses = [atoms.masses[j] for j in order]
     threshold = to_arb(eps)
     total, last = arb(0), len(order) - 1
-    # (atom, draws left, weight = Π C(left, n)·P^n over the atoms before, their loss)
-    stack = [(0, compositions, arb(1), arb(0))] if order else []
+
+    def children(j: int, left: int, weight: arb, loss: arb):
+        """The types that give ``draws`` of the ``left`` draws to atom ``j``: (next atom,
+        draws left, weight × C(left, draws)·P_j^draws, loss + draws·ℓ_j), the binomial
+        weights by their ratio ``(left − draws)/(draws + 1)`` in balls (no integer of
+        ``K`` digits)."""
+        term = weight
+        for draws in range(left + 1):
+            yield j + 1, left - draws, term, loss + draws * losses[j]
+            term = term * masses[j] * (left - draws) / (draws + 1)
+
+    # depth first, one generator per atom: memory O(m), however many types
+    stack = [iter([(0, compositions, arb(1), arb(0))])] if order else []
     while stack:
-        j, left, weight, loss = stack.pop()
+        node = next(stack[-1], None)
+        if node is None:
+            stack.pop()
+            continue
+        j, left, weight, loss = node
         largest = loss + left * losses[j]  # every draw left on the largest remaining loss
         if not largest.upper() > threshold.lower():
             continue  # every loss reachable from here is ≤ ε: (1 − e^{ε−L})₊ = 0
         if j == last:
             total += weight * masses[j] ** left * _hinge(threshold, largest)
-            continue
-        power = arb(1)
-        for draws in range(left + 1):
-            stack.append((j + 1, left - draws, weight * math.comb(left, draws) * power,
-                          loss + draws * losses[j]))
-            power *= masses[j]
+        else:
+            stack.append(children(j, left, weight, loss))
     return infinity + total
 
 
