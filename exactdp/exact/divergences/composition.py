@@ -13,7 +13,8 @@ encloses the losses of all outputs grouped in it, so the sum contains the exact 
 outputs were grouped; docs/mathematics.md §14).  Their number is ``C(K + m − 1, m − 1)``;
 compositions with more than :data:`MAX_COMPOSED_ATOMS` are refused before any work.  A subtree of
 the enumeration whose largest reachable loss is below ``ε`` contributes exactly 0 and is skipped
-(the atoms are taken in decreasing order of loss).
+(the atoms are taken in decreasing order of loss); one generator per atom holds the enumeration
+(memory ``O(m)``), and each binomial weight comes from the previous one by a ratio in balls.
 
 A Gaussian location shift ``Δ`` with ``σ``: the ``K``-fold product of ``N(Δ, σ²)`` against
 ``N(0, σ²)`` is a Gaussian shift by ``√K·Δ`` (the log-likelihood ratio of ``K`` independent
@@ -32,10 +33,10 @@ from ...mechanisms.catalogue import to_count
 from ...precision import to_arb
 from .loss_distribution import LossAtoms
 
-#: Most composed atoms enumerated: ``benchmarks/compose_speed.py`` measures about 14 µs per
-#: atom (11 distinct losses composed 12 times, 646,646 atoms, at ε = 0 on a shared 2-core
-#: machine), so this bound is about 15 s per ε; the next size up of that pair, K = 13, has
-#: 1.1·10^6 atoms.
+#: Most composed atoms enumerated: ``benchmarks/compose_speed.py`` measures 9 to 14 µs per atom
+#: (11 distinct losses composed 12 times, 646,646 atoms, at ε = 0, where the fewest branches
+#: are skipped, on a shared 2-core machine), so this bound is 10 to 15 s per ε; the next size up
+#: of that pair, K = 13, has 1.1·10^6 atoms.
 MAX_COMPOSED_ATOMS = 10**6
 
 
