@@ -12,7 +12,7 @@ summed in balls with ``Σ_j n_j ℓ_j`` an enclosure of every composed output's 
 encloses the losses of all outputs grouped in it, so the sum contains the exact δ whichever
 outputs were grouped; docs/mathematics.md §14).  Their number is ``C(K + m − 1, m − 1)``;
 compositions with more than :data:`MAX_COMPOSED_ATOMS` are refused before any work.  A subtree of
-the enumeration whose largest reachable loss is below ``ε`` contributes exactly 0 and is skipped
+the enumeration whose largest reachable loss is at most ``ε`` contributes exactly 0 and is skipped
 (the atoms are taken in decreasing order of loss); one generator per atom holds the enumeration
 (memory ``O(m)``), and each binomial weight comes from the previous one by a ratio in balls.
 
