@@ -22,7 +22,8 @@ from exactdp.errors import InputError, MethodUnavailableError
 from exactdp.exact.backends.piece_series import flint_context
 from exactdp.exact.divergences.composition import composed_delta
 from exactdp.exact.divergences.loss_distribution import loss_atoms
-from exactdp.exact.losses.privacy_loss import possible_outputs
+from exactdp.exact.divergences.output_pairs import complete_pairs
+from exactdp.exact.losses.privacy_loss import neighbouring_pair, possible_outputs
 from exactdp.precision import Enclosure
 from .conftest import assert_encloses
 from .test_profile import _mpf, gaussian_release, laplace_coin, laplace_release
@@ -153,10 +154,17 @@ def test_four_gaussian_runs_are_one_run_of_twice_the_shift():
     assert four.lower <= double.upper and double.lower <= four.upper
 
 
-def test_one_composition_is_the_pair_itself():
+@pytest.mark.parametrize("d1, d2", [([0, 0, 1], [1, 1, 0]), ([0, 0, 0, 0], [0, 0, 0, 1])])
+def test_the_loss_atoms_at_one_run_give_the_sum_over_outputs(d1, d2):
+    # K = 1 through the grouped atoms, m_∞ + Σ_j P_j (1 − e^{ε − ℓ_j})₊, against the profile's
+    # own sum over outputs Σ_a max(0, p1 − e^ε p2): two formulas, one number
     mech = exactdp.mechanism("svt1", eps=1)
-    args = (mech, [0, 0, 1], [1, 1, 0], [0, "0.3"])
-    assert exactdp.privacy_profile(*args, compositions=1) == exactdp.privacy_profile(*args)
+    pairs = complete_pairs(mech, *neighbouring_pair(mech, d1, d2, False), 40)
+    with flint_context(200):
+        atoms = loss_atoms(pairs, 200)
+        for point in exactdp.privacy_profile(mech, d1, d2, [0, "0.1", "0.3"], dps=30):
+            delta = Enclosure.of_ball(composed_delta(atoms, point.eps, 1))
+            assert_encloses(delta, point.delta.value, 30, absolute=True)
 
 
 def test_too_large_a_composition_is_refused_with_its_size():
