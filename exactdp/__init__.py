@@ -22,7 +22,8 @@ _LAZY = {**dict.fromkeys(["CertifiedPrivacyLoss", "CertifiedProbability", "MaxPr
          **dict.fromkeys(["ProfilePoint", "privacy_profile"], ".exact.divergences.profile"),
          **dict.fromkeys(["RenyiPoint", "renyi_divergence"], ".exact.divergences.renyi"),
          **dict.fromkeys(["ThresholdMechanism", "catalogue", "mechanism"], ".mechanisms"),
-         "program": ".programs", "discrete_laplace": ".programs.linear", "sample": ".sampling",
+         "program": ".programs", "sample": ".sampling",
+         **dict.fromkeys(["discrete_gaussian", "discrete_laplace"], ".programs.linear"),
          **dict.fromkeys(["expected_utility", "selection_probabilities"],
                        ".exact.selection")}
 
@@ -43,6 +44,6 @@ __version__ = "0.1.0"
 __all__ = ["CertifiedPrivacyLoss", "CertifiedProbability", "ExactDPError", "InputError",
            "MaxPrivacyLoss", "MethodUnavailableError", "PrecisionError", "PrivacyLoss",
            "Probability", "ProfilePoint", "RenyiPoint", "ThresholdMechanism", "catalogue",
-           "discrete_laplace", "expected_utility", "format_value", "max_privacy_loss",
-           "mechanism", "privacy_loss", "privacy_profile", "probability", "program",
-           "renyi_divergence", "sample", "selection_probabilities"]
+           "discrete_gaussian", "discrete_laplace", "expected_utility", "format_value",
+           "max_privacy_loss", "mechanism", "privacy_loss", "privacy_profile", "probability",
+           "program", "renyi_divergence", "sample", "selection_probabilities"]
