@@ -230,6 +230,35 @@ def test_a_sigma_that_is_not_positive_is_refused(sigma):
         exactdp.probability(exactdp.program(program), [0], [True])
 
 
+def noisy_argmax(prng, queries):
+    noisy = np.asarray(queries) + discrete_gaussian(prng, sigma=1, size=len(queries))
+    return int(np.argmax(noisy))
+
+
+@pytest.mark.parametrize("queries", [[0, 0], [1, 0], [0, 2]])
+def test_a_traced_argmax_of_discrete_gaussian_noise_breaks_ties_by_the_first_index(queries):
+    traced = exactdp.program(noisy_argmax)
+    with mpmath.workdps(REFERENCE_DPS):
+        noise = BruteForce(1)
+        span = range(-noise.reach, noise.reach + 1)
+        # independent: Pr[q0 + a ≥ q1 + b] (numpy's argmax returns the first of equal entries)
+        first_wins = mpmath.fsum(noise.pmf(a) * noise.pmf(b) for a in span for b in span
+                                 if queries[0] + a >= queries[1] + b)
+        references = ((0, first_wins), (1, 1 - first_wins))
+    for index, reference in references:
+        result = exactdp.probability(traced, queries, [index], dps=25)
+        with mpmath.workdps(REFERENCE_DPS):
+            assert_encloses(result, reference, 24, slack=2 * noise.dropped)
+
+
+def test_report_noisy_max_refuses_integer_valued_noise():
+    from exactdp.mechanisms.noisy_max import NoisyMaxMechanism
+    with pytest.raises(InputError, match=r"ties have probability 0, which N_Z\(0, 2²\) noise "
+                                         r"does not meet: write it as a program"):
+        NoisyMaxMechanism(name="noisy_max_dgauss", noise=DiscreteGaussian(Fraction(2)),
+                          releases_value=False)
+
+
 # --- the sampler ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("sigma", [Fraction(1, 2), Fraction(3, 2), Fraction(5)])
