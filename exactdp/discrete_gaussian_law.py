@@ -27,7 +27,7 @@ of a log-concave sequence are log-concave (docs/mathematics.md §3), so the mass
 are log-concave sequences: what the sum over an integer hub bounds its tails with
 (``exact/backends/discrete_hub.py``).
 
-**Sampler.**  Canonne, Kamath & Steinke's Algorithm 1 (§5.3): with ``t = ⌊σ⌋ + 1``, draw
+**Sampler.**  Canonne, Kamath & Steinke's Algorithm 1: with ``t = ⌊σ⌋ + 1``, draw
 ``Y ~ DLap(t)`` and accept it with probability ``exp(−(|Y| − σ²/t)²/(2σ²))``; repeated until
 accepted, ``Y`` has the law ``N_ℤ(0, σ²)``.  Vectorised: a batch of candidates at a time, as many
 as the acceptance rate so far says are needed.  The acceptance test compares a uniform double

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from scipy.stats import binom
 
 import exactdp
-from exactdp import InputError, discrete_gaussian
+from exactdp import InputError, MethodUnavailableError, discrete_gaussian
 from exactdp.discrete_gaussian_law import DiscreteGaussian, _tails
 from exactdp.exact.losses.privacy_loss import possible_outputs
 from exactdp.noise import Kind
@@ -182,6 +182,45 @@ def test_every_output_together_has_probability_one():
                for output in possible_outputs(mech, len(queries))]
     with mpmath.workdps(50):
         assert mpmath.fsum(r.lower for r in results) <= 1 <= mpmath.fsum(r.upper for r in results)
+
+
+# --- noisy counts -----------------------------------------------------------------------------
+
+def test_noisy_counts_have_the_product_of_the_masses():
+    mech = exactdp.mechanism("count_discrete_gaussian", sigma=Fraction(3, 2))
+    result = exactdp.probability(mech, [3, 5], [1, 6], dps=30)
+    assert not result.is_density
+    with mpmath.workdps(REFERENCE_DPS):
+        brute = BruteForce(Fraction(3, 2))
+        reference = brute.pmf(-2) * brute.pmf(1)
+        assert_encloses(result, reference, 29, slack=2 * brute.dropped * reference)
+    assert exactdp.probability(mech, [3, 5], [1, Fraction(11, 2)]).is_zero  # off the integers
+
+
+@pytest.mark.parametrize("event,integers", [
+    ("out0 in [3, 5]", range(3, 6)), ("out0 in (3, 5)", range(4, 5)),
+    ("out0 in [3, 5)", range(3, 5)), ("out0 > 4", range(5, 40)), ("out0 >= 4", range(4, 40)),
+])
+@pytest.mark.parametrize("method", ["certified", "estimate"])
+def test_a_count_event_keeps_its_closed_ends(event, integers, method):
+    from exactdp.exact.event_probability.rules import event_probability
+    mech = exactdp.mechanism("count_discrete_gaussian", sigma=2)
+    result = event_probability(mech, [4, 1], event, dps=20, method=method)
+    with mpmath.workdps(REFERENCE_DPS):
+        brute = BruteForce(2)
+        # independent: the masses of the integers v in the event, at η = v − 4 (beyond 40 the
+        # mass is below 10^{−80})
+        reference = mpmath.fsum(brute.pmf(v - 4) for v in integers)
+        assert abs(result.value - reference) <= result.error + brute.dropped
+
+
+def test_the_largest_loss_of_noisy_counts_is_refused_in_one_line():
+    mech = exactdp.mechanism("count_discrete_gaussian")
+    with pytest.raises(MethodUnavailableError, match="grows without bound"):
+        from exactdp.search import search
+        search(mech, max_length=2, seed=0, max_evaluations=5)
+    with pytest.raises(MethodUnavailableError, match="divergences of released numbers need"):
+        exactdp.max_privacy_loss(mech, [3, 5], [3, 6])
 
 
 # --- programs ---------------------------------------------------------------------------------

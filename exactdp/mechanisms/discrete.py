@@ -18,6 +18,11 @@ density of ``Lap(b)`` does, so Algorithm 1's proof (shift ρ by Δ, each ⊤'s �
   Gaussian Sparse Vector (Zhu & Wang, NeurIPS 2020).  Its loss is unbounded (the mass ratio
   ``e^{((k+1)² − k²)/(2σ²)}`` of a unit shift grows without bound in the tails): no pure ε-DP;
   (ε, δ) and Rényi guarantees, as for ``svt_gaussian``.
+* ``count_discrete_gaussian`` — noisy counts: every count ``q_i`` released as
+  ``q_i + N_ℤ(0, σ²)``, neighbouring data sets differing in one count by 1 (the histogram family,
+  :class:`~exactdp.mechanisms.histogram.HistogramMechanism`).  Canonne, Kamath & Steinke show it
+  ``ρ``-zCDP with ``ρ = Δ²/(2σ²)`` (their concentrated-DP theorem for the discrete Gaussian
+  mechanism); it has no pure ε-DP (the same unbounded ratio).
 """
 
 from __future__ import annotations
@@ -28,7 +33,9 @@ from ..discrete_gaussian_law import DiscreteGaussian
 from ..noise import DiscreteLaplace
 from .catalogue import CatalogueEntry, Param, register
 from .description import ThresholdMechanism
+from .base import Neighbours
 from .gaussian import NOT_PURE
+from .histogram import HistogramMechanism
 from .svt import CUTOFF
 
 SENSITIVITY = 1
@@ -68,3 +75,16 @@ register(CatalogueEntry(
      Param("sigma2", "budget", Fraction(4), "σ2 of the queries' discrete Gaussian noise"),
      CUTOFF, Param("T", "integer", Fraction(0), "public threshold T (an integer)")),
     _build_svt_discrete_gaussian, "(ε, δ) or Rényi DP", NOT_PURE))
+
+
+def _build_count_discrete_gaussian(p):
+    return HistogramMechanism(name="count_discrete_gaussian", noise=DiscreteGaussian(p["sigma"]),
+                              first_bin_only=False, sensitivity=Fraction(SENSITIVITY),
+                              neighbours=Neighbours.ONE_DIFFER, params=dict(p))
+
+
+register(CatalogueEntry(
+    "count_discrete_gaussian", "Canonne, Kamath & Steinke, NeurIPS 2020 (discrete Gaussian "
+    "mechanism)", "q_i + N_Z(0,σ²) per count, outputs every noisy count (one count differs by 1)",
+    (Param("sigma", "budget", Fraction(2), "σ of every count's discrete Gaussian noise"),),
+    _build_count_discrete_gaussian, "ρ = 1/(2σ²) zCDP", NOT_PURE))
