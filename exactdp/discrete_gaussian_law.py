@@ -48,7 +48,7 @@ from flint import acb, arb, ctx
 from mpmath import mpf
 
 from .errors import PrecisionError
-from .noise import DiscreteLaplace, Kind, NoiseLaw
+from .noise import DiscreteLaplace, IntegerValued, Kind, NoiseLaw
 from .precision import exact_mpf, to_arb
 
 if TYPE_CHECKING:  # numpy is imported where samples are drawn, not to list the catalogue
@@ -64,13 +64,12 @@ MPMATH_GUARD_BITS = 20
 
 
 @dataclass(frozen=True)
-class DiscreteGaussian(NoiseLaw):
+class DiscreteGaussian(IntegerValued, NoiseLaw):
     """``N_ℤ(0, σ²)`` on the integers, ``σ`` the scale: ``Pr[η = k] = e^{−k²/(2σ²)}/Z``
     (Canonne, Kamath & Steinke, NeurIPS 2020, Def. 1; module docstring)."""
 
     symbol: ClassVar[str] = "DGauss"
     symmetric: ClassVar[bool] = True
-    integer_valued: ClassVar[bool] = True
 
     def __str__(self) -> str:
         return f"N_Z(0, {self.scale}²)"
@@ -92,31 +91,11 @@ class DiscreteGaussian(NoiseLaw):
             return tails.log_tail(n) - tails.log_normaliser
         return (-(tails.log_tail(1 - n) - tails.log_normaliser).expm1()).log()
 
-    def log_ball_at(self, kind: Kind, point: Fraction) -> arb | None:
-        """``log g(point)`` in balls, ``point`` an exact rational (``None`` for the mass off the
-        integers)."""
-        point = Fraction(point)
-        if kind is Kind.PDF and point.denominator != 1:
-            return None
-        return self.log_ball_integer(kind, math.ceil(point))
-
     def _log_mpmath(self, kind: Kind, n: int) -> mpf:
         """:meth:`log_ball_integer` as an mpf: the ball's centre at mpmath's precision plus
         :data:`MPMATH_GUARD_BITS`."""
         with ctx.workprec(mpmath.mp.prec + MPMATH_GUARD_BITS):
             return +exact_mpf(self.log_ball_integer(kind, n).mid())
-
-    def logpdf(self, x: mpf) -> mpf:
-        """``log Pr[η = x]`` (``−inf`` off the integers)."""
-        return self._log_mpmath(Kind.PDF, int(x)) if mpmath.isint(x) else mpf("-inf")
-
-    def logcdf(self, x: mpf) -> mpf:
-        """``log Pr[η < x]``."""
-        return self._log_mpmath(Kind.CDF, int(mpmath.ceil(x)))
-
-    def logsf(self, x: mpf) -> mpf:
-        """``log Pr[η ≥ x]``."""
-        return self._log_mpmath(Kind.SF, int(mpmath.ceil(x)))
 
     def interval(self, low: mpf, high: mpf) -> mpf:
         """``Pr[low < η < high]`` (ends may be ±inf): ``Pr[a ≤ η < b + 1]`` of the integers

@@ -22,12 +22,15 @@ from hypothesis import strategies as st
 from scipy.stats import binom
 
 import exactdp
-from exactdp import InputError, MethodUnavailableError, discrete_gaussian
+from exactdp import InputError, MethodUnavailableError, PrecisionError, discrete_gaussian
 from exactdp.discrete_gaussian_law import DiscreteGaussian, _tails
 from exactdp.exact.losses.privacy_loss import possible_outputs
 from exactdp.noise import Kind
 
 from .conftest import assert_encloses
+from .test_discrete import (SVT_CASES, check_against_brute_force, check_program_agrees,
+                            check_traced_argmax)
+from .test_discrete import reference_svt as discrete_reference_svt
 
 REFERENCE_DPS = 60
 SIGMAS = (Fraction(1, 3), Fraction(1), Fraction(3, 2), Fraction(7, 2))
@@ -69,22 +72,9 @@ class BruteForce:
 
 
 def reference_svt(mech, queries, output):
-    """``Σ_ρ Pr[ρ] Π_⊥ Pr[ν < T + ρ − q] Π_⊤ Pr[ν ≥ T + ρ − q]`` over ``|ρ| ≤ J_ρ`` (a double
-    sum: each factor a sum of the masses of ``ν``), and a bound on its error: the dropped
-    threshold mass plus, per factor, the dropped query mass."""
-    with mpmath.workdps(REFERENCE_DPS):
-        rho, nu = BruteForce(mech.threshold_scale), BruteForce(mech.query_scale)
-        at_least = {}
-        total = mpmath.mpf(0)
-        for z in range(-rho.reach, rho.reach + 1):
-            term = rho.pmf(z)
-            for q, top in zip(queries, output):
-                x = int(mech.threshold) + z - q
-                if x not in at_least:
-                    at_least[x] = nu.sf(x)
-                term *= at_least[x] if top else 1 - at_least[x]
-            total += term
-        return total, rho.dropped + len(output) * nu.dropped
+    """The Sparse Vector's brute-force double sum (``test_discrete.reference_svt``) over the
+    discrete Gaussian's masses: each factor a sum of the masses of ``ν``."""
+    return discrete_reference_svt(mech, queries, output, BruteForce)
 
 
 # --- the law ----------------------------------------------------------------------------------
@@ -137,6 +127,15 @@ def test_far_tails_are_enclosed_with_relative_accuracy():
         assert_encloses(ball, reference, 50, slack=mpmath.mpf(10) ** -58 * reference)
 
 
+def test_a_tail_sum_beyond_its_term_limit_is_refused(monkeypatch):
+    """``T(0)`` of ``σ = 1000`` needs about 13,000 terms at 100 bits; with the limit at 1000 the
+    law refuses instead of summing on."""
+    import exactdp.discrete_gaussian_law as module
+    monkeypatch.setattr(module, "MAX_TERMS", 1000)
+    with ctx.workprec(100), pytest.raises(PrecisionError, match="more than 1000 terms"):
+        module._Tails(Fraction(1000), 100).log_tail(1)
+
+
 def test_interval_probabilities_sum_the_mass_strictly_inside():
     law = DiscreteGaussian(Fraction(3, 2))
     with mpmath.workdps(40):
@@ -150,18 +149,11 @@ def test_interval_probabilities_sum_the_mass_strictly_inside():
 # --- the Sparse Vector on integers -------------------------------------------------------------
 
 @settings(max_examples=12, deadline=None)
-@given(sigma1=st.sampled_from(SIGMAS), sigma2=st.sampled_from(SIGMAS), c=st.integers(1, 2),
-       threshold=st.integers(-2, 2),
-       queries=st.lists(st.integers(-4, 4), min_size=1, max_size=3), data=st.data())
+@given(sigma1=st.sampled_from(SIGMAS), sigma2=st.sampled_from(SIGMAS), **SVT_CASES)
 def test_svt_agrees_with_the_brute_force_double_sum(sigma1, sigma2, c, threshold, queries, data):
     mech = exactdp.mechanism("svt_discrete_gaussian", sigma1=sigma1, sigma2=sigma2, c=c,
                              T=threshold)
-    output = data.draw(st.sampled_from(list(possible_outputs(mech, len(queries)))))
-    result = exactdp.probability(mech, queries, output, dps=30)
-    reference, error = reference_svt(mech, queries, output)
-    assert result.method == "certified discrete sum"
-    with mpmath.workdps(REFERENCE_DPS):
-        assert_encloses(result, reference, 29, slack=error)
+    check_against_brute_force(mech, queries, data, BruteForce)
 
 
 def test_far_queries_reach_the_tails():
@@ -239,14 +231,8 @@ def svt_program(prng, queries, sigma1, sigma2, c, T):
 
 
 def test_a_traced_program_agrees_with_the_catalogue_entry():
-    params = dict(sigma1=Fraction(3, 2), sigma2=3, c=2, T=1)
-    traced = exactdp.program(svt_program, **params)
-    mech = exactdp.mechanism("svt_discrete_gaussian", **params)
-    queries = [0, 2, 1]
-    for output in possible_outputs(mech, len(queries)):
-        a = exactdp.probability(traced, queries, output, dps=25)
-        b = exactdp.probability(mech, queries, output, dps=25)
-        assert a.lower <= b.upper and b.lower <= a.upper, (output, a.value, b.value)
+    check_program_agrees(svt_program, "svt_discrete_gaussian",
+                         dict(sigma1=Fraction(3, 2), sigma2=3, c=2, T=1))
 
 
 def test_a_program_run_draws_plain_integers():
@@ -276,18 +262,7 @@ def noisy_argmax(prng, queries):
 
 @pytest.mark.parametrize("queries", [[0, 0], [1, 0], [0, 2]])
 def test_a_traced_argmax_of_discrete_gaussian_noise_breaks_ties_by_the_first_index(queries):
-    traced = exactdp.program(noisy_argmax)
-    with mpmath.workdps(REFERENCE_DPS):
-        noise = BruteForce(1)
-        span = range(-noise.reach, noise.reach + 1)
-        # independent: Pr[q0 + a ≥ q1 + b] (numpy's argmax returns the first of equal entries)
-        first_wins = mpmath.fsum(noise.pmf(a) * noise.pmf(b) for a in span for b in span
-                                 if queries[0] + a >= queries[1] + b)
-        references = ((0, first_wins), (1, 1 - first_wins))
-    for index, reference in references:
-        result = exactdp.probability(traced, queries, [index], dps=25)
-        with mpmath.workdps(REFERENCE_DPS):
-            assert_encloses(result, reference, 24, slack=2 * noise.dropped)
+    check_traced_argmax(noisy_argmax, BruteForce, queries)
 
 
 def test_report_noisy_max_refuses_integer_valued_noise():

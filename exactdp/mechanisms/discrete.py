@@ -39,6 +39,8 @@ from .histogram import HistogramMechanism
 from .svt import CUTOFF
 
 SENSITIVITY = 1
+CANONNE = "Canonne, Kamath & Steinke, NeurIPS 2020"
+INTEGER_THRESHOLD = Param("T", "integer", Fraction(0), "public threshold T (an integer)")
 
 
 def _build_svt_discrete(p):
@@ -51,12 +53,11 @@ def _build_svt_discrete(p):
 
 
 register(CatalogueEntry(
-    "svt_discrete", "Lyu, Su & Li, PVLDB 2017, Alg. 1 with discrete Laplace noise "
-    "(Canonne, Kamath & Steinke, NeurIPS 2020)",
+    "svt_discrete", f"Lyu, Su & Li, PVLDB 2017, Alg. 1 with discrete Laplace noise ({CANONNE})",
     "ρ~DLap(b_ρ), ν~DLap(b_ν), ⊤ when q_i+ν_i ≥ T+ρ, cutoff c, integer queries, outputs ⊤/⊥",
     (Param("threshold_scale", "budget", Fraction(2), "scale b_ρ of the threshold noise"),
      Param("query_scale", "budget", Fraction(4), "scale b_ν of the query noise"),
-     CUTOFF, Param("T", "integer", Fraction(0), "public threshold T (an integer)")),
+     CUTOFF, INTEGER_THRESHOLD),
     _build_svt_discrete, "1/b_ρ + 2c/b_ν", "at most 1/b_ρ + 2c/b_ν (Alg. 1's proof)"))
 
 
@@ -68,12 +69,12 @@ def _build_svt_discrete_gaussian(p):
 
 
 register(CatalogueEntry(
-    "svt_discrete_gaussian", "Lyu, Su & Li, PVLDB 2017, Alg. 1 with discrete Gaussian noise "
-    "(Canonne, Kamath & Steinke, NeurIPS 2020)",
+    "svt_discrete_gaussian",
+    f"Lyu, Su & Li, PVLDB 2017, Alg. 1 with discrete Gaussian noise ({CANONNE})",
     "ρ~N_Z(0,σ1²), ν~N_Z(0,σ2²), ⊤ when q_i+ν_i ≥ T+ρ, cutoff c, integer queries, outputs ⊤/⊥",
     (Param("sigma1", "budget", Fraction(2), "σ1 of the threshold's discrete Gaussian noise"),
      Param("sigma2", "budget", Fraction(4), "σ2 of the queries' discrete Gaussian noise"),
-     CUTOFF, Param("T", "integer", Fraction(0), "public threshold T (an integer)")),
+     CUTOFF, INTEGER_THRESHOLD),
     _build_svt_discrete_gaussian, "(ε, δ) or Rényi DP", NOT_PURE))
 
 
@@ -84,7 +85,7 @@ def _build_count_discrete_gaussian(p):
 
 
 register(CatalogueEntry(
-    "count_discrete_gaussian", "Canonne, Kamath & Steinke, NeurIPS 2020 (discrete Gaussian "
-    "mechanism)", "q_i + N_Z(0,σ²) per count, outputs every noisy count (one count differs by 1)",
+    "count_discrete_gaussian", f"{CANONNE} (the discrete Gaussian mechanism)",
+    "q_i + N_Z(0,σ²) per count, outputs every noisy count (one count differs by 1)",
     (Param("sigma", "budget", Fraction(2), "σ of every count's discrete Gaussian noise"),),
     _build_count_discrete_gaussian, "ρ = 1/(2σ²) zCDP", NOT_PURE))
