@@ -56,6 +56,8 @@ if TYPE_CHECKING:  # numpy is imported where samples are drawn, not to list the 
 
 #: Tail sums stored per block computed upwards (downwards each costs one term).
 BLOCK = 64
+#: How often (in terms) a tail sum beyond its block tries the bound of the rest.
+CHECK_EVERY = 16
 #: The most terms one tail sum may add (``T(n)`` costs about ``σ·√(2·bits·ln 2)`` terms at
 #: ``n = 0``): a larger ``σ`` is refused rather than summed for minutes.
 MAX_TERMS = 10 ** 6
@@ -118,7 +120,8 @@ class DiscreteGaussian(IntegerValued, NoiseLaw):
         wanted = 1 if size is None else int(np.prod(size))
         accepted, drawn, kept = [], 0, 0
         while kept < wanted:
-            # the acceptance rate so far (at least 1/4 at the start) sets the batch
+            # a batch of what the acceptance rate so far (a guess of 1/4 before the first
+            # batch, never below 1/20) says is still needed
             rate = max(kept / drawn, 0.05) if drawn else 0.25
             batch = max(64, math.ceil(1.1 * (wanted - kept) / rate))
             candidates = proposal.sample(rng, batch, loc=0)
@@ -142,16 +145,17 @@ class _Tails:
         tau = acb(0, 1 / (2 * arb.pi() * to_arb(sigma) ** 2))
         #: ``log θ₃(0, τ)`` (module docstring)
         self.log_normaliser = acb(0).modular_theta(tau)[2].real.log()
+        self.rate_ball = to_arb(self.rate)
         self.sums: dict[int, arb] = {}
 
     def weight(self, k: int) -> arb:
         """``e^{−k²/(2σ²)}``."""
-        return (-to_arb(k * k * self.rate)).exp()
+        return (-(k * k) * self.rate_ball).exp()
 
     def rest(self, m: int) -> arb:
         """The bound ``e^{−m²/(2σ²)}/(1 − e^{−(2m+1)/(2σ²)})`` on ``T(m)``, ``m ≥ 0`` (module
         docstring)."""
-        return self.weight(m) / -(-to_arb((2 * m + 1) * self.rate)).expm1()
+        return self.weight(m) / -(-(2 * m + 1) * self.rate_ball).expm1()
 
     def log_tail(self, n: int) -> arb:
         """``log T(n)`` for an integer ``n ≥ 0``."""
@@ -166,24 +170,28 @@ class _Tails:
         return value.log()
 
     def _block(self, n: int) -> None:
-        """``T(k)`` for ``k = n … n + BLOCK − 1``: the terms from ``n`` up to the first ``m``
-        whose bound of the rest is below ``2^{−prec}·e^{−(n+BLOCK−1)²/(2σ²)}`` (at most that
-        fraction of every ``T(k)`` stored), the rest added as the ball ``[0, bound]``, then the
-        sums from the top down."""
+        """``T(k)`` for ``k = n … n + BLOCK − 1`` at least: the terms from ``n`` up to the first
+        ``m`` whose bound of the rest is below ``2^{−prec}·e^{−(n+BLOCK−1)²/(2σ²)}``, the rest
+        added as the ball ``[0, bound]``, then the sums from the top down, each ``T(k)`` stored
+        where the bound is at most ``2^{−prec}·e^{−k²/(2σ²)}`` of it (every ``k`` of the block,
+        and the ``k`` above it as far as that holds)."""
         last = n + BLOCK - 1
-        target = (self.weight(last) * arb(2) ** -self.prec).lower()
+        scale = arb(2) ** -self.prec
+        target = (self.weight(last) * scale).lower()
         weights = []
         m = n
-        while m <= last or not self.rest(m).upper() <= target:
+        # the bound is tried every CHECK_EVERY terms beyond the block (it costs two exponentials)
+        while m <= last or (m - last) % CHECK_EVERY or not self.rest(m).upper() <= target:
             if len(weights) > MAX_TERMS:
                 raise PrecisionError(f"{DiscreteGaussian(self.sigma)}: a tail sum needs more "
                                      f"than {MAX_TERMS} terms (σ is too large)")
             weights.append(self.weight(m))
             m += 1
-        total = arb(0, self.rest(m).upper()).nonnegative_part()
+        rest = self.rest(m).upper()
+        total = arb(0, rest).nonnegative_part()
         for k in range(m - 1, n - 1, -1):
             total += weights[k - n]
-            if k <= last:
+            if k <= last or (weights[k - n] * scale).lower() >= rest:
                 self.sums[k] = total
 
 

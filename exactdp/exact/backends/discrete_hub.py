@@ -41,6 +41,10 @@ from ...errors import MethodUnavailableError
 from ...noise import Kind
 from ..form.integral_form import Integral
 
+#: The first and the largest block of tail terms whose logs one product of ball polynomials
+#: gives (``_tail``).
+FIRST_BLOCK, LAST_BLOCK = 16, 512
+
 
 def integer_range(integral: Integral) -> tuple[int | None, int | None]:
     """``(first, last)``: the integers ``k`` with ``lower < k < upper`` (``None``: unbounded)."""
@@ -63,26 +67,18 @@ class _Terms:
         # g(k − s) is the law's function at the integer ⌈k − s⌉ = k − ⌊s⌋ (s is an integer
         # for a mass: ``Integral.is_empty`` otherwise)
         self.offsets = [math.floor(factor.shift) for factor in integral.factors]
-        # (law, kind, n) → log g(n): factors of one law share their values at each integer
-        self.values: dict = {}
 
-    def _log(self, law, kind: Kind, n: int) -> arb:
-        key = (law, kind, n)
-        value = self.values.get(key)
-        if value is None:
-            value = self.values[key] = law.log_ball_integer(kind, n)
-        return value
-
-    def log_terms(self, low: int, high: int) -> list[arb]:
-        """``log t(k)`` for ``k = low … high``.  For each law and kind, ``Σ_j m_j log g(k − o_j)``
-        over its factors (offsets ``o_j = ⌊s_j⌋``) is the convolution of the powers at each
-        offset with the law's logs at the integers: one product of ball polynomials
-        (``arb_poly``) gives it at every ``k``."""
+    def log_terms(self, low: int, high: int, without: Kind | None = None) -> list[arb]:
+        """``log t(k)`` for ``k = low … high`` (``log U(k)`` with ``without`` the kind left
+        out).  For each law and kind, ``Σ_j m_j log g(k − o_j)`` over its factors (offsets
+        ``o_j = ⌊s_j⌋``) is the convolution of the powers at each offset with the law's logs at
+        the integers: one product of ball polynomials (``arb_poly``) gives it at every ``k``."""
         logs = [self.hub.log_ball_integer(Kind.PDF, k) for k in range(low, high + 1)]
         groups: dict = {}
         for factor, offset in zip(self.factors, self.offsets):
-            powers = groups.setdefault((factor.law, factor.kind), Counter())
-            powers[offset] += factor.power
+            if factor.kind is not without:
+                powers = groups.setdefault((factor.law, factor.kind), Counter())
+                powers[offset] += factor.power
         for (law, kind), powers in groups.items():
             first, last = min(powers), max(powers)
             table = arb_poly([law.log_ball_integer(kind, n)
@@ -93,37 +89,32 @@ class _Terms:
                 logs[index] += product[last - first + index]
         return logs
 
-    def logs(self, k: int, bounded: Kind) -> tuple[arb, arb]:
-        """``(log t(k), log U(k))``."""
-        total = self.hub.log_ball_integer(Kind.PDF, k)
-        kept = total
-        for factor, offset in zip(self.factors, self.offsets):
-            value = factor.power * self._log(factor.law, factor.kind, k - offset)
-            total += value
-            if factor.kind is not bounded:
-                kept += value
-        return total, kept
-
 
 def _tail(terms: _Terms, start: int, end: int | None, step: int, total: arb, goal: int) -> arb:
     """The sum of the terms from ``start`` towards ``end`` (``step`` ±1; ``None``: to infinity),
     all beyond the kinks: term by term until ``U(k)/(1 − r)``, ``r = U(k + step)/U(k)``, is
-    below ``2^{−goal}·total``, then that bound as the ball ``[0, bound]`` (module docstring)."""
+    below ``2^{−goal}·total``, then that bound as the ball ``[0, bound]`` (module docstring).
+    The logs come in blocks of :data:`FIRST_BLOCK` terms, doubling up to :data:`LAST_BLOCK`
+    (:meth:`_Terms.log_terms`; each block reads one ``U`` beyond it, for the last ratio)."""
     bounded = Kind.CDF if step > 0 else Kind.SF
     target = arb(2) ** -goal
     added = arb(0)
-    k = start
-    log_term, log_bound = terms.logs(k, bounded)
+    k, size = start, FIRST_BLOCK
     while end is None or (k - end) * step <= 0:
-        log_next_term, log_next_bound = terms.logs(k + step, bounded)
-        ratio = (log_next_bound - log_bound).exp()
-        if ratio < 1:
-            bound = log_bound.exp() / (1 - ratio)
-            if bound.upper() <= (target * (total + added)).lower():
-                return added + arb(0, bound.upper()).nonnegative_part()
-        added += log_term.exp()
-        k += step
-        log_term, log_bound = log_next_term, log_next_bound
+        stop = k + step * (size - 1)
+        if end is not None and (stop - end) * step > 0:
+            stop = end
+        low, high = min(k, stop + step), max(k, stop + step)
+        log_terms = terms.log_terms(low, high)
+        log_bounds = terms.log_terms(low, high, without=bounded)
+        for j in range(k - low, stop - low + step, step):
+            ratio = (log_bounds[j + step] - log_bounds[j]).exp()
+            if ratio < 1:
+                bound = log_bounds[j].exp() / (1 - ratio)
+                if bound.upper() <= (target * (total + added)).lower():
+                    return added + arb(0, bound.upper()).nonnegative_part()
+            added += log_terms[j].exp()
+        k, size = stop + step, min(2 * size, LAST_BLOCK)
     return added
 
 
