@@ -176,6 +176,20 @@ def test_every_output_together_has_probability_one():
         assert mpmath.fsum(r.lower for r in results) <= 1 <= mpmath.fsum(r.upper for r in results)
 
 
+def test_selection_probabilities_are_the_brute_force_sums():
+    """``exactdp utility``'s ``P_i`` (a sum over the integer threshold noise) against the
+    double sums of the outputs ⊤ and ⊥⊤ (c = 1, given order): ``P_1 = Pr[⊤]``,
+    ``P_2 = Pr[⊥⊤]``."""
+    from exactdp.exact.selection import selection_probabilities
+    mech = exactdp.mechanism("svt_discrete_gaussian", sigma1=Fraction(3, 2), sigma2=3, c=1, T=1)
+    queries = [2, 0]
+    balls = selection_probabilities(mech, queries, digits=20)
+    for ball, output in zip(balls, ([True], [False, True])):
+        reference, error = reference_svt(mech, queries, output)
+        with ctx.workprec(200):
+            assert_encloses(ball, reference, 18, absolute=True, slack=error)
+
+
 # --- noisy counts -----------------------------------------------------------------------------
 
 def test_noisy_counts_have_the_product_of_the_masses():
