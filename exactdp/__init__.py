@@ -21,6 +21,7 @@ _LAZY = {**dict.fromkeys(["CertifiedPrivacyLoss", "CertifiedProbability", "MaxPr
          "format_value": ".formatting",
          **dict.fromkeys(["ProfilePoint", "privacy_profile"], ".exact.divergences.profile"),
          **dict.fromkeys(["RenyiPoint", "renyi_divergence"], ".exact.divergences.renyi"),
+         **dict.fromkeys(["ZCDPResult", "zcdp"], ".exact.divergences.zcdp"),
          **dict.fromkeys(["ThresholdMechanism", "catalogue", "mechanism"], ".mechanisms"),
          "program": ".programs", "sample": ".sampling",
          **dict.fromkeys(["discrete_gaussian", "discrete_laplace"], ".programs.linear"),
@@ -46,4 +47,5 @@ __all__ = ["CertifiedPrivacyLoss", "CertifiedProbability", "ExactDPError", "Inpu
            "Probability", "ProfilePoint", "RenyiPoint", "ThresholdMechanism", "catalogue",
            "discrete_gaussian", "discrete_laplace", "expected_utility", "format_value",
            "max_privacy_loss", "mechanism", "privacy_loss", "privacy_profile", "probability",
-           "program", "renyi_divergence", "sample", "selection_probabilities"]
+           "program", "renyi_divergence", "sample", "selection_probabilities", "ZCDPResult",
+           "zcdp"]

@@ -20,9 +20,10 @@ Result = TypeVar("Result")
 
 
 def refine(attempt: Callable[[int], tuple[bool, Result]], start: int, most: int,
-           failure: Callable[[Result, int], str]) -> Result:
+           failure: Callable[[Result, int], str],
+           following: Callable[[Result, int], int | None] | None = None) -> Result:
     """The result of the first narrow ``attempt(p)`` for ``p = start, 2·start, 4·start, …``
-    up to ``most``.
+    (or the precisions ``following`` chooses) up to ``most``.
 
     Parameters
     ----------
@@ -36,6 +37,10 @@ def refine(attempt: Callable[[int], tuple[bool, Result]], start: int, most: int,
     failure : callable
         ``failure(result, p)`` → the message of the :class:`~exactdp.errors.PrecisionError`
         raised when no attempt was narrow, from the last attempt's result and precision.
+    following : callable, optional
+        ``following(result, p)`` → the next precision, above ``p``, from what the attempt at
+        ``p`` learnt (e.g. the digits a difference cancelled), or ``None`` to stop; doubling by
+        default.
 
     Returns
     -------
@@ -52,6 +57,7 @@ def refine(attempt: Callable[[int], tuple[bool, Result]], start: int, most: int,
         narrow, result = attempt(precision)
         if narrow:
             return result
-        if 2 * precision > most:
+        higher = 2 * precision if following is None else following(result, precision)
+        if higher is None or higher > most:
             raise PrecisionError(failure(result, precision))
-        precision *= 2
+        precision = higher

@@ -29,7 +29,6 @@ seed gives the same witness on any machine.
 
 from __future__ import annotations
 
-import math
 import shlex
 import time
 from dataclasses import dataclass
@@ -43,10 +42,10 @@ from .errors import InputError
 from .exact.event_probability.rules import event_privacy_loss
 from .precision import to_mpf
 from .exact.losses.privacy_loss import (MAX_ENUMERATED_QUERIES, privacy_loss)
-from .exact.losses.worst_output import Witness, witness_score, worst_event, worst_output
+from .exact.losses.worst_output import (Witness, scored_outputs, witness_score, worst_event,
+                                         worst_output)
 from .formatting import echoed_number, format_value, printed_log_ratio
 from .mechanisms.base import Mechanism, Neighbours
-from .mechanisms.description import ThresholdMechanism
 from .sampling.inputs import input_patterns
 from .progress import Progress
 from .checks import check_positive, check_seed
@@ -95,11 +94,11 @@ class InputSpace:
 
 
 def input_space(mech: Mechanism) -> InputSpace:
-    """The neighbouring inputs of ``mech``, around its threshold for an SVT variant."""
+    """The neighbouring inputs of ``mech``, around its :attr:`~Mechanism.query_origin`."""
     if not isinstance(mech, Mechanism):
         raise InputError(f"exactdp search needs a mechanism description, got "
                          f"{type(mech).__name__}")
-    return InputSpace(mech, mech.threshold if isinstance(mech, ThresholdMechanism) else Fraction(0))
+    return InputSpace(mech, mech.query_origin)
 
 
 def param_options(mech) -> str:
@@ -218,32 +217,17 @@ def _mutate(pair, space: InputSpace, max_length: int, rng: np.random.Generator):
     return d1, d2
 
 
-def pattern_count(mech: ThresholdMechanism, n: int) -> int:
-    """How many ⊤/⊥ patterns ``mech`` can produce on ``n`` queries: ``Σ_{k ≤ min(c, n)} C(n, k)``
-    with cutoff ``c`` (fewer than ``c`` ⊤'s, or stopped at the ``c``-th ⊤ after ``m ≤ n``
-    queries: ``Σ_{m=c}^{n} C(m−1, c−1) = C(n, c)``), ``2^n`` without.
-
-    Examples
-    --------
-    >>> import exactdp
-    >>> from exactdp.exact.losses.privacy_loss import possible_outputs
-    >>> m = exactdp.mechanism("svt1", c=2)
-    >>> pattern_count(m, 4) == sum(1 for _ in possible_outputs(m, 4))
-    True
-    """
-    cutoff = n if mech.cutoff is None else min(mech.cutoff, n)
-    return sum(math.comb(n, k) for k in range(cutoff + 1))
-
-
 def _check_patterns(mech, max_length: int) -> None:
-    """An :class:`InputError` when a Sparse Vector variant has more than :data:`MAX_PATTERNS`
-    ⊤/⊥ patterns on ``max_length`` queries, naming the longest length that is searched."""
-    if not isinstance(mech, ThresholdMechanism) or pattern_count(mech, max_length) <= MAX_PATTERNS:
+    """An :class:`InputError` when :func:`worst_output` would score more than
+    :data:`MAX_PATTERNS` outputs per pair on ``max_length`` queries, naming the longest length
+    that is searched."""
+    count = scored_outputs(mech, max_length)
+    if count is None or count <= MAX_PATTERNS:
         return
-    longest = max(n for n in range(1, max_length) if pattern_count(mech, n) <= MAX_PATTERNS)
-    raise InputError(f"{mech.name} has {pattern_count(mech, max_length):,} ⊤/⊥ patterns on "
-                     f"max_length={max_length} queries, each scored for every pair; at most "
-                     f"{MAX_PATTERNS:,} are searched, so max_length may be at most {longest}")
+    longest = max(n for n in range(1, max_length) if scored_outputs(mech, n) <= MAX_PATTERNS)
+    raise InputError(f"{mech.name} has {count:,} ⊤/⊥ patterns on max_length={max_length} "
+                     f"queries, each scored for every pair; at most {MAX_PATTERNS:,} are "
+                     f"searched, so max_length may be at most {longest}")
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ import pytest
 from exactdp.cli import COMMANDS, main
 from exactdp.exact.losses.privacy_loss import possible_outputs
 from exactdp.mechanisms import mechanism
-from exactdp.search import MAX_PATTERNS, pattern_count
+from exactdp.exact.losses.threshold_worst_output import pattern_count
+from exactdp.search import MAX_PATTERNS
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -25,7 +25,7 @@ DECIMAL_FIELDS = {
     "fnr_upper", "ser", "ser_lower", "ser_upper", "delta_lower", "delta_upper", "claimed_delta",
     "test_eps", "p_value", "exact_event_eps", "exact_event_eps_lower", "exact_event_eps_upper",
     "simulated_accuracy", "simulated_accuracy_halfwidth", "simulated_accuracy_small",
-    "simulated_accuracy_small_halfwidth",
+    "simulated_accuracy_small_halfwidth", "rho", "rho_lower", "rho_upper", "claimed_rho",
 }
 #: Lists of strings that are numbers.
 DECIMAL_LIST_FIELDS = {"selection", "selection_lower", "selection_upper"}
@@ -50,7 +50,7 @@ PARAMETER_FIELDS = {"params"}
 ENCLOSURES = [("probability", "lower", "upper"), ("log_probability", "log_lower", "log_upper"),
               ("log_ratio", "log_ratio_lower", "log_ratio_upper"),
               ("delta", "lower", "upper"), ("delta", "delta_lower", "delta_upper"),
-              ("divergence", "lower", "upper"),
+              ("divergence", "lower", "upper"), ("rho", "rho_lower", "rho_upper"),
               ("exact_accuracy", "exact_accuracy_lower", "exact_accuracy_upper"),
               ("exact_accuracy_small", "exact_accuracy_small_lower", "exact_accuracy_small_upper"),
               ("theorem_5_12_probability", "theorem_5_12_probability_lower",
@@ -121,6 +121,7 @@ COMMANDS = {
     "maxloss": ["maxloss", "svt1", "--d1", "0,0", "--d2", "1,1"],
     "profile": ["profile", "svt1", "--d1", "0,0", "--d2", "1,1", "--eps", "0,0.1,2"],
     "renyi": ["renyi", "svt1", "--d1", "0,0", "--d2", "1,1", "--alpha", "1.5,2,inf"],
+    "zcdp": ["zcdp", "svt1", "--d1", "0,0", "--d2", "1,1"],
     "sweep": ["sweep", "svt1", "--param", "eps=0.5,1", "--d1", "0*{t}", "--d2", "1*{t}",
               "--output", "F*{t}", "--t", "1,2"],
     "test": ["test", "statdp.SVT", "--d1", "1,1", "--d2", "2,0", "--test-eps", "0.5", "--runs",

@@ -11,8 +11,8 @@ from exactdp.cli.common import query_text
 #: Every option that takes a query vector, by command.
 QUERY_OPTIONS = {
     "prob": {"--queries"}, "utility": {"--queries"},
-    **{command: {"--d1", "--d2"} for command in ("loss", "maxloss", "profile", "renyi", "test",
-                                                   "crosscheck")},
+    **{command: {"--d1", "--d2"} for command in ("loss", "maxloss", "profile", "renyi", "zcdp",
+                                                   "test", "crosscheck")},
 }
 
 
@@ -53,6 +53,7 @@ PAIR_COMMANDS = {
     "maxloss": ["maxloss", "svt1", "--d1", "D1", "--d2", "D2", "--dps", "8"],
     "profile": ["profile", "svt1", "--d1", "D1", "--d2", "D2", "--eps", "0,0.5", "--dps", "8"],
     "renyi": ["renyi", "svt1", "--d1", "D1", "--d2", "D2", "--alpha", "2,inf", "--dps", "8"],
+    "zcdp": ["zcdp", "svt1", "--d1", "D1", "--d2", "D2", "--dps", "8"],
     "crosscheck": ["crosscheck", "svt1", "--d1", "D1", "--d2", "D2", "--event", "false_count=1",
                    "--runs", "200"],
     "test": ["test", "svt1", "--d1", "D1", "--d2", "D2", "--test-eps", "0.5", "--runs", "200",

@@ -34,6 +34,8 @@ COMMANDS = {
     "profile": ("divergence_commands", "exact privacy profile δ(ε) = sup_E P[M(D1)∈E] − "
                 "e^ε P[M(D2)∈E] at a list of ε"),
     "renyi": ("divergence_commands", "exact Rényi divergence D_α(M(D1) ‖ M(D2)) at a list of α"),
+    "zcdp": ("divergence_commands", "exact zCDP of a pair: ρ = sup over α > 1 of "
+             "D_α(M(D1) ‖ M(D2))/α"),
     "reproduce": ("reproduce_command",
                   "recompute the published claims: figures, claims.json, claims.md"),
     "pvalue": ("tester_commands", "StatDP's p-value from two event counts"),

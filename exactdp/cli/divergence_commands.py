@@ -1,6 +1,6 @@
-"""``exactdp profile`` and ``renyi``: the privacy profile δ(ε) and the Rényi divergences D_α of
-a mechanism on two inputs, one record per ε or α (a table, ``--json`` a list, ``--plot`` δ
-against ε)."""
+"""``exactdp profile``, ``renyi`` and ``zcdp``: the privacy profile δ(ε), the Rényi divergences
+D_α and the zCDP ``ρ = sup_α D_α/α`` of a mechanism on two inputs, one record per ε or α (a
+table, ``--json`` a list, ``--plot`` δ against ε), one record for ``ρ``."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from ..checks import check_writable
 from ..errors import InputError
 from ..exact.divergences.profile import privacy_profile
 from ..exact.divergences.renyi import renyi_divergence
+from ..exact.divergences.zcdp import zcdp
 from ..formatting import decimal_text, printed_number
 from .common import (add_any_pair_argument, add_json_argument, add_mechanism_arguments,
-                     add_precision_arguments, build_mechanism, query_text,
+                     add_precision_arguments, build_mechanism, emit, query_text,
                      write_json)
 
 
@@ -93,9 +94,17 @@ def run_renyi(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_zcdp(args: argparse.Namespace) -> int:
+    mech = build_mechanism(args)
+    result = zcdp(mech, args.d1, args.d2, dps=args.dps, allow_any_pair=args.any_pair)
+    emit(args, result.fields(args.dps, text=not args.json),
+         f"{mech}: zCDP ρ = sup_α D_α(M(D1) ‖ M(D2))/α in nats (certified)")
+    return 0
+
+
 def register(subparsers) -> None:
-    """Add ``profile`` and ``renyi``."""
-    for name in ("profile", "renyi"):
+    """Add ``profile``, ``renyi`` and ``zcdp``."""
+    for name in ("profile", "renyi", "zcdp"):
         sub = subparsers.add_parser(name)
         add_mechanism_arguments(sub)
         sub.add_argument("--d1", required=True, metavar="Q", type=query_text,
@@ -106,11 +115,16 @@ def register(subparsers) -> None:
             sub.add_argument("--eps", required=True, metavar="LIST",
                              help="values of ε ≥ 0, comma-separated, e.g. 0,0.5,1")
             sub.add_argument("--plot", metavar="FILE.png", help="also draw δ against ε")
-        else:
+        elif name == "renyi":
             sub.add_argument("--alpha", required=True, metavar="LIST",
                              help="orders α > 1 or inf, comma-separated, e.g. 1.5,2,inf")
         add_precision_arguments(sub, method=False)
         add_any_pair_argument(sub)
-        add_json_argument(sub, f"a JSON list with one object per "
-                          f"{'ε' if name == 'profile' else 'α'}")
-        sub.set_defaults(run=run_profile if name == "profile" else run_renyi)
+        if name == "zcdp":
+            add_json_argument(sub, 'one JSON object {"rho", "rho_lower", "rho_upper", '
+                              '"alpha"}')
+        else:
+            add_json_argument(sub, f"a JSON list with one object per "
+                              f"{'ε' if name == 'profile' else 'α'}")
+        sub.set_defaults(run={"profile": run_profile, "renyi": run_renyi,
+                              "zcdp": run_zcdp}[name])

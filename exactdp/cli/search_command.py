@@ -11,6 +11,8 @@ from .common import add_json_argument, add_mechanism_arguments, build_mechanism,
 
 def run_search(args: argparse.Namespace) -> int:
     mech = build_mechanism(args)
+    if args.rho is not None:
+        return run_zcdp_search(args, mech)
     if args.alpha is not None:
         return run_renyi_search(args, mech)
     if args.delta is not None:
@@ -41,14 +43,31 @@ def run_delta_search(args: argparse.Namespace, mech) -> int:
 def run_renyi_search(args: argparse.Namespace, mech) -> int:
     from ..renyi_search import search_renyi
 
-    if args.delta is not None or args.eps is not None:
-        raise InputError("--alpha searches for the largest Rényi divergence D_α: it takes "
-                         "neither --delta nor --eps")
-    result = search_renyi(mech, args.alpha, max_length=args.max_length, seed=args.seed,
-                          budget=args.budget, max_evaluations=args.evaluations, dps=args.dps,
-                          progress=True)
-    emit(args, result.record(args.dps, text=not args.json),
-         f"{mech}: largest certified Rényi divergence D_α found")
+    return _divergence_search(
+        args, mech, search_renyi, args.alpha, (args.delta, args.eps),
+        "--alpha searches for the largest Rényi divergence D_α: it takes neither --delta nor "
+        "--eps", "largest certified Rényi divergence D_α found")
+
+
+def run_zcdp_search(args: argparse.Namespace, mech) -> int:
+    from ..renyi_search import search_zcdp
+
+    return _divergence_search(
+        args, mech, search_zcdp, args.rho, (args.delta, args.eps, args.alpha),
+        "--rho searches for the largest zCDP ρ = sup_α D_α/α: it takes neither --delta, --eps "
+        "nor --alpha", "largest certified zCDP ρ = sup_α D_α/α found")
+
+
+def _divergence_search(args: argparse.Namespace, mech, search, target, others: tuple,
+                       refusal: str, found: str) -> int:
+    """``search(mech, target, …)`` (``--alpha`` or ``--rho``) with the common options, refused
+    in one line when one of ``others`` is given too."""
+    if any(option is not None for option in others):
+        raise InputError(refusal)
+    result = search(mech, target, max_length=args.max_length, seed=args.seed,
+                    budget=args.budget, max_evaluations=args.evaluations, dps=args.dps,
+                    progress=True)
+    emit(args, result.record(args.dps, text=not args.json), f"{mech}: {found}")
     return 0
 
 
@@ -77,6 +96,10 @@ def register(subparsers) -> None:
                      help="search for the largest Rényi divergence D_α(M(D1) ‖ M(D2)) instead "
                      "(A > 1 or inf): each pair is scored by its certified D_α, the larger "
                      "direction")
+    sub.add_argument("--rho", metavar="R", default=None,
+                     help="check a claim of R-zCDP instead (R > 0): each pair is scored by its "
+                     "certified ρ = sup over α > 1 of D_α/α, the larger direction; a pair whose "
+                     "ρ lies above R is a violation")
     sub.add_argument("--dps", type=int, default=15, help="significant digits (default 15)")
     add_json_argument(sub)
     sub.set_defaults(run=run_search)

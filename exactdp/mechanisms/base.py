@@ -85,6 +85,12 @@ class Mechanism:
         """True when an output contains released numbers (its probability is a density)."""
         return self.output_kind.is_numeric
 
+    @property
+    def query_origin(self) -> Fraction:
+        """The value interesting query answers lie around (``exactdp search`` tries
+        ``origin + k·Δ``): 0 unless the family says otherwise."""
+        return Fraction(0)
+
     def neighbour_violation(self, d1: Runs, d2: Runs) -> str | None:
         """Why ``d1`` and ``d2`` are not neighbours for this mechanism (``None`` if they are).
 

@@ -107,6 +107,11 @@ class ThresholdMechanism(Mechanism):
                                      f"{format_number(value)}")
 
     @property
+    def query_origin(self) -> Fraction:
+        """The threshold ``T``: answers near it decide the ⊤/⊥ pattern."""
+        return self.threshold
+
+    @property
     def threshold_noise(self) -> NoiseLaw:
         """``law(b_ρ)``."""
         return self.law(self.threshold_scale)

@@ -31,7 +31,7 @@ import mpmath
 from flint import arb, ctx
 from mpmath import mpf
 
-from ..errors import InputError, MethodUnavailableError, PrecisionError
+from ..errors import InputError, MethodUnavailableError
 from ..exact.backends.certified import relative_width
 from ..exact.event_probability.rules import event_rule
 from ..exact.form.integral_form import IntegralBuilder, IntegralForm, make_term
@@ -47,6 +47,7 @@ from ..noise import Kind, NoiseLaw
 from ..events import Interval
 from ..precision import (COMBINE_GUARD_DIGITS, MAX_DPS, MAX_GUARD_DIGITS, CertifiedProbability,
                          Probability, check_dps, working_bits)
+from ..refinement import refine
 from ..sequences import Runs, as_output, as_queries
 from .model import Program
 from .exact_numbers import as_fraction
@@ -455,30 +456,41 @@ DIFFERENCE_TRIES = 3
 def evaluate_signed(form: SignedForm, dps: int, method: str, what: str) -> Probability:
     """Evaluate ``plus − minus`` to ``dps`` digits: both sides with extra digits, raised by the
     digits the subtraction cancels until the difference is certified (absolute errors add),
-    up to the digits the engine evaluates (:func:`~exactdp.precision.check_working_dps`)."""
+    up to the digits the engine evaluates (:func:`~exactdp.precision.check_working_dps`), in at
+    most :data:`DIFFERENCE_TRIES` tries (:func:`~exactdp.refinement.refine`)."""
     if not form.minus.terms:
         return evaluate(form.plus, dps, method, what)
     most = MAX_DPS + MAX_GUARD_DIGITS
-    guard = DIFFERENCE_GUARD
-    for _ in range(DIFFERENCE_TRIES):
-        plus = evaluate(form.plus, min(dps + guard, most), method, what)
-        minus = evaluate(form.minus, min(dps + guard, most), method, what)
+    tries = [0]
+
+    def attempt(digits: int) -> tuple[bool, Probability | int]:
+        """The difference at ``digits`` for each side, or the digits it cancelled there."""
+        tries[0] += 1
+        plus = evaluate(form.plus, digits, method, what)
+        minus = evaluate(form.minus, digits, method, what)
         if isinstance(plus, CertifiedProbability) and isinstance(minus, CertifiedProbability):
             difference = _certified_difference(plus, minus, dps, form.plus.is_density)
             if difference is not None:
-                return difference
-        with mpmath.workprec(working_bits(dps + guard, guard=COMBINE_GUARD_DIGITS)):
+                return True, difference
+        if plus.value == 0:
+            return False, None
+        with mpmath.workprec(working_bits(digits, guard=COMBINE_GUARD_DIGITS)):
             value, error = plus.value - minus.value, plus.error + minus.error
             if value > 0 and error <= value * mpf(10) ** -dps:
-                return Probability(+value, mpmath.log(value), +error,
-                                   f"{plus.method} (difference)", form.plus.is_density, dps)
-            lost = int(mpmath.log10(plus.value / max(abs(value), error))) + 1 if plus.value \
-                else 0
-        if dps + guard >= most or plus.value == 0:
-            break
-        guard += lost + DIFFERENCE_GUARD
-    raise PrecisionError(f"{what}: the difference F(U) − F(L) of a noise bounded on both sides "
-                         f"cancels beyond {min(dps + guard, most)} digits")
+                return True, Probability(+value, mpmath.log(value), +error,
+                                         f"{plus.method} (difference)", form.plus.is_density, dps)
+            return False, int(mpmath.log10(plus.value / max(abs(value), error))) + 1
+
+    def following(lost: int | None, digits: int) -> int | None:
+        """The digits of the next try: those the difference cancelled, and a guard, more."""
+        if lost is None or digits >= most or tries[0] >= DIFFERENCE_TRIES:
+            return None
+        return min(digits + lost + DIFFERENCE_GUARD, most)
+
+    return refine(attempt, min(dps + DIFFERENCE_GUARD, most), most,
+                  lambda lost, digits: f"{what}: the difference F(U) − F(L) of a noise bounded "
+                                       f"on both sides cancels beyond {digits} digits",
+                  following)
 
 
 def _certified_difference(plus: CertifiedProbability, minus: CertifiedProbability, dps: int,

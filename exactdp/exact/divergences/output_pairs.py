@@ -152,7 +152,8 @@ REFINEMENTS = 6
 def refined(compute, dps: int, what: str, absolute: bool = False) -> Enclosure:
     """The :class:`Enclosure` of ``compute()`` (a ball) at doubling Arb precisions until its
     radius is at most ``10^{−dps}`` of its centre's magnitude — or, with ``absolute``, of 1
-    (a difference of probabilities whose exact value may be 0) — else
+    (a difference of probabilities whose exact value may be 0), and also for a ball that holds
+    0, which no relative width can describe (two distributions equal but not provably so) — else
     :class:`~exactdp.errors.PrecisionError` naming ``what`` and the width reached
     (:func:`~exactdp.refinement.refine`)."""
     def attempt(bits: int) -> tuple[bool, arb]:
@@ -160,7 +161,7 @@ def refined(compute, dps: int, what: str, absolute: bool = False) -> Enclosure:
             ball = compute()
             tolerance = arb(10) ** (-dps)
             narrow = ball.is_exact() or ball.rad() <= tolerance * abs(ball.mid()) or (
-                absolute and ball.rad() <= tolerance)
+                (absolute or ball.contains(0)) and ball.rad() <= tolerance)
             return narrow, Enclosure.of_ball(ball) if narrow else ball  # ends at this precision
 
     bits = working_bits(dps, guard=COMBINE_GUARD_DIGITS)

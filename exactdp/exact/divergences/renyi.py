@@ -19,8 +19,9 @@ Privacy", IEEE CSF 2017, Definition 3):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import Callable
 
 import mpmath
 from flint import arb, ctx
@@ -38,6 +39,8 @@ from ..backends.piece_series import flint_context
 
 #: ``α = ∞``: the largest log ratio.
 INFINITE_ORDER = math.inf
+#: ``divergence(α, digits)`` → ``D_α`` of one pair to ``digits`` digits (:func:`pair_divergence`).
+Divergence = Callable[..., "Enclosure"]
 
 
 @dataclass(frozen=True)
@@ -93,7 +96,9 @@ def renyi_divergence(mech, d1, d2, alphas, dps: int = 30,
     alphas : sequence
         Orders ``α > 1``, or ``inf``.
     dps : int
-        Significant digits of each divergence (an enclosure of relative width ``10^{−dps}``).
+        Significant digits of each divergence (an enclosure of relative width ``10^{−dps}``;
+        where the divergence cannot be told from 0, two distributions equal but not provably
+        so, an enclosure ``[0, u]`` with ``u ≤ 10^{−dps}``).
     allow_any_pair : bool
         Skip the neighbour check.
 
@@ -117,33 +122,83 @@ def renyi_divergence(mech, d1, d2, alphas, dps: int = 30,
     """
     check_dps(dps)
     orders = check_alphas(alphas)
+    _check_released_value(mech, orders)
+    divergence = pair_divergence(mech, d1, d2, dps, allow_any_pair)
+    return [RenyiPoint(alpha, divergence(alpha)) for alpha in orders]
+
+
+def pair_divergence(mech, d1, d2, dps: int = 30,
+                    allow_any_pair: bool = False) -> Divergence:
+    """``D_α(M(d1) ‖ M(d2))`` as a function ``divergence(α, digits=dps, absolute=False)`` → an
+    :class:`Enclosure` of relative width ``≤ 10^{−digits}`` (``absolute``: or of absolute width
+    ``≤ 10^{−digits}``, for two distributions that may be equal, ``D_α = 0``), at any order
+    ``α > 1`` or ``inf`` (an exact rational or ``math.inf``), the two output distributions
+    computed once, to ``dps`` digits, for every order asked (:func:`renyi_divergence`'s
+    mechanisms).  Fewer ``digits`` than ``dps`` leave the probabilities' spare digits to a
+    cancellation: near ``α = 1``, ``D_α`` loses about ``log10(1/(α − 1))`` of them.
+
+    Examples
+    --------
+    >>> import exactdp
+    >>> divergence = pair_divergence(exactdp.mechanism("svt1"), [0], [1], 10)
+    >>> divergence(Fraction(2)) == renyi_divergence(exactdp.mechanism("svt1"), [0], [1], [2],
+    ...                                             10)[0].divergence
+    True
+    """
+    check_dps(dps)
     d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
     shift = location_shift(mech, d1, d2)
     if shift is not None:
-        return [RenyiPoint(alpha, shift_divergence(shift, alpha, dps)) for alpha in orders]
+        return lambda alpha, digits=dps, absolute=False: shift_divergence(shift, alpha, digits)
     supremum = density_supremum(mech)
     if supremum is not None:
-        finite = [alpha for alpha in orders if alpha != INFINITE_ORDER]
-        if finite:
-            raise MethodUnavailableError(
-                f"{mech.name} releases its largest noisy value: its Rényi divergence is computed "
-                f"at alpha=inf only, got alpha={format_number(finite[0])}")
-        divergence = supremum(mech, d1, d2, dps).divergence
-        return [RenyiPoint(alpha, divergence) for alpha in orders]
+        def released_value(alpha, digits: int = dps, absolute: bool = False) -> Enclosure:
+            _check_released_value(mech, [alpha])
+            return supremum(mech, d1, d2, digits).divergence
+
+        return released_value
     pairs = complete_pairs(mech, d1, d2, dps + PART_GUARD_DIGITS)
     if d1 == d2:
-        return [RenyiPoint(alpha, Enclosure.of_ball(arb(0))) for alpha in orders]
-    return _pair_divergences(pairs, orders, dps, mech.name)
+        return lambda alpha, digits=dps, absolute=False: Enclosure.of_ball(arb(0))
+    return _pairs_divergence(pairs, dps, mech.name)
+
+
+def _check_released_value(mech, orders: list) -> None:
+    """:class:`~exactdp.errors.MethodUnavailableError` for a finite order of a mechanism that
+    releases its largest noisy value (its ``D_∞`` alone is computed, by its own rule)."""
+    finite = [alpha for alpha in orders if alpha != INFINITE_ORDER]
+    if density_supremum(mech) is not None and finite:
+        raise MethodUnavailableError(
+            f"{mech.name} releases its largest noisy value: its Rényi divergence is computed "
+            f"at alpha=inf only, got alpha={format_number(finite[0])}")
+
+
+def divergences_both_ways(mech, d1, d2, dps: int = 30, allow_any_pair: bool = False
+                          ) -> tuple[Divergence, Divergence]:
+    """:func:`pair_divergence` of ``d1 → d2`` and of ``d2 → d1``, from one computation of the
+    two output distributions.
+
+    A location shift of a symmetric law (Laplace, Gaussian) depends on ``|μ1 − μ2|`` alone, so
+    both directions agree; for discrete outputs the pairs ``(p1(a), p2(a))`` are swapped.
+    """
+    check_dps(dps)
+    d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
+    if location_shift(mech, d1, d2) is not None or d1 == d2:
+        divergence = pair_divergence(mech, d1, d2, dps, allow_any_pair=True)
+        return divergence, divergence
+    if density_supremum(mech) is not None:
+        return tuple(pair_divergence(mech, one, two, dps, allow_any_pair=True)
+                     for one, two in ((d1, d2), (d2, d1)))
+    pairs = complete_pairs(mech, d1, d2, dps + PART_GUARD_DIGITS)
+    return tuple(_pairs_divergence(side, dps, mech.name)
+                 for side in (pairs, [(p2, p1) for p1, p2 in pairs]))
 
 
 def renyi_both_ways(mech, d1, d2, alphas, dps: int = 30, allow_any_pair: bool = False
                     ) -> tuple[list[RenyiPoint], list[RenyiPoint]]:
     """``D_α(M(d1) ‖ M(d2))`` and ``D_α(M(d2) ‖ M(d1))`` at every order of ``alphas``, from one
-    computation of the two output distributions (:func:`renyi_divergence` computes them once
-    per direction).
-
-    A location shift of a symmetric law (Laplace, Gaussian) depends on ``|μ1 − μ2|`` alone, so
-    both directions agree; for discrete outputs the pairs ``(p1(a), p2(a))`` are swapped.
+    computation of the two output distributions (:func:`divergences_both_ways`;
+    :func:`renyi_divergence` computes them once per direction).
 
     Examples
     --------
@@ -156,16 +211,9 @@ def renyi_both_ways(mech, d1, d2, alphas, dps: int = 30, allow_any_pair: bool = 
     """
     check_dps(dps)
     orders = check_alphas(alphas)
-    d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
-    if location_shift(mech, d1, d2) is not None or d1 == d2:
-        points = renyi_divergence(mech, d1, d2, orders, dps, allow_any_pair=True)
-        return points, points
-    if density_supremum(mech) is not None:
-        return tuple(renyi_divergence(mech, one, two, orders, dps, allow_any_pair=True)
-                     for one, two in ((d1, d2), (d2, d1)))
-    pairs = complete_pairs(mech, d1, d2, dps + PART_GUARD_DIGITS)
-    return tuple(_pair_divergences(side, orders, dps, mech.name)
-                 for side in (pairs, [(p2, p1) for p1, p2 in pairs]))
+    _check_released_value(mech, orders)
+    return tuple([RenyiPoint(alpha, divergence(alpha)) for alpha in orders]
+                 for divergence in divergences_both_ways(mech, d1, d2, dps, allow_any_pair))
 
 
 def largest_log_ratio(pairs: list, dps: int, name: str) -> tuple[Enclosure, int]:
@@ -215,14 +263,15 @@ def _log(p: arb, bits: int) -> arb:
         return p.log()
 
 
-def _pair_divergences(pairs: list, orders: list, dps: int, name: str) -> list[RenyiPoint]:
-    """``D_α`` at every order from the balls ``(p1(a), p2(a))`` of every output: ``+∞`` when an
-    output has ``p1 > 0 = p2`` (exact zeros), else :func:`_discrete_divergence`."""
+def _pairs_divergence(pairs: list, dps: int, name: str) -> Divergence:
+    """``(α, digits) ↦ D_α`` from the balls ``(p1(a), p2(a))`` of every output: ``+∞`` when an
+    output has ``p1 > 0 = p2`` (exact zeros), else :func:`_discrete_divergence` of the logs,
+    taken once."""
     if _first_only_on_d1(pairs) is not None:
-        return [RenyiPoint(alpha, Enclosure.of_ball(arb("inf"))) for alpha in orders]
+        return lambda alpha, digits=dps, absolute=False: Enclosure.of_ball(arb("inf"))
     logs = _logs(pairs, working_bits(dps + PART_GUARD_DIGITS, guard=COMBINE_GUARD_DIGITS))
-    return [RenyiPoint(alpha, _discrete_divergence(logs, alpha, dps, name))
-            for alpha in orders]
+    return lambda alpha, digits=dps, absolute=False: _discrete_divergence(logs, alpha, digits,
+                                                                          name, absolute)
 
 
 def _largest_log_ratio(logs: dict) -> tuple[int, arb]:
@@ -237,7 +286,8 @@ def _largest_log_ratio(logs: dict) -> tuple[int, arb]:
     return position, largest
 
 
-def _discrete_divergence(logs: dict, alpha, dps: int, name: str) -> Enclosure:
+def _discrete_divergence(logs: dict, alpha, dps: int, name: str,
+                         absolute: bool = False) -> Enclosure:
     """``(1/(α−1)) ln Σ e^{α ln p1 + (1−α) ln p2}``, or ``max ln(p1/p2)`` for ``α = ∞``, from
     the pairs ``(ln p1, ln p2)`` of the outputs with ``p1 > 0``."""
     # the logs' integer parts (of a probability near e^{−2.5·10^599}) come on top of the bits
@@ -251,9 +301,20 @@ def _discrete_divergence(logs: dict, alpha, dps: int, name: str) -> Enclosure:
             order = to_arb(alpha)
             total = sum(((order * log1 + (1 - order) * log2).exp()
                          for log1, log2 in logs.values()), arb(0))
-            return total.log() / (order - 1)
+            return _non_negative(total.log() / (order - 1))
 
-    return refined(compute, dps, f"{name}: D_α (α = {alpha})")
+    enclosure = refined(compute, dps, f"{name}: D_α (α = {alpha})", absolute)
+    return replace(enclosure, lower=max(enclosure.lower, mpmath.mpf(0)))
+
+
+def _non_negative(divergence: arb) -> arb:
+    """``divergence ∩ [0, ∞)``: a Rényi divergence of order ``α > 1`` is never negative (van
+    Erven & Harremoës, "Rényi Divergence and Kullback-Leibler Divergence", IEEE Trans. Inf.
+    Theory 60(7), 2014, Theorem 8), so the part of a ball below 0 holds no value (the ball of
+    ``[0, u]`` still reaches a rounding below 0: :func:`_discrete_divergence` clamps its end)."""
+    if divergence.lower() >= 0 or not divergence.upper() >= 0:
+        return divergence
+    return arb(0).union(arb(divergence.upper()))
 
 
 def _integer_bits(x: arb) -> int:

@@ -5,6 +5,7 @@ the released numbers of a pattern chosen over their kinks and grid.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from fractions import Fraction
 
@@ -12,8 +13,8 @@ from ...mechanisms.description import Release, ThresholdMechanism
 from ...sequences import Runs
 from ..backends import output_tree
 from .privacy_loss import possible_outputs, worst_of_all_outputs
-from .worst_output import (Witness, best_witness, maximise_over_values, pair_witness, value_grid,
-                           worst_output)
+from .worst_output import (Witness, best_witness, maximise_over_values, pair_witness,
+                           scored_outputs, value_grid, worst_output)
 
 
 def _release_candidates(mech: ThresholdMechanism, d1: Runs, d2: Runs) -> list[Fraction]:
@@ -62,3 +63,21 @@ def _(mech: ThresholdMechanism, d1: Runs, d2: Runs, dps: int) -> Witness:
     best = best_witness(pattern_witness(pattern, False) for pattern in patterns)
     pattern = [item is not False for item in best.output.expand()]
     return pattern_witness(pattern, True) if mech.releases_numbers and any(pattern) else best
+
+
+@scored_outputs.register
+def pattern_count(mech: ThresholdMechanism, n: int) -> int:
+    """How many ⊤/⊥ patterns ``mech`` can produce on ``n`` queries: ``Σ_{k ≤ min(c, n)} C(n, k)``
+    with cutoff ``c`` (fewer than ``c`` ⊤'s, or stopped at the ``c``-th ⊤ after ``m ≤ n``
+    queries: ``Σ_{m=c}^{n} C(m−1, c−1) = C(n, c)``), ``2^n`` without.
+
+    Examples
+    --------
+    >>> import exactdp
+    >>> from exactdp.exact.losses.privacy_loss import possible_outputs
+    >>> m = exactdp.mechanism("svt1", c=2)
+    >>> pattern_count(m, 4) == sum(1 for _ in possible_outputs(m, 4))
+    True
+    """
+    cutoff = n if mech.cutoff is None else min(mech.cutoff, n)
+    return sum(math.comb(n, k) for k in range(cutoff + 1))

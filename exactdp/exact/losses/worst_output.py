@@ -154,6 +154,14 @@ def worst_output(mech, d1: Runs, d2: Runs, dps: int) -> Witness:
 
 
 @functools.singledispatch
+def scored_outputs(mech, n: int) -> int | None:
+    """How many outputs :func:`worst_output` scores for one pair of ``n`` queries, or ``None``
+    when it does not enumerate them (a search bounds its input length by this count).  A generic
+    function; families whose rule enumerates outputs register one."""
+    return None
+
+
+@functools.singledispatch
 def worst_event(mech, d1: Runs, d2: Runs) -> str | None:
     """An event whose probability ratio matches the worst point loss, or ``None`` (the default:
     the point output is the witness).  A generic function; families with numeric outputs may
