@@ -8,7 +8,8 @@ exponential form where it has one (:meth:`NoiseLaw.piece`: exact rationals, whic
 consumer converts to its own arithmetic), the same log functions in Arb ball arithmetic on real
 and complex balls (:meth:`NoiseLaw.ball_log`, the certified engine), and a numpy sampler (the
 sampling side).  Every other module reads laws through this interface; adding a law is adding
-one class.
+one class.  The discrete Gaussian, whose tail sums need their own machinery, is the class
+``DiscreteGaussian`` of ``discrete_gaussian_law.py``.
 
 Notation (``b`` the scale):
 
