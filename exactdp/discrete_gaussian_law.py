@@ -27,7 +27,7 @@ of a log-concave sequence are log-concave (docs/mathematics.md §3), so the mass
 are log-concave sequences: what the sum over an integer hub bounds its tails with
 (``exact/backends/discrete_hub.py``).
 
-**Sampler.**  Canonne, Kamath & Steinke's Algorithm 1: with ``t = ⌊σ⌋ + 1``, draw
+**Sampler.**  Canonne, Kamath & Steinke's Algorithm 3 (arXiv:2004.00010): with ``t = ⌊σ⌋ + 1``, draw
 ``Y ~ DLap(t)`` and accept it with probability ``exp(−(|Y| − σ²/t)²/(2σ²))``; repeated until
 accepted, ``Y`` has the law ``N_ℤ(0, σ²)``.  Vectorised: a batch of candidates at a time, as many
 as the acceptance rate so far says are needed.  The acceptance test compares a uniform double
@@ -68,7 +68,7 @@ MPMATH_GUARD_BITS = 20
 @dataclass(frozen=True)
 class DiscreteGaussian(IntegerValued, NoiseLaw):
     """``N_ℤ(0, σ²)`` on the integers, ``σ`` the scale: ``Pr[η = k] = e^{−k²/(2σ²)}/Z``
-    (Canonne, Kamath & Steinke, NeurIPS 2020, Def. 1; module docstring)."""
+    (Canonne, Kamath & Steinke, NeurIPS 2020; module docstring)."""
 
     symbol: ClassVar[str] = "DGauss"
     symmetric: ClassVar[bool] = True
@@ -109,7 +109,7 @@ class DiscreteGaussian(IntegerValued, NoiseLaw):
             return mpf(0) if log is None else +exact_mpf(log.exp().mid())
 
     def sample(self, rng: np.random.Generator, size, loc=0.0) -> np.ndarray:
-        """``loc + η`` by Canonne, Kamath & Steinke's Algorithm 1 (module docstring): candidates
+        """``loc + η`` by Canonne, Kamath & Steinke's Algorithm 3 (module docstring): candidates
         ``Y ~ DLap(t)``, ``t = ⌊σ⌋ + 1``, accepted with probability
         ``exp(−(|Y| − σ²/t)²/(2σ²))``, in batches until ``size`` are accepted."""
         import numpy as np

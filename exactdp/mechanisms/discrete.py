@@ -13,7 +13,7 @@ density of ``Lap(b)`` does, so Algorithm 1's proof (shift ρ by Δ, each ⊤'s �
 :class:`~exactdp.noise.DiscreteLaplace`.
 
 * ``svt_discrete_gaussian`` — the same algorithm with discrete Gaussian noise
-  ``ρ ~ N_ℤ(0, σ1²)``, ``ν_i ~ N_ℤ(0, σ2²)`` (Canonne, Kamath & Steinke, NeurIPS 2020, Def. 1;
+  ``ρ ~ N_ℤ(0, σ1²)``, ``ν_i ~ N_ℤ(0, σ2²)`` (Canonne, Kamath & Steinke, NeurIPS 2020;
   :class:`~exactdp.discrete_gaussian_law.DiscreteGaussian`), the discrete analogue of the
   Gaussian Sparse Vector (Zhu & Wang, NeurIPS 2020).  Its loss is unbounded (the mass ratio
   ``e^{((k+1)² − k²)/(2σ²)}`` of a unit shift grows without bound in the tails): no pure ε-DP;
