@@ -157,13 +157,20 @@ def complete_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[arb, arb]]:
     must sum to a ball containing 1 (every output enumerated), else
     :class:`~exactdp.errors.PrecisionError`."""
     pairs = output_probability_pairs(mech, d1, d2, dps)
-    with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
-        for side in (0, 1):
-            total = sum((pair[side] for pair in pairs), arb(0))
-            if not total.contains(1):
-                raise PrecisionError(f"{mech.name}: the probabilities of all outputs on d"
-                                     f"{side + 1} sum to {total.str(10)}, not 1")
+    for side in (0, 1):
+        check_complete([pair[side] for pair in pairs], dps, f"{mech.name}: d{side + 1}")
     return pairs
+
+
+def check_complete(balls, dps: int, what: str) -> None:
+    """:class:`~exactdp.errors.PrecisionError` unless the probabilities of every output of one
+    input (balls) sum to a ball containing 1: every output enumerated (``what`` names the
+    mechanism and the input)."""
+    with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
+        total = sum(balls, arb(0))
+        if not total.contains(1):
+            raise PrecisionError(f"{what}: the probabilities of all outputs sum to "
+                                 f"{total.str(10)}, not 1")
 
 
 #: How many precisions, each twice the last, :func:`refined` tries before giving up.
