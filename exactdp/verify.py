@@ -38,6 +38,7 @@ from .exact.divergences.profile import privacy_profile
 from .exact.divergences.renyi import check_alphas, renyi_divergence
 from .formatting import decimal_text, printed_number
 from .precision import COMBINE_GUARD_DIGITS, Enclosure, check_dps, to_arb, working_bits
+from .programs.model import Program
 from .progress import START_DELAY, Progress
 from .sequences import Runs, format_number, to_fraction
 from .workers import current_scheduler, parallel_map
@@ -169,6 +170,9 @@ def verify(mech, values, length: int, eps=None, delta=0, alpha=None, bound=None,
     (True, 12)
     """
     check_dps(dps)
+    if not isinstance(mech, Program) and mech.releases_numbers:  # a program's paths say
+        raise InputError(f"verify compares discrete outputs; {mech.name} releases numbers "
+                         f"({mech.output_kind.value})")
     comparison = _comparison(eps, delta, alpha, bound)
     domain = _domain(values, length)
     inputs = list(itertools.product(domain, repeat=length))

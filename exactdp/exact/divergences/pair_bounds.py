@@ -40,14 +40,16 @@ UP, DOWN = np.inf, -np.inf
 def float_ends(ball: arb) -> tuple[float, float]:
     """``(lo, hi)``, floats with ``lo ≤`` every point of ``ball`` ``≤ hi``: the ends converted
     (with an error below one unit in the last place, toward zero or to nearest) and moved one
-    float outward; an exact ball whose value is a float stays that float (exact ``0``, ``±inf``).
+    float outward, never across 0 (a probability's lower end stays ``≥ 0``); an exact ball
+    whose value is a float stays that float (exact ``0``, ``±inf``).
     """
     if ball.is_exact():
         value = float(ball)
         if math.isinf(value) or arb(value) == ball:
             return value, value
-    return (float(np.nextafter(float(ball.lower()), DOWN)),
-            float(np.nextafter(float(ball.upper()), UP)))
+    lower, upper = ball.lower(), ball.upper()
+    lo, hi = (float(np.nextafter(float(lower), DOWN)), float(np.nextafter(float(upper), UP)))
+    return (max(lo, 0.0) if lower >= 0 else lo), (min(hi, 0.0) if upper <= 0 else hi)
 
 
 @dataclass(frozen=True)
