@@ -13,10 +13,12 @@ call.  :func:`verify` does it in three steps (docs/verify.md):
 2. float64 bounds, rounded outward, of the pair's ``δ(ε)``, Rényi sum or ``D_∞`` for every
    ordered neighbouring pair at once (``exact/divergences/pair_bounds.py``): a pair whose upper
    bound meets the claim is proven to meet it;
-3. the worst pair (the largest upper bound) and every pair not proven by its float bound,
-   certified one by one with :func:`~exactdp.exact.divergences.profile.privacy_profile` or
-   :func:`~exactdp.exact.divergences.renyi.renyi_divergence`, worst first: "not private"
-   comes from a certified enclosure above the claim, "private" from every pair proven.
+3. the worst pair (the largest upper bound) certified with
+   :func:`~exactdp.exact.divergences.profile.privacy_profile` or
+   :func:`~exactdp.exact.divergences.renyi.renyi_divergence`; if it meets the claim, the pair of
+   the largest lower bound when that bound refutes the claim, then every pair whose bounds
+   straddle the claim, one by one: "not private" comes from a certified enclosure above the
+   claim, "private" from every pair proven.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from __future__ import annotations
 import itertools
 import math
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import mpmath
@@ -76,8 +78,7 @@ class Verdict:
     value : Enclosure
         That pair's ``δ(ε)`` or ``D_α``, certified.
     certified : int
-        Pairs certified one by one (the worst pair included): those whose float bound did not
-        prove the claim, until one is certified above it.
+        Pairs certified one by one, the worst pair included (step 3 of the module docstring).
     method : str
     """
 
@@ -178,18 +179,17 @@ def verify(mech, values, length: int, eps=None, delta=0, alpha=None, bound=None,
     inputs = list(itertools.product(domain, repeat=length))
     neighbours = _Neighbours(mech, domain, inputs, allow_any_pair)
     rows, columns, outputs = _input_ends(mech, inputs, comparison, jobs, progress)
-    pairs, worst, unproven = _compare(comparison, rows, columns, neighbours, progress)
-    if pairs == 0:
+    bulk = _compare(comparison, rows, columns, neighbours, progress)
+    if bulk.pairs == 0:
         raise InputError(f"no two distinct inputs of {_domain_text(domain, length)} are "
                          f"neighbours for {mech.name}; allow any pair (--any-pair) to compare "
                          f"them anyway")
-    private, witness, value, certified = _certify(mech, comparison, inputs, worst, unproven, dps,
-                                                  progress)
+    private, witness, value, certified = _certify(mech, comparison, inputs, bulk, dps, progress)
     how = "privacy_profile" if comparison.kind == "delta" else "renyi_divergence"
     method = (f"output probabilities once per input (certified, {BULK_DIGITS} digits); float64 "
               f"bounds of every pair, rounded outward; the worst pair and every pair they do "
-              f"not prove certified by {how}")
-    return Verdict(private, comparison, len(inputs), outputs, pairs,
+              f"not decide certified by {how}")
+    return Verdict(private, comparison, len(inputs), outputs, bulk.pairs,
                    *(Runs.from_items(inputs[k]) for k in witness), value, certified, method)
 
 
@@ -336,52 +336,95 @@ def _task_ends(task) -> list[dict]:
     return results
 
 
+@dataclass
+class _Bulk:
+    """What the float bounds of every ordered neighbouring pair say (:func:`_compare`).
+
+    ``worst`` is the pair ``(i, j)`` of the largest upper bound (the first of equal ones),
+    ``violator`` that of the largest lower bound when a lower bound is above the claim (a
+    proven violation, ``None`` otherwise), ``straddling`` the pairs whose bounds neither prove
+    nor refute the claim, largest upper bound first (the first :data:`MAX_STRADDLING` + 1 of
+    them; ``straddling_count`` counts all)."""
+
+    pairs: int = 0
+    worst: tuple | None = None
+    worst_bound: float = -math.inf
+    violator: tuple | None = None
+    violator_bound: float = -math.inf
+    straddling: list = field(default_factory=list)
+    straddling_count: int = 0
+
+
+#: Most pairs whose float bounds straddle the claim that are certified one by one (each takes
+#: a certified divergence); more is a :class:`~exactdp.errors.PrecisionError` that says how many.
+MAX_STRADDLING = 1000
+
+
 def _compare(comparison: Comparison, rows: tuple, columns: tuple, neighbours: _Neighbours,
-             progress) -> tuple[int, tuple, list]:
-    """Bulk float bounds of every ordered neighbouring pair: ``(pairs, worst, unproven)``, the
-    pair count, the pair ``(i, j)`` of the largest upper bound (the first of equal ones) and
-    the pairs whose upper bound does not prove the claim, largest bound first."""
+             progress) -> _Bulk:
+    """Bulk float bounds of every ordered neighbouring pair (``pair_bounds``), block by block
+    of first inputs."""
     count = rows[0].shape[0]
     with flint_context(working_bits(BULK_DIGITS, guard=COMBINE_GUARD_DIGITS)):
-        threshold = comparison.thresholds()[0]
+        low, high = comparison.thresholds()
         factor = (float_ends(to_arb(comparison.order).exp()) if comparison.kind == "delta"
                   else (1.0, 1.0))
     block = max(1, PAIRS_PER_BLOCK // count)
-    pairs, worst, best, unproven = 0, None, -math.inf, []
+    bulk, straddling = _Bulk(), []
     with Progress(count, "comparing pairs", "input", progress, delay=START_DELAY) as bar:
         for start in range(0, count, block):
             stop = min(count, start + block)
             mask = neighbours.rows(start, stop)
-            upper, _ = comparison.bounds((rows[0][start:stop], rows[1][start:stop]),
-                                         columns, factor)
-            upper = np.where(mask, upper, -math.inf)
-            pairs += int(mask.sum())
-            where = np.unravel_index(int(np.argmax(upper)), upper.shape)
-            if mask[where] and (worst is None or upper[where] > best):
-                worst, best = (start + int(where[0]), int(where[1])), float(upper[where])
-            first, second = np.nonzero(mask & (upper > threshold))
-            unproven.extend(zip((-upper[first, second]).tolist(), (first + start).tolist(),
-                                second.tolist()))
+            upper, lower = comparison.bounds((rows[0][start:stop], rows[1][start:stop]),
+                                             columns, factor)
+            upper, lower = np.where(mask, upper, -math.inf), np.where(mask, lower, -math.inf)
+            bulk.pairs += int(mask.sum())
+            for bound, name in ((upper, "worst"), (lower, "violator")):
+                where = np.unravel_index(int(np.argmax(bound)), bound.shape)
+                if mask[where] and bound[where] > getattr(bulk, f"{name}_bound"):
+                    if name == "worst" or bound[where] > high:
+                        setattr(bulk, name, (start + int(where[0]), int(where[1])))
+                        setattr(bulk, f"{name}_bound", float(bound[where]))
+            first, second = np.nonzero(mask & (upper > low) & (lower <= high))
+            bulk.straddling_count += len(first)
+            if len(straddling) <= MAX_STRADDLING:
+                straddling.extend(zip((-upper[first, second]).tolist(),
+                                      (first + start).tolist(), second.tolist()))
             bar.update(stop - start)
-    unproven.sort()
-    return pairs, worst, [(i, j) for _, i, j in unproven]
+    bulk.straddling = [(i, j) for _, i, j in sorted(straddling)][:MAX_STRADDLING + 1]
+    return bulk
 
 
-def _certify(mech, comparison: Comparison, inputs: list, worst: tuple, unproven: list,
-             dps: int, progress) -> tuple[bool, tuple, Enclosure, int]:
-    """Certify the worst pair, then each pair the float bounds do not prove, largest bound
-    first, until one is certified above the claim: ``(private, pair, its enclosure, pairs
-    certified)``.  An enclosure that straddles the claim at ``dps`` digits is a
-    :class:`~exactdp.errors.PrecisionError`."""
-    order = [worst] + [pair for pair in unproven if pair != worst]
-    claim = comparison.claim
-    reported = None
-    with Progress(len(order), "certifying pairs", "pair", progress, delay=START_DELAY) as bar:
-        for done, (i, j) in enumerate(order, start=1):
+def _certify(mech, comparison: Comparison, inputs: list, bulk: _Bulk, dps: int,
+             progress) -> tuple[bool, tuple, Enclosure, int]:
+    """Certify the worst pair, then the pair of the largest lower bound if that bound refutes
+    the claim, then each pair whose bounds straddle the claim, largest bound first, until one
+    is certified above the claim: ``(private, pair, its enclosure, pairs certified)``.  An
+    enclosure that holds the claim at ``dps`` digits, or more than :data:`MAX_STRADDLING`
+    straddling pairs, is a :class:`~exactdp.errors.PrecisionError`."""
+    claim, reported, done = comparison.claim, None, []
+
+    def candidates():
+        yield bulk.worst
+        if bulk.violator is not None:
+            yield bulk.violator
+        if bulk.straddling_count > MAX_STRADDLING:
+            raise PrecisionError(
+                f"{mech.name}: the float bounds of {bulk.straddling_count:,} pairs straddle the "
+                f"claimed {format_number(claim)}; verify certifies at most "
+                f"{MAX_STRADDLING:,} pairs one by one")
+        yield from bulk.straddling
+
+    with Progress(1 + min(bulk.straddling_count, MAX_STRADDLING), "certifying pairs", "pair",
+                  progress, delay=START_DELAY) as bar:
+        for i, j in candidates():
+            if (i, j) in done:
+                continue
+            done.append((i, j))
             value = _certified_value(mech, comparison, inputs[i], inputs[j], dps)
             reported = reported or value
             if _exact(value.lower) > claim:
-                return False, (i, j), value, done
+                return False, (i, j), value, len(done)
             if _exact(value.upper) > claim:
                 raise PrecisionError(
                     f"{mech.name}: d1={_spelled(Runs.from_items(inputs[i]))}, "
@@ -389,7 +432,7 @@ def _certify(mech, comparison: Comparison, inputs: list, worst: tuple, unproven:
                     f"[{mpmath.nstr(value.lower, 8)}, {mpmath.nstr(value.upper, 8)}] holds the "
                     f"claimed {format_number(claim)}: raise --dps (now {dps}) to decide")
             bar.update()
-    return True, worst, reported, len(order)
+    return True, bulk.worst, reported, len(done)
 
 
 def _certified_value(mech, comparison: Comparison, d1: tuple, d2: tuple, dps: int) -> Enclosure:

@@ -246,3 +246,23 @@ def test_cli_bad_input_is_one_line_and_exit_2(argv, message, capsys):
 def test_cli_refuses_a_mechanism_that_releases_numbers(capsys):
     assert main(["verify", "histogram", "--values", "0,1", "--length", "2", "--eps", "1"]) == 2
     assert "releases numbers" in capsys.readouterr().err
+
+
+def test_pairs_the_float_bounds_leave_open_are_certified_one_by_one():
+    # the certification step on its own: straddling pairs (here every pair but the worst, as
+    # if the float bounds had not decided them) are each certified, the worst once
+    from exactdp.verify import MAX_STRADDLING, _Bulk, _certify
+
+    mech = exactdp.mechanism("noisy_max_gaussian", sigma=2)
+    inputs = list(itertools.product((Fraction(0), Fraction(1)), repeat=2))
+    comparison = Comparison("delta", Fraction(1, 2), Fraction(1, 2))
+    pairs = list(itertools.permutations(range(4), 2))
+    bulk = _Bulk(pairs=12, worst=pairs[0], straddling=pairs, straddling_count=12)
+    private, witness, value, certified = _certify(mech, comparison, inputs, bulk, 12, False)
+    assert (private, witness, certified) == (True, pairs[0], 12)
+    reference = exactdp.privacy_profile(mech, list(inputs[0]), list(inputs[1]), ["1/2"],
+                                        20)[0].delta
+    assert_encloses(value, _rational(reference.value), 12)
+    bulk.straddling_count = MAX_STRADDLING + 1
+    with pytest.raises(exactdp.errors.PrecisionError, match=f"of {MAX_STRADDLING + 1:,} pairs"):
+        _certify(mech, comparison, inputs, bulk, 12, False)
