@@ -1,10 +1,11 @@
-"""The two output distributions a divergence compares: every output's probability on ``d1`` and
-on ``d2`` as Arb balls (discrete outputs), or the location shift of one law (one released
-number ``q + η``).
+"""The output distributions a divergence compares: every output's probability on one input as
+Arb balls (discrete outputs, :func:`output_probabilities`), paired over ``d1`` and ``d2``, or the
+location shift of one law (one released number ``q + η``).
 
 Privacy profiles (``divergences/profile.py``) and Rényi divergences (``divergences/renyi.py``) are
 functionals of the pair of distributions ``(M(d1), M(d2))``; this module produces that pair once,
-whatever the functional, through the engine: the ⊤/⊥ outputs of ``max_privacy_loss``'s enumeration
+whatever the functional, and ``exactdp verify`` the distribution of every input of a domain, once
+per input, through the engine: the ⊤/⊥ outputs of ``max_privacy_loss``'s enumeration
 (``loss.enumerated_outputs``, all at once by ``loss.all_output_balls`` where they can be, else one
 certified probability per output), noisy max's indices (``form/noisy_max.py`` registers them), the
 return values of a traced program (``programs/exact.py`` registers its own), and for a program
