@@ -178,12 +178,12 @@ def verify(mech, values, length: int, eps=None, delta=0, alpha=None, bound=None,
     domain = _domain(values, length)
     inputs = list(itertools.product(domain, repeat=length))
     neighbours = _Neighbours(mech, domain, inputs, allow_any_pair)
-    rows, columns, outputs = _input_ends(mech, inputs, comparison, jobs, progress)
-    bulk = _compare(comparison, rows, columns, neighbours, progress)
-    if bulk.pairs == 0:
+    if not neighbours.exist():
         raise InputError(f"no two distinct inputs of {_domain_text(domain, length)} are "
                          f"neighbours for {mech.name}; allow any pair (--any-pair) to compare "
                          f"them anyway")
+    rows, columns, outputs = _input_ends(mech, inputs, comparison, jobs, progress)
+    bulk = _compare(comparison, rows, columns, neighbours, progress)
     private, witness, value, certified = _certify(mech, comparison, inputs, bulk, dps, progress)
     how = "privacy_profile" if comparison.kind == "delta" else "renyi_divergence"
     method = (f"output probabilities once per input (certified, {BULK_DIGITS} digits); float64 "
@@ -278,6 +278,12 @@ class _Neighbours:
             mask = allowed[inverse.reshape(-1)].reshape(mask.shape)
         mask[np.arange(stop - start), np.arange(start, stop)] = False
         return mask
+
+    def exist(self) -> bool:
+        """Whether any ordered pair is compared (checked block by block, before any work)."""
+        block = max(1, PAIRS_PER_BLOCK // len(self.codes))
+        return any(self.rows(start, min(len(self.codes), start + block)).any()
+                   for start in range(0, len(self.codes), block))
 
     def _allowed(self, key: int, codes: np.ndarray) -> bool:
         """Whether the pair of inputs with these sorted pair codes are neighbours."""
