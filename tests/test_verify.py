@@ -143,6 +143,9 @@ def test_float_ends_enclose_the_ball():
     tiny = arb("1e-400")
     assert float_ends(tiny) == (0.0, 5e-324)
     assert float_ends(arb("inf")) == (math.inf, math.inf)
+    huge = arb(2) ** 3000  # exact, beyond the largest float: not +inf below
+    assert float_ends(huge) == (np.finfo(float).max, math.inf)
+    assert float_ends(arb(1, 2).log()) == (-math.inf, math.inf)  # log of a ball holding 0
 
 
 @pytest.mark.parametrize("kind, alpha", [("delta", None), ("renyi", Fraction(3, 2)),

@@ -43,12 +43,12 @@ def float_ends(ball: arb) -> tuple[float, float]:
     float outward, never across 0 (a probability's lower end stays ``≥ 0``); an exact ball
     whose value is a float stays that float (exact ``0``, ``±inf``).
     """
-    if ball.is_exact():
-        value = float(ball)
-        if math.isinf(value) or arb(value) == ball:
-            return value, value
+    if ball.is_exact() and (arb(float(ball)) == ball or not ball.is_finite()):
+        return float(ball), float(ball)
     lower, upper = ball.lower(), ball.upper()
     lo, hi = (float(np.nextafter(float(lower), DOWN)), float(np.nextafter(float(upper), UP)))
+    if math.isnan(lo) or math.isnan(hi):  # a ball that encloses nothing useful
+        return -math.inf, math.inf
     return (max(lo, 0.0) if lower >= 0 else lo), (min(hi, 0.0) if upper <= 0 else hi)
 
 
@@ -126,7 +126,8 @@ class Comparison:
                     upper, lower = np.maximum(upper, high), np.maximum(lower, low)
                 else:
                     upper, lower = _add(upper, high, UP), _add(lower, low, DOWN)
-        return upper, lower
+        # ∞ − ∞ or 0·∞ from unbounded ends: no bound beyond the trivial one
+        return np.where(np.isnan(upper), UP, upper), np.where(np.isnan(lower), DOWN, lower)
 
 
 def _add(total: np.ndarray, term: np.ndarray, direction: float) -> np.ndarray:
