@@ -135,6 +135,19 @@ def test_same_verdict_with_one_and_two_workers():
     assert one == two
 
 
+def test_same_verdict_on_a_dask_cluster(capsys):
+    distributed = pytest.importorskip("distributed")
+    argv = ["verify", "noisy_max_gaussian", "--values", "0,1", "--length", "3", "--eps", "0.5",
+            "--delta", "0.01", "--dps", "12", "--json"]
+    assert main(argv) == 0
+    local = capsys.readouterr().out
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  host="127.0.0.1", protocol="tcp",
+                                  dashboard_address=None) as cluster:
+        assert main([*argv, "--scheduler", cluster.scheduler_address]) == 0
+    assert capsys.readouterr().out == local
+
+
 def test_float_ends_enclose_the_ball():
     third = arb(1) / 3
     lo, hi = float_ends(third)
