@@ -54,8 +54,9 @@ def register(subparsers) -> None:
     sub.add_argument("--delta", metavar="D", help="claimed δ in [0, 1) (default 0: pure ε-DP)")
     sub.add_argument("--alpha", metavar="A", help="Rényi order α > 1 or inf (with --bound)")
     sub.add_argument("--bound", metavar="B", help="claimed bound B ≥ 0 on D_α, in nats")
-    add_precision_arguments(sub, method=False)
-    add_any_pair_argument(sub)
+    add_precision_arguments(sub, method=False)  # the digits of the worst pair's value
+    add_any_pair_argument(sub, "compare every ordered pair of distinct inputs, not only "
+                               "the mechanism's neighbours")
     add_jobs_argument(sub, 1)
     add_scheduler_argument(sub)
     add_json_argument(sub, 'one JSON object {"verdict", "pairs", "worst": {"d1", "d2", '
