@@ -27,7 +27,8 @@ LAYERS = (
     ("exact engine", ("exact",)),
     ("sampling", ("sampling",)),
     ("programs", ("programs",)),
-    ("questions", ("search", "delta_search", "renyi_search", "sweep", "attacks", "claims")),
+    ("questions", ("search", "delta_search", "renyi_search", "sweep", "verify", "attacks",
+                   "claims")),
     ("command line", ("cli", "__main__", "")),
 )
 
