@@ -42,6 +42,8 @@ COMMANDS = {
     "pld": ["pld", "svt1", "--d1", "0,0", "--d2", "1/2,1", "--dps", "8"],
     "search-rho": ["search", "svt1", "--rho", "1/3", "--max-length", "2", "--evaluations", "3",
                    "--dps", "6"],
+    "verify": ["verify", "svt1", "--param", "eps=1/2", "--values", "0,1/2", "--length", "2",
+               "--eps", "1/2", "--delta", "1/100", "--dps", "8"],
     "sweep": ["sweep", "svt1", "--param", "eps=1/2", "--d1", "{t},0", "--d2", "0,0", "--output",
               "F,F", "--t", "1/3,1", "--dps", "8"],
     "test": ["test", "statdp.SVT", "--d1", "1,1", "--d2", "2,0", "--test-eps", "0.5,1",

@@ -120,7 +120,7 @@ def run_pld(args: argparse.Namespace) -> int:
     return 0
 
 
-#: ``--compose``'s help, which ``docs/mathematics.md`` §14 expands.
+#: ``--compose``'s help, which ``docs/mathematics.md`` §15 expands.
 COMPOSE_HELP = ("δ(ε) of K independent runs on D1 against K on D2 (default 1): exact for "
                 f"finitely many outputs (refused beyond {MAX_COMPOSED_ATOMS:,} composed atoms, "
                 "the size named) "

@@ -10,7 +10,7 @@ the composed privacy-loss distribution is the ``K``-fold convolution of the pair
 
 summed in balls with ``Σ_j n_j ℓ_j`` an enclosure of every composed output's loss (an atom's ball
 encloses the losses of all outputs grouped in it, so the sum contains the exact δ whichever
-outputs were grouped; docs/mathematics.md §14).  Their number is ``C(K + m − 1, m − 1)``;
+outputs were grouped; docs/mathematics.md §15).  Their number is ``C(K + m − 1, m − 1)``;
 compositions with more than :data:`MAX_COMPOSED_ATOMS` are refused before any work.  A subtree of
 the enumeration whose largest reachable loss is at most ``ε`` contributes exactly 0 and is skipped
 (the atoms are taken in decreasing order of loss); one generator per atom holds the enumeration

@@ -13,7 +13,7 @@ equality cannot be proven; outputs are grouped when their loss balls overlap (so
 each ball joined to the group of the previous one when it meets the group's union), and the
 atom carries the union of their balls.  This is sound whichever outputs are grouped: a
 functional ``Σ_a p1(a)·f(L(a))`` with ``f`` evaluated in balls on an enclosure of every
-``L(a)`` of the atom contains the exact sum over its outputs (docs/mathematics.md §14).
+``L(a)`` of the atom contains the exact sum over its outputs (docs/mathematics.md §15).
 Outputs with ``p1 = 0`` (an exact zero) have no mass under ``d1`` and are left out.
 """
 

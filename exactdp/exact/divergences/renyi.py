@@ -19,7 +19,7 @@ Privacy", IEEE CSF 2017, Definition 3):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Callable
 
@@ -96,7 +96,9 @@ def renyi_divergence(mech, d1, d2, alphas, dps: int = 30,
     alphas : sequence
         Orders ``α > 1``, or ``inf``.
     dps : int
-        Significant digits of each divergence (an enclosure of relative width ``10^{−dps}``).
+        Significant digits of each divergence (an enclosure of relative width ``10^{−dps}``;
+        where the divergence cannot be told from 0, two distributions equal but not provably
+        so, an enclosure ``[0, u]`` with ``u ≤ 10^{−dps}``).
     allow_any_pair : bool
         Skip the neighbour check.
 
@@ -299,9 +301,20 @@ def _discrete_divergence(logs: dict, alpha, dps: int, name: str,
             order = to_arb(alpha)
             total = sum(((order * log1 + (1 - order) * log2).exp()
                          for log1, log2 in logs.values()), arb(0))
-            return total.log() / (order - 1)
+            return _non_negative(total.log() / (order - 1))
 
-    return refined(compute, dps, f"{name}: D_α (α = {alpha})", absolute)
+    enclosure = refined(compute, dps, f"{name}: D_α (α = {alpha})", absolute)
+    return replace(enclosure, lower=max(enclosure.lower, mpmath.mpf(0)))
+
+
+def _non_negative(divergence: arb) -> arb:
+    """``divergence ∩ [0, ∞)``: a Rényi divergence of order ``α > 1`` is never negative (van
+    Erven & Harremoës, "Rényi Divergence and Kullback-Leibler Divergence", IEEE Trans. Inf.
+    Theory 60(7), 2014, Theorem 8), so the part of a ball below 0 holds no value (the ball of
+    ``[0, u]`` still reaches a rounding below 0: :func:`_discrete_divergence` clamps its end)."""
+    if divergence.lower() >= 0 or not divergence.upper() >= 0:
+        return divergence
+    return arb(0).union(arb(divergence.upper()))
 
 
 def _integer_bits(x: arb) -> int:
