@@ -20,10 +20,14 @@ _LAZY = {**dict.fromkeys(["CertifiedPrivacyLoss", "CertifiedProbability", "MaxPr
                           "probability"], ".exact"),
          "format_value": ".formatting",
          **dict.fromkeys(["ProfilePoint", "privacy_profile"], ".exact.divergences.profile"),
+         **dict.fromkeys(["PrivacyLossDistribution", "privacy_loss_distribution"],
+                         ".exact.divergences.loss_distribution"),
+         "to_dp_accounting": ".accounting",
          **dict.fromkeys(["RenyiPoint", "renyi_divergence"], ".exact.divergences.renyi"),
          **dict.fromkeys(["ZCDPResult", "zcdp"], ".exact.divergences.zcdp"),
          **dict.fromkeys(["ThresholdMechanism", "catalogue", "mechanism"], ".mechanisms"),
-         "program": ".programs", "discrete_laplace": ".programs.linear", "sample": ".sampling",
+         "program": ".programs", "sample": ".sampling",
+         **dict.fromkeys(["discrete_gaussian", "discrete_laplace"], ".programs.linear"),
          **dict.fromkeys(["expected_utility", "selection_probabilities"],
                        ".exact.selection")}
 
@@ -44,6 +48,8 @@ __version__ = "0.1.0"
 __all__ = ["CertifiedPrivacyLoss", "CertifiedProbability", "ExactDPError", "InputError",
            "MaxPrivacyLoss", "MethodUnavailableError", "PrecisionError", "PrivacyLoss",
            "Probability", "ProfilePoint", "RenyiPoint", "ThresholdMechanism", "catalogue",
-           "discrete_laplace", "expected_utility", "format_value", "max_privacy_loss",
-           "mechanism", "privacy_loss", "privacy_profile", "probability", "program",
-           "renyi_divergence", "sample", "selection_probabilities", "ZCDPResult", "zcdp"]
+           "discrete_gaussian", "discrete_laplace", "expected_utility", "format_value",
+           "max_privacy_loss", "mechanism", "privacy_loss", "privacy_loss_distribution",
+           "privacy_profile", "PrivacyLossDistribution", "probability", "program",
+           "renyi_divergence", "sample", "selection_probabilities", "to_dp_accounting",
+           "ZCDPResult", "zcdp"]

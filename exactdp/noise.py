@@ -8,7 +8,9 @@ exponential form where it has one (:meth:`NoiseLaw.piece`: exact rationals, whic
 engine converts to its arithmetics in one place, ``exact/backends/exponential_sums.piece_in``),
 the same log functions in Arb ball arithmetic on real and complex balls
 (:meth:`NoiseLaw.ball_log`, the certified engine), and a numpy sampler (the sampling side).
-Every other module reads laws through this interface; adding a law is adding one class.
+Every other module reads laws through this interface; adding a law is adding one class.  The
+discrete Gaussian, whose tail sums need their own machinery, is the class ``DiscreteGaussian`` of
+``discrete_gaussian_law.py``.
 
 Notation (``b`` the scale):
 
@@ -117,7 +119,9 @@ class NoiseLaw:
         Whether ``−η`` has the law of ``η``.
     integer_valued : bool
         Whether ``η`` takes integer values only (its "density" is a probability mass; such a
-        law gives ``log_ball_integer(kind, n)``, its functions at the integers in balls).
+        law gives ``log_ball_integer(kind, n)``, its functions at the integers in balls, and its
+        mass, CDF and survival function are log-concave sequences, which the sum over an integer
+        hub bounds its tails with: ``exact/backends/discrete_hub.py``).
     """
 
     scale: Fraction
@@ -601,39 +605,12 @@ def _erfc(u):
     return arb(u.mid()).erfc() + arb(0, (slope * u.rad()).upper())
 
 
-@dataclass(frozen=True)
-class DiscreteLaplace(NoiseLaw):
-    """``DLap(b)`` on the integers: ``Pr[η = k] = (1 − p)/(1 + p)·p^{|k|}``, ``p = e^{−1/b}``
-    (Inusah & Kozubowski 2006; Canonne, Kamath & Steinke, NeurIPS 2020, §2).
+class IntegerValued:
+    """What every integer-valued law shares, read from its ``log_ball_integer(kind, n)`` (balls)
+    and ``_log_mpmath(kind, n)`` (mpmath) at the integer ``n``: ``F(x) = Pr[η < ⌈x⌉]``,
+    ``S(x) = Pr[η ≥ ⌈x⌉]`` and the mass, 0 off the integers."""
 
-    Its tails are geometric sums: ``Pr[η ≥ n] = p^n/(1 + p)`` for an integer ``n ≥ 1`` and
-    ``1 − p^{1−n}/(1 + p)`` for ``n ≤ 0``; by symmetry ``F(x) = Pr[η < x] = Pr[η ≥ 1 − ⌈x⌉]``
-    and ``S(x) = Pr[η ≥ ⌈x⌉]`` at any real ``x``.  Each is written once, in logs, for any
-    arithmetic (:meth:`_log_at`): mpmath (:meth:`logpdf`, :meth:`logcdf`, :meth:`logsf`) and
-    Arb balls (:meth:`log_ball_at`).  η is the difference of two independent geometric
-    variables of success probability ``1 − p`` (Inusah & Kozubowski 2006): the sampler.
-    """
-
-    symbol: ClassVar[str] = "DLap"
-    symmetric: ClassVar[bool] = True
     integer_valued: ClassVar[bool] = True
-
-    @staticmethod
-    def _log_at(kind: Kind, n: int, log_p, log_norm, log_one_minus_exp):
-        """``log Pr[η = n]``, ``log Pr[η < n]`` or ``log Pr[η ≥ n]`` at an integer ``n``, from
-        ``log p = −1/b``, ``log(1 + p)`` and ``u ↦ log(1 − e^u)`` of one arithmetic."""
-        if kind is Kind.PDF:
-            return log_one_minus_exp(log_p) - log_norm + abs(n) * log_p
-        if kind is Kind.CDF:
-            n = 1 - n
-        if n >= 1:
-            return n * log_p - log_norm
-        return log_one_minus_exp((1 - n) * log_p - log_norm)
-
-    def _log_mpmath(self, kind: Kind, n: int) -> mpf:
-        log_p = -1 / self.b
-        return self._log_at(kind, n, log_p, mpmath.log1p(mpmath.exp(log_p)),
-                            lambda u: mpmath.log(-mpmath.expm1(u)))
 
     def logpdf(self, x: mpf) -> mpf:
         """``log Pr[η = x]`` (``−inf`` off the integers)."""
@@ -654,6 +631,40 @@ class DiscreteLaplace(NoiseLaw):
         if kind is Kind.PDF and point.denominator != 1:
             return None
         return self.log_ball_integer(kind, math.ceil(point))
+
+
+@dataclass(frozen=True)
+class DiscreteLaplace(IntegerValued, NoiseLaw):
+    """``DLap(b)`` on the integers: ``Pr[η = k] = (1 − p)/(1 + p)·p^{|k|}``, ``p = e^{−1/b}``
+    (Inusah & Kozubowski 2006; Canonne, Kamath & Steinke, NeurIPS 2020, §2).
+
+    Its tails are geometric sums: ``Pr[η ≥ n] = p^n/(1 + p)`` for an integer ``n ≥ 1`` and
+    ``1 − p^{1−n}/(1 + p)`` for ``n ≤ 0``; by symmetry ``F(x) = Pr[η < x] = Pr[η ≥ 1 − ⌈x⌉]``
+    and ``S(x) = Pr[η ≥ ⌈x⌉]`` at any real ``x``.  Each is written once, in logs, for any
+    arithmetic (:meth:`_log_at`): mpmath (:meth:`logpdf`, :meth:`logcdf`, :meth:`logsf`) and
+    Arb balls (:meth:`log_ball_at`).  η is the difference of two independent geometric
+    variables of success probability ``1 − p`` (Inusah & Kozubowski 2006): the sampler.
+    """
+
+    symbol: ClassVar[str] = "DLap"
+    symmetric: ClassVar[bool] = True
+
+    @staticmethod
+    def _log_at(kind: Kind, n: int, log_p, log_norm, log_one_minus_exp):
+        """``log Pr[η = n]``, ``log Pr[η < n]`` or ``log Pr[η ≥ n]`` at an integer ``n``, from
+        ``log p = −1/b``, ``log(1 + p)`` and ``u ↦ log(1 − e^u)`` of one arithmetic."""
+        if kind is Kind.PDF:
+            return log_one_minus_exp(log_p) - log_norm + abs(n) * log_p
+        if kind is Kind.CDF:
+            n = 1 - n
+        if n >= 1:
+            return n * log_p - log_norm
+        return log_one_minus_exp((1 - n) * log_p - log_norm)
+
+    def _log_mpmath(self, kind: Kind, n: int) -> mpf:
+        log_p = -1 / self.b
+        return self._log_at(kind, n, log_p, mpmath.log1p(mpmath.exp(log_p)),
+                            lambda u: mpmath.log(-mpmath.expm1(u)))
 
     def log_ball_integer(self, kind: Kind, n: int) -> arb:
         """``log Pr[η = n]``, ``log Pr[η < n]`` or ``log Pr[η ≥ n]`` in balls at an integer

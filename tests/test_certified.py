@@ -37,10 +37,14 @@ BUDGETS = (Fraction(1, 2), Fraction(1), Fraction(2))
 COUNTS = (1, 2)
 THRESHOLDS = (Fraction(-1, 2), Fraction(0), Fraction(1, 4))
 QUERIES = tuple(Fraction(k, 4) for k in range(-4, 5))
-#: Discrete noise has no estimate to compare with (tests/test_discrete.py checks its sums
-#: against brute force).
-NAMES = [item.name for item in exactdp.catalogue()
-         if not getattr(item.make(), "law", None) or not item.make().law.integer_valued]
+#: Discrete noise has no estimate to compare with (tests/test_discrete.py and
+#: tests/test_discrete_gaussian.py check its sums against brute force).
+def _integer_valued(mech) -> bool:
+    law = getattr(mech, "law", None) or getattr(mech, "noise", None)
+    return law is not None and law.integer_valued
+
+
+NAMES = [item.name for item in exactdp.catalogue() if not _integer_valued(item.make())]
 
 
 def exact(value) -> Fraction:

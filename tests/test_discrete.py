@@ -27,6 +27,8 @@ from exactdp.noise import DiscreteLaplace, Kind
 from exactdp.precision import exact_mpf
 from exactdp.programs.locations import TracingError
 
+from .conftest import assert_encloses
+
 REFERENCE_DPS = 60
 SCALES = (Fraction(1, 2), Fraction(1), Fraction(3, 2), Fraction(3))
 
@@ -59,11 +61,13 @@ class BruteForce:
         return self.at_least[index]
 
 
-def reference_svt(mech, queries, output):
+def reference_svt(mech, queries, output, brute_force=BruteForce):
     """``Σ_ρ Pr[ρ] Π_⊥ Pr[ν < T + ρ − q] Π_⊤ Pr[ν ≥ T + ρ − q]`` over ``|ρ| ≤ J_ρ``, and a bound
-    on its error: the dropped threshold mass plus, per factor, the dropped query mass."""
+    on its error: the dropped threshold mass plus, per factor, the dropped query mass.
+    ``brute_force(scale)`` gives the law's ``pmf``, ``sf``, ``reach`` and ``dropped`` (the
+    discrete Laplace law here, the discrete Gaussian in ``test_discrete_gaussian.py``)."""
     with mpmath.workdps(REFERENCE_DPS):
-        rho, nu = BruteForce(mech.threshold_scale), BruteForce(mech.query_scale)
+        rho, nu = brute_force(mech.threshold_scale), brute_force(mech.query_scale)
         total = mpmath.mpf(0)
         for z in range(-rho.reach, rho.reach + 1):
             term = rho.pmf(z)
@@ -115,20 +119,29 @@ def test_the_whole_line_has_mass_one():
 
 # --- the Sparse Vector on integers -------------------------------------------------------------
 
+#: The Sparse Vector's cutoff, threshold, integer queries and output drawn for the brute-force
+#: comparisons (with each law's scales; also ``test_discrete_gaussian.py``).
+SVT_CASES = dict(c=st.integers(1, 2), threshold=st.integers(-2, 2),
+                 queries=st.lists(st.integers(-3, 3), min_size=1, max_size=3), data=st.data())
+
+
 @settings(max_examples=15, deadline=None)
-@given(b_rho=st.sampled_from(SCALES), b_nu=st.sampled_from(SCALES), c=st.integers(1, 2),
-       threshold=st.integers(-2, 2),
-       queries=st.lists(st.integers(-3, 3), min_size=1, max_size=3), data=st.data())
+@given(b_rho=st.sampled_from(SCALES), b_nu=st.sampled_from(SCALES), **SVT_CASES)
 def test_svt_discrete_agrees_with_the_brute_force_sum(b_rho, b_nu, c, threshold, queries, data):
     mech = exactdp.mechanism("svt_discrete", threshold_scale=b_rho, query_scale=b_nu, c=c,
                              T=threshold)
+    check_against_brute_force(mech, queries, data, BruteForce)
+
+
+def check_against_brute_force(mech, queries, data, brute_force):
+    """An output drawn from ``data``: its certified probability at 30 digits encloses the
+    brute-force sum of :func:`reference_svt` (within its error), 29 digits wide."""
     output = data.draw(st.sampled_from(list(possible_outputs(mech, len(queries)))))
     result = exactdp.probability(mech, queries, output, dps=30)
-    reference, error = reference_svt(mech, queries, output)
+    reference, error = reference_svt(mech, queries, output, brute_force)
     assert result.method == "certified discrete sum"
     with mpmath.workdps(REFERENCE_DPS):
-        assert result.lower - error <= reference <= result.upper + error
-        assert result.upper - result.lower <= mpmath.mpf(10) ** -29 * reference
+        assert_encloses(result, reference, 29, slack=error)
 
 
 @settings(max_examples=8, deadline=None)
@@ -207,9 +220,15 @@ def svt_program_strict(prng, queries, threshold_scale, query_scale, c, T):
 
 @pytest.mark.parametrize("function", [svt_program, svt_program_strict])
 def test_a_traced_program_agrees_with_svt_discrete(function):
-    params = dict(threshold_scale=Fraction(3, 2), query_scale=3, c=2, T=1)
+    check_program_agrees(function, "svt_discrete",
+                         dict(threshold_scale=Fraction(3, 2), query_scale=3, c=2, T=1))
+
+
+def check_program_agrees(function, name: str, params: dict):
+    """``function`` traced and the catalogue's ``name`` with the same ``params`` give
+    overlapping enclosures on every output of the queries 0, 2, 1."""
     traced = exactdp.program(function, **params)
-    mech = exactdp.mechanism("svt_discrete", **params)
+    mech = exactdp.mechanism(name, **params)
     queries = [0, 2, 1]
     for output in possible_outputs(mech, len(queries)):
         a = exactdp.probability(traced, queries, output, dps=25)
@@ -326,20 +345,25 @@ def noisy_argmax(prng, queries):
 
 @pytest.mark.parametrize("queries", [[0, 0], [1, 0], [0, 2]])
 def test_a_traced_argmax_of_discrete_noise_breaks_ties_by_the_first_index(queries):
-    traced = exactdp.program(noisy_argmax)
+    check_traced_argmax(noisy_argmax, BruteForce, queries)
+
+
+def check_traced_argmax(function, brute_force, queries):
+    """The traced ``function`` (the argmax of ``queries`` plus one draw of scale 1 each)
+    against the brute-force sum over the masses of ``brute_force(1)`` (``pmf``, ``reach``,
+    ``dropped``)."""
+    traced = exactdp.program(function)
     with mpmath.workdps(REFERENCE_DPS):
-        noise = BruteForce(1)
+        noise = brute_force(1)
+        span = range(-noise.reach, noise.reach + 1)
         # independent: Pr[q0 + a ≥ q1 + b] (numpy's argmax returns the first of equal entries)
-        first_wins = mpmath.fsum(noise.pmf(a) * noise.pmf(b)
-                                 for a in range(-noise.reach, noise.reach + 1)
-                                 for b in range(-noise.reach, noise.reach + 1)
+        first_wins = mpmath.fsum(noise.pmf(a) * noise.pmf(b) for a in span for b in span
                                  if queries[0] + a >= queries[1] + b)
-        error = 2 * noise.dropped
         references = ((0, first_wins), (1, 1 - first_wins))
     for index, reference in references:
         result = exactdp.probability(traced, queries, [index], dps=25)
         with mpmath.workdps(REFERENCE_DPS):
-            assert result.lower - error <= reference <= result.upper + error, index
+            assert_encloses(result, reference, 24, slack=2 * noise.dropped)
 
 
 def test_the_search_scores_discrete_noise_with_the_certified_sum():

@@ -21,13 +21,14 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "exactdp"
 LAYERS = (
     ("foundation", ("errors", "checks", "precision", "refinement", "sequences", "registry",
                     "progress", "cluster", "workers", "formatting", "sampled_outputs", "data")),
-    ("noise laws", ("noise",)),
+    ("noise laws", ("noise", "discrete_gaussian_law")),
     ("mechanisms", ("mechanisms",)),
     ("events", ("events",)),
     ("exact engine", ("exact",)),
     ("sampling", ("sampling",)),
     ("programs", ("programs",)),
-    ("questions", ("search", "delta_search", "renyi_search", "sweep", "attacks", "claims")),
+    ("questions", ("search", "delta_search", "renyi_search", "sweep", "verify", "attacks",
+                   "claims", "accounting")),
     ("command line", ("cli", "__main__", "")),
 )
 

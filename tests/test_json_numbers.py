@@ -37,8 +37,13 @@ COMMANDS = {
     "search-alpha": ["search", "svt1", "--alpha", "3/2", "--max-length", "2", "--evaluations",
                      "3"],
     "zcdp": ["zcdp", "svt1", "--d1", "0,0", "--d2", "1,1", "--dps", "8"],
+    "profile-compose": ["profile", "svt1", "--d1", "0,0", "--d2", "1,1", "--eps", "1/2,0",
+                        "--compose", "2", "--dps", "8"],
+    "pld": ["pld", "svt1", "--d1", "0,0", "--d2", "1/2,1", "--dps", "8"],
     "search-rho": ["search", "svt1", "--rho", "1/3", "--max-length", "2", "--evaluations", "3",
                    "--dps", "6"],
+    "verify": ["verify", "svt1", "--param", "eps=1/2", "--values", "0,1/2", "--length", "2",
+               "--eps", "1/2", "--delta", "1/100", "--dps", "8"],
     "sweep": ["sweep", "svt1", "--param", "eps=1/2", "--d1", "{t},0", "--d2", "0,0", "--output",
               "F,F", "--t", "1/3,1", "--dps", "8"],
     "test": ["test", "statdp.SVT", "--d1", "1,1", "--d2", "2,0", "--test-eps", "0.5,1",
@@ -118,7 +123,7 @@ def test_the_tester_prints_its_numbers_as_decimals(capsys):
 
 @pytest.mark.parametrize("name", ["prob", "loss", "maxloss", "profile", "renyi", "search",
                                   "sweep", "test", "crosscheck", "pvalue", "utility",
-                                  "reconstruct"])
+                                  "reconstruct", "zcdp", "pld"])
 def test_help_names_the_shape_of_the_json(name, capsys):
     command = COMMANDS[name][0]
     parser = build_parser(command)

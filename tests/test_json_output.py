@@ -26,9 +26,12 @@ DECIMAL_FIELDS = {
     "test_eps", "p_value", "exact_event_eps", "exact_event_eps_lower", "exact_event_eps_upper",
     "simulated_accuracy", "simulated_accuracy_halfwidth", "simulated_accuracy_small",
     "simulated_accuracy_small_halfwidth", "rho", "rho_lower", "rho_upper", "claimed_rho",
+    "infinity_mass", "infinity_mass_lower", "infinity_mass_upper",
 }
 #: Lists of strings that are numbers.
-DECIMAL_LIST_FIELDS = {"selection", "selection_lower", "selection_upper"}
+DECIMAL_LIST_FIELDS = {"selection", "selection_lower", "selection_upper", "losses",
+                       "losses_lower", "losses_upper", "probabilities", "probabilities_lower",
+                       "probabilities_upper"}
 #: Strings that are numbers, or the word "none" for an absent claim.
 DECIMAL_OR_NONE_FIELDS = {"claimed"}
 #: Strings that are not numbers (names, inputs, outputs, events, verdicts, commands, prose).
@@ -56,7 +59,8 @@ ENCLOSURES = [("probability", "lower", "upper"), ("log_probability", "log_lower"
               ("theorem_5_12_probability", "theorem_5_12_probability_lower",
                "theorem_5_12_probability_upper"),
               ("fnr", "fnr_lower", "fnr_upper"), ("ser", "ser_lower", "ser_upper"),
-              ("exact_event_eps", "exact_event_eps_lower", "exact_event_eps_upper")]
+              ("exact_event_eps", "exact_event_eps_lower", "exact_event_eps_upper"),
+              ("infinity_mass", "infinity_mass_lower", "infinity_mass_upper")]
 
 
 def assert_decimal(text, where: str) -> None:
@@ -122,6 +126,9 @@ COMMANDS = {
     "profile": ["profile", "svt1", "--d1", "0,0", "--d2", "1,1", "--eps", "0,0.1,2"],
     "renyi": ["renyi", "svt1", "--d1", "0,0", "--d2", "1,1", "--alpha", "1.5,2,inf"],
     "zcdp": ["zcdp", "svt1", "--d1", "0,0", "--d2", "1,1"],
+    "profile-compose": ["profile", "svt1", "--d1", "0,0", "--d2", "1,1", "--eps", "0,0.1",
+                        "--compose", "3"],
+    "pld": ["pld", "svt1", "--d1", "0,0,0", "--d2", "0,0,1"],
     "sweep": ["sweep", "svt1", "--param", "eps=0.5,1", "--d1", "0*{t}", "--d2", "1*{t}",
               "--output", "F*{t}", "--t", "1,2"],
     "test": ["test", "statdp.SVT", "--d1", "1,1", "--d2", "2,0", "--test-eps", "0.5", "--runs",

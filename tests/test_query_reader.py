@@ -12,7 +12,7 @@ from exactdp.cli.common import query_text
 QUERY_OPTIONS = {
     "prob": {"--queries"}, "utility": {"--queries"},
     **{command: {"--d1", "--d2"} for command in ("loss", "maxloss", "profile", "renyi", "zcdp",
-                                                   "test", "crosscheck")},
+                                                   "pld", "test", "crosscheck")},
 }
 
 
@@ -54,6 +54,7 @@ PAIR_COMMANDS = {
     "profile": ["profile", "svt1", "--d1", "D1", "--d2", "D2", "--eps", "0,0.5", "--dps", "8"],
     "renyi": ["renyi", "svt1", "--d1", "D1", "--d2", "D2", "--alpha", "2,inf", "--dps", "8"],
     "zcdp": ["zcdp", "svt1", "--d1", "D1", "--d2", "D2", "--dps", "8"],
+    "pld": ["pld", "svt1", "--d1", "D1", "--d2", "D2", "--dps", "8"],
     "crosscheck": ["crosscheck", "svt1", "--d1", "D1", "--d2", "D2", "--event", "false_count=1",
                    "--runs", "200"],
     "test": ["test", "svt1", "--d1", "D1", "--d2", "D2", "--test-eps", "0.5", "--runs", "200",

@@ -187,3 +187,15 @@ def test_laplace_histogram_is_mironov_proposition_6_of_the_differing_bin():
         for point in points[:-1]:
             assert_encloses(point.divergence, mironov_laplace(point.alpha, 2), 30)
         assert_encloses(points[-1].divergence, mpmath.mpf(1) / 2, 30)
+
+
+@pytest.mark.parametrize("alpha", [2, "inf"])
+def test_distributions_equal_but_not_provably_so_give_an_absolute_enclosure_of_zero(alpha):
+    # Report noisy max depends on the scores only through their differences, so moving every
+    # score by 1 leaves the distribution of the index unchanged: D_α = 0 exactly.  The engine
+    # cannot prove the two sums of integrals equal; it answers [0, u] with u ≤ 10^-dps instead
+    # of failing to reach a relative width.
+    m = exactdp.mechanism("noisy_max_exponential", eps=2)
+    (point,) = exactdp.renyi_divergence(m, "0,0", "1,1", [alpha], dps=30)
+    assert point.divergence.lower == 0
+    assert 0 < point.divergence.upper <= mpmath.mpf(10) ** -30

@@ -36,6 +36,10 @@ COMMANDS = {
     "renyi": ("divergence_commands", "exact Rényi divergence D_α(M(D1) ‖ M(D2)) at a list of α"),
     "zcdp": ("divergence_commands", "exact zCDP of a pair: ρ = sup over α > 1 of "
              "D_α(M(D1) ‖ M(D2))/α"),
+    "pld": ("divergence_commands", "exact privacy-loss distribution of a pair with finitely "
+            "many outputs: each loss ln(P/Q) and its probability under D1"),
+    "verify": ("verify_command", "whole-domain verdict: (ε, δ)-DP or D_α ≤ B on every ordered "
+               "pair of neighbouring inputs of V^N, the worst pair certified"),
     "reproduce": ("reproduce_command",
                   "recompute the published claims: figures, claims.json, claims.md"),
     "pvalue": ("tester_commands", "StatDP's p-value from two event counts"),

@@ -119,10 +119,11 @@ def chosen_method(args: argparse.Namespace) -> str:
     return "certified"
 
 
-def add_any_pair_argument(parser: argparse.ArgumentParser) -> None:
-    """``--any-pair``: the one neighbour option of every command that takes D1 and D2."""
-    parser.add_argument("--any-pair", action="store_true",
-                        help="do not require D1 and D2 to be neighbours")
+def add_any_pair_argument(parser: argparse.ArgumentParser,
+                          help_text: str = "do not require D1 and D2 to be neighbours") -> None:
+    """``--any-pair``: the one neighbour option of every command that takes D1 and D2 (and of
+    ``verify``, which compares pairs of a domain: ``help_text`` says so)."""
+    parser.add_argument("--any-pair", action="store_true", help=help_text)
 
 
 def add_scheduler_argument(parser: argparse.ArgumentParser) -> None:

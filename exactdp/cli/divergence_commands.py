@@ -1,6 +1,8 @@
-"""``exactdp profile``, ``renyi`` and ``zcdp``: the privacy profile δ(ε), the Rényi divergences
-D_α and the zCDP ``ρ = sup_α D_α/α`` of a mechanism on two inputs, one record per ε or α (a
-table, ``--json`` a list, ``--plot`` δ against ε), one record for ``ρ``."""
+"""``exactdp profile``, ``renyi``, ``zcdp`` and ``pld``: the privacy profile δ(ε) (of the pair
+or of its ``--compose K``-fold composition), the Rényi divergences D_α, the zCDP
+``ρ = sup_α D_α/α`` and the privacy-loss distribution of a mechanism on two inputs, one record
+per ε or α (a table, ``--json`` a list, ``--plot`` δ against ε), one record for ``ρ`` and for
+the distribution."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ import argparse
 
 from ..checks import check_writable
 from ..errors import InputError
+from ..exact.divergences.composition import MAX_COMPOSED_ATOMS, check_compositions
+from ..exact.divergences.loss_distribution import privacy_loss_distribution
 from ..exact.divergences.profile import privacy_profile
 from ..exact.divergences.renyi import renyi_divergence
 from ..exact.divergences.zcdp import zcdp
@@ -70,11 +74,15 @@ def _plot(path, points, title: str) -> None:
 
 def run_profile(args: argparse.Namespace) -> int:
     plot = None if args.plot is None else check_writable(args.plot, "--plot", (".png",))
+    compositions = check_compositions(args.compose)
     mech = build_mechanism(args)
     tokens = _tokens(args.eps, "--eps")
     points = privacy_profile(mech, args.d1, args.d2, tokens, dps=args.dps,
-                             allow_any_pair=args.any_pair)
+                             allow_any_pair=args.any_pair, compositions=compositions)
     title = f"{mech}: privacy profile δ(ε) = sup_E P[M(D1)∈E] − e^ε P[M(D2)∈E] (certified)"
+    if compositions > 1:
+        title += (f"\n  of {compositions} independent runs on D1 against {compositions} on D2 "
+                  f"(a lower bound on the composed mechanism's δ unless the pair dominates)")
     _print(args, [_record("eps", token, point.eps, "delta", point.delta, args.dps,
                           not args.json) for token, point in zip(tokens, points)], title)
     if plot is not None:
@@ -102,9 +110,27 @@ def run_zcdp(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_pld(args: argparse.Namespace) -> int:
+    mech = build_mechanism(args)
+    distribution = privacy_loss_distribution(mech, args.d1, args.d2, dps=args.dps,
+                                             allow_any_pair=args.any_pair)
+    emit(args, distribution.fields(args.dps, text=not args.json),
+         f"{mech}: privacy-loss distribution of ln(P[M(D1)=o]/P[M(D2)=o]), o ~ M(D1), in nats "
+         f"(certified)")
+    return 0
+
+
+#: ``--compose``'s help, which ``docs/mathematics.md`` §15 expands.
+COMPOSE_HELP = ("δ(ε) of K independent runs on D1 against K on D2 (default 1): exact for "
+                f"finitely many outputs (refused beyond {MAX_COMPOSED_ATOMS:,} composed atoms, "
+                "the size named) "
+                "and Gaussian releases. A lower bound on the composed mechanism's δ unless the "
+                "pair is a dominating pair (Zhu, Dong & Wang, AISTATS 2022)")
+
+
 def register(subparsers) -> None:
-    """Add ``profile``, ``renyi`` and ``zcdp``."""
-    for name in ("profile", "renyi", "zcdp"):
+    """Add ``profile``, ``renyi``, ``zcdp`` and ``pld``."""
+    for name in ("profile", "renyi", "zcdp", "pld"):
         sub = subparsers.add_parser(name)
         add_mechanism_arguments(sub)
         sub.add_argument("--d1", required=True, metavar="Q", type=query_text,
@@ -115,6 +141,7 @@ def register(subparsers) -> None:
             sub.add_argument("--eps", required=True, metavar="LIST",
                              help="values of ε ≥ 0, comma-separated, e.g. 0,0.5,1")
             sub.add_argument("--plot", metavar="FILE.png", help="also draw δ against ε")
+            sub.add_argument("--compose", metavar="K", default="1", help=COMPOSE_HELP)
         elif name == "renyi":
             sub.add_argument("--alpha", required=True, metavar="LIST",
                              help="orders α > 1 or inf, comma-separated, e.g. 1.5,2,inf")
@@ -123,8 +150,12 @@ def register(subparsers) -> None:
         if name == "zcdp":
             add_json_argument(sub, 'one JSON object {"rho", "rho_lower", "rho_upper", '
                               '"alpha"}')
+        elif name == "pld":
+            add_json_argument(sub, 'one JSON object {"losses", "probabilities", '
+                              '"infinity_mass"} with the enclosures "losses_lower", '
+                              '"losses_upper", "probabilities_lower", … (lists)')
         else:
             add_json_argument(sub, f"a JSON list with one object per "
                               f"{'ε' if name == 'profile' else 'α'}")
-        sub.set_defaults(run={"profile": run_profile, "renyi": run_renyi,
-                              "zcdp": run_zcdp}[name])
+        sub.set_defaults(run={"profile": run_profile, "renyi": run_renyi, "zcdp": run_zcdp,
+                              "pld": run_pld}[name])

@@ -39,7 +39,7 @@ class Param:
         if self.kind == "flag":
             return _to_flag(self.name, value)
         if self.kind == "count":
-            return _to_count(self.name, value)
+            return to_count(self.name, value)
         if self.kind == "real":
             return to_fraction(value, self.name)
         if self.kind == "integer":
@@ -74,7 +74,9 @@ def _to_flag(name: str, value: object) -> bool:
     raise InputError(f"{name} must be true or false, got {name}={value!r}")
 
 
-def _to_count(name: str, value: object) -> int:
+def to_count(name: str, value: object) -> int:
+    """``value`` (an integer, or its spelling) as a positive ``int``, else
+    :class:`~exactdp.errors.InputError` naming ``name``."""
     if isinstance(value, bool):
         raise InputError(f"{name} must be a positive integer, got {name}={value!r}")
     number = to_fraction(value, name)

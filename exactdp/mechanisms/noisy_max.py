@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from ..errors import InputError
 from ..noise import Exponential, Gumbel, Laplace, NoiseLaw
 from .base import Mechanism, OutputKind
 from .catalogue import CatalogueEntry, register
@@ -39,6 +40,12 @@ class NoisyMaxMechanism(Mechanism):
 
     noise: NoiseLaw
     releases_value: bool
+
+    def __post_init__(self):
+        if self.noise.integer_valued:
+            raise InputError(f"{self.name}: report noisy max's exact rule assumes ties have "
+                             f"probability 0, which {self.noise} noise does not meet: write it "
+                             f"as a program (ties then go to the first index)")
 
     @property
     def output_kind(self) -> OutputKind:

@@ -39,7 +39,7 @@ from ..exact.losses.privacy_loss import (MaxPrivacyLoss, best_by_loss, conclude_
                                          neighbouring_pair)
 from ..exact.losses.supremum import loss_supremum, max_privacy_loss
 from ..exact.divergences.output_pairs import (LocationShift, certified_ball, location_shift,
-                                              location_shift_of, output_probability_pairs)
+                                              location_shift_of, output_probabilities)
 from ..exact.backends.piece_series import flint_context
 from ..exact.probability import evaluate, probability
 from ..exact.losses.worst_output import Witness, worst_output
@@ -661,17 +661,21 @@ def _(mech: Program, d1: Runs, d2: Runs, dps: int) -> Witness:
     return Witness(d1, d2, result.output, result.loss)
 
 
-@output_probability_pairs.register
-def _(mech: Program, d1, d2, dps: int) -> list:
-    """Both certified probabilities of every return value of the program on ``d1`` or ``d2``
-    (discrete outputs: an :class:`InputError` when a path releases numbers)."""
-    sides = (outputs_with_forms(mech, d1), outputs_with_forms(mech, d2))
-    empty = SignedForm(IntegralForm((), False), IntegralForm((), False))
+@output_probabilities.register
+def _(mech: Program, d, dps: int, memo: dict | None = None) -> dict:
+    """The certified probability of every return value of the program on ``d`` (discrete
+    outputs: an :class:`InputError` when a path releases numbers), each distinct form once
+    (``memo``)."""
+    memo = {} if memo is None else memo
+    balls = {}
     with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
-        return [tuple(certified_ball(evaluate_signed(side.get(output, empty), dps, "certified",
-                                                     f"{mech.name}: output {output}"), mech.name)
-                      for side in sides)
-                for output in dict.fromkeys(list(sides[0]) + list(sides[1]))]
+        for output, form in outputs_with_forms(mech, d).items():
+            if form not in memo:
+                memo[form] = certified_ball(evaluate_signed(form, dps, "certified",
+                                                            f"{mech.name}: output {output}"),
+                                            mech.name)
+            balls[output] = memo[form]
+    return balls
 
 
 @location_shift.register

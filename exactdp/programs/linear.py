@@ -24,6 +24,7 @@ from fractions import Fraction
 import numpy as np
 from flint import fmpq
 
+from ..discrete_gaussian_law import DiscreteGaussian
 from ..errors import InputError
 from ..noise import DiscreteLaplace, Exponential, Gaussian, Gumbel, Laplace, NoiseLaw
 from .exact_numbers import ONE, SYMBOLIC, ZERO, Exact, as_fraction, as_rational, to_fraction
@@ -444,7 +445,8 @@ def _size(size):
 class NoiseDraw:
     """A noise a traced program may draw: its name in messages, its law made from its scale,
     whether it takes numpy's ``loc``, and whether it is a method of ``prng`` (numpy's
-    signature) or an exactdp function taking ``prng`` (:func:`discrete_laplace`)."""
+    signature) or an exactdp function taking ``prng`` (:func:`discrete_laplace`,
+    :func:`discrete_gaussian`)."""
 
     name: str
     law: type
@@ -460,6 +462,8 @@ NOISES = {
     "normal": NoiseDraw("normal", Gaussian),
     "discrete_laplace": NoiseDraw("discrete Laplace", DiscreteLaplace, located=False,
                                   prng_method=False),
+    "discrete_gaussian": NoiseDraw("discrete Gaussian", DiscreteGaussian, located=False,
+                                   prng_method=False),
 }
 
 
@@ -528,6 +532,30 @@ def discrete_laplace(prng, scale=1.0, size=None):
     if value == 0:
         return 0 if size is None else np.zeros(size, dtype=np.int64)
     draws = DiscreteLaplace(value).sample(prng, size, loc=0)
+    return int(draws) if size is None else draws
+
+
+def discrete_gaussian(prng, sigma=1.0, size=None):
+    """Discrete Gaussian noise ``N_ℤ(0, σ²)`` on the integers
+    (``exactdp.discrete_gaussian_law.DiscreteGaussian``; Canonne, Kamath & Steinke, NeurIPS
+    2020): a plain numpy sample (an ``int`` array, or one ``int``) when the program runs, a
+    noise symbol when it is traced.
+
+    Parameters
+    ----------
+    prng : numpy.random.Generator or the traced program's symbolic prng
+    sigma : number
+        ``σ > 0``: ``Pr[η = k] ∝ e^{−k²/(2σ²)}``.
+    size : int or None
+    """
+    value = as_fraction(sigma.const if isinstance(sigma, Linear) and sigma.is_constant
+                        else sigma)
+    if value is None or value <= 0:
+        shown = repr(sigma) if value is None else value
+        raise InputError(f"a discrete Gaussian sigma must be a positive number, got {shown}")
+    if isinstance(prng, SymbolicPRNG):
+        return prng.draw("discrete_gaussian", 0, value, size)
+    draws = DiscreteGaussian(value).sample(prng, size, loc=0)
     return int(draws) if size is None else draws
 
 

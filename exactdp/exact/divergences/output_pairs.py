@@ -1,10 +1,11 @@
-"""The two output distributions a divergence compares: every output's probability on ``d1`` and
-on ``d2`` as Arb balls (discrete outputs), or the location shift of one law (one released
-number ``q + η``).
+"""The output distributions a divergence compares: every output's probability on one input as
+Arb balls (discrete outputs, :func:`output_probabilities`), paired over ``d1`` and ``d2``, or the
+location shift of one law (one released number ``q + η``).
 
 Privacy profiles (``divergences/profile.py``) and Rényi divergences (``divergences/renyi.py``) are
 functionals of the pair of distributions ``(M(d1), M(d2))``; this module produces that pair once,
-whatever the functional, through the engine: the ⊤/⊥ outputs of ``max_privacy_loss``'s enumeration
+whatever the functional, and ``exactdp verify`` the distribution of every input of a domain, once
+per input, through the engine: the ⊤/⊥ outputs of ``max_privacy_loss``'s enumeration
 (``loss.enumerated_outputs``, all at once by ``loss.all_output_balls`` where they can be, else one
 certified probability per output), noisy max's indices (``form/noisy_max.py`` registers them), the
 return values of a traced program (``programs/exact.py`` registers its own), and for a program
@@ -95,40 +96,61 @@ def certified_ball(result, what: str) -> arb:
 
 
 @functools.singledispatch
-def output_probability_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[arb, arb]]:
-    """``[(Pr[M(d1) = a], Pr[M(d2) = a])]`` over every output ``a`` of either input, as balls
-    of relative width ``≤ 10^{−dps}`` (exact zeros exact), at flint's precision for ``dps``
-    digits.  A generic function on the mechanism's type, each family registering its outputs
-    from its own module: ⊤/⊥ mechanisms (``form/threshold_rules.py``) the outputs of
-    ``max_privacy_loss``'s enumeration, all at once where they can be
-    (``privacy_loss.all_output_balls``), else each output's certified probability; noisy max
-    releasing an index (``form/noisy_max.py``) each index's, in order; programs
-    (``exactdp.programs.exact``) their return values.  ``dps`` carries the divergence's guard
-    digits: the integral forms are evaluated directly (:func:`~.probability.evaluate`), not
-    through :func:`~.probability.probability`, which accepts only the digits a caller may ask
-    for."""
+def output_probabilities(mech, d: Runs, dps: int, memo: dict | None = None) -> dict:
+    """``{a: Pr[M(d) = a]}`` over every output ``a`` of the input ``d`` (its key: a tuple of
+    the output's entries), as balls of relative width ``≤ 10^{−dps}`` (exact zeros exact), at
+    flint's precision for ``dps`` digits.  A generic function on the mechanism's type, each
+    family registering its outputs from its own module: ⊤/⊥ mechanisms
+    (``form/threshold_rules.py``) the outputs of ``max_privacy_loss``'s enumeration, all at
+    once where they can be (``privacy_loss.all_output_balls``), else each output's certified
+    probability; noisy max releasing an index (``form/noisy_max.py``) each index's, in order;
+    programs (``exactdp.programs.exact``) their return values.  ``dps`` carries the caller's
+    guard digits: the integral forms are evaluated directly (:func:`~.probability.evaluate`),
+    not through :func:`~.probability.probability`, which accepts only the digits a caller may
+    ask for.
+
+    ``memo`` (``{integral form: ball}``, for one ``dps``) lets a caller that asks for many
+    inputs evaluate each distinct integral form once: inputs that differ only in the order of
+    answers a factor groups share most of their forms (``exactdp verify``).  That caller
+    reports its own progress; without ``memo`` a computation longer than
+    :data:`~exactdp.progress.START_DELAY` seconds reports its own on a terminal."""
     raise MethodUnavailableError(f"{mech.name}: divergences are computed for ⊤/⊥ outputs, "
                                  f"noisy max's index, a program's discrete return values, "
                                  f"one released number q + η (Laplace, Gaussian) and "
                                  f"Laplace histograms differing in one bin")
 
 
-def certified_pairs(mech, d1: Runs, d2: Runs, outputs: list, output_form: Callable,
-                    dps: int) -> list[tuple[arb, arb]]:
-    """The certified probability of each of ``outputs`` on ``d1`` and ``d2`` as balls, from
-    ``output_form(d, output)``, the integral form of ``output`` on input ``d``.  Work that lasts
-    over :data:`~exactdp.progress.START_DELAY` seconds (many digits of Gaussian noise) reports
-    its progress on a terminal, one step per output."""
-    pairs = []
+def output_probability_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[arb, arb]]:
+    """``[(Pr[M(d1) = a], Pr[M(d2) = a])]`` over every output ``a`` of either input (an output
+    of one input only has the exact probability 0 on the other), from
+    :func:`output_probabilities` of each input."""
+    sides = [output_probabilities(mech, d, dps) for d in (d1, d2)]
+    outputs = dict.fromkeys([*sides[0], *sides[1]])
+    return [(sides[0].get(output, arb(0)), sides[1].get(output, arb(0))) for output in outputs]
+
+
+def certified_balls(mech, d: Runs, outputs: list, output_form: Callable, dps: int,
+                    memo: dict | None = None) -> dict:
+    """``{tuple(output): ball}``: the certified probability of each of ``outputs`` on ``d``,
+    from ``output_form(d, output)``, the integral form of ``output`` on input ``d``, each
+    distinct form evaluated once (``memo``: :func:`output_probabilities`).  Without ``memo``,
+    work that lasts over :data:`~exactdp.progress.START_DELAY` seconds (many digits of
+    Gaussian noise) reports its progress on a terminal, one step per output."""
+    quiet = memo is not None
+    memo = {} if memo is None else memo
+    balls = {}
     with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)), \
-            Progress(len(outputs), f"{mech.name}: probabilities on d1 and d2", "output",
-                     enabled=None, delay=START_DELAY) as bar:
+            Progress(len(outputs), f"{mech.name}: output probabilities", "output",
+                     enabled=False if quiet else None, delay=START_DELAY) as bar:
         for output in outputs:
-            pairs.append(tuple(certified_ball(evaluate(output_form(d, output), dps, "certified",
-                                                       f"{mech.name}: probability of an output"),
-                                              mech.name) for d in (d1, d2)))
+            form = output_form(d, output)
+            if form not in memo:
+                memo[form] = certified_ball(evaluate(form, dps, "certified",
+                                                     f"{mech.name}: probability of an output"),
+                                            mech.name)
+            balls[tuple(output)] = memo[form]
             bar.update()
-    return pairs
+    return balls
 
 
 def complete_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[arb, arb]]:
@@ -136,13 +158,20 @@ def complete_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[arb, arb]]:
     must sum to a ball containing 1 (every output enumerated), else
     :class:`~exactdp.errors.PrecisionError`."""
     pairs = output_probability_pairs(mech, d1, d2, dps)
-    with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
-        for side in (0, 1):
-            total = sum((pair[side] for pair in pairs), arb(0))
-            if not total.contains(1):
-                raise PrecisionError(f"{mech.name}: the probabilities of all outputs on d"
-                                     f"{side + 1} sum to {total.str(10)}, not 1")
+    for side in (0, 1):
+        check_complete([pair[side] for pair in pairs], dps, f"{mech.name}: d{side + 1}")
     return pairs
+
+
+def check_complete(balls, dps: int, what: str) -> None:
+    """:class:`~exactdp.errors.PrecisionError` unless the probabilities of every output of one
+    input (balls) sum to a ball containing 1: every output enumerated (``what`` names the
+    mechanism and the input)."""
+    with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
+        total = sum(balls, arb(0))
+        if not total.contains(1):
+            raise PrecisionError(f"{what}: the probabilities of all outputs sum to "
+                                 f"{total.str(10)}, not 1")
 
 
 #: How many precisions, each twice the last, :func:`refined` tries before giving up.
@@ -152,7 +181,8 @@ REFINEMENTS = 6
 def refined(compute, dps: int, what: str, absolute: bool = False) -> Enclosure:
     """The :class:`Enclosure` of ``compute()`` (a ball) at doubling Arb precisions until its
     radius is at most ``10^{−dps}`` of its centre's magnitude — or, with ``absolute``, of 1
-    (a difference of probabilities whose exact value may be 0) — else
+    (a difference of probabilities whose exact value may be 0), and also for a ball that holds
+    0, which no relative width can describe (two distributions equal but not provably so) — else
     :class:`~exactdp.errors.PrecisionError` naming ``what`` and the width reached
     (:func:`~exactdp.refinement.refine`)."""
     def attempt(bits: int) -> tuple[bool, arb]:
@@ -160,7 +190,7 @@ def refined(compute, dps: int, what: str, absolute: bool = False) -> Enclosure:
             ball = compute()
             tolerance = arb(10) ** (-dps)
             narrow = ball.is_exact() or ball.rad() <= tolerance * abs(ball.mid()) or (
-                absolute and ball.rad() <= tolerance)
+                (absolute or ball.contains(0)) and ball.rad() <= tolerance)
             return narrow, Enclosure.of_ball(ball) if narrow else ball  # ends at this precision
 
     bits = working_bits(dps, guard=COMBINE_GUARD_DIGITS)

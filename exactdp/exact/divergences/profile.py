@@ -20,12 +20,14 @@ from fractions import Fraction
 
 from flint import arb
 
-from ...errors import InputError
-from ...noise import Kind, Laplace
+from ...errors import InputError, MethodUnavailableError
+from ...noise import Gaussian, Kind, Laplace
 from ...precision import PART_GUARD_DIGITS, check_dps, to_arb
 from ...sequences import to_fraction
 from ..losses.privacy_loss import neighbouring_pair
 from ...precision import Enclosure
+from .composition import check_compositions, check_size, composed_delta
+from .loss_distribution import pair_loss_atoms
 from .output_pairs import LocationShift, complete_pairs, location_shift, refined
 
 
@@ -56,10 +58,10 @@ def check_eps_list(eps_list) -> list[Fraction]:
     return values
 
 
-def privacy_profile(mech, d1, d2, eps_list, dps: int = 30,
-                    allow_any_pair: bool = False) -> list[ProfilePoint]:
+def privacy_profile(mech, d1, d2, eps_list, dps: int = 30, allow_any_pair: bool = False,
+                    compositions: int = 1) -> list[ProfilePoint]:
     """The exact privacy profile ``δ(ε) = sup_E P[M(d1) ∈ E] − e^ε P[M(d2) ∈ E]`` at every
-    ``ε`` of ``eps_list``.
+    ``ε`` of ``eps_list``, of the pair or of its ``compositions``-fold composition.
 
     Parameters
     ----------
@@ -75,6 +77,12 @@ def privacy_profile(mech, d1, d2, eps_list, dps: int = 30,
         absolute width ``10^{−dps}`` where ``δ`` cancels to nearly 0).
     allow_any_pair : bool
         Skip the neighbour check.
+    compositions : int
+        ``K ≥ 1``: the profile of ``K`` independent runs on ``d1`` against ``K`` on ``d2``
+        (finitely many outputs, or a Gaussian release).  Unless the pair is a dominating pair
+        of the mechanism (Zhu, Dong & Wang, "Optimal Accounting of Differential Privacy via
+        Characteristic Function", AISTATS 2022, arXiv:2106.08567), this is a lower bound on
+        the composed mechanism's δ(ε), not its guarantee.
 
     Returns
     -------
@@ -83,9 +91,13 @@ def privacy_profile(mech, d1, d2, eps_list, dps: int = 30,
     Notes
     -----
     Discrete outputs: ``δ(ε) = Σ_a max(0, p1(a) − e^ε p2(a))`` over every output, each
-    probability a ball.  A Gaussian shift by ``Δ`` with ``σ``: Balle & Wang, "Improving the
-    Gaussian Mechanism for Differential Privacy: Analytical Calibration and Optimal
-    Denoising", ICML 2018, Theorem 8, ``δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ)``.
+    probability a ball; composed ``K`` times, the convolution of the privacy-loss
+    distribution's atoms (``divergences/composition.py``), refused beyond
+    ``composition.MAX_COMPOSED_ATOMS`` composed atoms.  A Gaussian shift by ``Δ`` with
+    ``σ``: Balle & Wang, "Improving the Gaussian Mechanism for Differential Privacy:
+    Analytical Calibration and Optimal Denoising", ICML 2018, Theorem 8,
+    ``δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ)``, and with ``√K·Δ`` for ``Δ`` composed
+    ``K`` times.
     A Laplace shift by ``Δ`` with scale ``b``: ``δ(ε) = 1 − e^{(ε − Δ/b)/2}`` for
     ``ε < Δ/b``, exactly 0 beyond (docs/mathematics.md).
 
@@ -98,12 +110,33 @@ def privacy_profile(mech, d1, d2, eps_list, dps: int = 30,
     """
     check_dps(dps)
     values = check_eps_list(eps_list)
+    compositions = check_compositions(compositions)
     d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
     shift = location_shift(mech, d1, d2)
     if shift is not None:
-        return [ProfilePoint(eps, _shift_delta(shift, eps, dps)) for eps in values]
+        if compositions > 1 and not isinstance(shift.law, Gaussian):
+            raise MethodUnavailableError(
+                f"{mech.name} releases a number with {shift.law} noise: its composition is "
+                f"computed for finitely many outputs and Gaussian releases only")
+        return [ProfilePoint(eps, _shift_delta(shift, eps, dps, compositions))
+                for eps in values]
+    if compositions > 1:
+        return _composed_profile(mech, d1, d2, values, dps, compositions)
     pairs = complete_pairs(mech, d1, d2, dps + PART_GUARD_DIGITS)
     return [ProfilePoint(eps, _discrete_delta(pairs, eps, dps, mech.name)) for eps in values]
+
+
+def _composed_profile(mech, d1, d2, values: list[Fraction], dps: int,
+                      compositions: int) -> list[ProfilePoint]:
+    """δ(ε) of the ``K``-fold composition of a pair with finitely many outputs, its size
+    checked before any ε (``composition.composed_delta``); the output probabilities carry
+    ``log10 K`` more digits, which the ``K``-fold products and loss sums use up."""
+    atoms = pair_loss_atoms(mech, d1, d2, dps + PART_GUARD_DIGITS + len(str(compositions)))
+    check_size(atoms, compositions, mech.name)
+    return [ProfilePoint(eps, refined(lambda eps=eps: composed_delta(atoms, eps, compositions),
+                                      dps, f"{mech.name}: δ(ε = {eps}) of {compositions} "
+                                      f"compositions", absolute=True))
+            for eps in values]
 
 
 def profile_both_ways(mech, d1, d2, eps, dps: int = 30,
@@ -150,22 +183,28 @@ def _discrete_delta(pairs: list, eps: Fraction, dps: int, name: str) -> Enclosur
     return refined(compute, dps, f"{name}: δ(ε = {eps})", absolute=True)
 
 
-def _shift_delta(shift: LocationShift, eps: Fraction, dps: int) -> Enclosure:
+def _shift_delta(shift: LocationShift, eps: Fraction, dps: int,
+                 compositions: int = 1) -> Enclosure:
     """``S(t − Δ) − e^ε S(t)`` with ``{x > t}`` the set where the density of ``Δ + η`` exceeds
     ``e^ε`` times that of ``η``: ``t = (εb + Δ)/2`` for Laplace (none when ``ε ≥ Δ/b``: δ is
-    exactly 0), ``t = Δ/2 + εσ²/Δ`` for Gaussian."""
+    exactly 0), ``t = Δ/2 + εσ²/Δ`` for Gaussian, there with ``Δ`` replaced by ``√K·Δ`` for
+    ``K`` compositions (Gaussian only)."""
     law, distance = shift.law, shift.distance
     if distance == 0 or (isinstance(law, Laplace) and eps >= distance / law.scale):
         return Enclosure.of_ball(arb(0))
-    if isinstance(law, Laplace):
-        cut = (eps * law.scale + distance) / 2
-    else:
-        cut = distance / 2 + eps * law.scale ** 2 / distance
 
-    def survival(x: Fraction) -> arb:
-        return law.ball_log(Kind.SF, law.side(x)).value(to_arb(x))
+    def survival(x: arb, side: int) -> arb:
+        return law.ball_log(Kind.SF, side).value(x)
 
     def compute() -> arb:
-        return survival(cut - distance) - to_arb(eps).exp() * survival(cut)
+        if isinstance(law, Laplace):
+            cut = (eps * law.scale + distance) / 2
+            low, high = ((to_arb(x), law.side(x)) for x in (cut - distance, cut))
+        else:  # one side: no kink
+            shifted = to_arb(distance) * arb(compositions).sqrt()
+            cut = shifted / 2 + to_arb(eps * law.scale ** 2) / shifted
+            low, high = (cut - shifted, 1), (cut, 1)
+        return survival(*low) - to_arb(eps).exp() * survival(*high)
 
-    return refined(compute, dps, f"{law} shift by {distance}: δ(ε = {eps})")
+    times = "" if compositions == 1 else f", {compositions} compositions"
+    return refined(compute, dps, f"{law} shift by {distance}{times}: δ(ε = {eps})")

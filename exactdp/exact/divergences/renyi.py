@@ -19,7 +19,7 @@ Privacy", IEEE CSF 2017, Definition 3):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Callable
 
@@ -98,7 +98,9 @@ def renyi_divergence(mech, d1, d2, alphas, dps: int = 30,
     alphas : sequence
         Orders ``α > 1``, or ``inf``.
     dps : int
-        Significant digits of each divergence (an enclosure of relative width ``10^{−dps}``).
+        Significant digits of each divergence (an enclosure of relative width ``10^{−dps}``;
+        where the divergence cannot be told from 0, two distributions equal but not provably
+        so, an enclosure ``[0, u]`` with ``u ≤ 10^{−dps}``).
     allow_any_pair : bool
         Skip the neighbour check.
 
@@ -250,11 +252,11 @@ def _first_only_on_d1(pairs: list) -> int | None:
 def _logs(pairs: list, bits: int) -> dict[int, tuple[arb, arb]]:
     """``{position: (ln p1, ln p2)}`` of the outputs with ``p1 > 0`` (the others contribute
     nothing to any ``D_α``), once for every order, to ``bits`` bits after the point."""
-    return {position: (_log(p1, bits), _log(p2, bits)) for position, (p1, p2) in enumerate(pairs)
-            if p1 != 0}
+    return {position: (log_ball(p1, bits), log_ball(p2, bits))
+            for position, (p1, p2) in enumerate(pairs) if p1 != 0}
 
 
-def _log(p: arb, bits: int) -> arb:
+def log_ball(p: arb, bits: int) -> arb:
     """``ln p`` of a positive ball to ``bits`` bits after the point: at ``bits`` plus the bits
     of the binary exponent of ``p`` (``p ≈ 2^{−10^{600}}``, a Gaussian of scale ``10^{−300}``,
     has a log of 600 digits before the point)."""
@@ -301,9 +303,20 @@ def _discrete_divergence(logs: dict, alpha, dps: int, name: str,
             order = to_arb(alpha)
             total = sum(((order * log1 + (1 - order) * log2).exp()
                          for log1, log2 in logs.values()), arb(0))
-            return total.log() / (order - 1)
+            return _non_negative(total.log() / (order - 1))
 
-    return refined(compute, dps, f"{name}: D_α (α = {alpha})", absolute)
+    enclosure = refined(compute, dps, f"{name}: D_α (α = {alpha})", absolute)
+    return replace(enclosure, lower=max(enclosure.lower, mpmath.mpf(0)))
+
+
+def _non_negative(divergence: arb) -> arb:
+    """``divergence ∩ [0, ∞)``: a Rényi divergence of order ``α > 1`` is never negative (van
+    Erven & Harremoës, "Rényi Divergence and Kullback-Leibler Divergence", IEEE Trans. Inf.
+    Theory 60(7), 2014, Theorem 8), so the part of a ball below 0 holds no value (the ball of
+    ``[0, u]`` still reaches a rounding below 0: :func:`_discrete_divergence` clamps its end)."""
+    if divergence.lower() >= 0 or not divergence.upper() >= 0:
+        return divergence
+    return arb(0).union(arb(divergence.upper()))
 
 
 def _integer_bits(x: arb) -> int:

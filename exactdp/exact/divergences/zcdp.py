@@ -26,7 +26,6 @@ and so ``ρ = Δ²/(2σ²)`` exactly, every order reaching it; where ``D_∞ = �
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
@@ -200,7 +199,7 @@ def supremum_over_orders(divergence_at: Callable[[int], Divergence], dps: int,
     ZCDPResult
     """
     digits = dps + ORDER_GUARD_DIGITS
-    nearest = Fraction(1, 2 ** math.ceil((dps + 2) * math.log2(10)))   # α − 1 ≥ 10^{−dps−2}
+    nearest = Fraction(1, 2 ** working_bits(dps + 2, guard=0))   # α − 1 ≥ 10^{−dps−2}
     largest = divergence_at(digits + 2)(INFINITE_ORDER, digits, absolute=True)
     if largest.upper == 0:
         return ZCDPResult(Enclosure.of_ball(arb(0)), EVERY_ORDER, 1)

@@ -3,10 +3,13 @@
 
 Bins are independent: ``Pr[a < v_i < b] = F(b − q_i) − F(a − q_i)``, multiplied over the bins
 the event names; certified, the same product as balls (docs/engine.md, "Certified events").
+With integer-valued noise a bin's interval keeps its closed ends: the integers ``k`` with
+``q_i + k`` inside are those strictly between two half-integers (:func:`_noise_interval`).
 """
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import mpmath
@@ -16,16 +19,34 @@ from mpmath import mpf
 from ...errors import InputError
 from ...events import Coordinate, Event, Interval
 from ...mechanisms.histogram import HistogramMechanism
-from ...precision import CertifiedProbability, to_mpf, unit_roundoff, working_dps
+from ...precision import CertifiedProbability, unit_roundoff, working_dps
 from ...sequences import as_queries
 from .rules import certified_event, estimated_event, event_ends, event_rule
+
+
+def _noise_interval(law, interval: Interval, answer) -> tuple:
+    """``(low, high)``: the open interval of ``η`` with ``answer + η`` in ``interval`` (``None``
+    ends are infinite).  For an integer-valued law the ends become the half-integers around the
+    integers inside, a closed end counting its own integer (the open interval between them holds
+    exactly those integers, and ``F(x) = Pr[η < x]`` at a half-integer is ``Pr[η ≤ x]``)."""
+    ends = [None if end is None else Fraction(end) - Fraction(answer)
+            for end in (interval.low, interval.high)]
+    if not law.integer_valued:
+        return tuple(ends)
+    low, high = ends
+    if low is not None:
+        first = math.ceil(low) if interval.low_closed else math.floor(low) + 1
+        low = first - Fraction(1, 2)
+    if high is not None:
+        last = math.floor(high) if interval.high_closed else math.ceil(high) - 1
+        high = last + Fraction(1, 2)
+    return low, high
 
 
 def _histogram_certified(mech: HistogramMechanism, answers: list, intervals: list,
                          dps: int) -> CertifiedProbability:
     """``Π_i Pr[a_i < q_i + η < b_i]`` in balls (bins are independent)."""
-    shifted = [tuple(None if end is None else Fraction(end) - answers[position]
-                     for end in (interval.low, interval.high))
+    shifted = [_noise_interval(mech.noise, interval, answers[position])
                for position, interval in intervals]
 
     def compute(goal):
@@ -55,8 +76,8 @@ def _(mech: HistogramMechanism, queries, event: Event, dps: int, certified: bool
     with mpmath.workdps(working_dps(dps)):
         value, relative = mpf(1), mpf(0)
         for position, condition in intervals:
-            q = to_mpf(answers[position])
-            low, high = (end - q for end in event_ends(condition))
+            low, high = event_ends(Interval(*_noise_interval(mech.noise, condition,
+                                                             answers[position])))
             value *= mech.noise.interval(low, high)
             # an interval probability is a difference taken without cancellation
             # (NoiseLaw.interval): its relative error is a few roundings of exponentials of

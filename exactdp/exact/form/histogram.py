@@ -3,7 +3,8 @@
 
 The bins are independent: the density of the noisy vector ``v`` is ``Π_i p(v_i − q_i)`` (only
 ``p(v_1 − q_1)`` for StatDP's first-bin versions), one term of constant densities without an
-integral (Dwork & Roth 2014, §3.3).
+integral (Dwork & Roth 2014, §3.3).  With integer-valued noise (the noisy counts of
+``count_discrete_gaussian``) ``p`` is the mass, and the product a probability.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections import Counter
 
 from ...errors import InputError, MethodUnavailableError
 from ...mechanisms.histogram import HistogramMechanism
-from ...noise import Kind
+from ...noise import Kind, Laplace
 from ...precision import check_dps
 from ...sequences import Runs, as_output, as_queries, to_fraction, zip_runs
 from .integral_form import IntegralForm, make_term
@@ -33,20 +34,29 @@ def density_form(mech: HistogramMechanism, queries, output) -> IntegralForm:
     constants: Counter = Counter()
     for (v, q), count in zip_runs(values, answers):
         constants[mech.noise, Kind.PDF, v - q] += count
-    return IntegralForm((make_term(constants, Counter()),), is_density=True)
+    return IntegralForm((make_term(constants, Counter()),),
+                        is_density=not mech.noise.integer_valued)
 
 
 @probability.register
 def _(mech: HistogramMechanism, queries, output, dps: int = 30, method: str = "auto"):
-    return evaluate(density_form(mech, queries, output), check_dps(dps), method,
-                    f"{mech.name}: density of the output")
+    form = density_form(mech, queries, output)
+    return evaluate(form, check_dps(dps), method,
+                    f"{mech.name}: {'density' if form.is_density else 'probability'} of the "
+                    f"output")
 
 
 @worst_output.register
 def _(mech: HistogramMechanism, d1: Runs, d2: Runs, dps: int) -> Witness:
     """The noiseless output ``v = d1`` (its first bin for StatDP's views): the log density ratio
     ``Σ_i (|v_i − d2_i| − |v_i − d1_i|)/b`` is at most ``Σ_i |d1_i − d2_i|/b`` (triangle
-    inequality), with equality at ``v = d1`` (Dwork & Roth §3.3)."""
+    inequality), with equality at ``v = d1`` (Dwork & Roth §3.3).  That argument is the Laplace
+    law's: for another law (the discrete Gaussian's log mass ratio grows linearly in ``v``,
+    without bound) there is no worst output, and the search is refused in one line."""
+    if not isinstance(mech.noise, Laplace):
+        raise MethodUnavailableError(f"{mech.name}: the loss of {mech.noise} noise grows without "
+                                     f"bound as a bin moves away from its answer: no worst "
+                                     f"output to search for")
     output = d1.prefix(1) if mech.first_bin_only else d1
     return pair_witness(mech, d1, d2, output, dps)
 

@@ -31,7 +31,7 @@ from ...precision import check_dps
 from ...sequences import Runs, as_output, as_queries, to_fraction
 from .integral_form import IntegralBuilder, IntegralForm, make_term
 from ..losses.privacy_loss import MAX_ENUMERATED_QUERIES
-from ..divergences.output_pairs import certified_pairs, output_probability_pairs
+from ..divergences.output_pairs import certified_balls, output_probabilities
 from ..probability import evaluate, probability
 from ..losses.worst_output import (Witness, best_witness, maximise_over_values, pair_witness,
                                    value_grid, worst_output)
@@ -121,10 +121,10 @@ def _(mech: NoisyMaxMechanism, d1: Runs, d2: Runs, dps: int) -> Witness:
                          for i in first_index.values())
 
 
-@output_probability_pairs.register
-def _(mech: NoisyMaxMechanism, d1: Runs, d2: Runs, dps: int) -> list:
-    return certified_pairs(mech, d1, d2, _indices(mech, len(d1)),
-                           lambda d, output: index_form(mech, d, output[0]), dps)
+@output_probabilities.register
+def _(mech: NoisyMaxMechanism, d: Runs, dps: int, memo: dict | None = None) -> dict:
+    return certified_balls(mech, d, _indices(mech, len(d)),
+                           lambda d, output: index_form(mech, d, output[0]), dps, memo)
 
 
 def _indices(mech: NoisyMaxMechanism, n: int) -> list[list[int]]:

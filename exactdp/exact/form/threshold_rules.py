@@ -10,12 +10,10 @@ own.
 
 from __future__ import annotations
 
-from flint import arb
-
 from ...mechanisms.description import ThresholdMechanism
 from ...precision import check_dps
 from ...sequences import Runs
-from ..divergences.output_pairs import certified_pairs, output_probability_pairs
+from ..divergences.output_pairs import certified_balls, output_probabilities
 from ..losses.privacy_loss import (MaxPrivacyLoss, all_output_balls, conclude_max_loss,
                                    enumerated_outputs, neighbouring_pair, separate_best,
                                    worst_of_all_outputs)
@@ -41,13 +39,12 @@ def _(mech: ThresholdMechanism, d1, d2, dps: int = 30,
     return conclude_max_loss(mech, d1, d2, best, totals, len(outputs), dps)
 
 
-@output_probability_pairs.register
-def _(mech: ThresholdMechanism, d1: Runs, d2: Runs, dps: int) -> list[tuple[arb, arb]]:
-    outputs, shared = enumerated_outputs(mech, len(d1), "a divergence")
+@output_probabilities.register
+def _(mech: ThresholdMechanism, d: Runs, dps: int, memo: dict | None = None) -> dict:
+    outputs, shared = enumerated_outputs(mech, len(d), "a divergence")
     if shared:
-        keys = [tuple(output) for output in outputs]
-        sides = [all_output_balls(mech, d.expand(), keys, dps) for d in (d1, d2)]
-        return [(sides[0][key], sides[1][key]) for key in keys]
-    return certified_pairs(mech, d1, d2, outputs,
+        return all_output_balls(mech, d.expand(), [tuple(output) for output in outputs], dps)
+    return certified_balls(mech, d, outputs,
                            lambda d, output: build_output_integral(mech, d,
-                                                                   Runs.from_items(output)), dps)
+                                                                   Runs.from_items(output)),
+                           dps, memo)

@@ -1,0 +1,458 @@
+"""Whole-domain verdicts: does a mechanism meet ``(ε, δ)``-DP, or ``D_α ≤ B``, on every ordered
+pair of neighbouring inputs of a finite domain ``V^N``?
+
+DiPApprox (Bhusal, Chadha, Sistla & Viswanathan, "Approximate Differential Privacy of Programs
+with Real-Valued Noise", CCS 2025, arXiv:2509.08804) decides every pair of such a domain in one
+call.  :func:`verify` does it in three steps (docs/verify.md):
+
+1. every output's probability on every input, once per input (not once per pair), as certified
+   balls (:func:`~exactdp.exact.divergences.output_pairs.output_probabilities`), each distinct
+   integral form evaluated once across the domain (the integral form groups equal factors into
+   powers, so the ~11,000 output probabilities of Sparse Vector on ``{0,1}^10`` are 121
+   integrals); inputs are split across worker processes (``exactdp.workers.parallel_map``);
+2. float64 bounds, rounded outward, of the pair's ``δ(ε)``, Rényi sum or ``D_∞`` for every
+   ordered neighbouring pair at once (``exact/divergences/pair_bounds.py``): a pair whose upper
+   bound meets the claim is proven to meet it;
+3. the worst pair (the largest upper bound) certified with
+   :func:`~exactdp.exact.divergences.profile.privacy_profile` or
+   :func:`~exactdp.exact.divergences.renyi.renyi_divergence`; if it meets the claim, the pair of
+   the largest lower bound when that bound refutes the claim, then every pair whose bounds
+   straddle the claim, one by one: "not private" comes from a certified enclosure above the
+   claim, "private" from every pair proven.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import uuid
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+
+from .errors import InputError, PrecisionError
+from .exact.backends.piece_series import flint_context
+from .exact.divergences.output_pairs import check_complete, output_probabilities
+from .exact.divergences.pair_bounds import Comparison, float_ends
+from .exact.divergences.profile import privacy_profile
+from .exact.divergences.renyi import check_alphas, renyi_divergence
+from .formatting import decimal_text, printed_number
+from .precision import COMBINE_GUARD_DIGITS, Enclosure, check_dps, to_arb, working_bits
+from .programs.model import Program
+from .progress import START_DELAY, Progress
+from .sequences import Runs, format_number, to_fraction
+from .workers import current_scheduler, parallel_map
+
+#: Most inputs a domain may have.  The ordered pairs grow as its square: on two cores, 4,096
+#: inputs (16.8 million pairs) with 11 outputs take about a minute to compare in bulk, beyond the
+#: time of their output probabilities (benchmarks/verify_speed.py).
+MAX_INPUTS = 4096
+#: Digits of the output probabilities the bulk comparison reads (float64 holds 16).
+BULK_DIGITS = 20
+#: Inputs per task of the per-input step (progress is reported per task).
+INPUTS_PER_TASK = 16
+#: Ordered pairs compared at once (memory: a few arrays of this many floats).
+PAIRS_PER_BLOCK = 1 << 18
+
+_memo: tuple[str, dict] | None = None  # (call, {integral form: ball}) of this process
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The answer of :func:`verify`.
+
+    Attributes
+    ----------
+    private : bool
+        Every ordered neighbouring pair meets the claim (proven); ``False``: the pair
+        ``(d1, d2)`` is certified to break it.
+    comparison : Comparison
+        The quantity and the claim (``δ`` at ``ε``, or ``D_α ≤ B``).
+    inputs, outputs, pairs : int
+        Inputs of the domain, distinct outputs over all of them, ordered neighbouring pairs
+        compared.
+    d1, d2 : Runs
+        The worst pair (largest float upper bound), or the first pair certified above the claim.
+    value : Enclosure
+        That pair's ``δ(ε)`` or ``D_α``, certified.
+    certified : int
+        Pairs certified one by one, the worst pair included (step 3 of the module docstring).
+    method : str
+    """
+
+    private: bool
+    comparison: Comparison
+    inputs: int
+    outputs: int
+    pairs: int
+    d1: Runs
+    d2: Runs
+    value: Enclosure
+    certified: int
+    method: str
+
+    def fields(self, digits: int, text: bool) -> dict:
+        """The JSON object (``text``: the table's rows) of the verdict, numbers as decimal
+        strings, counts as integers (``text``: with thousands separators)."""
+        name = "delta" if self.comparison.kind == "delta" else "divergence"
+        printed = printed_number(self.value.value, digits,
+                                 enclosure=(self.value.lower, self.value.upper))
+        verdict = "private" if self.private else "not private"
+        worst = {"d1": _spelled(self.d1), "d2": _spelled(self.d2)}
+        if text:
+            return {"verdict": verdict, "pairs": f"{self.pairs:,} ordered pairs of "
+                    f"{self.inputs:,} inputs ({self.outputs:,} outputs)",
+                    "worst d1": worst["d1"], "worst d2": worst["d2"], name: printed.text,
+                    "enclosure": f"[{printed.lower}, {printed.upper}]",
+                    "certified pairs": f"{self.certified:,}", "method": self.method}
+        worst.update({name: printed.value, f"{name}_lower": printed.lower,
+                      f"{name}_upper": printed.upper})
+        return {"verdict": verdict, "pairs": self.pairs, "worst": worst,
+                "certified_pairs": self.certified, "inputs": self.inputs,
+                "outputs": self.outputs, "method": self.method}
+
+    def claim_text(self, digits: int) -> str:
+        """The claim checked, e.g. ``(ε, δ) = (0.5, 0.01)`` or ``D_α ≤ 1 at α = 2``."""
+        comparison = self.comparison
+        if comparison.kind == "delta":
+            return (f"(ε, δ) = ({decimal_text(comparison.order, digits)}, "
+                    f"{decimal_text(comparison.claim, digits)})")
+        return (f"D_α ≤ {decimal_text(comparison.claim, digits)} at α = "
+                f"{decimal_text(comparison.order, digits)}")
+
+
+def verify(mech, values, length: int, eps=None, delta=0, alpha=None, bound=None, dps: int = 30,
+           allow_any_pair: bool = False, jobs: int = 1,
+           progress: bool | None = False) -> Verdict:
+    """Decide ``(ε, δ)``-DP, or ``D_α(M(d1) ‖ M(d2)) ≤ B``, on every ordered pair of distinct
+    neighbouring inputs of ``V^N``.
+
+    Parameters
+    ----------
+    mech : mechanism description or program
+        A mechanism with discrete outputs that divergences enumerate (⊤/⊥ Sparse Vector
+        variants, noisy max's index, a program's discrete return values).
+    values : str or sequence of numbers
+        ``V``, the values every query answer takes (``"0,1"``).
+    length : int
+        ``N``, the number of queries.
+    eps, delta : number
+        The claim ``(ε, δ)`` (``δ`` defaults to 0: pure ``ε``-DP); ``δ(ε) ≤ δ`` on every pair.
+    alpha, bound : number
+        The claim ``D_α ≤ B`` (``α > 1`` or ``inf``), instead of ``eps``.
+    dps : int
+        Significant digits of the certified value of the worst pair.
+    allow_any_pair : bool
+        Every ordered pair of distinct inputs, not only the mechanism's neighbours.
+    jobs : int
+        Worker processes of the per-input step (``exactdp.workers.parallel_map``, or a Dask
+        cluster set with ``use_scheduler``); the verdict does not depend on it.
+    progress : bool or None
+        As :class:`~exactdp.progress.Progress`'s ``enabled`` (each step reports after
+        :data:`~exactdp.progress.START_DELAY` seconds).
+
+    Returns
+    -------
+    Verdict
+
+    Notes
+    -----
+    ``δ(ε) = Σ_a max(0, p1(a) − e^ε p2(a))`` (Balle, Barthe & Gaboardi, NeurIPS 2018);
+    ``D_α = (1/(α−1)) ln Σ_a p1(a)^α p2(a)^{1−α}`` (Mironov, IEEE CSF 2017).  The bulk bounds
+    and their rounding: ``exact/divergences/pair_bounds.py`` and docs/mathematics.md.
+
+    Examples
+    --------
+    >>> import exactdp
+    >>> verdict = verify(exactdp.mechanism("svt1", eps=1), "0,1", 2, eps=1)
+    >>> verdict.private, verdict.pairs
+    (True, 12)
+    """
+    check_dps(dps)
+    if not isinstance(mech, Program) and mech.releases_numbers:  # a program's paths say
+        raise InputError(f"verify compares discrete outputs; {mech.name} releases numbers "
+                         f"({mech.output_kind.value})")
+    comparison = _comparison(eps, delta, alpha, bound)
+    domain = _domain(values, length)
+    inputs = list(itertools.product(domain, repeat=length))
+    neighbours = _Neighbours(mech, domain, inputs, allow_any_pair)
+    if not neighbours.exist():
+        raise InputError(f"no two distinct inputs of {_domain_text(domain, length)} are "
+                         f"neighbours for {mech.name}; allow any pair (--any-pair) to compare "
+                         f"them anyway")
+    rows, columns, outputs = _input_ends(mech, inputs, comparison, jobs, progress)
+    bulk = _compare(comparison, rows, columns, neighbours, progress)
+    private, witness, value, certified = _certify(mech, comparison, inputs, bulk, dps, progress)
+    how = "privacy_profile" if comparison.kind == "delta" else "renyi_divergence"
+    method = (f"output probabilities once per input (certified, {BULK_DIGITS} digits); float64 "
+              f"bounds of every pair, rounded outward; the worst pair and every pair they do "
+              f"not decide certified by {how}")
+    return Verdict(private, comparison, len(inputs), outputs, bulk.pairs,
+                   *(Runs.from_items(inputs[k]) for k in witness), value, certified, method)
+
+
+def _comparison(eps, delta, alpha, bound) -> Comparison:
+    """The checked claim: exactly one of ``eps`` (with ``0 ≤ δ < 1``) and ``alpha`` (with a
+    finite ``B ≥ 0``)."""
+    if (eps is None) == (alpha is None):
+        raise InputError("give exactly one of eps (with delta) and alpha (with bound)")
+    if eps is not None:
+        if bound is not None:
+            raise InputError("bound goes with alpha; with eps give delta")
+        eps, delta = to_fraction(eps, "eps"), to_fraction(delta, "delta")
+        if eps < 0:
+            raise InputError(f"eps must be at least 0, got eps={format_number(eps)}")
+        if not 0 <= delta < 1:
+            raise InputError(f"delta must be at least 0 and below 1, got "
+                             f"delta={format_number(delta)}")
+        return Comparison.of(eps=eps, delta=delta)
+    if bound is None:
+        raise InputError("alpha needs a bound B on D_alpha (--bound)")
+    alpha, = check_alphas([alpha])
+    bound = to_fraction(bound, "bound")
+    if bound < 0:
+        raise InputError(f"bound must be at least 0, got bound={format_number(bound)}")
+    return Comparison.of(alpha=alpha, bound=bound)
+
+
+def _domain(values, length) -> list[Fraction]:
+    """``V`` as distinct exact rationals, after checking that ``V^N`` has at most
+    :data:`MAX_INPUTS` inputs (refused before any work, with its size)."""
+    if isinstance(values, str):
+        values = [token.strip() for token in values.split(",")]
+    domain = [to_fraction(value, "value") for value in values]
+    if not domain:
+        raise InputError("the list of values must not be empty")
+    if len(set(domain)) < len(domain):
+        raise InputError(f"the values must be distinct, got {','.join(map(format_number, domain))}")
+    if isinstance(length, bool) or not isinstance(length, int) or length < 1:
+        raise InputError(f"length must be a positive integer, got length={length!r}")
+    size = len(domain) ** length
+    if size > MAX_INPUTS:
+        raise InputError(f"the domain {_domain_text(domain, length)} has {size:,} inputs "
+                         f"({size * (size - 1):,} ordered pairs): verify enumerates at most "
+                         f"{MAX_INPUTS:,} inputs")
+    if size < 2:
+        raise InputError(f"the domain {_domain_text(domain, length)} has one input: no pair")
+    return domain
+
+
+def _domain_text(domain: list, length: int) -> str:
+    return f"{{{','.join(map(format_number, domain))}}}^{length}"
+
+
+def _spelled(d: Runs) -> str:
+    return ",".join(format_number(value) for value in d.expand())
+
+
+class _Neighbours:
+    """Which ordered pairs of the domain's inputs are compared: distinct, and neighbours by the
+    mechanism's own check (:meth:`~exactdp.mechanisms.base.Mechanism.neighbour_violation`),
+    unless any pair is allowed.  Each of the three relations depends only on the multiset of
+    the pairs ``(d1_k, d2_k)`` of answers at each position (how far and in which direction
+    each answer moves, and how many move), so the check runs once per such multiset, on a
+    representative: 286 calls for the million pairs of ``{0,1}^10``.  A multiset is keyed by
+    its sorted pair codes ``|V|·v1 + v2`` read in base ``|V|²``, an integer below
+    ``(|V|^N)² ≤`` :data:`MAX_INPUTS`².
+    """
+
+    def __init__(self, mech, domain: list, inputs: list, allow_any_pair: bool):
+        self.mech, self.domain, self.allow_any_pair = mech, domain, allow_any_pair
+        index = {value: k for k, value in enumerate(domain)}
+        self.codes = np.array([[index[value] for value in d] for d in inputs], dtype=np.int64)
+        self.known: dict[int, bool] = {}
+
+    def rows(self, start: int, stop: int) -> np.ndarray:
+        """The boolean mask of the pairs with the first input in ``start:stop``, shape
+        ``(stop − start, inputs)``."""
+        size = len(self.domain)
+        mask = np.ones((stop - start, len(self.codes)), dtype=bool)
+        if not self.allow_any_pair:
+            pairs = np.sort(self.codes[start:stop, None, :] * size + self.codes[None], axis=-1)
+            keys = pairs @ (size * size) ** np.arange(pairs.shape[-1], dtype=np.int64)
+            unique, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+            allowed = np.array([self._allowed(int(key), pairs.reshape(-1, pairs.shape[-1])[at])
+                                for key, at in zip(unique, first)])
+            mask = allowed[inverse.reshape(-1)].reshape(mask.shape)
+        mask[np.arange(stop - start), np.arange(start, stop)] = False
+        return mask
+
+    def exist(self) -> bool:
+        """Whether any ordered pair is compared (checked block by block, before any work)."""
+        block = max(1, PAIRS_PER_BLOCK // len(self.codes))
+        return any(self.rows(start, min(len(self.codes), start + block)).any()
+                   for start in range(0, len(self.codes), block))
+
+    def _allowed(self, key: int, codes: np.ndarray) -> bool:
+        """Whether the pair of inputs with these sorted pair codes are neighbours."""
+        if key not in self.known:
+            size = len(self.domain)
+            sides = [Runs.from_items(self.domain[int(code) // size] for code in codes),
+                     Runs.from_items(self.domain[int(code) % size] for code in codes)]
+            self.known[key] = self.mech.neighbour_violation(*sides) is None
+        return self.known[key]
+
+
+def _input_ends(mech, inputs: list, comparison: Comparison, jobs: int,
+                progress) -> tuple[tuple, tuple, int]:
+    """The float ends of ``r`` and ``c`` (``pair_bounds``) of every output on every input:
+    ``((r_lo, r_hi), (c_lo, c_hi), outputs)``, arrays of shape ``(inputs, outputs)``, an output
+    an input cannot produce at its exact-zero ends."""
+    call = uuid.uuid4().hex
+    tasks = [(call, mech, inputs[start:start + INPUTS_PER_TASK], comparison)
+             for start in range(0, len(inputs), INPUTS_PER_TASK)]
+    in_process = jobs == 1 and current_scheduler() is None
+    results = map(_task_ends, tasks) if in_process else parallel_map(_task_ends, tasks, jobs)
+    per_input = []
+    try:
+        with Progress(len(inputs), f"{mech.name}: output probabilities", "input", progress,
+                      delay=START_DELAY) as bar:
+            for task, ends in zip(tasks, results):
+                per_input.extend(ends)
+                bar.update(len(task[2]))
+    finally:
+        global _memo
+        _memo = None
+    keys = list(dict.fromkeys(key for ends in per_input for key in ends))
+    absent = comparison.absent
+    table = np.array([[ends.get(key, (absent[0],) * 2 + (absent[1],) * 2) for key in keys]
+                      for ends in per_input])
+    return (table[..., 0], table[..., 1]), (table[..., 2], table[..., 3]), len(keys)
+
+
+def _task_ends(task) -> list[dict]:
+    """``{output: (r_lo, r_hi, c_lo, c_hi)}`` of each input of one task, its probabilities
+    checked to sum to 1; the integral forms evaluated once per call of :func:`verify` in this
+    process (a worker keeps them across the tasks of one call)."""
+    global _memo
+    call, mech, inputs, comparison = task
+    if _memo is None or _memo[0] != call:
+        _memo = (call, {})
+    results = []
+    for d in inputs:
+        d = Runs.from_items(d)
+        balls = output_probabilities(mech, d, BULK_DIGITS, _memo[1])
+        check_complete(balls.values(), BULK_DIGITS, f"{mech.name} on {_spelled(d)}")
+        with flint_context(working_bits(BULK_DIGITS, guard=COMBINE_GUARD_DIGITS)):
+            results.append({key: tuple(end for part in comparison.row_and_column(ball)
+                                       for end in float_ends(part))
+                            for key, ball in balls.items()})
+    return results
+
+
+@dataclass
+class _Bulk:
+    """What the float bounds of every ordered neighbouring pair say (:func:`_compare`).
+
+    ``worst`` is the pair ``(i, j)`` of the largest upper bound (the first of equal ones),
+    ``violator`` that of the largest lower bound when a lower bound is above the claim (a
+    proven violation, ``None`` otherwise), ``straddling`` the pairs whose bounds neither prove
+    nor refute the claim, largest upper bound first (the first :data:`MAX_STRADDLING` + 1 of
+    them; ``straddling_count`` counts all)."""
+
+    pairs: int = 0
+    worst: tuple | None = None
+    worst_bound: float = -math.inf
+    violator: tuple | None = None
+    violator_bound: float = -math.inf
+    straddling: list = field(default_factory=list)
+    straddling_count: int = 0
+
+
+#: Most pairs whose float bounds straddle the claim that are certified one by one (each takes
+#: a certified divergence); more is a :class:`~exactdp.errors.PrecisionError` that says how many.
+MAX_STRADDLING = 1000
+
+
+def _compare(comparison: Comparison, rows: tuple, columns: tuple, neighbours: _Neighbours,
+             progress) -> _Bulk:
+    """Bulk float bounds of every ordered neighbouring pair (``pair_bounds``), block by block
+    of first inputs."""
+    count = rows[0].shape[0]
+    with flint_context(working_bits(BULK_DIGITS, guard=COMBINE_GUARD_DIGITS)):
+        low, high = comparison.thresholds()
+        factor = (float_ends(to_arb(comparison.order).exp()) if comparison.kind == "delta"
+                  else (1.0, 1.0))
+    block = max(1, PAIRS_PER_BLOCK // count)
+    bulk, straddling = _Bulk(), []
+    with Progress(count, "comparing pairs", "input", progress, delay=START_DELAY) as bar:
+        for start in range(0, count, block):
+            stop = min(count, start + block)
+            mask = neighbours.rows(start, stop)
+            upper, lower = comparison.bounds((rows[0][start:stop], rows[1][start:stop]),
+                                             columns, factor)
+            upper, lower = np.where(mask, upper, -math.inf), np.where(mask, lower, -math.inf)
+            bulk.pairs += int(mask.sum())
+            for bound, name in ((upper, "worst"), (lower, "violator")):
+                where = np.unravel_index(int(np.argmax(bound)), bound.shape)
+                if mask[where] and bound[where] > getattr(bulk, f"{name}_bound"):
+                    if name == "worst" or bound[where] > high:
+                        setattr(bulk, name, (start + int(where[0]), int(where[1])))
+                        setattr(bulk, f"{name}_bound", float(bound[where]))
+            first, second = np.nonzero(mask & (upper > low) & (lower <= high))
+            bulk.straddling_count += len(first)
+            if len(straddling) <= MAX_STRADDLING:
+                straddling.extend(zip((-upper[first, second]).tolist(),
+                                      (first + start).tolist(), second.tolist()))
+            bar.update(stop - start)
+    bulk.straddling = [(i, j) for _, i, j in sorted(straddling)][:MAX_STRADDLING + 1]
+    return bulk
+
+
+def _certify(mech, comparison: Comparison, inputs: list, bulk: _Bulk, dps: int,
+             progress) -> tuple[bool, tuple, Enclosure, int]:
+    """Certify the worst pair, then the pair of the largest lower bound if that bound refutes
+    the claim, then each pair whose bounds straddle the claim, largest bound first, until one
+    is certified above the claim: ``(private, pair, its enclosure, pairs certified)``.  An
+    enclosure that holds the claim at ``dps`` digits, or more than :data:`MAX_STRADDLING`
+    straddling pairs, is a :class:`~exactdp.errors.PrecisionError`."""
+    claim, reported, done = comparison.claim, None, []
+
+    def candidates():
+        yield bulk.worst
+        if bulk.violator is not None:
+            yield bulk.violator
+        if bulk.straddling_count > MAX_STRADDLING:
+            raise PrecisionError(
+                f"{mech.name}: the float bounds of {bulk.straddling_count:,} pairs straddle the "
+                f"claimed {format_number(claim)}; verify certifies at most "
+                f"{MAX_STRADDLING:,} pairs one by one")
+        yield from bulk.straddling
+
+    with Progress(1 + min(bulk.straddling_count, MAX_STRADDLING), "certifying pairs", "pair",
+                  progress, delay=START_DELAY) as bar:
+        for i, j in candidates():
+            if (i, j) in done:
+                continue
+            done.append((i, j))
+            value = _certified_value(mech, comparison, inputs[i], inputs[j], dps)
+            reported = reported or value
+            if _exact(value.lower) > claim:
+                return False, (i, j), value, len(done)
+            if _exact(value.upper) > claim:
+                raise PrecisionError(
+                    f"{mech.name}: d1={_spelled(Runs.from_items(inputs[i]))}, "
+                    f"d2={_spelled(Runs.from_items(inputs[j]))}: the certified enclosure "
+                    f"[{mpmath.nstr(value.lower, 8)}, {mpmath.nstr(value.upper, 8)}] holds the "
+                    f"claimed {format_number(claim)}: raise --dps (now {dps}) to decide")
+            bar.update()
+    return True, bulk.worst, reported, len(done)
+
+
+def _certified_value(mech, comparison: Comparison, d1: tuple, d2: tuple, dps: int) -> Enclosure:
+    """``δ(ε)`` or ``D_α`` of one pair, certified to ``dps`` digits."""
+    if comparison.kind == "delta":
+        return privacy_profile(mech, list(d1), list(d2), [comparison.order], dps,
+                               allow_any_pair=True)[0].delta
+    return renyi_divergence(mech, list(d1), list(d2), [comparison.order], dps,
+                            allow_any_pair=True)[0].divergence
+
+
+def _exact(end: mpmath.mpf) -> Fraction | float:
+    """An exact binary end as a rational (``±inf`` as a float), for comparing with a claim."""
+    if mpmath.isinf(end):
+        return float(end)
+    mantissa, exponent = end.man_exp
+    return Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
