@@ -64,7 +64,7 @@ def checked_nodes(modulus: arb, rho: arb, half: arb, share: arb) -> tuple:
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         order = fewest_nodes(float(half.upper()), float(rho.mid()), log_modulus,
                              float(share.log().lower()))
-    if not np.isfinite(order):
+    if not isinstance(order, int):  # not finite
         return MAX_NODES + 1, arb("inf")
     if order > MAX_NODES:
         return order, arb("inf")

@@ -7,7 +7,8 @@ integrand ``g`` is concave (``log_integrand``), so:
 
 1. the peak ``z*`` is found by bisection on the sign of the non-increasing ``g'``;
 2. on each side, bisection finds the points where ``g`` has dropped by 1, 4, 16, … and finally by
-   ``D = (working digits + 5)·ln 10``; these, the kinks and ``z*`` are the breakpoints;
+   ``D = (working digits + 5)·ln 10``; these, the kinks and ``z*`` are the breakpoints (both
+   searches: ``backends/peak_search.py``, at the working precision);
 3. ``e^{g(z) − g(z*)}`` is integrated between the outer points.  Concavity gives a rigorous bound on
    each cut-off tail: ``∫_{z_R}^∞ e^{g} ≤ e^{g(z_R)} / |g'(z_R)|``.
 
