@@ -110,6 +110,11 @@ def plan(half, log_modulus: Callable, log_share, rhos: Sequence, max_order=None,
         The largest rule allowed: a piece needing more is marked ``split``.
     needed : bool array, optional
         Which integrands need a rule on which piece (shape ``(…, P)``); all by default.
+
+    Returns
+    -------
+    Plan
+        The orders per piece, the pieces to split, and each integrand's bound on each piece.
     """
     moduli = [log_modulus(k) for k in range(len(rhos))]
     best = np.inf
