@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 import math
 
-from exactdp.exact.backends.gauss_legendre import (MAX_NODES, ellipse_cover, error_bound,
-                                          fewest_nodes, legendre_rule, log_error_bound)
+from exactdp.exact.backends.gauss_legendre import (ellipse_cover, error_bound, legendre_rule,
+                                                   log_error_bound)
 
 
 def _rule_sum(f, middle: arb, half: arb, order: int, bits: int) -> arb:
@@ -68,21 +68,3 @@ def test_the_log_bound_is_the_log_of_the_ball_bound(half, rho, order, log_modulu
         expected = float(arb(ball).log().mid())
     assert math.isclose(log_error_bound(half, rho, order, log_modulus), expected, rel_tol=1e-12,
                         abs_tol=1e-12)
-
-
-def test_fewest_nodes_checks_its_rule_in_balls():
-    # the rule returned has a bound within the share, and one node fewer would not
-    rho, half, share = arb(4), arb(1) / 2, arb(10) ** -20
-    for modulus in (arb(0), arb(1), arb(10) ** 300):
-        order, bound = fewest_nodes(modulus, rho, half, share)
-        assert bound <= share and bound == error_bound(modulus, rho, order, half)
-        assert order == 2 or not error_bound(modulus, rho, order - 1, half) <= share
-
-
-def test_fewest_nodes_gives_up_beyond_the_largest_rule():
-    # a modulus near 10^(10^40), as a double exponential reaches on a large ellipse: the
-    # order from the logarithms (about 10^40/(2·log10 4) nodes) comes with an infinite bound,
-    # at once, instead of a ball check that powers of ρ this large never pass
-    modulus = arb(10) ** (arb(10) ** 40)
-    order, bound = fewest_nodes(modulus, arb(4), arb(1), arb(10) ** -20)
-    assert order > MAX_NODES and not bound.is_finite()

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import exactdp
 from exactdp.exact.backends import vector_quadrature
 from exactdp.exact.backends.gauss_legendre import ellipse_cover, error_bound, legendre_rule
+from exactdp.exact.backends.node_planner import checked_nodes
 from exactdp.precision import to_arb
 
 
@@ -121,8 +122,9 @@ def test_the_chosen_ellipse_needs_no_more_nodes_than_the_first(width):
         start = vector_quadrature.RHOS.index(vector_quadrature.FIRST_RHO)
         order, error, _ = vector_quadrature._rule(bound, middle, to_arb(middle), to_arb(half),
                                                   share, start)
-        first = vector_quadrature._nodes(bound, middle, to_arb(middle), to_arb(half), share,
-                                         start)
+        rho = to_arb(vector_quadrature.RHOS[start])
+        modulus = vector_quadrature._modulus(bound, middle, to_arb(middle), to_arb(half), rho)
+        first = None if modulus is None else checked_nodes(modulus, rho, to_arb(half), share)
         assert error <= share
         assert first is None or first[0] > vector_quadrature.MAX_ORDER or order <= first[0]
 

@@ -31,7 +31,7 @@ import pytest
 from flint import acb, arb, ctx
 
 import exactdp
-from exactdp.exact.backends import peak_quadrature as quadrature, vector_quadrature
+from exactdp.exact.backends import peak_search, vector_quadrature
 from exactdp.noise import Gaussian, Kind
 from exactdp.precision import to_arb
 from tests.conftest import assert_encloses
@@ -259,7 +259,7 @@ def test_bisection_stops_where_the_precision_stops():
         return z < 25 + mpmath.mpf("1e-40")
 
     with mpmath.workdps(30):
-        point = quadrature._bisect(below, mpmath.mpf(0), mpmath.mpf(100), mpmath.mpf("1e-45"))
+        point = peak_search.bisect(below, mpmath.mpf(0), mpmath.mpf(100), mpmath.mpf("1e-45"))
         assert abs(point - 25) < mpmath.mpf("1e-27")
 
 

@@ -28,7 +28,6 @@ itself is evaluated in balls and only the truncation error above needs a bound.
 from __future__ import annotations
 
 import functools
-import math
 
 import numpy as np
 from flint import acb, arb, ctx
@@ -52,32 +51,6 @@ def error_bound(modulus: arb, rho: arb, order: int, half_width: arb) -> arb:
         raise ValueError(f"the Bernstein ellipse needs rho > 1, got {rho}")
     bound = half_width * 64 * modulus / (15 * (rho * rho - 1) * rho ** (2 * order - 2))
     return arb(bound.upper())
-
-
-#: Rules with more nodes than this are never used: :func:`fewest_nodes` does not check them.
-MAX_NODES = 1_000_000
-
-
-def fewest_nodes(modulus: arb, rho: arb, half_ball: arb, share: arb) -> tuple:
-    """``(n, error bound)`` for the fewest nodes ``n ≥ 2`` whose bound is at most ``share``
-    (``n`` from the logarithms, then checked in balls and raised until the check passes).
-
-    Beyond :data:`MAX_NODES` (an astronomically large ``M``, as on a large ellipse around a
-    double exponential) the ball check may never pass, its powers of ``ρ`` too wide: the ``n``
-    from the logarithms is returned with an infinite bound, a rule no caller uses."""
-    excess = float((error_bound(modulus, rho, 2, half_ball) / share).log().upper())
-    order = 2  # a zero modulus has no finite logarithm: the check below starts at 2
-    if math.isfinite(excess):
-        order += max(0, math.ceil(excess / (2 * math.log(float(rho.mid())))))
-    elif excess > 0:
-        return MAX_NODES + 1, arb("inf")
-    if order > MAX_NODES:
-        return order, arb("inf")
-    while True:
-        error = error_bound(modulus, rho, order, half_ball)
-        if error <= share:
-            return order, error
-        order += 1
 
 
 def log_error_bound(half_width, rho, order, log_modulus):

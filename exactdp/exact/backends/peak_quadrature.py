@@ -7,7 +7,8 @@ integrand ``g`` is concave (``log_integrand``), so:
 
 1. the peak ``z*`` is found by bisection on the sign of the non-increasing ``g'``;
 2. on each side, bisection finds the points where ``g`` has dropped by 1, 4, 16, … and finally by
-   ``D = (working digits + 5)·ln 10``; these, the kinks and ``z*`` are the breakpoints;
+   ``D = (working digits + 5)·ln 10``; these, the kinks and ``z*`` are the breakpoints (both
+   searches: ``backends/peak_search.py``, at the working precision);
 3. ``e^{g(z) − g(z*)}`` is integrated between the outer points.  Concavity gives a rigorous bound on
    each cut-off tail: ``∫_{z_R}^∞ e^{g} ≤ e^{g(z_R)} / |g'(z_R)|``.
 
@@ -22,6 +23,7 @@ from mpmath import mpf
 from ...precision import unit_roundoff, working_dps
 from ..form.integral_form import Integral
 from ..form.log_integrand import LogIntegrand
+from . import peak_search
 
 #: Drops of ``g`` below its peak at which breakpoints are placed (before the final cut-off).
 LEVELS = (1, 4, 16, 64, 256, 1024)
@@ -35,72 +37,10 @@ def working_digits(integral: Integral, dps: int) -> int:
     return working_dps(dps, integral.magnitude)
 
 
-def _bisect(predicate, inside: mpf, outside: mpf, tolerance: mpf) -> mpf:
-    """A point within ``tolerance`` of the last point from ``inside`` towards ``outside`` where
-    ``predicate`` holds (it holds at ``inside``, fails at ``outside``, changes once between), or
-    as near as the working precision resolves (a tolerance in units of a scale of ``1e-30`` is
-    finer than 30 digits resolve at a point 25 from 0)."""
-    while abs(outside - inside) > tolerance:
-        middle = (inside + outside) / 2
-        if middle == inside or middle == outside:
-            break
-        if predicate(middle):
-            inside = middle
-        else:
-            outside = middle
-    return inside
-
-
 def find_peak(g: LogIntegrand) -> mpf:
-    """The maximiser of the concave ``g`` on ``[lower, upper]``."""
-    anchors = g.kinks or [(g.lower + g.upper) / 2 if mpmath.isfinite(g.lower + g.upper)
-                          else (g.lower if mpmath.isfinite(g.lower) else
-                                g.upper if mpmath.isfinite(g.upper) else mpf(0))]
-    rising = lambda z: g.slope(z) > 0  # noqa: E731
-    if mpmath.isfinite(g.lower):
-        left = g.lower
-        if not rising(left):
-            return left
-    else:
-        left, width = min(anchors) - g.scale, g.scale
-        while not rising(left):
-            left, width = left - width, width * 2
-    if mpmath.isfinite(g.upper):
-        right = g.upper
-        if rising(right):
-            return right
-    else:
-        right, width = max(anchors) + g.scale, g.scale
-        while rising(right):
-            right, width = right + width, width * 2
-    return _bisect(rising, left, right, _BISECTION_TOLERANCE * g.scale)
-
-
-def _level_point(g: LogIntegrand, peak: mpf, peak_value: mpf, drop: mpf, direction: int,
-                 bound: mpf) -> mpf | None:
-    """The point on one side of the peak where ``g`` has fallen by ``drop`` (``None`` if the
-    constraint bound comes first)."""
-    above_level = lambda z: g(z) > peak_value - drop  # noqa: E731
-    width = g.scale
-    far = peak + direction * width
-    while above_level(far):
-        if mpmath.isfinite(bound) and (far - bound) * direction >= 0:
-            return None
-        width *= 2
-        far = peak + direction * width
-    if mpmath.isfinite(bound) and (far - bound) * direction >= 0:
-        if above_level(bound):
-            return None
-        far = bound
-    point = _bisect(above_level, peak, far, _BISECTION_TOLERANCE * g.scale)
-    # Near a bound where g → −∞ (e.g. an exponential CDF, g ~ log(z − a)) the point found within
-    # the tolerance may still sit far above the level: keep halving until it is within one unit.
-    while g(point) > peak_value - drop + 1:
-        middle = (point + far) / 2
-        if middle == point or middle == far:
-            break
-        point, far = (middle, far) if above_level(middle) else (point, middle)
-    return point
+    """The maximiser of the concave ``g`` on ``[lower, upper]`` (``peak_search.find_peak``)."""
+    return peak_search.find_peak(lambda z: g.slope(z) > 0, g.lower, g.upper, g.kinks, g.scale,
+                                 _BISECTION_TOLERANCE * g.scale)
 
 
 def breakpoints(g: LogIntegrand, peak: mpf, peak_value: mpf, cutoff_drop: mpf,
@@ -112,7 +52,10 @@ def breakpoints(g: LogIntegrand, peak: mpf, peak_value: mpf, cutoff_drop: mpf,
     drops = [mpf(level) for level in levels if level < cutoff_drop] + [cutoff_drop]
     for direction, bound in ((-1, g.lower), (1, g.upper)):
         for drop in drops:
-            point = _level_point(g, peak, peak_value, drop, direction, bound)
+            # (bisected on until within one unit of the level: near a bound where g → −∞ a
+            # point within the tolerance may sit far above it)
+            point = peak_search.level_point(g, peak, peak_value - drop, direction, bound,
+                                            g.scale, _BISECTION_TOLERANCE * g.scale, slack=1)
             if point is None:  # the constraint bound comes first: integrate up to it
                 points.add(bound)
                 break

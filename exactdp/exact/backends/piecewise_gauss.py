@@ -27,8 +27,9 @@ with the log integrand evaluated in ball arithmetic from power series
    ``log|f(x + iy)| ≤ g(x) + (y²/2)|g''(x)|`` (each factor ``1 − u e^{iφ}`` has
    ``|·|² = (1 − u)² + 2u(1 − cos φ)``), with ``g(x) ≤ g(m) + |g'(m)|·|x − m|`` (concavity) and
    ``|g''|`` at most its sum at the two ends of the ellipse's real extent (each term is monotone).
-   Each piece then gets the fewest nodes whose bound fits its share of the tolerance; the sum
-   plus the ball ``[0, Σ bounds + tails]`` is an enclosure.
+   Each piece then gets the fewest nodes whose bound fits its share of the tolerance
+   (``backends/node_planner.py``); the sum plus the ball ``[0, Σ bounds + tails]`` is an
+   enclosure.
 
 The cost is ``O(n)`` pieces times ``O(N)`` nodes times ``O(K)`` per node (``K`` the series
 length, about the accuracy in bits), plus ``O(n·K)`` to build the series: near-linear in the
@@ -46,10 +47,12 @@ import numpy as np
 from flint import arb
 
 from ...errors import PrecisionError
-from .gauss_legendre import error_bound, legendre_rule, log_error_bound
+from .gauss_legendre import error_bound, legendre_rule
+from .node_planner import plan
 from ..form.integral_form import Integral
 from ...precision import (ESTIMATE_GOAL_GUARD_DIGITS, ROUNDING_GUARD_DIGITS, digits_of_bits,
                          to_arb, working_bits)
+from . import peak_search
 from .piece_series import PiecewiseExponential, flint_context
 from .tail_bound import tangent_tail_bound
 
@@ -60,6 +63,9 @@ STEP = 1.0
 RHO = Fraction(4)
 #: Precision of the ellipse bounds (they need only a few correct bits of ``log M``).
 BOUND_BITS = 64
+#: Most halvings of a bisection of the geometry (double precision resolves the point sooner
+#: unless it is near 0).
+BISECTION_STEPS = 200
 #: Subdivision rounds (each halves every piece); the last one's error bound is returned, and
 #: the caller raises PrecisionError if it exceeds ``10^{−dps}``.
 ROUNDS = 4
@@ -85,62 +91,6 @@ def gauss_order(tau: float, reach: float, dps: int) -> int:
                        - math.log(2 * order + 1) - 3 * math.lgamma(2 * order + 1)) > -target:
         order += 1
     return order
-
-
-def _bisect_float(predicate, inside: float, outside: float) -> float:
-    """The last point from ``inside`` towards ``outside`` where ``predicate`` holds, to double
-    precision."""
-    for _ in range(200):
-        middle = (inside + outside) / 2
-        if middle in (inside, outside):
-            break
-        if predicate(middle):
-            inside = middle
-        else:
-            outside = middle
-    return inside
-
-
-def _peak(g: PiecewiseExponential, lower: float, upper: float) -> float:
-    """The maximiser of the concave ``g`` on ``[lower, upper]`` (double precision)."""
-    rising = lambda z: g.slope_float(z)[0] > 0  # noqa: E731
-    scale = float(g.scale)
-    if math.isfinite(lower):
-        left = lower
-        if not rising(math.nextafter(left, math.inf)):  # the limit from inside the domain
-            return left
-    else:
-        left, width = float(g.kinks[0]) - scale, scale
-        while not rising(left):
-            left, width = left - width, width * 2
-    if math.isfinite(upper):
-        right = upper
-        if rising(math.nextafter(right, -math.inf)):
-            return right
-    else:
-        right, width = float(g.kinks[-1]) + scale, scale
-        while rising(right):
-            right, width = right + width, width * 2
-    return _bisect_float(rising, left, right)
-
-
-def _cut_point(g: PiecewiseExponential, peak: float, level: float, direction: int,
-               bound: float):
-    """The point beyond ``peak`` in ``direction`` where ``g`` falls below ``level``; ``None`` if
-    the bound comes first."""
-    above = lambda z: g.value_float(z) > level  # noqa: E731
-    width = float(g.scale)
-    far = peak + direction * width
-    while above(far):
-        if math.isfinite(bound) and (far - bound) * direction >= 0:
-            break
-        width *= 2
-        far = peak + direction * width
-    if math.isfinite(bound) and (far - bound) * direction >= 0:
-        if above(bound):  # (evaluated as the limit from inside the domain)
-            return None
-        far = bound
-    return _bisect_float(above, peak, far)
 
 
 def _subdivide(g: PiecewiseExponential, points: list, step: float) -> list:
@@ -209,12 +159,17 @@ def _layout(g: PiecewiseExponential, integral: Integral, drop: float):
     two tails' rigorous bound relative to it (module docstring, items 1–2)."""
     lower = -math.inf if integral.lower is None else float(integral.lower)
     upper = math.inf if integral.upper is None else float(integral.upper)
-    peak = _peak(g, lower, upper)
+    scale = float(g.scale)
+    # (the slope at a finite bound is its limit from inside the domain, at the next float)
+    peak = peak_search.find_peak(lambda z: g.slope_float(z)[0] > 0, lower, upper, g.kinks,
+                                 scale, steps=BISECTION_STEPS,
+                                 inward=lambda bound, side: math.nextafter(bound, side * math.inf))
     peak_float = g.value_float(peak)
     points, tail_points = {Fraction(peak)}, []
     for direction, bound, exact_bound in ((-1, lower, integral.lower),
                                           (1, upper, integral.upper)):
-        cut = _cut_point(g, peak, peak_float - drop, direction, bound)
+        cut = peak_search.level_point(g.value_float, peak, peak_float - drop, direction, bound,
+                                      scale, steps=BISECTION_STEPS)
         if cut is None:
             points.add(exact_bound)
         else:
@@ -282,11 +237,13 @@ def log_integral_certified(integral: Integral, goal: int) -> arb:
         guess = math.fsum(float(b - a) * math.exp(min(float(m[1]), 700.0))
                           for (a, b, _, _), m in zip(pieces, log_moduli))
         budget = math.log(guess / len(pieces)) - (goal + 2) * math.log(2)
+        planned = plan(np.array([float((b - a) / 2) for a, b, _, _ in pieces]),
+                       lambda _: np.array([float(m.upper()) for m, _ in log_moduli]), budget,
+                       [np.array([float(rho) for rho in rhos])]).orders
         orders, nodes, rules, halves = [], [], [], []
-        for (a, b, _, _), rho, (log_modulus, _) in zip(pieces, rhos, log_moduli):
+        for (a, b, _, _), planned_order in zip(pieces, planned):
             half = (b - a) / 2
-            order = certified_order(float(half), float(rho), float(log_modulus.upper()),
-                                     budget)
+            order = int(planned_order)
             rule = legendre_rule(order, bits)
             middle, half_ball = to_arb((a + b) / 2), to_arb(half)
             orders.append(order)
@@ -305,15 +262,6 @@ def log_integral_certified(integral: Integral, goal: int) -> arb:
             raise PrecisionError("the piecewise Gauss–Legendre enclosure of an integral "
                                  "contains zero")
         return reference + total.log()
-
-
-def certified_order(half, rho, log_modulus, budget):
-    """The fewest nodes ``n ≥ 2`` whose bound ``h·(64/15)·M·ρ^{2−2n}/(ρ² − 1)``
-    (``gauss_legendre.error_bound``) is below ``e^{budget}``, ``M = e^{log_modulus}`` (floats, or
-    numpy arrays broadcast together)."""
-    log_head = log_error_bound(half, rho, 1, log_modulus)
-    order = np.maximum(2, np.ceil(1 + (log_head - budget) / (2 * np.log(rho))))
-    return int(order) if np.ndim(order) == 0 else order
 
 
 def _ellipse_bounds(g: PiecewiseExponential, pieces, reference: arb):

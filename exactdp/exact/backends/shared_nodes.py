@@ -15,7 +15,8 @@ pass).
 
 Error, per output and piece (``gauss_legendre.error_bound``): ``h·(64/15)·M·ρ^{2−2N}/(ρ² − 1)``
 with ``M`` a bound of the integrand on the Bernstein ellipse ``E_ρ`` of the piece, for the best
-``ρ`` of :data:`RHOS` (the bound holds for every ``ρ``, so each output picks its own).  ``M`` is
+``ρ`` of :data:`RHOS` (the bound holds for every ``ρ``, so each output picks its own;
+``backends/node_planner.py``).  ``M`` is
 the product of bounds of the factors on the ellipse (a running product over the queries, like
 ``P_k``): ``|e^{c + r(z − s)}| = e^{c + r(Re z − s)}`` at the end of the ellipse's real extent
 and ``|1 − u e^{iφ}|² = (1 − u)² + 2u(1 − cos φ) ≤ (1 − u)² + uφ²`` (``u`` real,
@@ -45,8 +46,9 @@ from ...precision import FACTOR_ROUNDING_GUARD_DIGITS, to_arb, working_bits
 from . import output_tree
 from .arithmetics import BALLS
 from .exponential_sums import piece_in
-from .gauss_legendre import legendre_rule, log_error_bound
-from .piecewise_gauss import BOUND_BITS, certified_order
+from .gauss_legendre import legendre_rule
+from .node_planner import plan
+from .piecewise_gauss import BOUND_BITS
 from .piece_series import flint_context
 
 #: Bernstein ellipse parameters tried on every piece for every output (the smallest bound wins;
@@ -265,20 +267,13 @@ def _plan(geometry: _Geometry, dps: int, known=None) -> _Plan:
         # (raised to the largest on its left: the nodes in the pass are those right of a point)
         last = np.where(used, n - np.argmax(kept[::-1], axis=0), -1)
         last = np.where(used, np.maximum.accumulate(last), -1)
-        moduli = [bounds(*_ellipse(middle, half, rho), last) for rho in RHOS]
-        best = np.full(kept.shape, np.inf)
-        for rho, log_modulus in zip(RHOS, moduli):
-            needed = certified_order(half, rho, log_modulus, share[:, None])
-            best = np.minimum(best, np.nan_to_num(needed, nan=np.inf))
-        orders = np.max(np.where(kept, best, 0), axis=0, initial=0)
-        if np.any(orders > MAX_ORDER):
+        # each output on its best ellipse of RHOS; a piece gets the most nodes any output needs
+        rules = plan(half, lambda k: bounds(*_ellipse(middle, half, RHOS[k]), last),
+                     share[:, None], RHOS, MAX_ORDER, kept)
+        if np.any(rules.split):
             raise PrecisionError(f"a piece of the shared Gauss–Legendre nodes needs more than "
                                  f"{MAX_ORDER} nodes")
-        orders = orders.astype(np.int64)
-        log_rule_error = np.full(kept.shape, np.inf)
-        for rho, log_modulus in zip(RHOS, moduli):
-            error = log_error_bound(half, rho, np.maximum(orders, 2), log_modulus)
-            log_rule_error = np.minimum(log_rule_error, np.nan_to_num(error, nan=np.inf))
+        orders, log_rule_error = rules.orders.astype(np.int64), rules.log_errors
         # an output sums the rule on every piece still in the pass (last ≥ k): a piece it would
         # have left out errs by at most |∫| + |rule| ≤ 4h·M; a piece out of the pass by 2h·M
         in_pass = last[None, :] >= np.arange(n + 1)[:, None]

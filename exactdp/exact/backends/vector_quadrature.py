@@ -21,10 +21,10 @@ queries per node), so they are integrated together; the certified back-end
    (:func:`~exactdp.exact.backends.gauss_legendre.error_bound`; Trefethen, *Approximation Theory and
    Approximation Practice*, SIAM 2013, Thm 19.3).  A larger ``ρ`` gains ``2·log10 ρ`` digits
    per node but ``M_ρ`` grows on the larger ellipse; every ``(ρ, N)`` whose bound fits the
-   piece's share of the tolerance is rigorous, and the search (:func:`_rule`) keeps the fewest
-   nodes among the ellipses it bounds, starting from the previous piece's ``ρ``.  A piece needing
-   more than :data:`MAX_ORDER` nodes on every ellipse tried (or whose ``M`` is not finite) is
-   halved.
+   piece's share of the tolerance is rigorous, and the search (``node_planner.climb``) keeps
+   the fewest nodes among the ellipses it bounds, starting from the previous piece's ``ρ``.  A
+   piece needing more than :data:`MAX_ORDER` nodes on every ellipse tried (or whose ``M`` is
+   not finite) is halved.
 3. The result is, for each integrand, the rule's sum (a ball: rounding is tracked) plus the ball
    ``[−E, E]``, ``E`` the sum of the pieces' bounds and the tails: a certified enclosure.
 
@@ -53,7 +53,8 @@ from flint import arb, ctx
 from ...errors import PrecisionError
 from ...precision import to_arb
 from ...workers import forked_map, will_fork
-from .gauss_legendre import ellipse_cover, fewest_nodes, legendre_rule
+from .gauss_legendre import ellipse_cover, legendre_rule
+from .node_planner import climb
 
 #: Bernstein ellipse parameters tried on each piece, in increasing order (each node gains
 #: ``2·log10 ρ`` digits, but the integrand grows on the larger ellipse); those above
@@ -325,71 +326,13 @@ def _padded_sum(total: list, values: list, factor: arb) -> list:
 def _rule(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb, share: arb,
           start: int, evaluation_cost: float = 1, previous: int | None = None,
           last: int = RHOS.index(LARGEST_RHO)):
-    """``(order, error bound, index in RHOS)`` of the fewest nodes (at most :data:`MAX_ORDER`)
-    found over the ellipses of :data:`RHOS` up to ``RHOS[last]`` whose error bound on the piece
-    is at most ``share``, or ``None``.
-
-    The search starts at ``RHOS[start]`` (the previous piece's choice) and climbs while a larger
-    ellipse may save nodes costing more than its cover (:data:`ARCS` calls of ``bound``, a node
-    ``evaluation_cost`` of them): ``M`` only grows with ``ρ``
-    (the ellipses are nested), so the nodes ``M(ρ)`` would need on the larger ellipse are a lower
-    bound of what it needs.  Where the start needs more than :data:`MAX_ORDER` nodes or ``M`` is
-    not finite, it descends instead, and also while it needs more nodes than the ``previous``
-    piece's rule by more than a cover's cost and the smaller ellipse needs fewer (an ellipse too
-    large for this piece).  Every bound is valid, so any choice is rigorous."""
-    index = start
-    found = _nodes(bound, middle, middle_ball, half_ball, share, index)
-    while found is None or found[0] > MAX_ORDER:  # too large an ellipse for this piece
-        if index == 0:  # or too small: the start's M was finite but its nodes too many
-            return None if found is None else _climb(bound, middle, middle_ball, half_ball,
-                                                     share, start, last)
-        index -= 1
-        found = _nodes(bound, middle, middle_ball, half_ball, share, index)
-        if found is not None and found[0] <= MAX_ORDER:
-            return found[0], found[1], index
-    descended = False
-    while (index > 0 and previous is not None
-           and (found[0] - previous) * evaluation_cost >= ARCS):
-        smaller = _nodes(bound, middle, middle_ball, half_ball, share, index - 1)
-        if smaller is None or smaller[0] >= found[0]:
-            break
-        index, found, descended = index - 1, smaller, True
-    while not descended and index < last:
-        least = fewest_nodes(found[2], to_arb(RHOS[index + 1]), half_ball, share)[0]
-        if (found[0] - least) * evaluation_cost < ARCS:
-            break
-        larger = _nodes(bound, middle, middle_ball, half_ball, share, index + 1)
-        if larger is None or larger[0] >= found[0]:
-            break
-        index, found = index + 1, larger
-    return found[0], found[1], index
-
-
-def _climb(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb, share: arb,
-           start: int, last: int):
-    """The first ellipse above ``RHOS[start]`` (up to ``RHOS[last]``) on which at most
-    :data:`MAX_ORDER` nodes meet ``share``, as ``(order, error bound, index in RHOS)``, or
-    ``None``: for a piece whose integrand barely grows off the real line, where a small
-    ellipse gains too few digits per node (``ρ = 2``: 0.6) however short the piece, so halving
-    it would never help."""
-    for index in range(start + 1, last + 1):
-        found = _nodes(bound, middle, middle_ball, half_ball, share, index)
-        if found is None:
-            return None
-        if found[0] <= MAX_ORDER:
-            return found[0], found[1], index
-    return None
-
-
-def _nodes(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb, share: arb,
-           index: int):
-    """``(order, error bound, M)`` on the ellipse ``E_ρ``, ``ρ = RHOS[index]``, ``order``
-    uncapped; ``None`` where ``M`` is not finite."""
-    rho = to_arb(RHOS[index])
-    modulus = _modulus(bound, middle, middle_ball, half_ball, rho)
-    if modulus is None:
-        return None
-    return (*fewest_nodes(modulus, rho, half_ball, share), modulus)
+    """``(order, error bound, index in RHOS)`` of the piece's rule, at most :data:`MAX_ORDER`
+    nodes on an ellipse of :data:`RHOS` up to ``RHOS[last]``, starting from ``RHOS[start]``
+    (``node_planner.climb``, a bound of ``M`` costing :data:`ARCS` calls of ``bound``), or
+    ``None`` (the piece must be halved)."""
+    return climb(lambda k: _modulus(bound, middle, middle_ball, half_ball, to_arb(RHOS[k])),
+                 half_ball, share, RHOS, start, last, MAX_ORDER, ARCS, evaluation_cost,
+                 previous)
 
 
 def _modulus(bound: Callable, middle: Fraction, middle_ball: arb, half_ball: arb,

@@ -10,7 +10,7 @@ apply.  Here, with ``h = log p_hub + log G``:
 1. the mass is located by scanning ``h`` on a grid of step at most half the smallest noise scale,
    joined with the midpoint of every piece between kinks, over ``[L, R]``, where the hub's own
    tails beyond ``L`` and ``R`` are below ``e^{h*}·s·10^{−(digits+5)}`` (``h*`` the largest value
-   seen, ``s`` the step);
+   seen, ``s`` the step; ``L`` and ``R`` found by doubling steps, ``peak_search.bracket``);
 2. the breakpoints are ``L``, ``R``, the kinks, the grid maximiser and, on each side of it, the
    first grid points where ``h`` has fallen by 1, 4, 16, … and ``D = (digits+5)·ln 10``;
 3. ``e^{h − h*}`` is integrated over the breakpoints by tanh-sinh and by Gauss–Legendre.
@@ -35,6 +35,7 @@ from mpmath import mpf
 from ...noise import Kind
 from ...precision import to_arb, unit_roundoff
 from ..backends.certified import log_constant
+from ..backends.peak_search import bracket
 
 #: Drops of ``h`` below its largest value at which breakpoints are placed (before the cut-off).
 LEVELS = (1, 4, 16, 64, 256, 1024)
@@ -79,14 +80,8 @@ def locate_mass(hub, conditional, kinks: list, scale: mpf, digits: int):
         return None
     while True:  # widen until the hub's tails beyond [L, R] are negligible
         level = peak_value + mpmath.log(step) - cutoff
-        width = 4 * scale
-        while hub.logcdf(low) > level:
-            low -= width
-            width *= 2
-        width = 4 * scale
-        while hub.logsf(high) > level:
-            high += width
-            width *= 2
+        low = bracket(lambda z, level=level: hub.logcdf(z) > level, low, 4 * scale, -1)
+        high = bracket(lambda z, level=level: hub.logsf(z) > level, high, 4 * scale, 1)
         step = max(scale / 2, (high - low) / MAX_SCAN)
         grid = _grid(low, high, step, anchors)
         values = [h(z) for z in grid]

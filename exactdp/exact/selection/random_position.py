@@ -21,7 +21,8 @@ from fractions import Fraction
 from flint import arb, arb_poly, ctx
 
 from ...precision import to_arb
-from ..backends.gauss_legendre import fewest_nodes, legendre_rule
+from ..backends.gauss_legendre import legendre_rule
+from ..backends.node_planner import checked_nodes
 from .generating import (MAX_SERIES_TERMS, generating_value, log_generating_series, mean_passes,
                          weighted_others)
 
@@ -91,7 +92,7 @@ def mean_reciprocal(passes: list, fails: list, counts: list, target: arb,
     for rho in T_RHOS:
         rho_ball = to_arb(rho)
         reach = middle + half * (rho_ball + 1 / rho_ball) / 2
-        needed, bound = fewest_nodes(generating(reach), rho_ball, half, target / 2)
+        needed, bound = checked_nodes(generating(reach), rho_ball, half, target / 2)
         if needed < order and bound.is_finite():
             order, error = needed, bound
     rule = [(middle + half * node, weight) for node, weight in legendre_rule(order, ctx.prec)]
