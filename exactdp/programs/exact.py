@@ -460,11 +460,9 @@ def evaluate_signed(form: SignedForm, dps: int, method: str, what: str) -> Proba
     if not form.minus.terms:
         return evaluate(form.plus, dps, method, what)
     most = MAX_DPS + MAX_GUARD_DIGITS
-    tries = [0]
 
     def attempt(digits: int) -> tuple[bool, Probability | int]:
         """The difference at ``digits`` for each side, or the digits it cancelled there."""
-        tries[0] += 1
         plus = evaluate(form.plus, digits, method, what)
         minus = evaluate(form.minus, digits, method, what)
         if isinstance(plus, CertifiedProbability) and isinstance(minus, CertifiedProbability):
@@ -482,14 +480,14 @@ def evaluate_signed(form: SignedForm, dps: int, method: str, what: str) -> Proba
 
     def following(lost: int | None, digits: int) -> int | None:
         """The digits of the next try: those the difference cancelled, and a guard, more."""
-        if lost is None or digits >= most or tries[0] >= DIFFERENCE_TRIES:
+        if lost is None or digits >= most:
             return None
         return min(digits + lost + DIFFERENCE_GUARD, most)
 
     return refine(attempt, min(dps + DIFFERENCE_GUARD, most), most,
                   lambda lost, digits: f"{what}: the difference F(U) − F(L) of a noise bounded "
                                        f"on both sides cancels beyond {digits} digits",
-                  following)
+                  following, DIFFERENCE_TRIES)
 
 
 def _certified_difference(plus: CertifiedProbability, minus: CertifiedProbability, dps: int,

@@ -22,19 +22,23 @@ largest ``|λ|·|end|`` of the integrated exponentials.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import mpmath
 from mpmath import mpf
 
-from ...errors import MethodUnavailableError, PrecisionError
+from ...errors import MethodUnavailableError
 from ...precision import GUARD_DIGITS, unit_roundoff
+from ...refinement import refine
 from ..form.integral_form import Integral, interior_point
 from .arithmetics import MPF
 from .exponential_sums import expansion, product_on_piece, term_integrals
 
 #: Largest number of coefficient multiplications a closed form may need before it is refused.
 MAX_CLOSED_FORM_OPERATIONS = 1_000_000
+#: Evaluations at raised precision before the cancellation is declared too deep.
+CLOSED_FORM_TRIES = 8
 
 
 def has_closed_form(integral: Integral) -> bool:
@@ -124,13 +128,22 @@ def integrate_closed_form(integral: Integral, dps: int):
         raise MethodUnavailableError(
             f"closed form would need about {operations} multiplications "
             f"(limit {MAX_CLOSED_FORM_OPERATIONS}); use method='quad'")
-    working = dps + GUARD_DIGITS
-    for _ in range(8):
-        log_scale, total, magnitude, error = _evaluate(integral, working)
-        if total > 0 and error <= abs(total) * mpf(10) ** (-(dps + 5)):
-            return log_scale, total, error
-        if total > 0 and error < abs(total):  # the loss is measured: add that many digits
-            working = dps + 20 + int(mpmath.log10(error / (total * mpf(10) ** (-working)))) + 1
-        else:  # every digit was lost: the loss is at least the working precision
-            working *= 2
-    raise PrecisionError(f"closed form could not absorb the cancellation at {working} digits")
+    def attempt(working: int) -> tuple[bool, tuple]:
+        """The expansion at ``working`` digits, and whether its error bound meets ``dps``."""
+        log_scale, total, _, error = _evaluate(integral, working)
+        narrow = total > 0 and error <= abs(total) * mpf(10) ** (-(dps + 5))
+        return narrow, (log_scale, total, error)
+
+    def following(result: tuple, working: int) -> int:
+        """The digits the expansion lost, added to those asked; twice as many where it lost
+        every digit (the loss is then at least the working precision)."""
+        _, total, error = result
+        if total > 0 and error < abs(total):
+            return dps + 20 + int(mpmath.log10(error / (total * mpf(10) ** (-working)))) + 1
+        return 2 * working
+
+    log_scale, total, error = refine(
+        attempt, dps + GUARD_DIGITS, math.inf,
+        lambda result, working: f"closed form could not absorb the cancellation at {working} "
+                                f"digits", following, CLOSED_FORM_TRIES)
+    return log_scale, total, error
