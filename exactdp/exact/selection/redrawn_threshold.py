@@ -54,33 +54,46 @@ def redrawn_threshold(mech: ThresholdMechanism, values: list, c: int, tolerance:
                                    laws.cuts, laws.tails, share,
                                    max(EVALUATION_COST, c * n / CHAIN_STEPS_PER_BOUND),
                                    progress=progress, jobs=jobs)
-    passing, failing = [], []  # at each node, for each distinct answer: w p_ρ S, and F
-    for z, weight, middle in nodes:
-        density, passes, fails = laws.distinct_values(z, middle)
-        passing.append([weight * density * s for s in passes])
-        failing.append(fails)
-    passing, failing = list(zip(*passing)), list(zip(*failing))  # per answer, over the nodes
-    fast = _in_doubles(passing, failing, laws.positions, c, error, tolerance, progress)
+    fast = _in_doubles(laws, nodes, c, error, tolerance, progress)
     if fast is not None:
         return fast
+    passing, failing = _node_balls(laws, nodes)
     return chain_in_blocks([ArbArrays.lift(column) for column in passing],
                            [ArbArrays.lift(column) for column in failing], laws.positions, c,
                            error, progress, threads=jobs)
 
 
-def _in_doubles(passing: list, failing: list, positions: list, c: int, error: arb,
-                tolerance: arb, progress) -> list | None:
-    """:func:`~exactdp.exact.selection.threshold_chain.chain_in_doubles` on the node values
-    (Arb balls, per answer over the nodes) lifted into doubles, or ``None`` where it does not
-    apply: a ``w p_ρ S`` above 1, a fail too small, or a rounding bound beyond its share of
-    ``tolerance`` (never when :data:`DOUBLE_SHARE` is 0: then nothing is lifted).  Each
-    ``w p_ρ S`` lifted as 0 adds at most its bound to every kernel value per node."""
+def _node_balls(laws: PassProbabilities, nodes: list) -> tuple:
+    """``w p_ρ S`` and ``F`` of each distinct answer at the nodes, Arb balls: per answer, a list
+    over the nodes."""
+    passing, failing = [], []  # at each node, for each distinct answer
+    for z, weight, middle in nodes:
+        density, passes, fails = laws.distinct_values(z, middle)
+        passing.append([weight * density * s for s in passes])
+        failing.append(fails)
+    return list(zip(*passing)), list(zip(*failing))
+
+
+def _in_doubles(laws: PassProbabilities, nodes: list, c: int, error: arb, tolerance: arb,
+                progress) -> list | None:
+    """:func:`~exactdp.exact.selection.threshold_chain.chain_in_doubles` on the node values in
+    doubles (:meth:`PassProbabilities.distinct_doubles` from closed forms, else the Arb balls
+    lifted), or ``None`` where it does not apply: a ``w p_ρ S`` above 1, a fail too small, or
+    a rounding bound beyond its share of ``tolerance`` (never when :data:`DOUBLE_SHARE` is 0:
+    then nothing is computed).  Each ``w p_ρ S`` taken as 0 adds at most its bound to every
+    kernel value per node."""
     if DOUBLE_SHARE == 0:
         return None
-    weighted, input_error, dropped, largest = relative_doubles(passing)
+    lifted = laws.distinct_doubles(nodes)
+    if lifted is None:
+        passing, failing = _node_balls(laws, nodes)
+        weighted, input_error, dropped, largest = relative_doubles(passing)
+        fails, fail_error, _, _ = relative_doubles(failing)
+        input_error = max(input_error, fail_error)
+    else:
+        weighted, fails, input_error, dropped, largest = lifted
     if largest > 1:
         return None
-    fails, fail_error, _, _ = relative_doubles(failing)
     left_out = dropped * int((weighted == 0).any(axis=0).sum())
-    return chain_in_doubles(weighted, fails, positions, c, error + left_out,
-                            max(input_error, fail_error), tolerance, progress)
+    return chain_in_doubles(weighted, fails, laws.positions, c, error + left_out, input_error,
+                            tolerance, progress)

@@ -37,7 +37,7 @@ from ..backends.rounding_bounds import LIFT_FLOOR, UNDERFLOW, factor_bound
 CHAIN_BLOCK = 16
 #: Queries per block of :func:`chain_in_doubles` at most: the products over a block's nodes are
 #: ``B × m`` by ``m × (c + 1)`` and ``m × B`` by ``B × (c + 1)``, plus ``B × B``.
-DOUBLE_BLOCK = 64
+DOUBLE_BLOCK = 128
 #: ``log2`` of the least product of fails at a node within a block of :func:`chain_in_doubles`.
 BLOCK_FLOOR_LOG2 = -470
 #: The a-priori rounding bound of :func:`chain_in_doubles` may be at most this share of the
@@ -141,7 +141,9 @@ def _block(passing, failing, rows: list, first: int, c: int, carried: np.ndarray
         if i + 1 < size:
             starts[i + 1] = start
         _report(progress, k, len(sums))
-    return below[size][:, None] * carried + rest.T @ starts, start
+    carried *= below[size][:, None]
+    carried += rest.T @ starts
+    return carried, start
 
 
 def _blocks_in_range(smallest_log: np.ndarray, positions: list) -> list:
