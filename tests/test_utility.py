@@ -142,6 +142,56 @@ def test_redrawn_threshold_equals_the_sum_over_outputs(digits, in_arb, monkeypat
     assert bool(calls) == in_arb
 
 
+def test_redrawn_threshold_in_doubles_holds_the_arb_chain(monkeypatch):
+    # 120 Zipf-like answers (1000/i, rounded), c = 4, threshold between the 4th and 5th: the
+    # chain in doubles (node values from the closed forms) against the same chain in Arb balls
+    # on the same rule; each ball of the doubles holds the Arb ball's midpoint and is at most a
+    # tenth wider
+    from exactdp.exact.selection import redrawn_threshold
+
+    queries = [round(1000 / i) for i in range(1, 121)]
+    mech = exactdp.mechanism("svt2", eps=1, c=4, T=225)
+    lifted = []
+    original = redrawn_threshold.PassProbabilities.distinct_doubles
+
+    def recording(laws, nodes):
+        lifted.append(original(laws, nodes))
+        return lifted[-1]
+
+    monkeypatch.setattr(redrawn_threshold.PassProbabilities, "distinct_doubles", recording)
+    quick = selection_probabilities(mech, queries, digits=6)
+    assert lifted and lifted[0] is not None
+    monkeypatch.setattr(redrawn_threshold, "DOUBLE_SHARE", 0)
+    careful = selection_probabilities(mech, queries, digits=6)
+    for fast, slow in zip(quick, careful):
+        assert fast.contains(slow.mid()) and fast.rad() <= 1.1 * slow.rad() + 1e-15
+
+
+def test_node_values_in_doubles_hold_the_balls():
+    # the doubles of w p_ρ S and F from the closed forms lie within their relative error (a
+    # few units of 2^−53 at 80 bits) of the Arb balls of the same nodes (distinct_values), on
+    # 40 nodes over the range
+    from flint import ctx
+
+    from exactdp.exact.selection.pass_probabilities import PassProbabilities
+
+    mech = exactdp.mechanism("svt2", eps=1, c=4, T=225)
+    queries = [round(1000 / i) for i in range(1, 121)]
+    with ctx.workprec(80):
+        laws = PassProbabilities(mech.threshold_noise, mech.query_noise, mech.threshold,
+                                 queries, arb(10) ** -8)
+        low, high = laws.cuts[0], laws.cuts[-1]
+        points = [low + (high - low) * Fraction(2 * j + 1, 80) for j in range(40)]
+        nodes = [(arb(z.numerator) / z.denominator, arb(1) / 40, z) for z in points]
+        passing, failing, error, dropped, _ = laws.distinct_doubles(nodes)
+        assert dropped == 0 and error < 1e-14
+        for j, (z, weight, middle) in enumerate(nodes):
+            density, passes, fails = laws.distinct_values(z, middle)
+            for k, (s, f) in enumerate(zip(passes, fails)):
+                for ball, value in ((weight * density * s, passing[k, j]), (f, failing[k, j])):
+                    assert abs(ball - value) <= error * value + ball.rad()
+
+
 def test_given_order_sweeps_cut_off_agree_with_the_whole_sweep(monkeypatch):
     # 42 queries: the sweeps stop where Pr[fewer than c before i] is negligible, and agree
     # with the same computation never cut off
