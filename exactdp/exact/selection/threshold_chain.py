@@ -111,7 +111,7 @@ def chain_in_doubles(passing: np.ndarray, failing: np.ndarray, positions: list, 
                                 start, gain, sums, errors, progress)
     if not (np.isfinite(sums).all() and np.isfinite(errors).all()):
         return None
-    summing = factor_bound(c, 0, arb(0))
+    summing = factor_bound(2 * c, 0, arb(0))  # (1 − u')^{−c} − 1: a sum of c terms
     return [arb(s) + arb(0, (summing * arb(s) + growth * (1 + summing) * arb(e)).upper())
             for s, e in zip(sums.tolist(), errors.tolist())]
 
