@@ -18,8 +18,8 @@ are checked to be the same balls.
 With ``--arb`` each case is timed again with the certified double-precision chain of ``svt2``
 turned off (``redrawn_threshold.DOUBLE_SHARE = 0``: its chain in Arb balls, the path used beyond
 the digits the doubles' rounding bound fits), the ratio of the two times printed, and every
-ball of the doubles checked to contain the Arb ball's midpoint (their widths' largest ratio
-printed).  Run it with ``OPENBLAS_NUM_THREADS=1`` to time one core.
+ball of the doubles checked to contain the Arb ball's midpoint (the radius of the widest
+ball of each printed).  Run it with ``OPENBLAS_NUM_THREADS=1`` to time one core.
 
 Run: ``python benchmarks/utility_speed.py [n1 n2 …] [MECHANISM:ORDER …] [--repeats=R]
 [--digits=D] [--jobs=J] [--arb]`` from the repository root (default sizes ``100 200``, every
@@ -81,9 +81,8 @@ def versus_arb(mech, scores, order: str, digits: int, repeats: int, seconds: flo
         lambda: in_arb(lambda: expected_utility(mech, scores, order, digits)), repeats)
     assert all(quick.contains(ball.mid()) for quick, ball in
                zip(result.selection, careful.selection)), "the doubles miss the Arb balls"
-    widths = max(float(quick.rad() / ball.rad()) for quick, ball in
-                 zip(result.selection, careful.selection) if ball.rad() > 0)
-    return f"  {slow:>8.2f}  {slow / seconds:>7.1f}  {widths:>7.3f}"
+    widest = [max(float(ball.rad()) for ball in balls.selection) for balls in (result, careful)]
+    return f"  {slow:>8.2f}  {slow / seconds:>7.1f}  {widest[0]:>9.2e}  {widest[1]:>10.2e}"
 
 
 def main() -> None:
@@ -95,7 +94,7 @@ def main() -> None:
         ("svt1", "given"), ("svt1", "random"), ("em_top", "given")]
     parallel = f"  {'jobs=' + str(jobs) + ' s':>10}  {'speed-up':>8}" if jobs > 1 else ""
     if "arb" in options:
-        parallel += f"  {'Arb s':>8}  {'Arb/new':>7}  {'widths':>7}"
+        parallel += f"  {'Arb s':>8}  {'Arb/new':>7}  {'widest':>9}  {'Arb widest':>10}"
     print(f"{'mechanism':>9}  {'order':>6}  {'n':>6}  {'c':>4}  {'median s':>9}  "
           f"{'ratio':>7}{parallel}  FNR")
     for name, order in cases:
