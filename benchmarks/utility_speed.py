@@ -15,10 +15,17 @@ With ``--jobs=J`` each case is timed again with ``J`` worker processes
 (``expected_utility(…, jobs=J)``), the speed-up is the ratio of the two times, and the results
 are checked to be the same balls.
 
+With ``--arb`` each case is timed again with the certified double-precision chain of ``svt2``
+turned off (``redrawn_threshold.DOUBLE_SHARE = 0``: its chain in Arb balls, the path used beyond
+the digits the doubles' rounding bound fits), the ratio of the two times printed, and every
+ball of the doubles checked to contain the Arb ball's midpoint (the radius of the widest
+ball of each printed).  Run it with ``OPENBLAS_NUM_THREADS=1`` to time one core.
+
 Run: ``python benchmarks/utility_speed.py [n1 n2 …] [MECHANISM:ORDER …] [--repeats=R]
-[--digits=D] [--jobs=J]`` from the repository root (default sizes ``100 200``, every case, 15
-digits, one process; e.g. ``200 1000 svt1:random em_top:given``); each time is the median of
-``R`` runs (default: 3 up to ``n = 100``, else 1).
+[--digits=D] [--jobs=J] [--arb]`` from the repository root (default sizes ``100 200``, every
+case, 15 digits, one process; e.g. ``200 1000 svt1:random em_top:given``, or
+``300 1000 3000 svt2:given --digits=6 --arb``); each time is the median of ``R`` runs (default:
+3 up to ``n = 100``, else 1).
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ from timing import median_time  # noqa: E402
 import exactdp  # noqa: E402
 from exactdp.claims.lyu_allocation import (RECOMMENDED, middle_threshold,  # noqa: E402
                                             named_allocations, svt_s, zipf_counts)
-from exactdp.exact.selection import expected_utility  # noqa: E402
+from exactdp.exact.selection import expected_utility, redrawn_threshold  # noqa: E402
 
 DIGITS = 15
 EPS = Fraction(1, 10)
@@ -56,14 +63,38 @@ def mechanism(name: str, c: int, threshold: Fraction):
     return exactdp.mechanism(name, eps=EPS, c=c, T=threshold)
 
 
+def in_arb(function):
+    """``function()`` with the chain of ``svt2`` in Arb balls (module docstring)."""
+    share = redrawn_threshold.DOUBLE_SHARE
+    redrawn_threshold.DOUBLE_SHARE = 0
+    try:
+        return function()
+    finally:
+        redrawn_threshold.DOUBLE_SHARE = share
+
+
+def versus_arb(mech, scores, order: str, digits: int, repeats: int, seconds: float,
+               result) -> str:
+    """The Arb chain's median time, the ratio to ``seconds``, and the check that each ball of
+    ``result`` contains the Arb ball's midpoint (module docstring)."""
+    slow, careful = median_time(
+        lambda: in_arb(lambda: expected_utility(mech, scores, order, digits)), repeats)
+    assert all(quick.contains(ball.mid()) for quick, ball in
+               zip(result.selection, careful.selection)), "the doubles miss the Arb balls"
+    widest = [max(float(ball.rad()) for ball in balls.selection) for balls in (result, careful)]
+    return f"  {slow:>8.2f}  {slow / seconds:>7.1f}  {widest[0]:>9.2e}  {widest[1]:>10.2e}"
+
+
 def main() -> None:
-    options = dict(x[2:].split("=") for x in sys.argv[1:] if x.startswith("--"))
+    options = dict(x[2:].partition("=")[::2] for x in sys.argv[1:] if x.startswith("--"))
     arguments = [x for x in sys.argv[1:] if not x.startswith("--")]
     digits, jobs = int(options.get("digits", DIGITS)), int(options.get("jobs", 1))
     sizes = [int(x) for x in arguments if ":" not in x] or [100, 200]
     cases = [tuple(x.split(":")) for x in arguments if ":" in x] or [
         ("svt1", "given"), ("svt1", "random"), ("em_top", "given")]
     parallel = f"  {'jobs=' + str(jobs) + ' s':>10}  {'speed-up':>8}" if jobs > 1 else ""
+    if "arb" in options:
+        parallel += f"  {'Arb s':>8}  {'Arb/new':>7}  {'widest':>9}  {'Arb widest':>10}"
     print(f"{'mechanism':>9}  {'order':>6}  {'n':>6}  {'c':>4}  {'median s':>9}  "
           f"{'ratio':>7}{parallel}  FNR")
     for name, order in cases:
@@ -83,6 +114,8 @@ def main() -> None:
                 assert all(a.mid() == b.mid() and a.rad() == b.rad()
                            for a, b in zip(same.selection, result.selection)), "jobs changed it"
                 line += f"  {forked:>10.2f}  {seconds / forked:>8.2f}"
+            if "arb" in options:
+                line += versus_arb(mech, scores, order, digits, repeats, seconds, result)
             print(f"{line}  {result.fnr}", flush=True)
         if len(sizes) > 1:
             exponent = math.log(times[-1] / times[-2]) / math.log(sizes[-1] / sizes[-2])

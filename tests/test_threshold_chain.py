@@ -10,12 +10,13 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
+import numpy as np
 import pytest
 from flint import arb, ctx
 
 from exactdp.exact.selection import threshold_chain
-from exactdp.exact.backends.interval_arrays import ArbArrays, FloatIntervals
-from exactdp.exact.selection.threshold_chain import chain_by_recurrence, chain_in_blocks
+from exactdp.exact.backends.interval_arrays import ArbArrays
+from exactdp.exact.selection.threshold_chain import chain_in_blocks, chain_in_doubles
 from exactdp.precision import to_arb
 
 
@@ -75,19 +76,67 @@ def test_blocks_equal_the_definition(block, monkeypatch):
             assert ball.overlaps(to_arb(exact)) and ball.rad() < 1e-25, (ball, exact)
 
 
-@pytest.mark.parametrize("arithmetic, digits", [(ArbArrays(), 25), (FloatIntervals(), 12)],
-                         ids=["arb", "float"])
-def test_recurrence_equals_the_definition(arithmetic, digits):
-    # budget 0: every level begins at its first start, nothing left out
+def as_doubles(columns) -> np.ndarray:
+    """The exact rationals as the nearest doubles, one row per column."""
+    return np.array([[float(x) for x in column] for column in columns])
+
+
+@pytest.mark.parametrize("c", [1, 3, 11])
+def test_doubles_equal_the_definition(c, monkeypatch):
+    # blocks of 4 over 11 queries (a partial last block), each double within 2^−53 of its
+    # rational: enclosures of the definition's sums, about 12 digits wide
+    monkeypatch.setattr(threshold_chain, "DOUBLE_BLOCK", 4)
     passing, failing, positions = random_nodes(2, 4, 3, 11)
-    reference = exact_chain(passing, failing, positions, 3)
+    reference = exact_chain(passing, failing, positions, c)
+    result = chain_in_doubles(as_doubles(passing), as_doubles(failing), positions, c, arb(0),
+                              arb(2) ** -52, arb(10) ** -6)
+    for ball, exact in zip(result, reference):
+        assert ball.overlaps(to_arb(exact)) and ball.rad() < 1e-12, (ball, exact)
+
+
+def test_doubles_contain_the_arb_chain_with_a_rule_error():
+    # 60 nodes, 40 queries, c = 20, E = 2^−40: the error columns bound what the rule's error
+    # carries forward as the Arb balls do; the balls in doubles hold the Arb chain's and are
+    # at most a tenth wider (the rounding bound)
+    passing, failing, positions = random_nodes(4, 60, 5, 40)
+    error = arb(2) ** -40
     with ctx.workprec(100):
-        result = chain_by_recurrence(
-            arithmetic, [arithmetic.lift([to_arb(x) for x in col])[..., None] for col in passing],
-            [arithmetic.lift([to_arb(x) for x in col])[..., None] for col in failing],
-            positions, 3, arb(0), arb(0))
-        for ball, exact in zip(result, reference):
-            assert ball.overlaps(to_arb(exact)) and ball.rad() < 10.0 ** -digits, (ball, exact)
+        careful = chain_in_blocks(as_columns(passing), as_columns(failing), positions, 20, error)
+    quick = chain_in_doubles(as_doubles(passing), as_doubles(failing), positions, 20, error,
+                             arb(2) ** -52, arb(10) ** -6)
+    for fast, slow in zip(quick, careful):
+        assert fast.contains(slow) and fast.rad() < 1.1 * slow.rad(), (fast, slow)
+
+
+def test_doubles_split_blocks_where_fails_are_tiny():
+    # fails of 2^−300 at the first five queries: a block may hold at most one of them (two
+    # would take D below 2^−470), and the chain still agrees with the definition, within the
+    # a-priori bound (about 10^−13 per step, carried by the error columns)
+    nodes = 3
+    positions = [0] * 5 + [1] * 7
+    tiny = Fraction(1, 2 ** 300)
+    passing = [[(1 - tiny) / nodes] * nodes, [Fraction(1, 4 * nodes)] * nodes]
+    failing = [[tiny] * nodes, [Fraction(3, 4)] * nodes]
+    blocks = threshold_chain._blocks_in_range(np.log2(as_doubles(failing).min(axis=1)),
+                                              positions)
+    assert [last - first for first, last in blocks] == [1, 1, 1, 1, 8]
+    reference = exact_chain(passing, failing, positions, 2)
+    result = chain_in_doubles(as_doubles(passing), as_doubles(failing), positions, 2, arb(0),
+                              arb(2) ** -52, arb(10) ** -6)
+    for ball, exact in zip(result, reference):
+        assert ball.overlaps(to_arb(exact)) and ball.rad() < 1e-11, (ball, exact)
+
+
+def test_doubles_decline_what_their_bound_cannot_certify():
+    # the relative error of the inputs (2^−20) over 11 queries and 4 nodes exceeds a 16th of
+    # a tolerance of 10^−9, and a fail below 2^−500 cannot be lifted with a relative error
+    passing, failing, positions = random_nodes(2, 4, 3, 11)
+    assert chain_in_doubles(as_doubles(passing), as_doubles(failing), positions, 3, arb(0),
+                            arb(2) ** -20, arb(10) ** -9) is None
+    tiny = as_doubles(failing)
+    tiny[0, 0] = 2.0 ** -600
+    assert chain_in_doubles(as_doubles(passing), tiny, positions, 3, arb(0), arb(2) ** -52,
+                            arb(10) ** -6) is None
 
 
 def test_blocks_pad_every_level_by_the_rule_error():

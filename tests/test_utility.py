@@ -119,45 +119,77 @@ def counting_leading(monkeypatch) -> list:
     return cuts
 
 
-class RecordingFloatIntervals(FloatIntervals):
-    """Double-precision intervals that record the chain's steps (one ``dot`` per query) and the
-    levels it begins (a column over the nodes)."""
-
-    def __init__(self):
-        self.events = []
-
-    def dot(self, x, y):
-        self.events.append("step")
-        return super().dot(x, y)
-
-    def constant(self, value, shape):
-        if len(shape) == 2 and shape[0] > 1:
-            self.events.append("level")
-        return super().constant(value, shape)
-
-
-@pytest.mark.parametrize("digits", [FLOAT_DIGITS, DPS], ids=["float", "arb"])
-def test_redrawn_threshold_equals_the_sum_over_outputs_where_levels_begin_late(digits):
+@pytest.mark.parametrize("digits, in_arb", [(6, False), (DPS, True)], ids=["doubles", "arb"])
+def test_redrawn_threshold_equals_the_sum_over_outputs(digits, in_arb, monkeypatch):
     # Alg. 2 with c = 3 where the first queries (answers −60, query noise Lap(3/2)) almost
-    # never pass: what they offer the second and third thresholds (below e^{−40}) is left out,
-    # so those levels begin later; still the sum over every output, within the digits asked
-    # (at most FLOAT_DIGITS the chain runs in double-precision intervals)
-    from flint import ctx
+    # never pass: the sum over every output, within the digits asked; at 6 digits the
+    # a-priori rounding bound of the chain in doubles fits, at DPS it does not and the chain
+    # runs in Arb balls
+    from exactdp.exact.selection import redrawn_threshold
 
-    from exactdp.exact.selection.redrawn_threshold import redrawn_threshold
+    calls, in_blocks = [], redrawn_threshold.chain_in_blocks
 
+    def recording(*args, **kwargs):
+        calls.append(args)
+        return in_blocks(*args, **kwargs)
+
+    monkeypatch.setattr(redrawn_threshold, "chain_in_blocks", recording)
     mech = exactdp.mechanism("svt2", eps=8, c=3)
     queries = [-60, -60, 3, 2, 4, 3, 1]
     with mpmath.workdps(DPS + 10):
         assert_encloses(selection_probabilities(mech, queries, digits=digits),
                         brute_force_given(mech, queries, 3), digits=digits)
-    arithmetic = RecordingFloatIntervals()
-    with ctx.workprec(100):
-        redrawn_threshold(mech, queries, 3, arb(10) ** -13, None, arithmetic, 1)
-    # the first level from the start; the others only from the third query on
-    begun = [arithmetic.events[:i].count("step") for i, event in enumerate(arithmetic.events)
-             if event == "level"]
-    assert begun[0] == 0 and len(begun) == 3 and min(begun[1:]) >= 3
+    assert bool(calls) == in_arb
+
+
+def test_redrawn_threshold_in_doubles_holds_the_arb_chain(monkeypatch):
+    # 120 Zipf-like answers (1000/i, rounded), c = 4, threshold between the 4th and 5th: the
+    # chain in doubles (node values from the closed forms) against the same chain in Arb balls
+    # on the same rule; each ball of the doubles holds the Arb ball's midpoint and is at most a
+    # tenth wider
+    from exactdp.exact.selection import redrawn_threshold
+
+    queries = [round(1000 / i) for i in range(1, 121)]
+    mech = exactdp.mechanism("svt2", eps=1, c=4, T=225)
+    lifted = []
+    original = redrawn_threshold.PassProbabilities.distinct_doubles
+
+    def recording(laws, nodes):
+        lifted.append(original(laws, nodes))
+        return lifted[-1]
+
+    monkeypatch.setattr(redrawn_threshold.PassProbabilities, "distinct_doubles", recording)
+    quick = selection_probabilities(mech, queries, digits=6)
+    assert lifted and lifted[0] is not None
+    monkeypatch.setattr(redrawn_threshold, "DOUBLE_SHARE", 0)
+    careful = selection_probabilities(mech, queries, digits=6)
+    for fast, slow in zip(quick, careful):
+        assert fast.contains(slow.mid()) and fast.rad() <= 1.1 * slow.rad() + 1e-15
+
+
+def test_node_values_in_doubles_hold_the_balls():
+    # the doubles of w p_ρ S and F from the closed forms lie within their relative error (a
+    # few units of 2^−53 at 80 bits) of the Arb balls of the same nodes (distinct_values), on
+    # 40 nodes over the range
+    from flint import ctx
+
+    from exactdp.exact.selection.pass_probabilities import PassProbabilities
+
+    mech = exactdp.mechanism("svt2", eps=1, c=4, T=225)
+    queries = [round(1000 / i) for i in range(1, 121)]
+    with ctx.workprec(80):
+        laws = PassProbabilities(mech.threshold_noise, mech.query_noise, mech.threshold,
+                                 queries, arb(10) ** -8)
+        low, high = laws.cuts[0], laws.cuts[-1]
+        points = [low + (high - low) * Fraction(2 * j + 1, 80) for j in range(40)]
+        nodes = [(arb(z.numerator) / z.denominator, arb(1) / 40, z) for z in points]
+        passing, failing, error, dropped, _ = laws.distinct_doubles(nodes)
+        assert dropped == 0 and error < 1e-14
+        for j, (z, weight, middle) in enumerate(nodes):
+            density, passes, fails = laws.distinct_values(z, middle)
+            for k, (s, f) in enumerate(zip(passes, fails)):
+                for ball, value in ((weight * density * s, passing[k, j]), (f, failing[k, j])):
+                    assert abs(ball - value) <= error * value + ball.rad()
 
 
 def test_given_order_sweeps_cut_off_agree_with_the_whole_sweep(monkeypatch):

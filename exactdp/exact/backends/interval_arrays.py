@@ -1,8 +1,8 @@
 """Elementwise arithmetic on arrays of nonnegative reals, in two representations behind one
 interface, so that a vectorised recurrence is written once: double-precision intervals rounded
 outward (numpy runs the loops) and numpy object arrays of Arb balls (any precision, at Python
-speed).  The traversals of Sparse Vector with retraversal and the chain of Sparse Vector with a
-redrawn threshold (``exact/selection/``) use it.
+speed).  The traversals of Sparse Vector with retraversal (``exact/selection/retraversal.py``)
+use it.
 
 Every operation on :class:`FloatIntervals` returns an enclosure.  IEEE 754 rounds each sum,
 difference and product to the nearest double: for nonnegative operands in the normal range the
@@ -69,12 +69,6 @@ class FloatIntervals:
     def mul_add(self, a: np.ndarray, x: np.ndarray, b: np.ndarray, y: np.ndarray) -> np.ndarray:
         """``a·x + b·y`` elementwise (broadcast): three roundings, one widening."""
         return self._widen(a * x + b * y, 3)
-
-    def pad(self, x: np.ndarray, radius: arb) -> np.ndarray:
-        """``x ± radius`` (``radius`` a nonnegative ball, its upper end rounded up), the lower
-        ends kept at least 0."""
-        padding = float(np.nextafter(float(radius.upper()), np.inf))
-        return self._widen(np.stack((x[0] - padding, x[1] + padding)))
 
     def one_minus(self, x: np.ndarray) -> np.ndarray:
         """``1 − x`` for values in ``[0, 1]`` (the endpoints swap)."""
@@ -148,10 +142,6 @@ class ArbArrays:
     @staticmethod
     def one_minus(x: np.ndarray) -> np.ndarray:
         return 1 - x
-
-    @staticmethod
-    def pad(x: np.ndarray, radius: arb) -> np.ndarray:
-        return x + arb(0, radius.upper())
 
     @staticmethod
     def total(x: np.ndarray, axis: int) -> np.ndarray:

@@ -20,12 +20,10 @@ from ..backends.interval_arrays import ArbArrays, FloatIntervals
 
 #: The orders in which a selection mechanism may examine the queries.
 ORDERS = ("given", "random")
-#: Digits up to which the recurrences of Sparse Vector with retraversal (its traversals) and with
-#: a redrawn threshold (its chain of thresholds) run in double-precision intervals
-#: (``exact/backends/interval_arrays.py``: a relative width of about 10^{−12} after the few thousand
-#: roundings of a query's chain of traversals, 10^{−10} after the million of a chain of 300
-#: thresholds over 10,000 queries at 5000 nodes, inside the tolerance); beyond, in Arb balls at
-#: Python speed.
+#: Digits up to which the recurrences of Sparse Vector with retraversal (its traversals) run in
+#: double-precision intervals (``exact/backends/interval_arrays.py``: a relative width of about
+#: 10^{−12} after the few thousand roundings of a query's chain of traversals, inside the
+#: tolerance); beyond, in Arb balls at Python speed.
 FLOAT_DIGITS = 8
 
 

@@ -17,15 +17,21 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
 from flint import acb, arb, arb_poly, ctx
 
 from ...noise import Kind
 from ...precision import to_arb
+from ..backends.rounding_bounds import (LIFT_FLOOR, UNDERFLOW, UNIT_ROUNDOFF,
+                                        relative_doubles)
 from .generating import MAX_SERIES_TERMS, largest_modulus, log_generating_series, product_bound
 
 #: The widest ball of ``r·z`` (radius, in each part) on which :meth:`PassProbabilities.bound`
 #: uses its closed form: on wider ones it overestimates far more than the product per answer.
 NARROW = 1 / 64
+#: The range of the constants, powers and densities lifted into doubles by
+#: :meth:`PassProbabilities.distinct_doubles`: a product of two stays normal.
+DOUBLE_RANGE = (2.0 ** -500, 2.0 ** 500)
 
 
 class PassProbabilities:
@@ -99,6 +105,65 @@ class PassProbabilities:
         points = [z + shift for shift in self.shifts]
         return (density(z), [sf(x) for (sf, _), x in zip(per_query, points)],
                 [cdf(x) for (_, cdf), x in zip(per_query, points)])
+
+    def distinct_doubles(self, nodes: list) -> tuple | None:
+        """``w_ν p_ρ(z_ν) S`` and ``F`` of every distinct answer at every node ``(z, w, middle)``
+        of ``nodes``, as doubles with one relative error, from the closed forms; ``None``
+        without closed forms, or where a double would leave the range the bound covers.
+
+        On each side of the kink ``S`` is ``t = a_k w`` or ``1 − t``, ``w = e^{rz}``: ``a_k``,
+        ``w`` and ``w_ν p_ρ(z_ν)`` are Arb balls lifted into doubles within ``ε_0``
+        (:func:`~exactdp.exact.backends.rounding_bounds.relative_doubles`), each between
+        ``2^{−500}`` and ``2^{500}`` so that no product of two underflows; ``t`` is one product,
+        within ``(1 + ε_0)²(1 + u) − 1`` and at most 1/2 (else ``None``); ``1 − t`` is within
+        ``ε_t t/(1 − t) + u ≤ ε_t + u`` more; ``w p_ρ S`` one product more
+        (docs/mathematics.md §12.5).
+
+        Returns
+        -------
+        tuple or None
+            ``(passing, failing, ε, dropped, largest)`` as
+            :func:`~exactdp.exact.backends.rounding_bounds.relative_doubles` gives them: rows
+            per answer, columns per node; ``passing`` below ``2^{−500}`` taken as 0.
+        """
+        if not self.noise.closed_form:
+            return None
+        sides = (1, -1)
+        pieces = {side: self.noise.piece(Kind.SF, side) for side in sides}
+        answers = len(self.distinct)
+        constants, constant_error, _, _ = relative_doubles(
+            [[self._constant(side, k) for k in range(answers)] for side in sides])
+        scales, powers, lefts = [], {side: [] for side in sides}, []
+        for z, weight, middle in nodes:
+            density, _, _, left = self.functions(middle)
+            scales.append(weight * density(z))
+            for side in sides:
+                powers[side].append((to_arb(pieces[side].rate) * z).exp())
+            lefts.append(left)
+        scale, scale_error, _, _ = relative_doubles([scales])
+        exponentials, power_error, _, _ = relative_doubles([powers[side] for side in sides])
+        lifted = np.concatenate((constants.ravel(), scale.ravel(), exponentials.ravel()))
+        if not (lifted >= DOUBLE_RANGE[0]).all() or not (lifted <= DOUBLE_RANGE[1]).all():
+            return None
+        # side 1 for the answers before each node's `left`, side −1 from it
+        on_right = np.arange(answers)[:, None] < np.array(lefts)[None, :]
+        products = np.where(on_right, np.outer(constants[0], exponentials[0]),
+                            np.outer(constants[1], exponentials[1]))
+        one_minus = np.where(on_right, pieces[1].one_minus, pieces[-1].one_minus)
+        lift_error = max(constant_error, power_error)
+        product_error = (1 + lift_error) ** 2 * (1 + UNIT_ROUNDOFF) - 1
+        if not (products * (1 + float(product_error.upper())) <= 0.5).all():
+            return None
+        complement = 1.0 - products
+        passes = np.where(one_minus, complement, products)
+        fails = np.where(one_minus, products, complement)
+        passing = scale * passes
+        error = (1 + scale_error) * (1 + product_error + UNIT_ROUNDOFF) * (1 + UNIT_ROUNDOFF) - 1
+        small = passing < LIFT_FLOOR
+        dropped = (arb(float(passing[small].max())) + UNDERFLOW) * (1 + error) if small.any() \
+            else arb(0)
+        largest = arb(float(passing.max())) * (1 + error)
+        return np.where(small, 0.0, passing), fails, arb(error.upper()), dropped, largest
 
     def __call__(self, z, middle: Fraction) -> tuple:
         """``(p_ρ(z), [S_j], [F_j])`` for every query ``j`` in order."""

@@ -6,14 +6,12 @@ modelled, and which computation runs — a threshold redrawn after each ⊤
 
 from __future__ import annotations
 
-import functools
-
 from ...errors import InputError
 from ...mechanisms.base import OutputKind
 from ...mechanisms.description import ThresholdMechanism
 from .given_order import given_order_probabilities
 from .integer_threshold import integer_threshold
-from .kinds import SelectionKind, in_intervals_first, register_kind
+from .kinds import SelectionKind, register_kind
 from .pass_probabilities import PassProbabilities
 from .random_order import random_order_probabilities
 from .redrawn_threshold import redrawn_threshold
@@ -39,12 +37,9 @@ def _order(mech: ThresholdMechanism, order: str) -> str:
 
 def _probabilities(mech: ThresholdMechanism, values: list, c: int, order: str, digits: int,
                    tolerance, progress, jobs: int) -> list:
-    """``P_i`` by the computation the variant needs (module docstring); the chains of a
-    redrawn threshold in double-precision intervals first (:func:`in_intervals_first`)."""
+    """``P_i`` by the computation the variant needs (module docstring)."""
     if mech.redraw_threshold:
-        return in_intervals_first(
-            functools.partial(redrawn_threshold, mech, values, c, tolerance, progress,
-                              jobs=jobs), digits, tolerance)
+        return redrawn_threshold(mech, values, c, tolerance, progress, jobs)
     if mech.threshold_noise.integer_valued:
         return integer_threshold(mech, values, c, order, tolerance, progress)
     laws = PassProbabilities(mech.threshold_noise, mech.query_noise, mech.threshold, values,

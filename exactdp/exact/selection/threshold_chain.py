@@ -11,12 +11,12 @@ probability ``a_r(p)`` (``a_1(0) = 1``), the ``r``-th ⊤ falls at ``k`` with pr
 
 ``E`` the rule's error, and ``a_{r+1}(k + 1) = π_r(k)``; query ``k`` is selected with
 probability ``P_k = Σ_{r≤c} π_r(k)``.  Two ways to run it, both ``O(n·c·m)`` for ``n`` queries
-and ``m`` nodes:
+and ``m`` nodes, in blocks of queries whose sums over the nodes are matrix products:
 
-* :func:`chain_by_recurrence`: ``G_r(k + 1) = G_r(k)·F_k + a_r(k + 1)``, all levels advanced
-  together, one array operation per query in any arithmetic of ``exact/backends/interval_arrays.py``
-  (double-precision intervals up to about 8 digits); a level begins only once the starts it
-  has been offered exceed a budget.
+* :func:`chain_in_doubles`: in doubles, by numpy and BLAS, each ``P_k`` enclosed by the
+  a-priori bound on the rounding of sums and products of non-negative numbers
+  (``exact/backends/rounding_bounds.py``) and one more column of the chain, which carries the
+  error of each step; used where that bound fits the accuracy asked.
 * :func:`chain_in_blocks`: in Arb balls, ``G_r(k, ν) = E_k(ν)·H_r(k, ν)`` with
   ``E_k = Π_{j<k} F_j`` and ``H_r(k) = Σ_{p≤k} a_r(p)/E_p``; over a block of queries the sums
   over the nodes are three products of Arb matrices, which Arb computes in C, instead of one
@@ -30,65 +30,142 @@ from __future__ import annotations
 import numpy as np
 from flint import arb, arb_mat, ctx
 
+from ..backends.rounding_bounds import LIFT_FLOOR, UNDERFLOW, factor_bound
+
 #: Queries per block of :func:`chain_in_blocks`: the sums over the nodes are products of
 #: ``B × m`` by ``m × c`` matrices, plus ``B × B`` within the block.
 CHAIN_BLOCK = 16
+#: Queries per block of :func:`chain_in_doubles` at most: the products over a block's nodes are
+#: ``B × m`` by ``m × (c + 1)`` and ``m × B`` by ``B × (c + 1)``, plus ``B × B``.
+DOUBLE_BLOCK = 128
+#: ``log2`` of the least product of fails at a node within a block of :func:`chain_in_doubles`.
+BLOCK_FLOOR_LOG2 = -470
+#: The a-priori rounding bound of :func:`chain_in_doubles` may be at most this share of the
+#: tolerance (the rule's errors add up to about a quarter of it per query).
+DOUBLE_SHARE = arb(1) / 16
 
 
-def chain_by_recurrence(arithmetic, passing: list, failing: list, positions: list, c: int,
-                        error: arb, budget: arb, progress=None) -> list:
-    """``P_k`` for every query ``k`` (module docstring), by the recurrence over the queries.
+def chain_in_doubles(passing: np.ndarray, failing: np.ndarray, positions: list, c: int,
+                     error: arb, input_error: arb, tolerance: arb, progress=None) -> list | None:
+    """``P_k`` for every query ``k`` (module docstring) in doubles, by numpy and BLAS products
+    over blocks of queries, each ``P_k`` a ball from the a-priori bound on their rounding
+    (docs/mathematics.md §12.5); ``None`` where that bound exceeds :data:`DOUBLE_SHARE` times
+    ``tolerance``, or a fail is below
+    :data:`~exactdp.exact.backends.rounding_bounds.LIFT_FLOOR`.
+
+    Within a block from ``k_0`` with ``D_k = Π_{k_0≤j<k} F_j`` the chain is the Arb one's
+    (:func:`chain_in_blocks`) with ``G(k_0)`` carried in place of ``H``:
+    ``π(k) = [W·G(k_0)]_k + Σ_{k_0≤p≤k} [W·Vᵀ]_{kp} a(p)``, rows ``w_k = u_k D_k`` and
+    ``v_p = 1/D_p``, and ``G(k_0 + B) = D_{k_0+B}∘G(k_0) + Rᵀ A``, ``R_p = Π_{p≤j<k_0+B} F_j``.
+    A block ends before ``D`` falls below ``2^{−470}`` at a node, so every ``w``, ``v``, ``R``
+    and ``w·v`` is a normal double.  Beside the levels, as many columns carry a bound
+    ``e_r(k)`` on the error of each ``π_r(k)`` (the rule's, the rounding and the underflow),
+    which the chain moves up a level like an error of a start.
 
     Parameters
     ----------
-    arithmetic : FloatIntervals or ArbArrays
-        The array arithmetic (``exact/backends/interval_arrays.py``).
-    passing, failing : list
-        For each distinct answer, its column over the nodes of ``w_ν p_ρ(z_ν) S(ν)`` and of
-        ``F(ν)``, lifted into ``arithmetic`` with shape ``(m, 1)``.
-    positions : list
-        The distinct answer of each query, in order.
-    c : int
-        The cutoff.
+    passing, failing : numpy.ndarray
+        ``u = w_ν p_ρ(z_ν) S(ν)`` and ``F(ν)``, one row per distinct answer, one column per
+        node: doubles within the relative error ``input_error`` of the exact values (``u`` may
+        be 0 where the exact value is within ``error``'s share, see ``error``), every ``u`` at
+        most 1.
+    positions, c
+        As for :func:`chain_in_blocks`.
     error : arb
-        The rule's error ``E`` on each ``π_r(k)``.
-    budget : arb
-        Level ``r`` begins once the starts it has been offered exceed ``budget``; the starts
-        left out and their descendants add at most their mass to each ``P_k`` (a path of ⊤
-        positions reaches ``k`` at most once), a one-sided ball.
+        A bound on the rule's error for ``K[p][k]`` over the starts ``p`` and queries ``k``
+        (with what ``u`` lifted as 0 leaves out).
+    input_error : arb
+        The relative error ``ε`` of the doubles.
+    tolerance : arb
+        The accuracy asked of each ``P_k``.
     progress : callable, optional
         Called with ``0`` and a note per thousand queries.
 
     Returns
     -------
-    list of arb
+    list of arb or None
     """
-    nodes, n = passing[0].shape[-2], len(positions)
-    offered, left_out = arb(0), arb(0)  # offered: the starts of the next level, not begun
-    # G_r(k, ν) + a_r(k) of the levels begun, at k = 0 the first threshold, for level 1
-    chain = arithmetic.constant(1, (nodes, 1))
-    one = arithmetic.constant(1, (1, 1))
-    selected = []
-    for k, answer in enumerate(positions):
-        latest = arithmetic.pad(arithmetic.dot(passing[answer], chain), error)  # π_r(k)
-        selected.extend(arithmetic.balls(arithmetic.total(latest, -1)))
-        if k + 1 == n:
-            break
-        begun = chain.shape[-1]
-        if begun < c:  # the last level's π(k) is offered to the next
-            offer = arithmetic.upper(latest[..., -1])
-            if offered + offer <= budget:
-                offered += offer
-            else:  # the next level begins with this start, the earlier ones left out
-                chain = np.concatenate((chain, arithmetic.constant(0, (nodes, 1))), axis=-1)
-                begun, left_out, offered = begun + 1, left_out + offered, arb(0)
-        starts = np.concatenate((arithmetic.constant(0, (1,)), latest[..., :begun - 1]),
-                                axis=-1)  # a_r(k + 1) = π_{r−1}(k)
-        # G·F + a·1: one fused step (in doubles, one widening for its three roundings)
-        chain = arithmetic.mul_add(chain, failing[answer], starts[..., None, :], one)
-        _report(progress, k, n)
-    missing = arb(0).union(arb((left_out + offered).upper()))
-    return [p + missing for p in selected]
+    nodes, n = passing.shape[1], len(positions)
+    smallest = failing.min(axis=1)
+    if smallest.min() < LIFT_FLOOR:
+        return None
+    blocks = _blocks_in_range(np.log2(smallest), positions)
+    # roundings (and factors of the input) of a term from a start to a π: one step within a
+    # block, then one per carry (docs/mathematics.md §12.5)
+    roundings = nodes + 3 * DOUBLE_BLOCK + 6 + len(blocks) * (DOUBLE_BLOCK + 2)
+    theta = factor_bound(roundings, n + 1, input_error)
+    if theta > DOUBLE_SHARE * tolerance:
+        return None
+    underflow = (nodes + DOUBLE_BLOCK + 8 * nodes * len(blocks) * (DOUBLE_BLOCK + 1)) * (
+        16 * UNDERFLOW)
+    # what a level's error gains at each π: the rule's error, the underflow, and θ times π
+    gain = (_upward((error * (1 + theta) + 2 * underflow) / (1 - theta)),
+            _upward(theta / (1 - theta)))
+    growth = ((1 + theta) / (1 - theta) ** 2) ** c  # Λ: the error columns' own rounding
+    sums, errors = np.zeros(n), np.zeros(n)
+    carried = np.zeros((nodes, 2 * c))  # G(k_0): the levels, then their errors
+    start = np.zeros(2 * c)
+    start[0] = 1.0  # a(0): the first threshold, level 1
+    for first, last in blocks:
+        carried, start = _block(passing, failing, positions[first:last], first, c, carried,
+                                start, gain, sums, errors, progress)
+    if not (np.isfinite(sums).all() and np.isfinite(errors).all()):
+        return None
+    summing = factor_bound(2 * c, 0, arb(0))  # (1 − u')^{−c} − 1: a sum of c terms
+    return [arb(s) + arb(0, (summing * arb(s) + growth * (1 + summing) * arb(e)).upper())
+            for s, e in zip(sums.tolist(), errors.tolist())]
+
+
+def _block(passing, failing, rows: list, first: int, c: int, carried: np.ndarray,
+           start: np.ndarray, gain: tuple, sums: np.ndarray, errors: np.ndarray,
+           progress) -> tuple:
+    """One block of :func:`chain_in_doubles` from query ``first`` (answers ``rows``):
+    ``Ŝ_k`` and ``Ê_k`` (the sums over the levels and over their errors) into ``sums`` and
+    ``errors``, and ``(G(k_0 + B), a(k_0 + B))``."""
+    size = len(rows)
+    below = np.empty((size + 1, carried.shape[0]))  # D_k, k_0 ≤ k ≤ k_0 + B
+    below[0] = 1.0
+    np.cumprod(failing[rows], axis=0, out=below[1:])
+    weighted = passing[rows] * below[:size]
+    before, within = weighted @ carried, weighted @ (1.0 / below[:size]).T
+    rest = np.cumprod(failing[rows[::-1]], axis=0)[::-1]  # R_p, each start p of the block
+    starts = np.zeros((size, 2 * c))  # rows a(p)
+    starts[0] = start
+    for i in range(size):
+        k = first + i
+        latest = before[i] + within[i, :i + 1] @ starts[:i + 1]
+        reached = min(c, k + 1)  # the levels that can be positive
+        latest[c:c + reached] += gain[0] + gain[1] * latest[:reached]
+        sums[k], errors[k] = latest[:c].sum(), latest[c:].sum()
+        start = np.concatenate(([0.0], latest[:c - 1], [0.0], latest[c:-1]))  # a(k + 1)
+        if i + 1 < size:
+            starts[i + 1] = start
+        _report(progress, k, len(sums))
+    carried *= below[size][:, None]
+    carried += rest.T @ starts
+    return carried, start
+
+
+def _blocks_in_range(smallest_log: np.ndarray, positions: list) -> list:
+    """``(first, last)`` of each block of :func:`chain_in_doubles`: at most
+    :data:`DOUBLE_BLOCK` queries, and the product of their least fails (``log2`` of each in
+    ``smallest_log``, per answer) at least ``2^{−470}``, unless the block is one query."""
+    blocks, first, n = [], 0, len(positions)
+    while first < n:
+        last, total = first, 0.0
+        while last < n and last - first < DOUBLE_BLOCK:
+            total += smallest_log[positions[last]]
+            if total < BLOCK_FLOOR_LOG2 and last > first:
+                break
+            last += 1
+        blocks.append((first, last))
+        first = last
+    return blocks
+
+
+def _upward(bound: arb) -> float:
+    """The upper end of ``bound`` as a double at least as large."""
+    return float(np.nextafter(float(bound.upper()), np.inf))
 
 
 def chain_in_blocks(passing: list, failing: list, positions: list, c: int, error: arb,
@@ -109,8 +186,14 @@ def chain_in_blocks(passing: list, failing: list, positions: list, c: int, error
     passing, failing : list
         For each distinct answer, a numpy object array over the nodes of the balls
         ``w_ν p_ρ(z_ν) S(ν)`` and of ``F(ν)``, every ``F`` positive.
-    positions, c, error, progress
-        As for :func:`chain_by_recurrence`.
+    positions : list
+        The distinct answer of each query, in order.
+    c : int
+        The cutoff.
+    error : arb
+        The rule's error ``E`` on each ``π_r(k)``.
+    progress : callable, optional
+        Called with ``0`` and a note per thousand queries.
     threads : int
         The threads FLINT runs each matrix product in (every entry is computed by one of them
         in the same way, so the balls do not depend on it).
