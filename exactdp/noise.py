@@ -191,6 +191,12 @@ class NoiseLaw:
         (no kinks) and log-concave."""
         return None
 
+    def float_log(self, kind: Kind, x: np.ndarray):
+        """``(log g(x), (log g)'(x))`` in double precision (numpy arrays), each within a few
+        units in the last place, for a law with :meth:`off_axis_growth`; ``None`` if the law
+        gives none (``exact/backends/smooth_shared_nodes.py`` bounds with them)."""
+        return None
+
     def interval(self, low: mpf, high: mpf) -> mpf:
         """``Pr[low < η < high]`` (ends may be ±inf) without cancellation: split at the median
         ``m``, ``(F(min(high, m)) − F(low)) + (S(max(low, m)) − S(high))``, each difference
@@ -554,6 +560,20 @@ class Gaussian(NoiseLaw):
         real axis), so ``|erfc(u + iv)| ≤ (2/√π)∫_0^∞ e^{−(u + t)²} dt·e^{v²} = erfc(u)·e^{v²}``:
         the CDF ``½ erfc(−u)`` and the survival function ``½ erfc(u)`` meet it too."""
         return 1 / (2 * self.scale ** 2)
+
+    def float_log(self, kind: Kind, x: np.ndarray):
+        """By scipy's ``log_ndtr`` (Cephes' ``ndtr`` and an asymptotic series in the tails):
+        ``log F(x) = log Φ(x/σ)``, ``log S(x) = log Φ(−x/σ)``, the slopes ``±e^{log p − log g}``
+        and the density's ``−x/σ²``."""
+        import numpy as np
+        from scipy.special import log_ndtr
+        sigma = float(self.scale)
+        log_pdf = -(x / sigma) ** 2 / 2 - math.log(sigma * math.sqrt(2 * math.pi))
+        if kind is Kind.PDF:
+            return log_pdf, -x / sigma ** 2
+        sign = -1.0 if kind is Kind.CDF else 1.0
+        log_tail = log_ndtr(-sign * x / sigma)
+        return log_tail, -sign * np.exp(log_pdf - log_tail)
 
     def _ball_log(self, kind: Kind, side: int) -> BallLog:
         """In balls, with ``u = x/(σ√2)``: ``log F = log(½ erfc(−u))``, ``log S =

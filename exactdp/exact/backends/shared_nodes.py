@@ -62,6 +62,8 @@ TAIL_ROUNDS = 4
 #: Further tries when a ball is too wide: with 64 more bits if the rounding took too much of
 #: its tolerance, once with the tolerances shared out from the first sums otherwise.
 RETRIES = 2
+#: Halvings of the pieces that need more than :data:`MAX_ORDER` nodes.
+SPLIT_ROUNDS = 8
 #: Share of an output's tolerance ``10^{−dps}·Pr`` given to the quadrature and tail bounds (the
 #: rest covers the rounding of the balls and the estimate of ``Pr`` used to share it out).
 ERROR_SHARE = 1 / 16
@@ -91,28 +93,50 @@ def first_top_probabilities(mech, queries, dps: int) -> list:
     """``[Pr[⊥ᵏ⊤] for k < n] + [Pr[⊥ⁿ]]`` as ``arb`` balls of relative width at most
     ``10^{−dps}`` (else :class:`~exactdp.errors.PrecisionError`), for a mechanism for which
     :func:`applies`."""
-    n = len(queries)
     hub, noise = mech.threshold_noise, mech.query_noise
     shifts = [Fraction(q) - Fraction(mech.threshold) for q in queries]
     (noise_kink,) = noise.kink_points()
     kinks = sorted(set(hub.kink_points()) | {s + noise_kink for s in shifts})
-    # beyond the outermost kinks, pieces of doubling width (from the smaller noise scale) as
-    # far as the hub's tails matter; further if some output is so small that they still do
     distance = hub.scale * (dps + 20) * Fraction(23, 10)  # ln 10 < 2.3
-    for _ in range(TAIL_ROUNDS):
-        geometry = _Geometry(hub, noise, shifts, kinks,
-                             _pieces(kinks, min(hub.scale, noise.scale), distance))
-        plan = _plan(geometry, dps)
-        if plan.tails_fit:
+    return shared_probabilities(
+        mech, len(queries), dps, lambda pieces: _Geometry(hub, noise, shifts, kinks, pieces),
+        lambda distance: _pieces(kinks, min(hub.scale, noise.scale), distance), distance,
+        _LogBounds, _rule_sums)
+
+
+def shared_probabilities(mech, n: int, dps: int, layout, cut, distance: Fraction, log_bounds,
+                         rule_sums) -> list:
+    """The probabilities of :func:`first_top_probabilities` for laws whose factors
+    ``log_bounds`` bounds on the ellipses and ``rule_sums`` evaluates at the nodes (the
+    piecewise exponential laws here; the smooth ones, ``smooth_shared_nodes.py``).
+
+    ``cut(distance)`` gives the pieces reaching ``distance`` beyond the outermost cuts (doubled,
+    up to :data:`TAIL_ROUNDS` times, while some output is so small that the tails still matter)
+    and ``layout(pieces)`` their geometry; a piece needing more than :data:`MAX_ORDER` nodes is
+    halved, up to :data:`SPLIT_ROUNDS` times."""
+    pieces, rounds, splits = cut(distance), 0, 0
+    while True:
+        geometry = layout(pieces)
+        plan = _plan(geometry, dps, log_bounds)
+        if np.any(plan.split):
+            splits += 1
+            if splits > SPLIT_ROUNDS:
+                raise PrecisionError(f"a piece of the shared Gauss–Legendre nodes needs more "
+                                     f"than {MAX_ORDER} nodes")
+            pieces = _halved(pieces, plan.split)
+            continue
+        rounds += 1
+        if plan.tails_fit or rounds == TAIL_ROUNDS:
             break
         distance *= 2
+        pieces = cut(distance)
     # a ball's rounding grows by a few units of 2^{−bits} per factor: n·2^{−bits} ≪ 10^{−dps}
     # (at most 128 bits, two limbs, for 30 digits and 1000 queries)
     bits = working_bits(dps, n, FACTOR_ROUNDING_GUARD_DIGITS)
     replanned = False
     for _ in range(RETRIES + 1):
         with flint_context(bits):
-            sums = _rule_sums(geometry, plan, bits)
+            sums = rule_sums(geometry, plan, bits)
             tolerance = arb(10) ** (-dps)
             balls = [total + error + tail
                      for total, error, tail in zip(sums, plan.errors, plan.tails)]
@@ -123,8 +147,9 @@ def first_top_probabilities(mech, queries, dps: int) -> list:
             if any(not sums[k].rad() <= tolerance * abs(balls[k].mid()) / 2 for k in wide):
                 bits += 64  # the rounding took too much of the tolerance
             elif not replanned:  # the rough estimates of Pr shared it out: use the sums
-                plan = _plan(geometry, dps, [float(total.mid().log()) if total > 0 else None
-                                             for total in sums])
+                plan = _plan(geometry, dps, log_bounds,
+                             [float(total.mid().log()) if total > 0 else None
+                              for total in sums])
                 replanned = True
             else:
                 break
@@ -133,6 +158,14 @@ def first_top_probabilities(mech, queries, dps: int) -> list:
     raise PrecisionError(f"{mech.name}: the probability of output {wide[0]} (shared "
                          f"Gauss–Legendre nodes) reached relative width "
                          f"{float(relative.upper()):.2e}, not 1e-{dps}")
+
+
+def _halved(pieces: list, split) -> list:
+    """The pieces, each marked in ``split`` cut in two halves."""
+    halved = []
+    for (a, b), cut in zip(pieces, split):
+        halved += [(a, (a + b) / 2), ((a + b) / 2, b)] if cut else [(a, b)]
+    return halved
 
 
 def _pieces(kinks, width: Fraction, distance: Fraction) -> list:
@@ -233,22 +266,26 @@ def _rounding_margin(total_abs):
 class _Plan(NamedTuple):
     """Nodes per piece (0: no output needs it), the last output needing each piece, and per
     output the balls ``[0, bound]`` of the rule's error and the pieces left out, and of the
-    tails beyond the pieces."""
+    tails beyond the pieces; whether the tails fit the tolerances, and which pieces need more
+    than :data:`MAX_ORDER` nodes."""
 
     orders: np.ndarray
     last: np.ndarray
     errors: list
     tails: list
     tails_fit: bool
+    split: np.ndarray
 
 
-def _plan(geometry: _Geometry, dps: int, known=None) -> _Plan:
-    """The nodes of every piece and, per output, the bound on everything but the rule's sum;
-    the tolerances are shared out from a rough estimate of each ``log Pr``, or from ``known``
-    (a list of them, None where unknown)."""
+def _plan(geometry, dps: int, log_bounds, known=None) -> _Plan:
+    """The nodes of every piece and, per output, the bound on everything but the rule's sum
+    (its factors bounded by ``log_bounds(geometry)``, as :class:`_LogBounds`); the tolerances
+    are shared out from a rough estimate of each ``log Pr``, or from ``known`` (a list of them,
+    None where unknown).  The pieces that need more than :data:`MAX_ORDER` nodes are marked
+    ``split``."""
     from scipy.special import logsumexp  # (here: scipy.special takes a while to import)
     n = len(geometry.shifts)
-    bounds = _LogBounds(geometry)
+    bounds = log_bounds(geometry)
     middle, half = geometry.middle, geometry.half
     every = np.full(len(middle), n)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
@@ -270,9 +307,6 @@ def _plan(geometry: _Geometry, dps: int, known=None) -> _Plan:
         # each output on its best ellipse of RHOS; a piece gets the most nodes any output needs
         rules = plan(half, lambda k: bounds(*_ellipse(middle, half, RHOS[k]), last),
                      share[:, None], RHOS, MAX_ORDER, kept)
-        if np.any(rules.split):
-            raise PrecisionError(f"a piece of the shared Gauss–Legendre nodes needs more than "
-                                 f"{MAX_ORDER} nodes")
         orders, log_rule_error = rules.orders.astype(np.int64), rules.log_errors
         # an output sums the rule on every piece still in the pass (last ≥ k): a piece it would
         # have left out errs by at most |∫| + |rule| ≤ 4h·M; a piece out of the pass by 2h·M
@@ -283,7 +317,7 @@ def _plan(geometry: _Geometry, dps: int, known=None) -> _Plan:
         tails = _tails(geometry)
         tails_fit = all(not tail.rad() > 0 or float(arb(tail.rad()).log().mid()) <= limit
                         for tail, limit in zip(tails, share + math.log(4)))
-    return _Plan(orders, last, _error_balls(log_error), tails, tails_fit)
+    return _Plan(orders, last, _error_balls(log_error), tails, tails_fit, rules.split)
 
 
 class _LogBounds:
