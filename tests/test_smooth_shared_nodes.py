@@ -3,7 +3,6 @@
 output's enclosure against its own certified probability, and the sizes the 12-query cap used
 to refuse."""
 
-import random
 from fractions import Fraction
 
 import mpmath

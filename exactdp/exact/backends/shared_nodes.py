@@ -63,7 +63,7 @@ TAIL_ROUNDS = 4
 #: its tolerance, once with the tolerances shared out from the first sums otherwise.
 RETRIES = 2
 #: Halvings of the pieces that need more than :data:`MAX_ORDER` nodes.
-SPLIT_ROUNDS = 8
+SPLIT_ROUNDS = 64
 #: Share of an output's tolerance ``10^{−dps}·Pr`` given to the quadrature and tail bounds (the
 #: rest covers the rounding of the balls and the estimate of ``Pr`` used to share it out).
 ERROR_SHARE = 1 / 16
@@ -212,6 +212,11 @@ class _Geometry:
         self.middle = np.array([float((a + b) / 2) for a, b in pieces])
         self.half = np.array([float((b - a) / 2) for a, b in pieces])
         self.lower, self.upper = pieces[0][0], pieces[-1][1]
+        self.outputs = len(shifts) + 1
+
+    def tails(self) -> list:
+        """Per output, the ball bounding its integral beyond the pieces (:func:`_tails`)."""
+        return _tails(self)
 
     def right_of_query(self, ranks) -> np.ndarray:
         """``(n, len(ranks))``: whether each place of rank ``ranks`` lies right of each query's
@@ -279,15 +284,16 @@ class _Plan(NamedTuple):
 
 def _plan(geometry, dps: int, log_bounds, known=None) -> _Plan:
     """The nodes of every piece and, per output, the bound on everything but the rule's sum
-    (its factors bounded by ``log_bounds(geometry)``, as :class:`_LogBounds`); the tolerances
+    (its factors bounded by ``log_bounds(geometry)``, as :class:`_LogBounds`; the tails beyond
+    the pieces by ``geometry.tails()``, as :func:`_tails`); the tolerances
     are shared out from a rough estimate of each ``log Pr``, or from ``known`` (a list of them,
     None where unknown).  The pieces that need more than :data:`MAX_ORDER` nodes are marked
     ``split``."""
     from scipy.special import logsumexp  # (here: scipy.special takes a while to import)
-    n = len(geometry.shifts)
+    final = geometry.outputs - 1  # the index of the last output
     bounds = log_bounds(geometry)
     middle, half = geometry.middle, geometry.half
-    every = np.full(len(middle), n)
+    every = np.full(len(middle), final)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         at_middle = bounds(middle, middle, 0.0, every)  # (one point: low is high)
         on_segment = bounds(middle - half, middle + half, 0.0, every)
@@ -295,14 +301,14 @@ def _plan(geometry, dps: int, log_bounds, known=None) -> _Plan:
         estimate = logsumexp(at_middle + log_width, axis=1)                  # log Pr, roughly
         if known is not None:
             estimate = np.array([e if k is None else k for e, k in zip(estimate, known)])
-        budget = estimate + math.log(ERROR_SHARE) - dps * math.log(10)      # (n + 1,)
+        budget = estimate + math.log(ERROR_SHARE) - dps * math.log(10)      # (outputs,)
         share = budget - math.log(2 * len(geometry.pieces) + 2)
         segment = on_segment + log_width
         kept = ~(np.nan_to_num(segment, nan=np.inf) <= share[:, None])
         used = kept.any(axis=0)
         # the last output of each piece: its nodes are updated for the queries before it
         # (raised to the largest on its left: the nodes in the pass are those right of a point)
-        last = np.where(used, n - np.argmax(kept[::-1], axis=0), -1)
+        last = np.where(used, final - np.argmax(kept[::-1], axis=0), -1)
         last = np.where(used, np.maximum.accumulate(last), -1)
         # each output on its best ellipse of RHOS; a piece gets the most nodes any output needs
         rules = plan(half, lambda k: bounds(*_ellipse(middle, half, RHOS[k]), last),
@@ -310,11 +316,11 @@ def _plan(geometry, dps: int, log_bounds, known=None) -> _Plan:
         orders, log_rule_error = rules.orders.astype(np.int64), rules.log_errors
         # an output sums the rule on every piece still in the pass (last ≥ k): a piece it would
         # have left out errs by at most |∫| + |rule| ≤ 4h·M; a piece out of the pass by 2h·M
-        in_pass = last[None, :] >= np.arange(n + 1)[:, None]
+        in_pass = last[None, :] >= np.arange(final + 1)[:, None]
         log_error = np.where(in_pass, np.minimum(log_rule_error, segment + math.log(2)),
                              segment)
         log_error = _rounding_up(np.nan_to_num(log_error, nan=np.inf))
-        tails = _tails(geometry)
+        tails = geometry.tails()
         tails_fit = all(not tail.rad() > 0 or float(arb(tail.rad()).log().mid()) <= limit
                         for tail, limit in zip(tails, share + math.log(4)))
     return _Plan(orders, last, _error_balls(log_error), tails, tails_fit, rules.split)

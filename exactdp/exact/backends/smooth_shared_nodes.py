@@ -36,9 +36,11 @@ from ...noise import Kind
 from ...precision import to_arb
 from .gauss_legendre import legendre_rule
 from .off_axis import flat_log_bound, on_flat_side, tangent_log_bound
-from .shared_nodes import (_exclusive_cumsum, _objects, _pieces, _rounding_margin,
+from .shared_nodes import (_exclusive_cumsum, _objects, _pieces, _rounding_margin, _tails,
                            shared_probabilities)
 
+#: The smallest noise scale served (:func:`smooth_in_doubles`).
+SMALLEST_SCALE = Fraction(1, 10 ** 20)
 #: ``(dps + TAIL_DIGITS)·ln 10`` nats of the hub's log density: where the pieces first reach.
 TAIL_DIGITS = 20
 
@@ -50,9 +52,17 @@ def applies(mech) -> bool:
             or mech.threshold_noise is None or mech.query_noise is None):
         return False
     laws = (mech.threshold_noise, mech.query_noise)
-    return all(not law.is_point_mass and not law.integer_valued
-               and law.off_axis_growth() is not None
-               and law.float_log(Kind.PDF, np.zeros(1)) is not None for law in laws)
+    return all(smooth_in_doubles(law) for law in laws)
+
+
+def smooth_in_doubles(law) -> bool:
+    """Whether the law is smooth and log-concave with an off-axis growth and double-precision
+    log functions (``NoiseLaw.float_log``), at a scale of at least :data:`SMALLEST_SCALE`
+    (below it, squares of distances in units of the scale would overflow the doubles of the
+    bounds: the per-output certified path, which has no such limit, serves it)."""
+    return (not law.is_point_mass and not law.integer_valued
+            and law.off_axis_growth() is not None and law.scale >= SMALLEST_SCALE
+            and law.float_log(Kind.PDF, np.zeros(1)) is not None)
 
 
 def first_top_probabilities(mech, queries, dps: int) -> list:
@@ -80,6 +90,12 @@ class _Geometry:
         self.middle = np.array([float((a + b) / 2) for a, b in pieces])
         self.half = np.array([float((b - a) / 2) for a, b in pieces])
         self.lower, self.upper = pieces[0][0], pieces[-1][1]
+        self.outputs = len(shifts) + 1
+
+    def tails(self) -> list:
+        """Per output, the ball bounding its integral beyond the pieces
+        (``shared_nodes._tails``)."""
+        return _tails(self)
 
 
 class _LogBounds:
