@@ -227,8 +227,9 @@ def separate_best(mech, d1: Runs, d2: Runs, outputs, dps: int):
 
 def worst_of_all_outputs(mech, d1: Runs, d2: Runs, outputs, dps: int):
     """The output of largest |loss| and both totals, as :func:`separate_best`, but every
-    output's probabilities at once per input, as balls (``backends/shared_nodes.py`` for a cutoff of
-    1, else one walk of the tree of outputs, ``output_tree.py``): each must be within
+    output's probabilities at once per input, as balls (shared nodes for a cutoff of 1,
+    :func:`shared_nodes_of`, else one walk of the tree of outputs, ``output_tree.py``): each
+    must be within
     ``10^{−dps}`` relative (else :class:`~exactdp.errors.PrecisionError`)."""
     keys = [tuple(output) for output in outputs]
     sides = [all_output_balls(mech, d.expand(), keys, dps) for d in (d1, d2)]
@@ -271,7 +272,7 @@ def shared_nodes_of(mech):
 def all_output_balls(mech, queries: list, keys: list, dps: int) -> dict:
     """``{output: arb}`` for every output of ``keys`` (tuples of booleans, the outputs of
     :func:`enumerated_outputs` when it says they are shared): on shared Gauss–Legendre nodes
-    (``backends/shared_nodes.py``) for a cutoff of 1, else along the tree of outputs
+    for a cutoff of 1 (:func:`shared_nodes_of`), else along the tree of outputs
     (``output_tree.py``)."""
     module = shared_nodes_of(mech)
     if module is None:
