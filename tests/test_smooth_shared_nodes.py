@@ -16,7 +16,7 @@ from exactdp.exact.backends import shared_nodes, smooth_shared_nodes
 from exactdp.exact.divergences.output_pairs import certified_balls
 from exactdp.exact.form.threshold import build_output_integral
 from exactdp.sequences import Runs, as_queries
-from tests.conftest import _ends, assert_encloses
+from tests.conftest import _ends, assert_encloses, ellipse_boundary
 
 #: Bits at which the balls' ends are read (``arb.lower()`` rounds to flint's precision).
 PRECISION = 300
@@ -46,21 +46,17 @@ def test_the_ellipse_bounds_hold(rho):
     shifts = [Fraction(q) for q in (0, 3, -2, 3, 1)]
     cuts = sorted({Fraction(0)} | set(shifts))
     pieces = shared_nodes._pieces(cuts, Fraction(2), Fraction(12))
-    geometry = smooth_shared_nodes._Geometry(mech.threshold_noise, mech.query_noise, shifts,
-                                             pieces)
+    geometry = shared_nodes.SparseVectorLayout(mech.threshold_noise, mech.query_noise, shifts,
+                                               pieces)
     bounds = smooth_shared_nodes._LogBounds(geometry)
     middle, half = geometry.middle, geometry.half
     every = np.full(len(pieces), len(shifts))
     log_bound = bounds(*shared_nodes._ellipse(middle, half, rho), every)
     with mpmath.workdps(30):
-        for p, (c, h) in enumerate(zip(middle, half)):
-            for j in range(16):
-                angle = 2 * mpmath.pi * j / 16
-                z = mpmath.mpf(c) + h * ((rho + 1 / rho) / 2 * mpmath.cos(angle)
-                                         + 1j * (rho - 1 / rho) / 2 * mpmath.sin(angle))
-                for k in range(len(shifts) + 1):
-                    modulus = abs(_integrand(mech, shifts, k, z))
-                    assert modulus == 0 or mpmath.log(modulus) <= log_bound[k, p], (p, j, k)
+        for p, z in ellipse_boundary(geometry, rho):
+            for k in range(len(shifts) + 1):
+                modulus = abs(_integrand(mech, shifts, k, z))
+                assert modulus == 0 or mpmath.log(modulus) <= log_bound[k, p], (p, z, k)
 
 
 @pytest.mark.parametrize("queries", ["0,1,2,-1", "1,1,0,1,0", "-3,5"])
@@ -108,16 +104,21 @@ def test_the_divergences_answer_past_twelve_queries():
     assert_encloses(profile.delta, (low + high) / 2, 30, slack=high - low)
 
 
-def test_max_loss_on_forty_distinct_queries():
-    # 40 distinct queries (the cap was 12): 41 outputs; the largest |loss| is at least that of
-    # ⊤, ⊥²⁰⊤ and ⊥⁴⁰, each computed on its own (two certified probabilities), and the shared
-    # balls of each input sum to 1.
-    mech = _gaussian_svt()
+@pytest.mark.parametrize("name, moves, outputs, checked", [
+    ("svt_gaussian", (1, 1), 41, ("T", "F*20,T", "F*40")),
+    ("noisy_max_gaussian", (-1, 1), 40, ("0", "1")),
+])
+def test_max_loss_on_forty_distinct_queries(name, moves, outputs, checked):
+    # 40 distinct queries (the cap was 12), moved by ±1 alternately (noisy max; every index at
+    # once, backends/noisy_max_nodes.py) or all up by 1 (SVT): the largest |loss| is at least
+    # that of a few outputs, each from two certified probabilities computed on their own, and
+    # the shared balls of each input sum to 1.
+    mech = exactdp.mechanism(name, sigma=2) if name.startswith("noisy") else _gaussian_svt()
     d1 = [Fraction(i, 10) for i in range(40)]
-    d2 = [q + 1 for q in d1]
+    d2 = [q + moves[i % 2] for i, q in enumerate(d1)]
     result = exactdp.max_privacy_loss(mech, d1, d2)
-    assert result.outputs == 41
-    for output in ("T", "F*20,T", "F*40"):
+    assert result.outputs == outputs
+    for output in checked:
         alone = exactdp.privacy_loss(mech, d1, d2, output, method="certified")
         assert abs(result.loss.log_ratio_upper) >= abs(alone.log_ratio_lower)
     with mpmath.workdps(40):

@@ -31,11 +31,11 @@ from flint import arb
 
 from ...noise import Kind
 from ...precision import to_arb
-from .gauss_legendre import legendre_rule
 from .off_axis import flat_log_bound, on_flat_side, tangent_log_bound
 from .piece_series import flint_context
 from .piecewise_gauss import BOUND_BITS
-from .shared_nodes import _objects, _pieces, _rounding_margin, shared_probabilities
+from .shared_nodes import (PieceLayout, _objects, _pieces, _rounding_margin, rule_nodes,
+                           shared_probabilities)
 from .smooth_shared_nodes import TAIL_DIGITS, _factors, smooth_in_doubles
 
 
@@ -64,17 +64,15 @@ def index_probabilities(mech, queries, dps: int) -> list:
     return [by_value[answer] for answer in answers]
 
 
-class _Geometry:
-    """The distinct answers and their counts, the pieces, their middles and half-widths."""
+class _Geometry(PieceLayout):
+    """The pieces, the distinct answers and their counts."""
 
     def __init__(self, noise, values, counts, pieces):
-        self.noise, self.values, self.pieces = noise, values, pieces
+        super().__init__(pieces)
+        self.noise, self.values = noise, values
         self.counts = [counts[v] for v in values]
         self.value_f = np.array([float(v) for v in values])
         self.count_f = np.array(self.counts, dtype=float)
-        self.middle = np.array([float((a + b) / 2) for a, b in pieces])
-        self.half = np.array([float((b - a) / 2) for a, b in pieces])
-        self.lower, self.upper = pieces[0][0], pieces[-1][1]
         self.outputs = len(values)
 
     def tails(self) -> list:
@@ -138,22 +136,11 @@ def _rule_sums(geometry: _Geometry, plan, bits: int) -> list:
     noise = geometry.noise
     cdf, sf, density = (noise.ball_log(kind) for kind in (Kind.CDF, Kind.SF, Kind.PDF))
     median = to_arb(noise.median * noise.scale)
-    nodes, weights, lasts = [], [], []
-    for p in reversed(range(len(geometry.pieces))):
-        if plan.orders[p] == 0:
-            continue
-        a, b = geometry.pieces[p]
-        middle, half = to_arb((a + b) / 2), to_arb((b - a) / 2)
-        for x, w in legendre_rule(int(plan.orders[p]), bits):
-            nodes.append(middle + half * x)
-            weights.append(half * w)
-            lasts.append(plan.last[p])
+    nodes, weights, _, in_pass = rule_nodes(geometry, plan, bits)
     products = _objects(weights)
     for value, count in zip(geometry.values, geometry.counts):
         _, distribution = _factors(nodes, to_arb(value), cdf, sf, median)
         products = products * (distribution ** count if count > 1 else distribution)
-    in_pass = np.searchsorted(-np.array(lasts, dtype=np.int64),
-                              -np.arange(geometry.outputs + 1), side="right")
     sums = []
     for k, value in enumerate(geometry.values):
         count, shift = in_pass[k], to_arb(value)

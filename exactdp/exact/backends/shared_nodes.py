@@ -195,12 +195,37 @@ def _doubling(width: Fraction, distance: Fraction) -> list:
     return steps
 
 
-class _Geometry:
-    """The pieces and the ranks of the kinks (exact), and the pieces' middles and half-widths
-    and the shifts in double precision (for the bounds)."""
+class PieceLayout:
+    """The pieces (exact), their middles and half-widths in double precision (for the bounds),
+    and the outer ends ``lower``, ``upper``."""
+
+    def __init__(self, pieces):
+        self.pieces = pieces
+        self.middle = np.array([float((a + b) / 2) for a, b in pieces])
+        self.half = np.array([float((b - a) / 2) for a, b in pieces])
+        self.lower, self.upper = pieces[0][0], pieces[-1][1]
+
+
+class SparseVectorLayout(PieceLayout):
+    """The pieces of a Sparse Vector mechanism's ``n + 1`` outputs, its laws and the shifts
+    (exact, and in double precision)."""
+
+    def __init__(self, hub, noise, shifts, pieces):
+        super().__init__(pieces)
+        self.hub, self.noise, self.shifts = hub, noise, shifts
+        self.shift_f = np.array([float(s) for s in shifts])
+        self.outputs = len(shifts) + 1
+
+    def tails(self) -> list:
+        """Per output, the ball bounding its integral beyond the pieces (:func:`_tails`)."""
+        return _tails(self)
+
+
+class _Geometry(SparseVectorLayout):
+    """The layout and the ranks of the kinks (exact)."""
 
     def __init__(self, hub, noise, shifts, kinks, pieces):
-        self.hub, self.noise, self.shifts, self.pieces = hub, noise, shifts, pieces
+        super().__init__(hub, noise, shifts, pieces)
         rank = {kink: index for index, kink in enumerate(kinks)}
         (noise_kink,) = noise.kink_points()
         (hub_kink,) = hub.kink_points()
@@ -208,15 +233,6 @@ class _Geometry:
         self.piece_rank = np.array([bisect.bisect_right(kinks, a) for a, _ in pieces])
         self.query_rank = np.array([rank[s + noise_kink] for s in shifts])
         self.hub_rank = rank[hub_kink]
-        self.shift_f = np.array([float(s) for s in shifts])
-        self.middle = np.array([float((a + b) / 2) for a, b in pieces])
-        self.half = np.array([float((b - a) / 2) for a, b in pieces])
-        self.lower, self.upper = pieces[0][0], pieces[-1][1]
-        self.outputs = len(shifts) + 1
-
-    def tails(self) -> list:
-        """Per output, the ball bounding its integral beyond the pieces (:func:`_tails`)."""
-        return _tails(self)
 
     def right_of_query(self, ranks) -> np.ndarray:
         """``(n, len(ranks))``: whether each place of rank ``ranks`` lies right of each query's
@@ -472,23 +488,18 @@ def _rule_sums(geometry: _Geometry, plan: _Plan, bits: int) -> list:
     nodes right of a query's kink and the nodes in the pass (:func:`_plan`) are prefixes."""
     hub, noise, shifts = geometry.hub, geometry.noise, geometry.shifts
     n = len(shifts)
-    nodes, products, ranks, lasts = [], [], [], []
-    for p in reversed(range(len(geometry.pieces))):
-        if plan.orders[p] == 0:
-            continue
-        a, b = geometry.pieces[p]
-        middle, half = to_arb((a + b) / 2), to_arb((b - a) / 2)
+    nodes, weights, pieces, in_pass = rule_nodes(geometry, plan, bits)
+    densities = {}  # the hub's density on each side of its kink: (log coefficient, rate)
+    products = []
+    for z, weight, p in zip(nodes, weights, pieces):
         side = 1 if geometry.hub_rank < geometry.piece_rank[p] else -1
-        density = piece_in(hub, Kind.PDF, side, BALLS)
-        log_coefficient, rate = density.log_coefficient, to_arb(density.rate)
-        for x, w in legendre_rule(int(plan.orders[p]), bits):
-            z = middle + half * x
-            nodes.append(z)
-            products.append(half * w * (log_coefficient + rate * z).exp())
-            ranks.append(geometry.piece_rank[p])
-            lasts.append(plan.last[p])
+        if side not in densities:
+            density = piece_in(hub, Kind.PDF, side, BALLS)
+            densities[side] = density.log_coefficient, to_arb(density.rate)
+        log_coefficient, rate = densities[side]
+        products.append(weight * (log_coefficient + rate * z).exp())
     products = _objects(products)
-    ranks, lasts = np.array(ranks, dtype=np.int64), np.array(lasts, dtype=np.int64)
+    ranks = geometry.piece_rank[np.array(pieces, dtype=np.int64)]
     # per side of a kink: the plain exponential among F and S (``_primary``) is
     # coefficient·e^{rate·(z − s)}: e^{rate·z} at every node times a constant per query
     powers, constants, survival_primary = {}, {}, {}
@@ -499,7 +510,6 @@ def _rule_sums(geometry: _Geometry, plan: _Plan, bits: int) -> list:
         constants[side] = [to_arb(piece.coefficient) * (-(rate * to_arb(s))).exp()
                            for s in shifts]
         survival_primary[side] = kind is Kind.SF
-    in_pass = np.searchsorted(-lasts, -np.arange(n + 2), side="right")  # nodes with last ≥ k
     right_of = np.searchsorted(-ranks, -geometry.query_rank, side="left")  # rank > query's
     sums = []
     for k in range(n):
@@ -524,6 +534,27 @@ def _rule_sums(geometry: _Geometry, plan: _Plan, bits: int) -> list:
         sums.append(total)
     sums.append(products[:in_pass[n]].sum() if in_pass[n] else arb(0))
     return sums
+
+
+def rule_nodes(geometry, plan: _Plan, bits: int) -> tuple:
+    """``(nodes, weights, pieces, in_pass)``: every node of the plan's rules as a ball, from the
+    rightmost piece to the leftmost, its weight (the piece's half-width included) and its
+    piece's index; ``in_pass[k]`` the number of nodes (a prefix) whose piece an output ``≥ k``
+    needs (``plan.last``), for ``k = 0 … geometry.outputs``."""
+    nodes, weights, pieces, lasts = [], [], [], []
+    for p in reversed(range(len(geometry.pieces))):
+        if plan.orders[p] == 0:
+            continue
+        a, b = geometry.pieces[p]
+        middle, half = to_arb((a + b) / 2), to_arb((b - a) / 2)
+        for x, w in legendre_rule(int(plan.orders[p]), bits):
+            nodes.append(middle + half * x)
+            weights.append(half * w)
+            pieces.append(p)
+            lasts.append(plan.last[p])
+    in_pass = np.searchsorted(-np.array(lasts, dtype=np.int64),
+                              -np.arange(geometry.outputs + 1), side="right")
+    return nodes, weights, pieces, in_pass
 
 
 def _objects(values) -> np.ndarray:

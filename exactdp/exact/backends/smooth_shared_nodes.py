@@ -34,10 +34,9 @@ from flint import arb
 
 from ...noise import Kind
 from ...precision import to_arb
-from .gauss_legendre import legendre_rule
 from .off_axis import flat_log_bound, on_flat_side, tangent_log_bound
-from .shared_nodes import (_exclusive_cumsum, _objects, _pieces, _rounding_margin, _tails,
-                           shared_probabilities)
+from .shared_nodes import (SparseVectorLayout, _exclusive_cumsum, _objects, _pieces,
+                           _rounding_margin, rule_nodes, shared_probabilities)
 
 #: The smallest noise scale served (:func:`smooth_in_doubles`).
 SMALLEST_SCALE = Fraction(1, 10 ** 20)
@@ -76,26 +75,9 @@ def first_top_probabilities(mech, queries, dps: int) -> list:
     while hub.log_size(distance) < (dps + TAIL_DIGITS) * Fraction(23, 10):  # ln 10 < 2.3
         distance *= 2
     return shared_probabilities(
-        mech, len(queries), dps, lambda pieces: _Geometry(hub, noise, shifts, pieces),
+        mech, len(queries), dps, lambda pieces: SparseVectorLayout(hub, noise, shifts, pieces),
         lambda distance: _pieces(cuts, min(hub.scale, noise.scale), distance), distance,
         _LogBounds, _rule_sums)
-
-
-class _Geometry:
-    """The pieces, their middles and half-widths, and the shifts in double precision."""
-
-    def __init__(self, hub, noise, shifts, pieces):
-        self.hub, self.noise, self.shifts, self.pieces = hub, noise, shifts, pieces
-        self.shift_f = np.array([float(s) for s in shifts])
-        self.middle = np.array([float((a + b) / 2) for a, b in pieces])
-        self.half = np.array([float((b - a) / 2) for a, b in pieces])
-        self.lower, self.upper = pieces[0][0], pieces[-1][1]
-        self.outputs = len(shifts) + 1
-
-    def tails(self) -> list:
-        """Per output, the ball bounding its integral beyond the pieces
-        (``shared_nodes._tails``)."""
-        return _tails(self)
 
 
 class _LogBounds:
@@ -103,7 +85,7 @@ class _LogBounds:
     piece ``p`` (module docstring), from the laws' logs and slopes at the middles (computed
     once) and, per extent, the complements of the factors on their flat side."""
 
-    def __init__(self, geometry: _Geometry):
+    def __init__(self, geometry: SparseVectorLayout):
         hub, noise, middle = geometry.hub, geometry.noise, geometry.middle
         self.noise, self.middle, self.shift = noise, middle, geometry.shift_f[:, None]
         self.relative = middle[None, :] - geometry.shift_f[:, None]            # (n, P)
@@ -164,7 +146,7 @@ class _LogBounds:
         return np.nan_to_num(out, nan=np.inf)
 
 
-def _rule_sums(geometry: _Geometry, plan, bits: int) -> list:
+def _rule_sums(geometry: SparseVectorLayout, plan, bits: int) -> list:
     """The rule's sum for every output: one pass over the queries, each multiplying the running
     products ``w·p·P_k`` at the nodes still in the pass (the nodes from right to left, so those
     in the pass are a prefix: ``shared_nodes._plan``) by ``F(z − s_k)``, after adding
@@ -174,20 +156,8 @@ def _rule_sums(geometry: _Geometry, plan, bits: int) -> list:
     density = hub.ball_log(Kind.PDF)
     cdf, sf = noise.ball_log(Kind.CDF), noise.ball_log(Kind.SF)
     median = to_arb(noise.median * noise.scale)
-    nodes, products, lasts = [], [], []
-    for p in reversed(range(len(geometry.pieces))):
-        if plan.orders[p] == 0:
-            continue
-        a, b = geometry.pieces[p]
-        middle, half = to_arb((a + b) / 2), to_arb((b - a) / 2)
-        for x, w in legendre_rule(int(plan.orders[p]), bits):
-            z = middle + half * x
-            nodes.append(z)
-            products.append(half * w * density.value(z))
-            lasts.append(plan.last[p])
-    products = _objects(products)
-    in_pass = np.searchsorted(-np.array(lasts, dtype=np.int64), -np.arange(n + 2),
-                              side="right")  # nodes with last ≥ k
+    nodes, weights, _, in_pass = rule_nodes(geometry, plan, bits)
+    products = _objects([weight * density.value(z) for z, weight in zip(nodes, weights)])
     last_use = {shift: k for k, shift in enumerate(shifts)}
     made: dict = {}  # a repeated query's factors at the nodes, kept until its last use
     sums = []
