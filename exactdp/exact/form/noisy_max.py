@@ -126,11 +126,14 @@ def _(mech: NoisyMaxMechanism, d1: Runs, d2: Runs, dps: int) -> Witness:
 @output_probabilities.register
 def _(mech: NoisyMaxMechanism, d: Runs, dps: int, memo: dict | None = None) -> dict:
     """Every index's probability: all at once on shared nodes for a smooth law
-    (``backends/noisy_max_nodes.py``), else each index's certified probability (also where
+    (``backends/noisy_max_nodes.py``) unless a ``memo`` is shared across inputs of at most
+    ``MAX_ENUMERATED_QUERIES`` queries, else each index's certified probability (also where
     the shared nodes fail, as at scales far below the answers' spread, whose bounds in double
     precision are too coarse, up to ``MAX_ENUMERATED_QUERIES`` queries)."""
     indices = _indices(mech, len(d))
-    if noisy_max_nodes.applies(mech):
+    # a caller sharing the forms across many inputs (``memo``) does better one index at a time
+    # than with a pass of erfc's per input, where there are few (``exactdp verify``)
+    if noisy_max_nodes.applies(mech) and (memo is None or len(d) > MAX_ENUMERATED_QUERIES):
         try:
             with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
                 balls = noisy_max_nodes.index_probabilities(mech, d.expand(), dps)

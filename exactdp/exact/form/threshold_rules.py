@@ -14,6 +14,7 @@ from ...errors import PrecisionError
 from ...mechanisms.description import ThresholdMechanism
 from ...precision import check_dps
 from ...sequences import Runs
+from ..backends import smooth_shared_nodes
 from ..divergences.output_pairs import certified_balls, output_probabilities
 from ..losses.privacy_loss import (MAX_ENUMERATED_QUERIES, MaxPrivacyLoss, all_output_balls,
                                    conclude_max_loss, enumerated_outputs, neighbouring_pair,
@@ -42,6 +43,10 @@ def _(mech: ThresholdMechanism, d1, d2, dps: int = 30,
 @output_probabilities.register
 def _(mech: ThresholdMechanism, d: Runs, dps: int, memo: dict | None = None) -> dict:
     outputs, shared = enumerated_outputs(mech, len(d), "a divergence")
+    # a caller sharing the forms across many inputs (``memo``) does better one output at a time
+    # than with a pass of erfc's per input, where there are few (``exactdp verify``)
+    shared = shared and not (memo is not None and len(d) <= MAX_ENUMERATED_QUERIES
+                             and smooth_shared_nodes.applies(mech))
     return _at_once_or_alone(
         shared, len(d),
         lambda: all_output_balls(mech, d.expand(), [tuple(output) for output in outputs], dps),
