@@ -15,7 +15,7 @@ distinct answer ``v`` adds ``Σ w·P(x)·p(x − v)/F(x − v)`` over the nodes 
 Bounds, per distinct answer and piece: the log sum of the factors of its integrand, the density
 ``p(x − v)`` and every CDF below ``½`` at the piece's middle by the tangent bound, each CDF on its
 flat side by ``log(1 + S·e^{C·h²})`` with ``S`` at the left end of the ellipse's real extent
-(``off_axis.py``): the sums over all answers less the one factor ``F(x − v)`` the integrand
+(``off_axis.py``; off the real line only): the sums over all answers less the one factor ``F(x − v)`` the integrand
 lacks, in double precision raised by ``shared_nodes._rounding_margin``.  Beyond the pieces,
 ``P`` is increasing and ``p(x − v)/F(x − v)·F(x − v) = p(x − v)``: the left tail is at most
 ``P(L)``, the right one at most ``S(R − v)``.
@@ -87,7 +87,8 @@ class _Geometry(PieceLayout):
 
 class _LogBounds:
     """``log M[v, p]``: a bound of distinct answer ``v``'s integrand on an extent around the
-    middle of piece ``p`` (module docstring)."""
+    middle of piece ``p`` (module docstring; on the real line every factor takes the tangent,
+    as in ``smooth_shared_nodes._LogBounds``)."""
 
     def __init__(self, geometry: _Geometry):
         noise, middle = geometry.noise, geometry.middle
@@ -99,26 +100,30 @@ class _LogBounds:
         self.cdf, self.cdf_slope = noise.float_log(Kind.CDF, relative)
         self.pdf, self.pdf_slope = noise.float_log(Kind.PDF, relative)
         self.flat = on_flat_side(Kind.CDF, self.cdf)
-        steep = ~self.flat
-        # per answer, its one CDF factor's steep parts; over all answers, their weighted sums
-        self.own = [np.where(steep, part, 0.0)
-                    for part in (self.cdf, self.cdf_slope, np.ones_like(self.cdf),
-                                 np.abs(self.cdf), np.abs(self.cdf_slope))]
-        self.total = [np.sum(self.count * part, axis=0) for part in self.own]
 
     def __call__(self, low, high, imaginary, last) -> np.ndarray:
         """``(m, P)`` bounds on the extents ``[low, high] × [−imaginary, imaginary]`` around the
         middles for the answers ``k ≤ last[p]``; ``+inf`` elsewhere."""
         reach = np.maximum(self.middle - low, high - self.middle)
         height = np.broadcast_to(np.asarray(imaginary, dtype=float), reach.shape)
+        off_axis = bool(np.any(height > 0))
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            log_survival, _ = self.noise.float_log(Kind.SF, low[None, :] - self.value)
-            flat = np.where(self.flat, flat_log_bound(log_survival, self.growth, height), 0.0)
-            flat_total = np.sum(self.count * flat, axis=0) - flat
-            value, slope, count, size, size_slope = (
-                total[None, :] - own for total, own in zip(self.total, self.own))
-            size += 2 * np.abs(self.own[0]) + np.abs(self.pdf)
-            size_slope += 2 * np.abs(self.own[1]) + np.abs(self.pdf_slope)
+            flat = self.flat & off_axis
+            if off_axis:
+                log_survival, _ = self.noise.float_log(Kind.SF, low[None, :] - self.value)
+                flat_bound = np.where(flat, flat_log_bound(log_survival, self.growth, height),
+                                      0.0)
+            else:
+                flat_bound = np.zeros_like(self.cdf)
+            # per answer, its one CDF factor's steep parts; over all answers, their weighted
+            # sums; each answer's integrand lacks one of its own CDF factors
+            own = [np.where(flat, 0.0, part)
+                   for part in (self.cdf, self.cdf_slope, np.ones_like(self.cdf),
+                                np.abs(self.cdf), np.abs(self.cdf_slope))] + [flat_bound]
+            value, slope, count, size, size_slope, flat_total = (
+                np.sum(self.count * part, axis=0)[None, :] - part for part in own)
+            size += 2 * np.abs(own[0]) + np.abs(self.pdf)
+            size_slope += 2 * np.abs(own[1]) + np.abs(self.pdf_slope)
             value, slope = value + self.pdf, slope + self.pdf_slope
             curvature = self.growth * (count + 1)
             bound = tangent_log_bound(value, slope, reach, curvature, height) + flat_total

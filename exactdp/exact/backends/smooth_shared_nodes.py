@@ -19,7 +19,7 @@ Bernstein ellipse ``E_ρ`` (``node_planner.plan``), with ``M`` from real values
 density and the factors below ``½`` at the piece's middle ``c`` by the tangent bound
 ``G(c) + |G'(c)|·r + h²·Σ C`` of their log sum, each factor on its flat side by
 ``log(1 + T·e^{C·h²})``, its complement ``T`` taken at the end of the ellipse's real extent where
-it is largest.  These are cumulative sums over the queries, in double precision (the law's
+it is largest (off the real line only: on the real segment every factor takes the tangent).  These are cumulative sums over the queries, in double precision (the law's
 ``float_log``), raised by ``2^{−30}`` of the sizes summed (``shared_nodes._rounding_margin``:
 far above their rounding; a bound needs only a few correct bits).  The tails beyond the pieces
 are bounded as in ``shared_nodes.py``.
@@ -83,7 +83,9 @@ def first_top_probabilities(mech, queries, dps: int) -> list:
 class _LogBounds:
     """``log M[k, p]``: a bound of output ``k``'s integrand on an extent around the middle of
     piece ``p`` (module docstring), from the laws' logs and slopes at the middles (computed
-    once) and, per extent, the complements of the factors on their flat side."""
+    once) and, per extent off the real line, the complements of the factors on their flat side
+    (on the real line every factor takes the tangent: all are log-concave, and there the flat
+    side's ``1 + T`` would overstate ``1 − T``)."""
 
     def __init__(self, geometry: SparseVectorLayout):
         hub, noise, middle = geometry.hub, geometry.noise, geometry.middle
@@ -97,13 +99,6 @@ class _LogBounds:
                         for kind in (Kind.CDF, Kind.SF)}
         self.flat = {kind: on_flat_side(kind, values[0])
                      for kind, values in self.factors.items()}
-        value, slope = self.factors[Kind.CDF]
-        steep = ~self.flat[Kind.CDF]
-        # exclusive cumulative sums over the queries of the steep F factors' logs, slopes,
-        # counts and absolute sizes (for the rounding margin)
-        self.prefix = [_exclusive_cumsum(np.where(steep, part, 0.0))
-                       for part in (value, slope, np.ones_like(value), np.abs(value),
-                                    np.abs(slope))]
 
     def __call__(self, low, high, imaginary, last) -> np.ndarray:
         """``(n + 1, P)`` bounds on the extents ``[low, high] × [−imaginary, imaginary]``
@@ -112,27 +107,28 @@ class _LogBounds:
         n = self.relative.shape[0]
         reach = np.maximum(self.middle - low, high - self.middle)
         height = np.broadcast_to(np.asarray(imaginary, dtype=float), reach.shape)
-        shift = self.shift
-        flat_parts = {}
+        off_axis = bool(np.any(height > 0))
+        parts = {}  # per kind: steep logs, slopes, counts, sizes, slope sizes, flat bounds
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             # a flat F's complement S is largest at the left end, a flat S's F at the right end
             for kind, complement, end in ((Kind.CDF, Kind.SF, low), (Kind.SF, Kind.CDF, high)):
-                log_complement, _ = self.noise.float_log(complement, end[None, :] - shift)
-                flat_parts[kind] = np.where(self.flat[kind],
-                                            flat_log_bound(log_complement, self.growth,
-                                                           height[None, :]), 0.0)
-            flat_prefix = _exclusive_cumsum(flat_parts[Kind.CDF])
-            value, slope, count, size, size_slope = (part.copy() for part in self.prefix)
-            flat_total = flat_prefix.copy()
-            # the survival factor of ⊥ᵏ⊤ (none for ⊥ⁿ)
-            s_value, s_slope = self.factors[Kind.SF]
-            s_steep = ~self.flat[Kind.SF]
-            value[:n] += np.where(s_steep, s_value, 0.0)
-            slope[:n] += np.where(s_steep, s_slope, 0.0)
-            count[:n] += s_steep
-            size[:n] += np.where(s_steep, np.abs(s_value), 0.0)
-            size_slope[:n] += np.where(s_steep, np.abs(s_slope), 0.0)
-            flat_total[:n] += flat_parts[Kind.SF]
+                value, slope = self.factors[kind]
+                flat = self.flat[kind] & off_axis
+                if off_axis:
+                    log_complement, _ = self.noise.float_log(complement,
+                                                             end[None, :] - self.shift)
+                    flat_bound = np.where(flat, flat_log_bound(log_complement, self.growth,
+                                                               height[None, :]), 0.0)
+                else:
+                    flat_bound = np.zeros_like(value)
+                parts[kind] = [np.where(flat, 0.0, part)
+                               for part in (value, slope, np.ones_like(value), np.abs(value),
+                                            np.abs(slope))] + [flat_bound]
+            # the F factors of the queries before k, the survival factor of ⊥ᵏ⊤ (not ⊥ⁿ)
+            total = [_exclusive_cumsum(part) for part in parts[Kind.CDF]]
+            for summed, survival in zip(total, parts[Kind.SF]):
+                summed[:n] += survival
+            value, slope, count, size, size_slope, flat_total = total
             value += self.hub_value
             slope += self.hub_slope
             size += np.abs(self.hub_value)
