@@ -15,8 +15,9 @@ distinct answer ``v`` adds ``Σ w·P(x)·p(x − v)/F(x − v)`` over the nodes 
 Bounds, per distinct answer and piece: the log sum of the factors of its integrand, the density
 ``p(x − v)`` and every CDF below ``½`` at the piece's middle by the tangent bound, each CDF on its
 flat side by ``log(1 + S·e^{C·h²})`` with ``S`` at the left end of the ellipse's real extent
-(``off_axis.py``; off the real line only): the sums over all answers less the one factor ``F(x − v)`` the integrand
-lacks, in double precision raised by ``shared_nodes._rounding_margin``.  Beyond the pieces,
+(``off_axis.py``; off the real line only): the sums over all answers less the one factor
+``F(x − v)`` the integrand lacks, in double precision raised by
+``shared_nodes._rounding_margin``.  Beyond the pieces,
 ``P`` is increasing and ``p(x − v)/F(x − v)·F(x − v) = p(x − v)``: the left tail is at most
 ``P(L)``, the right one at most ``S(R − v)``.
 """
