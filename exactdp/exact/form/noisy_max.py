@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 
-from ...errors import InputError, MethodUnavailableError, PrecisionError
+from ...errors import InputError, MethodUnavailableError
 from ...mechanisms.noisy_max import NoisyMaxMechanism
 from ...noise import Kind
 from ...precision import COMBINE_GUARD_DIGITS, check_dps, working_bits
@@ -32,7 +32,8 @@ from ...sequences import Runs, as_output, as_queries, to_fraction
 from .integral_form import IntegralBuilder, IntegralForm, make_term
 from ..backends import noisy_max_nodes
 from ..backends.piece_series import flint_context
-from ..losses.privacy_loss import MAX_ENUMERATED_QUERIES, MAX_SHARED_QUERIES
+from ..losses.privacy_loss import (MAX_ENUMERATED_QUERIES, MAX_SHARED_QUERIES,
+                                   at_once_or_alone)
 from ..divergences.output_pairs import certified_balls, output_probabilities
 from ..probability import evaluate, probability
 from ..losses.worst_output import (Witness, best_witness, maximise_over_values, pair_witness,
@@ -131,18 +132,18 @@ def _(mech: NoisyMaxMechanism, d: Runs, dps: int, memo: dict | None = None) -> d
     the shared nodes fail, as at scales far below the answers' spread, whose bounds in double
     precision are too coarse, up to ``MAX_ENUMERATED_QUERIES`` queries)."""
     indices = _indices(mech, len(d))
+
+    def at_once() -> dict:
+        with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
+            balls = noisy_max_nodes.index_probabilities(mech, d.expand(), dps)
+        return {tuple(index): ball for index, ball in zip(indices, balls)}
+
     # a caller sharing the forms across many inputs (``memo``) does better one index at a time
     # than with a pass of erfc's per input, where there are few (``exactdp verify``)
-    if noisy_max_nodes.applies(mech) and (memo is None or len(d) > MAX_ENUMERATED_QUERIES):
-        try:
-            with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
-                balls = noisy_max_nodes.index_probabilities(mech, d.expand(), dps)
-            return {tuple(index): ball for index, ball in zip(indices, balls)}
-        except PrecisionError:
-            if len(d) > MAX_ENUMERATED_QUERIES:
-                raise
-    return certified_balls(mech, d, indices, lambda d, output: index_form(mech, d, output[0]),
-                           dps, memo)
+    shared = noisy_max_nodes.applies(mech) and (memo is None
+                                                or len(d) > MAX_ENUMERATED_QUERIES)
+    return at_once_or_alone(shared, len(d), at_once, lambda: certified_balls(
+        mech, d, indices, lambda d, output: index_form(mech, d, output[0]), dps, memo))
 
 
 def _indices(mech: NoisyMaxMechanism, n: int) -> list[list[int]]:

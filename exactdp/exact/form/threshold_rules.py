@@ -10,15 +10,14 @@ own.
 
 from __future__ import annotations
 
-from ...errors import PrecisionError
 from ...mechanisms.description import ThresholdMechanism
 from ...precision import check_dps
 from ...sequences import Runs
 from ..backends import smooth_shared_nodes
 from ..divergences.output_pairs import certified_balls, output_probabilities
 from ..losses.privacy_loss import (MAX_ENUMERATED_QUERIES, MaxPrivacyLoss, all_output_balls,
-                                   conclude_max_loss, enumerated_outputs, neighbouring_pair,
-                                   separate_best, worst_of_all_outputs)
+                                   at_once_or_alone, conclude_max_loss, enumerated_outputs,
+                                   neighbouring_pair, separate_best, worst_of_all_outputs)
 from ..losses.supremum import max_privacy_loss
 from ..probability import evaluate, probability
 from .threshold import build_output_integral
@@ -34,7 +33,7 @@ def _(mech: ThresholdMechanism, d1, d2, dps: int = 30,
       allow_any_pair: bool = False) -> MaxPrivacyLoss:
     d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
     outputs, shared = enumerated_outputs(mech, len(d1), "max_privacy_loss")
-    best, totals = _at_once_or_alone(
+    best, totals = at_once_or_alone(
         shared, len(d1), lambda: worst_of_all_outputs(mech, d1, d2, outputs, dps),
         lambda: separate_best(mech, d1, d2, outputs, dps))
     return conclude_max_loss(mech, d1, d2, best, totals, len(outputs), dps)
@@ -47,24 +46,9 @@ def _(mech: ThresholdMechanism, d: Runs, dps: int, memo: dict | None = None) -> 
     # than with a pass of erfc's per input, where there are few (``exactdp verify``)
     shared = shared and not (memo is not None and len(d) <= MAX_ENUMERATED_QUERIES
                              and smooth_shared_nodes.applies(mech))
-    return _at_once_or_alone(
+    return at_once_or_alone(
         shared, len(d),
         lambda: all_output_balls(mech, d.expand(), [tuple(output) for output in outputs], dps),
         lambda: certified_balls(mech, d, outputs,
                                 lambda d, output: build_output_integral(
                                     mech, d, Runs.from_items(output)), dps, memo))
-
-
-def _at_once_or_alone(shared: bool, n: int, at_once, alone):
-    """``at_once()`` where the outputs are evaluated together, else ``alone()`` (each output on
-    its own); also ``alone()`` where ``at_once`` raises :class:`PrecisionError` on at most
-    ``MAX_ENUMERATED_QUERIES`` queries (a Gaussian scale far below the queries' spread, whose
-    shared nodes' bounds in double precision are too coarse)."""
-    if not shared:
-        return alone()
-    try:
-        return at_once()
-    except PrecisionError:
-        if n > MAX_ENUMERATED_QUERIES:
-            raise
-    return alone()

@@ -258,6 +258,21 @@ def worst_of_all_outputs(mech, d1: Runs, d2: Runs, outputs, dps: int):
             return list(best), [mpmath.mpf(total.mid()._mpf_) for total in totals]
 
 
+def at_once_or_alone(shared: bool, n: int, at_once, alone):
+    """``at_once()`` where the outputs are evaluated together, else ``alone()`` (each output on
+    its own); also ``alone()`` where ``at_once`` raises :class:`PrecisionError` on at most
+    :data:`MAX_ENUMERATED_QUERIES` queries (a Gaussian scale far below the queries' spread,
+    whose shared nodes' bounds in double precision are too coarse)."""
+    if not shared:
+        return alone()
+    try:
+        return at_once()
+    except PrecisionError:
+        if n > MAX_ENUMERATED_QUERIES:
+            raise
+    return alone()
+
+
 def shared_nodes_of(mech):
     """The module that evaluates every output of the ⊤/⊥ mechanism ``mech`` on shared
     Gauss–Legendre nodes (``backends/shared_nodes.py`` for piecewise exponential laws,
