@@ -191,6 +191,12 @@ class NoiseLaw:
         (no kinks) and log-concave."""
         return None
 
+    def float_log(self, kind: Kind, x: np.ndarray):
+        """``(log g(x), (log g)'(x))`` in double precision (numpy arrays), each within a few
+        units in the last place, for a law with :meth:`off_axis_growth`; ``None`` if the law
+        gives none (``exact/backends/smooth_shared_nodes.py`` bounds with them)."""
+        return None
+
     def interval(self, low: mpf, high: mpf) -> mpf:
         """``Pr[low < η < high]`` (ends may be ±inf) without cancellation: split at the median
         ``m``, ``(F(min(high, m)) − F(low)) + (S(max(low, m)) − S(high))``, each difference
@@ -554,6 +560,20 @@ class Gaussian(NoiseLaw):
         real axis), so ``|erfc(u + iv)| ≤ (2/√π)∫_0^∞ e^{−(u + t)²} dt·e^{v²} = erfc(u)·e^{v²}``:
         the CDF ``½ erfc(−u)`` and the survival function ``½ erfc(u)`` meet it too."""
         return 1 / (2 * self.scale ** 2)
+
+    def float_log(self, kind: Kind, x: np.ndarray):
+        """By scipy's ``log_ndtr`` (Cephes' ``ndtr`` and an asymptotic series in the tails) and
+        ``erfcx(t) = e^{t²} erfc(t)``: ``log F(x) = log Φ(x/σ)``, ``log S(x) = log Φ(−x/σ)``,
+        the slopes ``±p/g = ±√(2/π)/(σ·erfcx(∓x/(σ√2)))`` (no cancellation of two large logs
+        in the tails) and the density's ``−x/σ²``."""
+        from scipy.special import erfcx, log_ndtr
+        sigma = float(self.scale)
+        if kind is Kind.PDF:
+            return (-(x / sigma) ** 2 / 2 - math.log(sigma * math.sqrt(2 * math.pi)),
+                    -x / sigma ** 2)
+        sign = -1.0 if kind is Kind.CDF else 1.0
+        return (log_ndtr(-sign * x / sigma),
+                -sign * math.sqrt(2 / math.pi) / (sigma * erfcx(sign * x / (sigma * math.sqrt(2)))))
 
     def _ball_log(self, kind: Kind, side: int) -> BallLog:
         """In balls, with ``u = x/(σ√2)``: ``log F = log(½ erfc(−u))``, ``log S =

@@ -70,3 +70,14 @@ def assert_encloses(enclosure, reference, digits: int, *, absolute: bool = False
     assert upper - lower <= allowed, (f"[{float(lower)!r}, {float(upper)!r}] is "
                                       f"{float(upper - lower):.3g} wide, more than "
                                       f"{float(allowed):.3g} for {digits} digits")
+
+
+def ellipse_boundary(layout, rho: float, count: int = 16):
+    """``(piece index, z)`` for ``count`` points ``z`` (mpmath complex numbers) on the boundary of
+    the Bernstein ellipse ``E_ρ`` of every piece of a shared-nodes layout (its ``middle`` and
+    ``half`` arrays): ``c + h·((ρ + 1/ρ)/2·cos θ + i(ρ − 1/ρ)/2·sin θ)``."""
+    for p, (c, h) in enumerate(zip(layout.middle, layout.half)):
+        for j in range(count):
+            angle = 2 * mpmath.pi * j / count
+            yield p, mpmath.mpf(c) + h * ((rho + 1 / rho) / 2 * mpmath.cos(angle)
+                                          + 1j * (rho - 1 / rho) / 2 * mpmath.sin(angle))

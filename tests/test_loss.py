@@ -217,10 +217,10 @@ def test_shared_nodes_share_the_tolerance_again_from_the_sums(monkeypatch):
     from exactdp.exact.backends import shared_nodes
     plan, known_given = shared_nodes._plan, []
 
-    def plan_believing_every_probability_is_one(geometry, dps, known=None):
+    def plan_believing_every_probability_is_one(geometry, dps, log_bounds, known=None):
         known_given.append(known is not None)
-        return plan(geometry, dps, [0.0] * (len(geometry.shifts) + 1) if known is None
-                    else known)
+        return plan(geometry, dps, log_bounds,
+                    [0.0] * (len(geometry.shifts) + 1) if known is None else known)
 
     monkeypatch.setattr(shared_nodes, "_plan", plan_believing_every_probability_is_one)
     mech = exactdp.mechanism("svt1", eps=1, c=1)

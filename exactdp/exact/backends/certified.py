@@ -60,6 +60,7 @@ from ...precision import (GOAL_GUARD_DIGITS, ROUNDING_GUARD_DIGITS, CertifiedPro
 from ...refinement import refine
 from ...sequences import to_fraction
 from .discrete_hub import log_sum
+from .off_axis import on_flat_side, tangent_log_bound
 from .arithmetics import BALLS
 from .exponential_sums import ExponentialProduct, integrate, product_on_piece
 from ..form.integral_form import Integral, IntegralForm, Term, interior_point
@@ -160,17 +161,16 @@ class SegmentIntegrand:
         x, height = z.real, arb(z.imag.abs_upper())
         centre, reach = arb(x.mid()), arb(x.rad())
         log_bound, slope, curvature, direct = -log_scale, arb(0), arb(0), arb(1)
-        log_half = -arb(2).log()
         for (functions, shift, power), (growth, kind) in zip(self.terms, self.growths):
             if growth is not None:
                 log_value = functions.log(centre - shift)
-                if kind is Kind.PDF or not log_value > log_half:
+                if not on_flat_side(kind, log_value):
                     log_bound += power * log_value
                     slope += power * functions.slope(centre - shift)
                     curvature += power * to_arb(growth)
                     continue
             direct *= abs(functions.value(z - shift)) ** power
-        return (log_bound + abs(slope) * reach + curvature * height ** 2).exp() * direct
+        return tangent_log_bound(log_bound, slope, reach, curvature, height).exp() * direct
 
     def integrand(self, log_scale: arb):
         """:meth:`scaled` in the form ``acb.integral`` calls: the function is entire, so its

@@ -62,6 +62,8 @@ TAIL_ROUNDS = 4
 #: Further tries when a ball is too wide: with 64 more bits if the rounding took too much of
 #: its tolerance, once with the tolerances shared out from the first sums otherwise.
 RETRIES = 2
+#: Halvings of the pieces that need more than :data:`MAX_ORDER` nodes.
+SPLIT_ROUNDS = 64
 #: Share of an output's tolerance ``10^{−dps}·Pr`` given to the quadrature and tail bounds (the
 #: rest covers the rounding of the balls and the estimate of ``Pr`` used to share it out).
 ERROR_SHARE = 1 / 16
@@ -91,28 +93,50 @@ def first_top_probabilities(mech, queries, dps: int) -> list:
     """``[Pr[⊥ᵏ⊤] for k < n] + [Pr[⊥ⁿ]]`` as ``arb`` balls of relative width at most
     ``10^{−dps}`` (else :class:`~exactdp.errors.PrecisionError`), for a mechanism for which
     :func:`applies`."""
-    n = len(queries)
     hub, noise = mech.threshold_noise, mech.query_noise
     shifts = [Fraction(q) - Fraction(mech.threshold) for q in queries]
     (noise_kink,) = noise.kink_points()
     kinks = sorted(set(hub.kink_points()) | {s + noise_kink for s in shifts})
-    # beyond the outermost kinks, pieces of doubling width (from the smaller noise scale) as
-    # far as the hub's tails matter; further if some output is so small that they still do
     distance = hub.scale * (dps + 20) * Fraction(23, 10)  # ln 10 < 2.3
-    for _ in range(TAIL_ROUNDS):
-        geometry = _Geometry(hub, noise, shifts, kinks,
-                             _pieces(kinks, min(hub.scale, noise.scale), distance))
-        plan = _plan(geometry, dps)
-        if plan.tails_fit:
+    return shared_probabilities(
+        mech, len(queries), dps, lambda pieces: _Geometry(hub, noise, shifts, kinks, pieces),
+        lambda distance: _pieces(kinks, min(hub.scale, noise.scale), distance), distance,
+        _LogBounds, _rule_sums)
+
+
+def shared_probabilities(mech, n: int, dps: int, layout, cut, distance: Fraction, log_bounds,
+                         rule_sums) -> list:
+    """The probabilities of :func:`first_top_probabilities` for laws whose factors
+    ``log_bounds`` bounds on the ellipses and ``rule_sums`` evaluates at the nodes (the
+    piecewise exponential laws here; the smooth ones, ``smooth_shared_nodes.py``).
+
+    ``cut(distance)`` gives the pieces reaching ``distance`` beyond the outermost cuts (doubled,
+    up to :data:`TAIL_ROUNDS` times, while some output is so small that the tails still matter)
+    and ``layout(pieces)`` their geometry; a piece needing more than :data:`MAX_ORDER` nodes is
+    halved, up to :data:`SPLIT_ROUNDS` times."""
+    pieces, rounds, splits = cut(distance), 0, 0
+    while True:
+        geometry = layout(pieces)
+        plan = _plan(geometry, dps, log_bounds)
+        if np.any(plan.split):
+            splits += 1
+            if splits > SPLIT_ROUNDS:
+                raise PrecisionError(f"a piece of the shared Gauss–Legendre nodes needs more "
+                                     f"than {MAX_ORDER} nodes")
+            pieces = _halved(pieces, plan.split)
+            continue
+        rounds += 1
+        if plan.tails_fit or rounds == TAIL_ROUNDS:
             break
         distance *= 2
+        pieces = cut(distance)
     # a ball's rounding grows by a few units of 2^{−bits} per factor: n·2^{−bits} ≪ 10^{−dps}
     # (at most 128 bits, two limbs, for 30 digits and 1000 queries)
     bits = working_bits(dps, n, FACTOR_ROUNDING_GUARD_DIGITS)
     replanned = False
     for _ in range(RETRIES + 1):
         with flint_context(bits):
-            sums = _rule_sums(geometry, plan, bits)
+            sums = rule_sums(geometry, plan, bits)
             tolerance = arb(10) ** (-dps)
             balls = [total + error + tail
                      for total, error, tail in zip(sums, plan.errors, plan.tails)]
@@ -123,8 +147,9 @@ def first_top_probabilities(mech, queries, dps: int) -> list:
             if any(not sums[k].rad() <= tolerance * abs(balls[k].mid()) / 2 for k in wide):
                 bits += 64  # the rounding took too much of the tolerance
             elif not replanned:  # the rough estimates of Pr shared it out: use the sums
-                plan = _plan(geometry, dps, [float(total.mid().log()) if total > 0 else None
-                                             for total in sums])
+                plan = _plan(geometry, dps, log_bounds,
+                             [float(total.mid().log()) if total > 0 else None
+                              for total in sums])
                 replanned = True
             else:
                 break
@@ -133,6 +158,14 @@ def first_top_probabilities(mech, queries, dps: int) -> list:
     raise PrecisionError(f"{mech.name}: the probability of output {wide[0]} (shared "
                          f"Gauss–Legendre nodes) reached relative width "
                          f"{float(relative.upper()):.2e}, not 1e-{dps}")
+
+
+def _halved(pieces: list, split) -> list:
+    """The pieces, each marked in ``split`` cut in two halves."""
+    halved = []
+    for (a, b), cut in zip(pieces, split):
+        halved += [(a, (a + b) / 2), ((a + b) / 2, b)] if cut else [(a, b)]
+    return halved
 
 
 def _pieces(kinks, width: Fraction, distance: Fraction) -> list:
@@ -162,12 +195,37 @@ def _doubling(width: Fraction, distance: Fraction) -> list:
     return steps
 
 
-class _Geometry:
-    """The pieces and the ranks of the kinks (exact), and the pieces' middles and half-widths
-    and the shifts in double precision (for the bounds)."""
+class PieceLayout:
+    """The pieces (exact), their middles and half-widths in double precision (for the bounds),
+    and the outer ends ``lower``, ``upper``."""
+
+    def __init__(self, pieces):
+        self.pieces = pieces
+        self.middle = np.array([float((a + b) / 2) for a, b in pieces])
+        self.half = np.array([float((b - a) / 2) for a, b in pieces])
+        self.lower, self.upper = pieces[0][0], pieces[-1][1]
+
+
+class SparseVectorLayout(PieceLayout):
+    """The pieces of a Sparse Vector mechanism's ``n + 1`` outputs, its laws and the shifts
+    (exact, and in double precision)."""
+
+    def __init__(self, hub, noise, shifts, pieces):
+        super().__init__(pieces)
+        self.hub, self.noise, self.shifts = hub, noise, shifts
+        self.shift_f = np.array([float(s) for s in shifts])
+        self.outputs = len(shifts) + 1
+
+    def tails(self) -> list:
+        """Per output, the ball bounding its integral beyond the pieces (:func:`_tails`)."""
+        return _tails(self)
+
+
+class _Geometry(SparseVectorLayout):
+    """The layout and the ranks of the kinks (exact)."""
 
     def __init__(self, hub, noise, shifts, kinks, pieces):
-        self.hub, self.noise, self.shifts, self.pieces = hub, noise, shifts, pieces
+        super().__init__(hub, noise, shifts, pieces)
         rank = {kink: index for index, kink in enumerate(kinks)}
         (noise_kink,) = noise.kink_points()
         (hub_kink,) = hub.kink_points()
@@ -175,10 +233,6 @@ class _Geometry:
         self.piece_rank = np.array([bisect.bisect_right(kinks, a) for a, _ in pieces])
         self.query_rank = np.array([rank[s + noise_kink] for s in shifts])
         self.hub_rank = rank[hub_kink]
-        self.shift_f = np.array([float(s) for s in shifts])
-        self.middle = np.array([float((a + b) / 2) for a, b in pieces])
-        self.half = np.array([float((b - a) / 2) for a, b in pieces])
-        self.lower, self.upper = pieces[0][0], pieces[-1][1]
 
     def right_of_query(self, ranks) -> np.ndarray:
         """``(n, len(ranks))``: whether each place of rank ``ranks`` lies right of each query's
@@ -233,24 +287,29 @@ def _rounding_margin(total_abs):
 class _Plan(NamedTuple):
     """Nodes per piece (0: no output needs it), the last output needing each piece, and per
     output the balls ``[0, bound]`` of the rule's error and the pieces left out, and of the
-    tails beyond the pieces."""
+    tails beyond the pieces; whether the tails fit the tolerances, and which pieces need more
+    than :data:`MAX_ORDER` nodes."""
 
     orders: np.ndarray
     last: np.ndarray
     errors: list
     tails: list
     tails_fit: bool
+    split: np.ndarray
 
 
-def _plan(geometry: _Geometry, dps: int, known=None) -> _Plan:
-    """The nodes of every piece and, per output, the bound on everything but the rule's sum;
-    the tolerances are shared out from a rough estimate of each ``log Pr``, or from ``known``
-    (a list of them, None where unknown)."""
+def _plan(geometry, dps: int, log_bounds, known=None) -> _Plan:
+    """The nodes of every piece and, per output, the bound on everything but the rule's sum
+    (its factors bounded by ``log_bounds(geometry)``, as :class:`_LogBounds`; the tails beyond
+    the pieces by ``geometry.tails()``, as :func:`_tails`); the tolerances
+    are shared out from a rough estimate of each ``log Pr``, or from ``known`` (a list of them,
+    None where unknown).  The pieces that need more than :data:`MAX_ORDER` nodes are marked
+    ``split``."""
     from scipy.special import logsumexp  # (here: scipy.special takes a while to import)
-    n = len(geometry.shifts)
-    bounds = _LogBounds(geometry)
+    final = geometry.outputs - 1  # the index of the last output
+    bounds = log_bounds(geometry)
     middle, half = geometry.middle, geometry.half
-    every = np.full(len(middle), n)
+    every = np.full(len(middle), final)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         at_middle = bounds(middle, middle, 0.0, every)  # (one point: low is high)
         on_segment = bounds(middle - half, middle + half, 0.0, every)
@@ -258,32 +317,29 @@ def _plan(geometry: _Geometry, dps: int, known=None) -> _Plan:
         estimate = logsumexp(at_middle + log_width, axis=1)                  # log Pr, roughly
         if known is not None:
             estimate = np.array([e if k is None else k for e, k in zip(estimate, known)])
-        budget = estimate + math.log(ERROR_SHARE) - dps * math.log(10)      # (n + 1,)
+        budget = estimate + math.log(ERROR_SHARE) - dps * math.log(10)      # (outputs,)
         share = budget - math.log(2 * len(geometry.pieces) + 2)
         segment = on_segment + log_width
         kept = ~(np.nan_to_num(segment, nan=np.inf) <= share[:, None])
         used = kept.any(axis=0)
         # the last output of each piece: its nodes are updated for the queries before it
         # (raised to the largest on its left: the nodes in the pass are those right of a point)
-        last = np.where(used, n - np.argmax(kept[::-1], axis=0), -1)
+        last = np.where(used, final - np.argmax(kept[::-1], axis=0), -1)
         last = np.where(used, np.maximum.accumulate(last), -1)
         # each output on its best ellipse of RHOS; a piece gets the most nodes any output needs
         rules = plan(half, lambda k: bounds(*_ellipse(middle, half, RHOS[k]), last),
                      share[:, None], RHOS, MAX_ORDER, kept)
-        if np.any(rules.split):
-            raise PrecisionError(f"a piece of the shared Gauss–Legendre nodes needs more than "
-                                 f"{MAX_ORDER} nodes")
         orders, log_rule_error = rules.orders.astype(np.int64), rules.log_errors
         # an output sums the rule on every piece still in the pass (last ≥ k): a piece it would
         # have left out errs by at most |∫| + |rule| ≤ 4h·M; a piece out of the pass by 2h·M
-        in_pass = last[None, :] >= np.arange(n + 1)[:, None]
+        in_pass = last[None, :] >= np.arange(final + 1)[:, None]
         log_error = np.where(in_pass, np.minimum(log_rule_error, segment + math.log(2)),
                              segment)
         log_error = _rounding_up(np.nan_to_num(log_error, nan=np.inf))
-        tails = _tails(geometry)
+        tails = geometry.tails()
         tails_fit = all(not tail.rad() > 0 or float(arb(tail.rad()).log().mid()) <= limit
                         for tail, limit in zip(tails, share + math.log(4)))
-    return _Plan(orders, last, _error_balls(log_error), tails, tails_fit)
+    return _Plan(orders, last, _error_balls(log_error), tails, tails_fit, rules.split)
 
 
 class _LogBounds:
@@ -432,23 +488,18 @@ def _rule_sums(geometry: _Geometry, plan: _Plan, bits: int) -> list:
     nodes right of a query's kink and the nodes in the pass (:func:`_plan`) are prefixes."""
     hub, noise, shifts = geometry.hub, geometry.noise, geometry.shifts
     n = len(shifts)
-    nodes, products, ranks, lasts = [], [], [], []
-    for p in reversed(range(len(geometry.pieces))):
-        if plan.orders[p] == 0:
-            continue
-        a, b = geometry.pieces[p]
-        middle, half = to_arb((a + b) / 2), to_arb((b - a) / 2)
+    nodes, weights, pieces, in_pass = rule_nodes(geometry, plan, bits)
+    densities = {}  # the hub's density on each side of its kink: (log coefficient, rate)
+    products = []
+    for z, weight, p in zip(nodes, weights, pieces):
         side = 1 if geometry.hub_rank < geometry.piece_rank[p] else -1
-        density = piece_in(hub, Kind.PDF, side, BALLS)
-        log_coefficient, rate = density.log_coefficient, to_arb(density.rate)
-        for x, w in legendre_rule(int(plan.orders[p]), bits):
-            z = middle + half * x
-            nodes.append(z)
-            products.append(half * w * (log_coefficient + rate * z).exp())
-            ranks.append(geometry.piece_rank[p])
-            lasts.append(plan.last[p])
+        if side not in densities:
+            density = piece_in(hub, Kind.PDF, side, BALLS)
+            densities[side] = density.log_coefficient, to_arb(density.rate)
+        log_coefficient, rate = densities[side]
+        products.append(weight * (log_coefficient + rate * z).exp())
     products = _objects(products)
-    ranks, lasts = np.array(ranks, dtype=np.int64), np.array(lasts, dtype=np.int64)
+    ranks = geometry.piece_rank[np.array(pieces, dtype=np.int64)]
     # per side of a kink: the plain exponential among F and S (``_primary``) is
     # coefficient·e^{rate·(z − s)}: e^{rate·z} at every node times a constant per query
     powers, constants, survival_primary = {}, {}, {}
@@ -459,7 +510,6 @@ def _rule_sums(geometry: _Geometry, plan: _Plan, bits: int) -> list:
         constants[side] = [to_arb(piece.coefficient) * (-(rate * to_arb(s))).exp()
                            for s in shifts]
         survival_primary[side] = kind is Kind.SF
-    in_pass = np.searchsorted(-lasts, -np.arange(n + 2), side="right")  # nodes with last ≥ k
     right_of = np.searchsorted(-ranks, -geometry.query_rank, side="left")  # rank > query's
     sums = []
     for k in range(n):
@@ -484,6 +534,27 @@ def _rule_sums(geometry: _Geometry, plan: _Plan, bits: int) -> list:
         sums.append(total)
     sums.append(products[:in_pass[n]].sum() if in_pass[n] else arb(0))
     return sums
+
+
+def rule_nodes(geometry, plan: _Plan, bits: int) -> tuple:
+    """``(nodes, weights, pieces, in_pass)``: every node of the plan's rules as a ball, from the
+    rightmost piece to the leftmost, its weight (the piece's half-width included) and its
+    piece's index; ``in_pass[k]`` the number of nodes (a prefix) whose piece an output ``≥ k``
+    needs (``plan.last``), for ``k = 0 … geometry.outputs``."""
+    nodes, weights, pieces, lasts = [], [], [], []
+    for p in reversed(range(len(geometry.pieces))):
+        if plan.orders[p] == 0:
+            continue
+        a, b = geometry.pieces[p]
+        middle, half = to_arb((a + b) / 2), to_arb((b - a) / 2)
+        for x, w in legendre_rule(int(plan.orders[p]), bits):
+            nodes.append(middle + half * x)
+            weights.append(half * w)
+            pieces.append(p)
+            lasts.append(plan.last[p])
+    in_pass = np.searchsorted(-np.array(lasts, dtype=np.int64),
+                              -np.arange(geometry.outputs + 1), side="right")
+    return nodes, weights, pieces, in_pass
 
 
 def _objects(values) -> np.ndarray:

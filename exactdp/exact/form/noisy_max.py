@@ -27,10 +27,13 @@ from fractions import Fraction
 from ...errors import InputError, MethodUnavailableError
 from ...mechanisms.noisy_max import NoisyMaxMechanism
 from ...noise import Kind
-from ...precision import check_dps
+from ...precision import COMBINE_GUARD_DIGITS, check_dps, working_bits
 from ...sequences import Runs, as_output, as_queries, to_fraction
 from .integral_form import IntegralBuilder, IntegralForm, make_term
-from ..losses.privacy_loss import MAX_ENUMERATED_QUERIES
+from ..backends import noisy_max_nodes
+from ..backends.piece_series import flint_context
+from ..losses.privacy_loss import (MAX_ENUMERATED_QUERIES, MAX_SHARED_QUERIES,
+                                   at_once_or_alone)
 from ..divergences.output_pairs import certified_balls, output_probabilities
 from ..probability import evaluate, probability
 from ..losses.worst_output import (Witness, best_witness, maximise_over_values, pair_witness,
@@ -123,17 +126,36 @@ def _(mech: NoisyMaxMechanism, d1: Runs, d2: Runs, dps: int) -> Witness:
 
 @output_probabilities.register
 def _(mech: NoisyMaxMechanism, d: Runs, dps: int, memo: dict | None = None) -> dict:
-    return certified_balls(mech, d, _indices(mech, len(d)),
-                           lambda d, output: index_form(mech, d, output[0]), dps, memo)
+    """Every index's probability: all at once on shared nodes for a smooth law
+    (``backends/noisy_max_nodes.py``) unless a ``memo`` is shared across inputs of at most
+    ``MAX_ENUMERATED_QUERIES`` queries, else each index's certified probability (also where
+    the shared nodes fail, as at scales far below the answers' spread, whose bounds in double
+    precision are too coarse, up to ``MAX_ENUMERATED_QUERIES`` queries)."""
+    indices = _indices(mech, len(d))
+
+    def at_once() -> dict:
+        with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
+            balls = noisy_max_nodes.index_probabilities(mech, d.expand(), dps)
+        return {tuple(index): ball for index, ball in zip(indices, balls)}
+
+    # a caller sharing the forms across many inputs (``memo``) does better one index at a time
+    # than with a pass of erfc's per input, where there are few (``exactdp verify``)
+    shared = noisy_max_nodes.applies(mech) and (memo is None
+                                                or len(d) > MAX_ENUMERATED_QUERIES)
+    return at_once_or_alone(shared, len(d), at_once, lambda: certified_balls(
+        mech, d, indices, lambda d, output: index_form(mech, d, output[0]), dps, memo))
 
 
 def _indices(mech: NoisyMaxMechanism, n: int) -> list[list[int]]:
     """The outputs of noisy max releasing an index: ``[0], …, [n − 1]`` (ties have
-    probability 0)."""
+    probability 0), up to ``MAX_SHARED_QUERIES`` where they are evaluated at once on shared
+    nodes, else ``MAX_ENUMERATED_QUERIES``."""
     if mech.releases_value:
         raise MethodUnavailableError(f"{mech.name} releases the largest noisy value: of its "
                                      f"divergences only D_∞ is computed (Rényi α = inf)")
-    if n > MAX_ENUMERATED_QUERIES:
-        raise InputError(f"a divergence enumerates every output: at most "
-                         f"{MAX_ENUMERATED_QUERIES} queries for {mech.name}, got {n}")
+    limit = (MAX_SHARED_QUERIES if noisy_max_nodes.applies(mech)
+             else MAX_ENUMERATED_QUERIES)
+    if n > limit:
+        raise InputError(f"a divergence enumerates every output: at most {limit} queries for "
+                         f"{mech.name}, got {n}")
     return [[index] for index in range(n)]

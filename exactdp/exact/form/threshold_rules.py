@@ -13,10 +13,11 @@ from __future__ import annotations
 from ...mechanisms.description import ThresholdMechanism
 from ...precision import check_dps
 from ...sequences import Runs
+from ..backends import smooth_shared_nodes
 from ..divergences.output_pairs import certified_balls, output_probabilities
-from ..losses.privacy_loss import (MaxPrivacyLoss, all_output_balls, conclude_max_loss,
-                                   enumerated_outputs, neighbouring_pair, separate_best,
-                                   worst_of_all_outputs)
+from ..losses.privacy_loss import (MAX_ENUMERATED_QUERIES, MaxPrivacyLoss, all_output_balls,
+                                   at_once_or_alone, conclude_max_loss, enumerated_outputs,
+                                   neighbouring_pair, separate_best, worst_of_all_outputs)
 from ..losses.supremum import max_privacy_loss
 from ..probability import evaluate, probability
 from .threshold import build_output_integral
@@ -32,19 +33,22 @@ def _(mech: ThresholdMechanism, d1, d2, dps: int = 30,
       allow_any_pair: bool = False) -> MaxPrivacyLoss:
     d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
     outputs, shared = enumerated_outputs(mech, len(d1), "max_privacy_loss")
-    if shared:
-        best, totals = worst_of_all_outputs(mech, d1, d2, outputs, dps)
-    else:
-        best, totals = separate_best(mech, d1, d2, outputs, dps)
+    best, totals = at_once_or_alone(
+        shared, len(d1), lambda: worst_of_all_outputs(mech, d1, d2, outputs, dps),
+        lambda: separate_best(mech, d1, d2, outputs, dps))
     return conclude_max_loss(mech, d1, d2, best, totals, len(outputs), dps)
 
 
 @output_probabilities.register
 def _(mech: ThresholdMechanism, d: Runs, dps: int, memo: dict | None = None) -> dict:
     outputs, shared = enumerated_outputs(mech, len(d), "a divergence")
-    if shared:
-        return all_output_balls(mech, d.expand(), [tuple(output) for output in outputs], dps)
-    return certified_balls(mech, d, outputs,
-                           lambda d, output: build_output_integral(mech, d,
-                                                                   Runs.from_items(output)),
-                           dps, memo)
+    # a caller sharing the forms across many inputs (``memo``) does better one output at a time
+    # than with a pass of erfc's per input, where there are few (``exactdp verify``)
+    shared = shared and not (memo is not None and len(d) <= MAX_ENUMERATED_QUERIES
+                             and smooth_shared_nodes.applies(mech))
+    return at_once_or_alone(
+        shared, len(d),
+        lambda: all_output_balls(mech, d.expand(), [tuple(output) for output in outputs], dps),
+        lambda: certified_balls(mech, d, outputs,
+                                lambda d, output: build_output_integral(
+                                    mech, d, Runs.from_items(output)), dps, memo))

@@ -20,7 +20,7 @@ from ...mechanisms.description import ThresholdMechanism
 from ...precision import (COMBINE_GUARD_DIGITS, CertifiedPrivacyLoss, CertifiedProbability,
                          PrivacyLoss, Probability, working_bits)
 from ...sequences import Runs, as_queries
-from ..backends import output_tree, shared_nodes
+from ..backends import output_tree, shared_nodes, smooth_shared_nodes
 from ..form.threshold import check_output_shape
 from ..backends.piece_series import flint_context
 from ..probability import probability
@@ -28,7 +28,8 @@ from ..probability import probability
 #: ``max_privacy_loss`` enumerates every output, so it is limited to this many queries ...
 MAX_ENUMERATED_QUERIES = 12
 #: ... or, where every output is evaluated at once, to this many queries with a cutoff of 1
-#: (``backends/shared_nodes.py``: ``svt1`` with c = 1 has n + 1 outputs), this many along the tree
+#: (``backends/shared_nodes.py`` and ``smooth_shared_nodes.py``: ``svt1`` and ``svt_gaussian``
+#: with c = 1 have n + 1 outputs), this many along the tree
 #: of outputs otherwise (``output_tree.py``, cubic in n), and this many outputs.
 MAX_SHARED_QUERIES = 1000
 MAX_WALKED_QUERIES = 400
@@ -164,8 +165,9 @@ def enumerated_outputs(mech, n: int, what: str) -> tuple[list, bool]:
     whether they can all be evaluated at once (``output_tree.py``); ``what`` names the caller
     in the :class:`~exactdp.errors.InputError` raised beyond the limits of
     :func:`~exactdp.exact.losses.supremum.max_privacy_loss`."""
-    shared = isinstance(mech, ThresholdMechanism) and output_tree.applies(mech)
-    limit = MAX_SHARED_QUERIES if shared and shared_nodes.applies(mech) else MAX_WALKED_QUERIES
+    nodes = isinstance(mech, ThresholdMechanism) and shared_nodes_of(mech) is not None
+    shared = nodes or (isinstance(mech, ThresholdMechanism) and output_tree.applies(mech))
+    limit = MAX_SHARED_QUERIES if nodes else MAX_WALKED_QUERIES
     if shared and n <= limit:
         outputs = list(itertools.islice(possible_outputs(mech, n), MAX_SHARED_OUTPUTS + 1))
         if len(outputs) > MAX_SHARED_OUTPUTS:
@@ -225,8 +227,9 @@ def separate_best(mech, d1: Runs, d2: Runs, outputs, dps: int):
 
 def worst_of_all_outputs(mech, d1: Runs, d2: Runs, outputs, dps: int):
     """The output of largest |loss| and both totals, as :func:`separate_best`, but every
-    output's probabilities at once per input, as balls (``backends/shared_nodes.py`` for a cutoff of
-    1, else one walk of the tree of outputs, ``output_tree.py``): each must be within
+    output's probabilities at once per input, as balls (shared nodes for a cutoff of 1,
+    :func:`shared_nodes_of`, else one walk of the tree of outputs, ``output_tree.py``): each
+    must be within
     ``10^{−dps}`` relative (else :class:`~exactdp.errors.PrecisionError`)."""
     keys = [tuple(output) for output in outputs]
     sides = [all_output_balls(mech, d.expand(), keys, dps) for d in (d1, d2)]
@@ -255,14 +258,41 @@ def worst_of_all_outputs(mech, d1: Runs, d2: Runs, outputs, dps: int):
             return list(best), [mpmath.mpf(total.mid()._mpf_) for total in totals]
 
 
+def at_once_or_alone(shared: bool, n: int, at_once, alone):
+    """``at_once()`` where the outputs are evaluated together, else ``alone()`` (each output on
+    its own); also ``alone()`` where ``at_once`` raises :class:`PrecisionError` on at most
+    :data:`MAX_ENUMERATED_QUERIES` queries (a Gaussian scale far below the queries' spread,
+    whose shared nodes' bounds in double precision are too coarse)."""
+    if not shared:
+        return alone()
+    try:
+        return at_once()
+    except PrecisionError:
+        if n > MAX_ENUMERATED_QUERIES:
+            raise
+    return alone()
+
+
+def shared_nodes_of(mech):
+    """The module that evaluates every output of the ⊤/⊥ mechanism ``mech`` on shared
+    Gauss–Legendre nodes (``backends/shared_nodes.py`` for piecewise exponential laws,
+    ``backends/smooth_shared_nodes.py`` for smooth ones), or None (no cutoff of 1, or laws
+    neither serves)."""
+    for module in (shared_nodes, smooth_shared_nodes):
+        if module.applies(mech):
+            return module
+    return None
+
+
 def all_output_balls(mech, queries: list, keys: list, dps: int) -> dict:
     """``{output: arb}`` for every output of ``keys`` (tuples of booleans, the outputs of
     :func:`enumerated_outputs` when it says they are shared): on shared Gauss–Legendre nodes
-    (``backends/shared_nodes.py``) for a cutoff of 1, else along the tree of outputs
+    for a cutoff of 1 (:func:`shared_nodes_of`), else along the tree of outputs
     (``output_tree.py``)."""
-    if not shared_nodes.applies(mech):
+    module = shared_nodes_of(mech)
+    if module is None:
         return output_tree.all_output_probabilities(mech, queries, keys, dps)
     n = len(queries)
-    balls = shared_nodes.first_top_probabilities(mech, queries, dps)
+    balls = module.first_top_probabilities(mech, queries, dps)
     return {(False,) * k + (True,) * (k < n): ball for k, ball in enumerate(balls)}
 

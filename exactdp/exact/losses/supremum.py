@@ -48,8 +48,8 @@ def max_privacy_loss(mech, d1, d2, dps: int = 30,
     A ⊤/⊥ mechanism has every output enumerated and evaluated: for Laplace or exponential
     noise, a fixed threshold and ⊤/⊥ outputs all at once in ball arithmetic
     (``backends/shared_nodes.py``, Gauss–Legendre nodes shared by all outputs, for a cutoff of 1, up
-    to
-    :data:`~.loss.MAX_SHARED_QUERIES` queries;
+    to :data:`~.loss.MAX_SHARED_QUERIES` queries, as for Gaussian noise,
+    ``backends/smooth_shared_nodes.py``;
     ``backends/output_tree.py``, the closed form along the tree of outputs, otherwise, up to
     :data:`~.loss.MAX_WALKED_QUERIES` queries and :data:`~.loss.MAX_SHARED_OUTPUTS` outputs),
     otherwise one output at a time (up to :data:`~.loss.MAX_ENUMERATED_QUERIES` queries).  The
