@@ -8,6 +8,7 @@ any neighbouring pair (Dwork & Roth, Def. 2.4).
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 
@@ -169,8 +170,8 @@ def enumerated_outputs(mech, n: int, what: str) -> tuple[list, bool]:
     shared = nodes or (isinstance(mech, ThresholdMechanism) and output_tree.applies(mech))
     limit = MAX_SHARED_QUERIES if nodes else MAX_WALKED_QUERIES
     if shared and n <= limit:
-        outputs = list(itertools.islice(possible_outputs(mech, n), MAX_SHARED_OUTPUTS + 1))
-        if len(outputs) > MAX_SHARED_OUTPUTS:
+        outputs = _checked_outputs(mech, n, MAX_SHARED_OUTPUTS)
+        if outputs is None:
             raise InputError(f"{what} enumerates every output: at most "
                              f"{MAX_SHARED_OUTPUTS} outputs, {mech.name} has more on {n} queries")
     elif n > MAX_ENUMERATED_QUERIES:
@@ -178,11 +179,23 @@ def enumerated_outputs(mech, n: int, what: str) -> tuple[list, bool]:
                          f"{MAX_ENUMERATED_QUERIES} queries, got {n}"
                          + (f" ({limit} for {mech.name})" if shared else ""))
     else:
-        outputs = list(possible_outputs(mech, n))
+        outputs = _checked_outputs(mech, n, None)
+    return [list(output) for output in outputs], shared
+
+
+@functools.lru_cache(maxsize=16)
+def _checked_outputs(mech: ThresholdMechanism, n: int, most: int | None) -> tuple | None:
+    """:func:`possible_outputs` as tuples, each checked against the mechanism's output shape,
+    or ``None`` when there are more than ``most``; kept for the last few mechanisms and lengths
+    (both inputs of a pair, and every order or ``ε`` of a divergence, enumerate the same)."""
+    outputs = tuple(tuple(output) for output in itertools.islice(
+        possible_outputs(mech, n), None if most is None else most + 1))
+    if most is not None and len(outputs) > most:
+        return None
     for output in outputs:  # (run lengths by groupby: outputs may be 1000 long)
         check_output_shape(mech, n, Runs.from_runs((token, sum(1 for _ in run))
                                                    for token, run in itertools.groupby(output)))
-    return outputs, shared
+    return outputs
 
 
 def conclude_max_loss(mech, d1: Runs, d2: Runs, best, totals, count: int,
