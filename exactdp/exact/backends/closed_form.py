@@ -128,6 +128,7 @@ def integrate_closed_form(integral: Integral, dps: int):
         raise MethodUnavailableError(
             f"closed form would need about {operations} multiplications "
             f"(limit {MAX_CLOSED_FORM_OPERATIONS}); use method='quad'")
+
     def attempt(working: int) -> tuple[bool, tuple]:
         """The expansion at ``working`` digits, and whether its error bound meets ``dps``."""
         log_scale, total, _, error = _evaluate(integral, working)
@@ -142,8 +143,6 @@ def integrate_closed_form(integral: Integral, dps: int):
             return dps + 20 + int(mpmath.log10(error / (total * mpf(10) ** (-working)))) + 1
         return 2 * working
 
-    log_scale, total, error = refine(
-        attempt, dps + GUARD_DIGITS, math.inf,
-        lambda result, working: f"closed form could not absorb the cancellation at {working} "
-                                f"digits", following, CLOSED_FORM_TRIES)
-    return log_scale, total, error
+    return refine(attempt, dps + GUARD_DIGITS, math.inf,
+                  lambda result, working: f"closed form could not absorb the cancellation at "
+                                          f"{working} digits", following, CLOSED_FORM_TRIES)

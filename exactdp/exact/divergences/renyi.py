@@ -303,20 +303,14 @@ def _discrete_divergence(logs: dict, alpha, dps: int, name: str,
             order = to_arb(alpha)
             total = sum(((order * log1 + (1 - order) * log2).exp()
                          for log1, log2 in logs.values()), arb(0))
-            return _non_negative(total.log() / (order - 1))
+            return total.log() / (order - 1)
 
+    # a Rényi divergence (α > 1 or ∞) is never negative (van Erven & Harremoës, "Rényi
+    # Divergence and Kullback-Leibler Divergence", IEEE Trans. Inf. Theory 60(7), 2014, Thm 8):
+    # the part of an enclosure below 0 holds no value
     enclosure = refined(compute, dps, f"{name}: D_α (α = {alpha})", absolute)
-    return replace(enclosure, lower=max(enclosure.lower, mpmath.mpf(0)))
-
-
-def _non_negative(divergence: arb) -> arb:
-    """``divergence ∩ [0, ∞)``: a Rényi divergence of order ``α > 1`` is never negative (van
-    Erven & Harremoës, "Rényi Divergence and Kullback-Leibler Divergence", IEEE Trans. Inf.
-    Theory 60(7), 2014, Theorem 8), so the part of a ball below 0 holds no value (the ball of
-    ``[0, u]`` still reaches a rounding below 0: :func:`_discrete_divergence` clamps its end)."""
-    if divergence.lower() >= 0 or not divergence.upper() >= 0:
-        return divergence
-    return arb(0).union(arb(divergence.upper()))
+    zero = mpmath.mpf(0)
+    return replace(enclosure, value=max(enclosure.value, zero), lower=max(enclosure.lower, zero))
 
 
 def _integer_bits(x: arb) -> int:
