@@ -75,7 +75,7 @@ class DeltaSearchResult:
     def verdict(self) -> str:
         """``"violation"`` when the enclosure's lower end exceeds the claimed ``δ``, ``"within"``
         when its upper end does not, ``"undecided"`` otherwise."""
-        return _verdict(self.witness.delta, self.claimed_delta)
+        return self.witness.delta.compared_with(self.claimed_delta)
 
     def record(self, dps: int = 15, text: bool = False) -> dict[str, str]:
         """The record of ``exactdp search --delta`` (``text``: the table's spelling)."""
@@ -93,13 +93,6 @@ class DeltaSearchResult:
             "recheck": f"exactdp profile {mech.name} {param_options(mech)} {input_options(d1, d2)} "
                        f"--eps {shlex.quote(format_number(self.eps))}",
         }
-
-
-def _verdict(delta: Enclosure, claimed: Fraction) -> str:
-    """Compared exactly: the ends are binary numbers, read as rationals by ``to_fraction``."""
-    if to_fraction(delta.lower, "a lower end") > claimed:
-        return "violation"
-    return "within" if to_fraction(delta.upper, "an upper end") <= claimed else "undecided"
 
 
 def check_delta_claim(mech, delta, eps) -> tuple[Fraction, Fraction]:
@@ -155,7 +148,7 @@ def search_delta(mech, delta, eps=None, max_length: int = 5, seed: int = 0,
     delta, eps = check_delta_claim(mech, delta, eps)
     best, explored = explore(
         mech, lambda d1, d2: delta_witness(mech, d1, d2, eps, dps), _score,
-        lambda witness: _verdict(witness.delta, delta) == "violation",
+        lambda witness: witness.delta.compared_with(delta) == "violation",
         max_length=max_length, seed=seed, budget=budget, max_evaluations=max_evaluations,
         stop_at_violation=stop_at_violation, progress=progress, ceiling=("δ = 1", 1),
         noun="δ(ε)")

@@ -32,6 +32,7 @@ from flint import arb, fmpq
 from mpmath import mpf
 
 from .errors import InputError, PrecisionError
+from .sequences import to_fraction
 
 #: Bits of one decimal digit, ``log2 10``.
 BITS_PER_DIGIT = math.log2(10)
@@ -260,6 +261,12 @@ def exact_mpf(endpoint) -> mpf:
     return mpmath.mp.make_mpf(mpmath.libmp.from_man_exp(int(mantissa), int(exponent)))
 
 
+def _exact_rational(end: mpf) -> Fraction | float:
+    """An exact binary number as a rational, an infinite one as ``±inf`` (which compares with
+    rationals)."""
+    return float(end) if mpmath.isinf(end) else to_fraction(end, "an end of an enclosure")
+
+
 @dataclass(frozen=True)
 class Enclosure:
     """A computed number and its certified enclosure: exact binary ``mpf`` values with
@@ -287,6 +294,14 @@ class Enclosure:
         """A number known exactly."""
         value = mpf(value)
         return cls(value, value, value)
+
+    def compared_with(self, claimed: Fraction) -> str:
+        """``"violation"`` when the exact value is proven above ``claimed``, ``"within"`` when
+        proven at most ``claimed``, else ``"undecided"``: the binary ends compared exactly, as
+        rationals (an infinite end as infinity)."""
+        if _exact_rational(self.lower) > claimed:
+            return "violation"
+        return "within" if _exact_rational(self.upper) <= claimed else "undecided"
 
     @property
     def error(self) -> mpf:

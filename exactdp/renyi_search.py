@@ -176,7 +176,7 @@ class RenyiSearchResult:
         ``"within"`` when its upper end does not, ``"undecided"`` otherwise."""
         if self.claimed_rho is None:
             return None
-        return _verdict(self.witness.divergence, self.claimed_rho)
+        return self.witness.divergence.compared_with(self.claimed_rho)
 
     def record(self, dps: int = 15, text: bool = False) -> dict:
         """The record of ``exactdp search --alpha`` or ``--rho`` (``text``: the table's
@@ -202,13 +202,6 @@ class RenyiSearchResult:
             "evaluations": self.evaluations, "stopped_by": self.stopped_by,
             "recheck": f"{command.format('renyi')} --alpha {shlex.quote(alpha)}",
         }
-
-
-def _verdict(rho: Enclosure, claimed: Fraction) -> str:
-    """Compared exactly: the ends are binary numbers, read as rationals by ``to_fraction``."""
-    if to_fraction(rho.lower, "a lower end") > claimed:
-        return "violation"
-    return "within" if to_fraction(rho.upper, "an upper end") <= claimed else "undecided"
 
 
 def _explore(mech, witness_of, noun: str, violates=lambda witness: False,
@@ -301,7 +294,7 @@ def search_zcdp(mech, rho, max_length: int = 5, seed: int = 0, budget: float | N
     claimed = check_rho(rho)
     best, explored = _explore(
         mech, lambda d1, d2: zcdp_witness(mech, d1, d2, dps), "ρ",
-        violates=lambda witness: _verdict(witness.divergence, claimed) == "violation",
+        violates=lambda witness: witness.divergence.compared_with(claimed) == "violation",
         stop_at_violation=stop_at_violation, max_length=max_length, seed=seed, budget=budget,
         max_evaluations=max_evaluations, progress=progress)
     return RenyiSearchResult(mech, best, None, explored.evaluations, explored.stopped_by,

@@ -429,9 +429,10 @@ def _certify(mech, comparison: Comparison, inputs: list, bulk: _Bulk, dps: int,
             done.append((i, j))
             value = _certified_value(mech, comparison, inputs[i], inputs[j], dps)
             reported = reported or value
-            if _exact(value.lower) > claim:
+            verdict = value.compared_with(claim)
+            if verdict == "violation":
                 return False, (i, j), value, len(done)
-            if _exact(value.upper) > claim:
+            if verdict == "undecided":
                 raise PrecisionError(
                     f"{mech.name}: d1={_spelled(Runs.from_items(inputs[i]))}, "
                     f"d2={_spelled(Runs.from_items(inputs[j]))}: the certified enclosure "
@@ -448,11 +449,3 @@ def _certified_value(mech, comparison: Comparison, d1: tuple, d2: tuple, dps: in
                                allow_any_pair=True)[0].delta
     return renyi_divergence(mech, list(d1), list(d2), [comparison.order], dps,
                             allow_any_pair=True)[0].divergence
-
-
-def _exact(end: mpmath.mpf) -> Fraction | float:
-    """An exact binary end as a rational (``±inf`` as a float), for comparing with a claim."""
-    if mpmath.isinf(end):
-        return float(end)
-    mantissa, exponent = end.man_exp
-    return Fraction(int(mantissa)) * Fraction(2) ** int(exponent)

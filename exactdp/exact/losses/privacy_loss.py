@@ -187,7 +187,7 @@ def enumerated_outputs(mech, n: int, what: str) -> tuple[list, bool]:
 def _checked_outputs(mech: ThresholdMechanism, n: int, most: int | None) -> tuple | None:
     """:func:`possible_outputs` as tuples, each checked against the mechanism's output shape,
     or ``None`` when there are more than ``most``; kept for the last few mechanisms and lengths
-    (both inputs of a pair, and every order or ``ε`` of a divergence, enumerate the same)."""
+    (both inputs of a pair, and every input of ``exactdp verify``, enumerate the same)."""
     outputs = tuple(tuple(output) for output in itertools.islice(
         possible_outputs(mech, n), None if most is None else most + 1))
     if most is not None and len(outputs) > most:
