@@ -261,6 +261,13 @@ def exact_mpf(endpoint) -> mpf:
     return mpmath.mp.make_mpf(mpmath.libmp.from_man_exp(int(mantissa), int(exponent)))
 
 
+def ball_between(lower: mpf, upper: mpf) -> arb:
+    """The ball ``[lower, upper]`` of two exact binary ends: each end becomes a ball exactly (as
+    a rational, an end such as ``1e-1085736211`` would need a denominator of 3.6·10⁹ bits), and
+    the ball is their union."""
+    return arb(lower).union(arb(upper))
+
+
 def _exact_rational(end: mpf) -> Fraction | float:
     """An exact binary number as a rational, an infinite one as ``±inf`` (which compares with
     rationals)."""
@@ -294,6 +301,10 @@ class Enclosure:
         """A number known exactly."""
         value = mpf(value)
         return cls(value, value, value)
+
+    def ball(self) -> arb:
+        """The enclosure as one Arb ball."""
+        return ball_between(self.lower, self.upper)
 
     def compared_with(self, claimed: Fraction) -> str:
         """``"violation"`` when the exact value is proven above ``claimed``, ``"within"`` when

@@ -46,7 +46,7 @@ from ..exact.losses.worst_output import Witness, worst_output
 from ..noise import Kind, NoiseLaw
 from ..events import Interval
 from ..precision import (COMBINE_GUARD_DIGITS, MAX_DPS, MAX_GUARD_DIGITS, CertifiedProbability,
-                         Probability, check_dps, working_bits)
+                         Probability, ball_between, check_dps, working_bits)
 from ..refinement import refine
 from ..sequences import Runs, as_output, as_queries
 from .model import Program
@@ -497,8 +497,8 @@ def _certified_difference(plus: CertifiedProbability, minus: CertifiedProbabilit
     ``10^{−dps}`` relative (the caller asks both sides for more digits)."""
     bits = working_bits(max(plus.dps, minus.dps), guard=COMBINE_GUARD_DIGITS)
     with ctx.workprec(bits):
-        difference = (arb(plus.lower).union(arb(plus.upper))
-                      - arb(minus.lower).union(arb(minus.upper)))
+        difference = (ball_between(plus.lower, plus.upper)
+                      - ball_between(minus.lower, minus.upper))
         if not difference > 0:
             return None
         log_ball = difference.log()

@@ -24,7 +24,8 @@ from flint import arb
 
 from ...errors import MethodUnavailableError, PrecisionError
 from ...noise import Gaussian, Laplace, NoiseLaw
-from ...precision import COMBINE_GUARD_DIGITS, CertifiedProbability, Enclosure, working_bits
+from ...precision import (COMBINE_GUARD_DIGITS, CertifiedProbability, Enclosure, ball_between,
+                          working_bits)
 from ...progress import START_DELAY, Progress
 from ...refinement import refine
 from ...sequences import Runs
@@ -79,12 +80,10 @@ def density_supremum(mech) -> Callable | None:
 
 
 def ball_of(result: CertifiedProbability) -> arb:
-    """The enclosure of a certified probability as one ball (an exact zero stays exact); the
-    ends are exact binary numbers and become balls exactly (as rationals, an end such as
-    ``1e-1085736211`` would need a denominator of 3.6·10⁹ bits)."""
+    """The enclosure of a certified probability as one ball (an exact zero stays exact)."""
     if result.is_zero:
         return arb(0)
-    return arb(result.lower).union(arb(result.upper))
+    return ball_between(result.lower, result.upper)
 
 
 def certified_ball(result, what: str) -> arb:

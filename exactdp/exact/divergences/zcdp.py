@@ -214,10 +214,10 @@ def supremum_over_orders(divergence_at: Callable[[int], Divergence], dps: int,
 
     def divergence(alpha: Fraction) -> arb:
         spare = 2 if alpha - 1 >= NEAR_ONE else dps + 3
-        return _ball(divergence_at(digits + spare)(alpha, digits))
+        return divergence_at(digits + spare)(alpha, digits).ball()
 
     with flint_context(working_bits(digits, guard=COMBINE_GUARD_DIGITS)):
-        return _Bracket(divergence, _ball(largest), nearest, dps, name).run()
+        return _Bracket(divergence, largest.ball(), nearest, dps, name).run()
 
 
 def _middle(a: Fraction, b: Fraction) -> Fraction:
@@ -239,11 +239,6 @@ def _log2(x: Fraction) -> int:
 def _decimal(end: arb, upward: bool) -> str:
     """An exact bracket end rounded outward to 12 digits, for a message."""
     return format_bound(exact_mpf(end), 12, upward)
-
-
-def _ball(enclosed: Enclosure) -> arb:
-    """The enclosure of a divergence as one ball (its ends are exact binary numbers)."""
-    return arb(enclosed.lower).union(arb(enclosed.upper))
 
 
 class _Bracket:
