@@ -1,7 +1,7 @@
 """Exact interpreter of the mechanism descriptions: the integral form (docs/mathematics.md)."""
 
 # Importing a family's modules registers its rules with the generic functions of each stage
-# (``probability``, ``event_rule``, ``worst_output``, ``density_supremum``): one line per family.
+# (``probability``, ``event_rule``, ``worst_output``, ``density_supremum``): one group per family.
 from .form import threshold_rules as _threshold_rules  # noqa: F401  (Sparse Vector)
 from .event_probability import threshold as _threshold_events  # noqa: F401
 from .losses import threshold_worst_output as _threshold_worst  # noqa: F401
