@@ -69,8 +69,9 @@ def run_maxloss(args: argparse.Namespace) -> int:
         record = {"output": None, "approached": result.approached}
     record |= {**loss_record(result.loss, args.dps, text=text), "method": result.method}
     if result.outputs is not None:
-        record |= {"outputs_enumerated": str(result.outputs),
-                   "sum_p1": format_value(result.total1, args.dps),
+        record |= {"outputs_enumerated": str(result.outputs)}
+    if result.total1 is not None:
+        record |= {"sum_p1": format_value(result.total1, args.dps),
                    "sum_p2": format_value(result.total2, args.dps)}
     emit(args, record, f"{mech}: largest |ln(p1/p2)| over every output")
     return 0
