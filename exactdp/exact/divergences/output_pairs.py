@@ -125,7 +125,7 @@ class OutputPair(NamedTuple):
     to any other), each with the probabilities ``p1`` on ``d1`` and ``p2`` on ``d2`` (balls),
     ``output`` one of them (a tuple of its entries).  Every functional of the two
     distributions is a sum (or a supremum) over outputs, so a class enters it once, weighted by
-    ``count`` (docs/mathematics.md §11)."""
+    ``count`` (docs/mathematics.md §11, "Exchangeable outputs")."""
 
     p1: arb
     p2: arb

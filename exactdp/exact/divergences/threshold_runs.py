@@ -1,5 +1,6 @@
 """Sparse Vector with a cutoff of 1 on inputs with long runs of equal queries: the largest loss
-and ``δ(ε)`` from a few outputs per run, whatever the run's length (docs/mathematics.md §11.3).
+and ``δ(ε)`` from a few outputs per run, whatever the run's length (docs/mathematics.md §11,
+"Runs of equal queries").
 
 Write the inputs as joint runs: a run ``j`` is a stretch of ``m`` queries over which neither
 ``d1`` nor ``d2`` changes (answers ``a1``, ``a2``), after ``K`` earlier queries.  Its outputs
@@ -17,15 +18,15 @@ each ``A_i`` one integral form with the run's factor raised to ``K + k``.  With 
 noise's density and the query noise's CDF log-concave, the ratio ``r(k) = p1(k)/p2(k)`` is
 monotone in ``k`` on a run whose change ``Δ = a2 − a1`` is at least 0 and at least every
 earlier run's change (non-decreasing), or at most 0 and at most every earlier one
-(non-increasing) — §11.3 proves it.  Then
+(non-increasing) — docs/mathematics.md §11 proves it.  Then
 
 * the largest ``|ln r|`` over the run is at ``k = 0`` or ``k = m − 1``: the largest loss over
   every output is the largest over two outputs per run and ``⊥ⁿ``;
 * the outputs with ``p1 > e^ε p2`` form a tail of the run in the order of increasing ``r``: its
   first certain member ``t1`` and the last certain non-member ``t0`` are found by bisection,
   and ``Σ max(0, p1 − e^ε p2)`` over the run lies in ``T + [0, U]``, ``T`` the telescoped sum
-  over the tail and ``U = (1 − e^ε/r(t1))₊ · Σ_{t0 < t < t1} p1(t)`` (the outputs between are
-  bounded through ``r ≤ r(t1)``; ``U = 0`` when ``t1 = t0 + 1``).
+  over the tail and ``U = (1 − e^ε/r(t_c))₊ · Σ_{t0 < t < t1} p1(t)``, ``t_c = min(t1, m − 1)``
+  (the outputs between are bounded through ``r ≤ r(t_c)``; ``U = 0`` when ``t1 = t0 + 1``).
 
 The cost is ``O(log m)`` integral forms per run and ``ε`` (each form of as many factors as
 there are runs), not ``m``.

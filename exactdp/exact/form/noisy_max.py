@@ -139,10 +139,10 @@ def _(mech: NoisyMaxMechanism, d: Runs, dps: int, memo: dict | None = None) -> d
 def _(mech: NoisyMaxMechanism, d1: Runs, d2: Runs, dps: int) -> list[OutputPair]:
     """The indices ``i`` of equal ``(d1_i, d2_i)`` as one class each: a permutation of the
     queries that fixes both inputs permutes the indices, so those of one class have equal
-    probabilities on each input (docs/mathematics.md §11).  Each input's probability of a class
-    is that of its first index, one per distinct answer: the work depends on the distinct
-    answers and classes, not on how often each occurs (``0*1000000`` against ``1*1000000`` is
-    one class)."""
+    probabilities on each input (docs/mathematics.md §11, "Exchangeable outputs").  Each
+    input's probability of a class is that of its first index, one per distinct answer: the
+    work depends on the distinct answers and classes, not on how often each occurs
+    (``0*1000000`` against ``1*1000000`` is one class)."""
     _check_index(mech)
     classes: dict = {}  # (d1_i, d2_i) → [first index, count]
     position = 0
