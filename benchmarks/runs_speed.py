@@ -35,6 +35,9 @@ from exactdp.sequences import as_queries  # noqa: E402
 
 DPS = 30
 EPS = Fraction(1, 2)
+#: Gaussian Sparse Vector (cutoff 1) and Gaussian noisy max, at the README's scales
+MECHANISMS = (exactdp.mechanism("svt_gaussian", sigma1=4, sigma2=8, c=1),
+              exactdp.mechanism("noisy_max_gaussian", sigma=4))
 
 
 def _runs(mech, d1, d2) -> None:
@@ -69,9 +72,7 @@ def main() -> None:
     parser.add_argument("--baseline", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    mechanisms = (exactdp.mechanism("svt_gaussian", sigma1=4, sigma2=8, c=1),
-                  exactdp.mechanism("noisy_max_gaussian", sigma=4))
-    for mech in mechanisms:
+    for mech in MECHANISMS:
         print(mech.name, flush=True)
         for n in args.sizes:
             d1, d2 = as_queries(f"0*{n}"), as_queries(f"1*{n}")
