@@ -126,6 +126,13 @@ def test_a_run_whose_loss_is_not_proven_monotone_is_refused():
         exactdp.max_privacy_loss(mech, "0*600,0*600", "1*600,1/2*600")
 
 
+def test_too_many_runs_are_refused_with_their_count():
+    mech = exactdp.mechanism("svt_gaussian", sigma1=4, sigma2=8)
+    d1 = ",".join(f"{i % 2}*11" for i in range(101))
+    with pytest.raises(InputError, match="at most 100 runs, got 101"):
+        exactdp.privacy_profile(mech, d1, d1, [1])
+
+
 def test_renyi_of_a_long_run_names_the_largest_size():
     mech = exactdp.mechanism("svt_gaussian", sigma1=4, sigma2=8)
     with pytest.raises(InputError, match="at most 12 queries, got 1001 \\(1000 for "):
