@@ -16,10 +16,11 @@ the :class:`LocationShift` ``(law, μ1, μ2)``.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Callable, NamedTuple
 
+import mpmath
 from flint import arb
 
 from ...errors import MethodUnavailableError, PrecisionError
@@ -230,3 +231,13 @@ def refined(compute, dps: int, what: str, absolute: bool = False) -> Enclosure:
     return refine(attempt, bits, bits * 2 ** (REFINEMENTS - 1),
                   lambda ball, bits: f"{what}: the enclosure {ball.str(5)} did not reach {dps} "
                                      f"digits at {bits} bits")
+
+
+def at_least_zero(enclosure: Enclosure) -> Enclosure:
+    """The enclosure of a quantity that is never negative (a Rényi divergence, van Erven &
+    Harremoës, "Rényi Divergence and Kullback-Leibler Divergence", IEEE Trans. Inf. Theory
+    60(7), 2014, Thm 8; or ``δ(ε)``, a sum of ``max(0, ·)``), its value and lower end raised to
+    0: the part of the enclosure below 0 holds no value."""
+    zero = mpmath.mpf(0)
+    return replace(enclosure, value=max(enclosure.value, zero),
+                   lower=max(enclosure.lower, zero))

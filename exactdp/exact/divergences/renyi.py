@@ -19,7 +19,7 @@ Privacy", IEEE CSF 2017, Definition 3):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
 
@@ -35,7 +35,7 @@ from ..backends.arithmetics import BALLS
 from ..backends.exponential_sums import exp_integral, piece_in
 from ..form.integral_form import interior_point
 from ..losses.privacy_loss import neighbouring_pair
-from .output_pairs import (LocationShift, complete_pairs, density_supremum,
+from .output_pairs import (LocationShift, at_least_zero, complete_pairs, density_supremum,
                            location_shift, refined)
 from ..backends.piece_series import flint_context
 
@@ -307,12 +307,7 @@ def _discrete_divergence(logs: dict, alpha, dps: int, name: str,
                          for log1, log2, count in logs.values()), arb(0))
             return total.log() / (order - 1)
 
-    # a Rényi divergence (α > 1 or ∞) is never negative (van Erven & Harremoës, "Rényi
-    # Divergence and Kullback-Leibler Divergence", IEEE Trans. Inf. Theory 60(7), 2014, Thm 8):
-    # the part of an enclosure below 0 holds no value
-    enclosure = refined(compute, dps, f"{name}: D_α (α = {alpha})", absolute)
-    zero = mpmath.mpf(0)
-    return replace(enclosure, value=max(enclosure.value, zero), lower=max(enclosure.lower, zero))
+    return at_least_zero(refined(compute, dps, f"{name}: D_α (α = {alpha})", absolute))
 
 
 def _integer_bits(x: arb) -> int:

@@ -50,7 +50,7 @@ from ...sequences import Runs, zip_runs
 from ..backends.piece_series import flint_context
 from ..form.threshold import build_output_integral
 from ..probability import evaluate
-from .output_pairs import certified_ball, refined
+from .output_pairs import at_least_zero, certified_ball, refined
 
 #: Digits of the probabilities the bisection for the tail's start compares (a first guess,
 #: confirmed at the digits asked).
@@ -185,12 +185,13 @@ def run_profile(mech, d1: Runs, d2: Runs, dps: int) -> Callable[[Fraction], Encl
             def compute() -> arb:
                 factor = to_arb(eps).exp()
                 total = (last[0] - factor * last[1]).max(arb(0))
-                for tail, band in parts:
-                    total += tail(factor) + band(factor)
+                for tail, band in parts:  # a run's Σ max(0, p1 − e^ε p2) is at least 0
+                    total += (tail(factor) + band(factor)).max(arb(0))
                 return total
 
             try:
-                return True, refined(compute, dps, f"{mech.name}: δ(ε = {eps})", absolute=True)
+                return True, at_least_zero(refined(compute, dps, f"{mech.name}: δ(ε = {eps})",
+                                                   absolute=True))
             except PrecisionError as error:
                 return False, error
 
@@ -244,7 +245,7 @@ def _run_delta(probabilities: RunProbabilities, run: Run, eps: Fraction, digits:
         if first_in == last_out + 1:
             return arb(0)
         shortfall = (1 - factor * ratio[1] / ratio[0]).max(arb(0))
-        return arb(0, (shortfall * (band_mass[0] - band_mass[1])).upper())
+        return arb(0).union(arb((shortfall * (band_mass[0] - band_mass[1])).upper()))
 
     return tail, band
 
