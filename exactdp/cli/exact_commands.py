@@ -57,7 +57,8 @@ def run_loss(args: argparse.Namespace) -> int:
 def run_maxloss(args: argparse.Namespace) -> int:
     """The worst output and its loss; a supremum that no output attains says where it is
     approached (``output`` ``null`` and ``approached`` in JSON); ``outputs_enumerated``,
-    ``sum_p1``, ``sum_p2`` when the outputs were enumerated (not for a released number)."""
+    ``sum_p1``, ``sum_p2`` when the outputs were enumerated (not for a released number; Sparse
+    Vector taken run by run of equal queries has ``outputs_enumerated`` alone)."""
     mech = build_mechanism(args)
     result = max_privacy_loss(mech, args.d1, args.d2, dps=args.dps, allow_any_pair=args.any_pair)
     text = not args.json

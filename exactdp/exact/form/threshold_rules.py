@@ -5,7 +5,8 @@ largest loss over every ⊤/⊥ output, and both output distributions of a pair 
 Every ⊤/⊥ output is enumerated (:func:`~exactdp.exact.losses.privacy_loss.enumerated_outputs`)
 and, where the laws allow, evaluated all at once (``backends/output_tree.py``,
 ``backends/shared_nodes.py``); otherwise each output's certified probability is computed on its
-own.
+own.  Beyond the enumeration's limit a cutoff of 1 is taken run by run of equal queries
+(``divergences/threshold_runs.py``: the largest loss and ``δ(ε)``).
 """
 
 from __future__ import annotations

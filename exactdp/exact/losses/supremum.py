@@ -52,7 +52,9 @@ def max_privacy_loss(mech, d1, d2, dps: int = 30,
     ``backends/smooth_shared_nodes.py``;
     ``backends/output_tree.py``, the closed form along the tree of outputs, otherwise, up to
     :data:`~.loss.MAX_WALKED_QUERIES` queries and :data:`~.loss.MAX_SHARED_OUTPUTS` outputs),
-    otherwise one output at a time (up to :data:`~.loss.MAX_ENUMERATED_QUERIES` queries).  The
+    otherwise one output at a time (up to :data:`~.loss.MAX_ENUMERATED_QUERIES` queries); beyond
+    these limits, with a cutoff of 1, among the two ends of each run of equal queries and ``⊥ⁿ``
+    (``divergences/threshold_runs.py``, where the loss is proven monotone along each run).  The
     maximiser is then recomputed on its own with ``method="auto"`` (certified).  The
     probabilities of all outputs must sum to 1 on both sides to ``dps - 5`` digits, or
     :class:`~exactdp.errors.PrecisionError` is raised.  Other mechanisms (noisy max releasing
