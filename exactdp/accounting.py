@@ -108,7 +108,7 @@ def to_dp_accounting(mech, d1, d2, value_discretization_interval: float = 1e-4,
     pairs = complete_pairs(mech, d1, d2, digits)
     bits = working_bits(digits, guard=COMBINE_GUARD_DIGITS)
     remove, infinity_remove = _rounded(loss_atoms(pairs, bits), step, bits)
-    add, infinity_add = _rounded(loss_atoms([(p2, p1) for p1, p2 in pairs], bits), step, bits)
+    add, infinity_add = _rounded(loss_atoms([pair.swapped() for pair in pairs], bits), step, bits)
     return dp_pld.PrivacyLossDistribution.create_from_rounded_probability(
         remove, infinity_remove, step, pessimistic_estimate=True,
         rounded_probability_mass_function_add=add, infinity_mass_add=infinity_add,

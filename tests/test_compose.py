@@ -22,7 +22,7 @@ from exactdp.errors import InputError, MethodUnavailableError
 from exactdp.exact.backends.piece_series import flint_context
 from exactdp.exact.divergences.composition import composed_delta
 from exactdp.exact.divergences.loss_distribution import loss_atoms
-from exactdp.exact.divergences.output_pairs import complete_pairs
+from exactdp.exact.divergences.output_pairs import OutputPair, complete_pairs
 from exactdp.exact.losses.privacy_loss import neighbouring_pair, possible_outputs
 from exactdp.precision import Enclosure
 from .conftest import assert_encloses
@@ -115,7 +115,7 @@ def test_composition_with_an_infinite_loss_matches_exact_rationals():
     p1 = [Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)]
     p2 = [Fraction(1, 4), Fraction(3, 4), Fraction(0)]
     with flint_context(200):
-        atoms = loss_atoms(list(zip(_balls(p1), _balls(p2))), 200)
+        atoms = loss_atoms([OutputPair(*pair) for pair in zip(_balls(p1), _balls(p2))], 200)
     assert len(atoms.losses) == 2 and atoms.masses[0].contains(arb(fmpq(1, 4)))  # ln(1/3)
     assert atoms.infinity_mass == arb(fmpq(1, 4))  # exact: the one output with p2 = 0
     with mpmath.workdps(60):

@@ -81,9 +81,11 @@ def test_max_loss_limits():
         exactdp.max_privacy_loss(exactdp.mechanism("svt6"), [0] * 17, [0] * 17)
     with pytest.raises(InputError, match="cannot be enumerated"):
         exactdp.max_privacy_loss(exactdp.mechanism("svt3"), [0], [1])
-    # all outputs at once: 1000 queries with a cutoff of 1 (shared nodes), 400 along the tree
+    # all outputs at once: 1000 queries with a cutoff of 1 (shared nodes; beyond them the
+    # largest loss goes run by run, tests/test_runs.py, and a Rényi divergence is refused), 400
+    # along the tree
     with pytest.raises(InputError, match=r"got 1001 \(1000 for svt1\)"):
-        exactdp.max_privacy_loss(exactdp.mechanism("svt1", c=1), [0] * 1001, [0] * 1001)
+        exactdp.renyi_divergence(exactdp.mechanism("svt1", c=1), [0] * 1001, [1] * 1001, 2)
     with pytest.raises(InputError, match=r"got 401 \(400 for svt1\)"):
         exactdp.max_privacy_loss(exactdp.mechanism("svt1", c=2), [0] * 401, [0] * 401)
 

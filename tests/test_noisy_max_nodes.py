@@ -57,7 +57,9 @@ def test_each_index_within_its_own_certified_probability(queries):
     # integral over the winner's noise, form/noisy_max.py, by the certified back-end), 30 digits
     # wide; the balls of all indices sum to a ball holding 1.
     mech = exactdp.mechanism("noisy_max_gaussian", sigma=2)
-    balls = noisy_max_nodes.index_probabilities(mech, queries, 30)
+    by_answer = noisy_max_nodes.answer_probabilities(
+        mech, {Fraction(q): queries.count(q) for q in queries}, 30)
+    balls = [by_answer[Fraction(q)] for q in queries]
     for index, ball in enumerate(balls):
         alone = _ends(exactdp.probability(mech, queries, index, method="certified"))
         with ctx.workprec(PRECISION):
@@ -68,9 +70,12 @@ def test_each_index_within_its_own_certified_probability(queries):
 
 
 def test_the_limits():
-    # Gaussian noise: the shared nodes' 1000 queries; a law without them (Laplace): 12
+    # Gaussian noise: the shared nodes' 1000 classes of equal (d1_i, d2_i) answers; a law
+    # without them (Laplace): 12
     mech = exactdp.mechanism("noisy_max_gaussian", sigma=2)
-    with pytest.raises(InputError, match="at most 1000 queries for noisy_max_gaussian"):
-        exactdp.renyi_divergence(mech, "0*1001", "1*1001", 2)
-    with pytest.raises(InputError, match="at most 12 queries for noisy_max_laplace"):
-        exactdp.renyi_divergence(exactdp.mechanism("noisy_max_laplace"), "0*13", "1*13", 2)
+    d1 = list(range(1001))
+    with pytest.raises(InputError, match="at most 1000 classes of equal .* for noisy_max_gaus"):
+        exactdp.renyi_divergence(mech, d1, [q + 1 for q in d1], 2)
+    with pytest.raises(InputError, match="at most 12 classes of equal .* for noisy_max_laplace"):
+        exactdp.renyi_divergence(exactdp.mechanism("noisy_max_laplace"), list(range(13)),
+                                 list(range(1, 14)), 2)

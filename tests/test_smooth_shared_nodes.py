@@ -129,7 +129,8 @@ def test_max_loss_on_forty_distinct_queries(name, moves, outputs, checked):
 def test_runs_of_equal_queries_and_the_limit():
     # A run of 1000 equal queries reuses its factors at the nodes (one erfc per node); the
     # first and last outputs agree with their certified probabilities; past the shared
-    # nodes' limit the divergence is refused in one line naming it.
+    # nodes' limit a Rényi divergence is refused in one line naming it (the profile and the
+    # largest loss go run by run there: tests/test_runs.py).
     mech = _gaussian_svt()
     balls = smooth_shared_nodes.first_top_probabilities(mech, [Fraction(0)] * 1000, 20)
     for output, ball in ((Runs.from_items([True]), balls[0]),
@@ -138,7 +139,7 @@ def test_runs_of_equal_queries_and_the_limit():
         with ctx.workprec(PRECISION):
             assert_encloses(ball, sum(alone) / 2, 20, slack=alone[1] - alone[0])
     with pytest.raises(InputError, match=r"got 1001 \(1000 for svt_gaussian\)"):
-        exactdp.privacy_profile(mech, "0*1001", "1*1001", [1])
+        exactdp.renyi_divergence(mech, "0*1001", "1*1001", [2])
 
 
 def test_the_gaussian_double_precision_logs():

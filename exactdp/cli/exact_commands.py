@@ -57,7 +57,8 @@ def run_loss(args: argparse.Namespace) -> int:
 def run_maxloss(args: argparse.Namespace) -> int:
     """The worst output and its loss; a supremum that no output attains says where it is
     approached (``output`` ``null`` and ``approached`` in JSON); ``outputs_enumerated``,
-    ``sum_p1``, ``sum_p2`` when the outputs were enumerated (not for a released number)."""
+    ``sum_p1``, ``sum_p2`` when the outputs were enumerated (not for a released number; Sparse
+    Vector taken run by run of equal queries has ``outputs_enumerated`` alone)."""
     mech = build_mechanism(args)
     result = max_privacy_loss(mech, args.d1, args.d2, dps=args.dps, allow_any_pair=args.any_pair)
     text = not args.json
@@ -69,8 +70,9 @@ def run_maxloss(args: argparse.Namespace) -> int:
         record = {"output": None, "approached": result.approached}
     record |= {**loss_record(result.loss, args.dps, text=text), "method": result.method}
     if result.outputs is not None:
-        record |= {"outputs_enumerated": str(result.outputs),
-                   "sum_p1": format_value(result.total1, args.dps),
+        record |= {"outputs_enumerated": str(result.outputs)}
+    if result.total1 is not None:
+        record |= {"sum_p1": format_value(result.total1, args.dps),
                    "sum_p2": format_value(result.total2, args.dps)}
     emit(args, record, f"{mech}: largest |ln(p1/p2)| over every output")
     return 0

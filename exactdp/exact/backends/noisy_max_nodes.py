@@ -24,7 +24,6 @@ flat side by ``log(1 + S·e^{C·h²})`` with ``S`` at the left end of the ellips
 
 from __future__ import annotations
 
-from collections import Counter
 from fractions import Fraction
 
 import numpy as np
@@ -46,23 +45,23 @@ def applies(mech) -> bool:
     return not mech.releases_value and smooth_in_doubles(mech.noise)
 
 
-def index_probabilities(mech, queries, dps: int) -> list:
-    """``[Pr[argmax = i] for every i]`` as ``arb`` balls of relative width at most
-    ``10^{−dps}`` (else :class:`~exactdp.errors.PrecisionError`), for a mechanism for which
-    :func:`applies`."""
+def answer_probabilities(mech, counts: dict, dps: int) -> dict:
+    """``{v: Pr[argmax = i]}`` for an index ``i`` of each distinct answer ``v`` (equal answers
+    win with equal probability), the answers occurring ``counts[v]`` times, as ``arb`` balls of
+    relative width at most ``10^{−dps}`` (else :class:`~exactdp.errors.PrecisionError`), for a
+    mechanism for which :func:`applies`: the work depends on the distinct answers, not on how
+    often each occurs."""
     noise = mech.noise
-    answers = [Fraction(q) for q in queries]
-    counts = Counter(answers)
     values = sorted(counts)
     distance = noise.scale
     while noise.log_size(distance) < (dps + TAIL_DIGITS) * Fraction(23, 10):  # ln 10 < 2.3
         distance *= 2
     balls = shared_probabilities(
-        mech, len(answers), dps, lambda pieces: _Geometry(noise, values, counts, pieces),
+        mech, sum(counts.values()), dps,
+        lambda pieces: _Geometry(noise, values, counts, pieces),
         lambda distance: _pieces(values, noise.scale, distance), distance, _LogBounds,
         _rule_sums)
-    by_value = dict(zip(values, balls))
-    return [by_value[answer] for answer in answers]
+    return dict(zip(values, balls))
 
 
 class _Geometry(PieceLayout):

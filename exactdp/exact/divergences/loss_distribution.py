@@ -54,15 +54,16 @@ class LossAtoms:
 
 
 def loss_atoms(pairs: list, bits: int) -> LossAtoms:
-    """The atoms of the PLD of ``pairs = [(p1(a), p2(a))]`` (every output's probability on
-    ``d1`` and ``d2`` as balls, :func:`~.output_pairs.complete_pairs`), the logs taken to
-    ``bits`` bits after the point; outputs grouped where their loss balls overlap (module
+    """The atoms of the PLD of ``pairs`` (every class of outputs' probabilities on ``d1`` and
+    ``d2`` as balls, :func:`~.output_pairs.complete_pairs`, its mass ``count·p1``), the logs
+    taken to ``bits`` bits after the point; outputs grouped where their loss balls overlap (module
     docstring).
 
     Examples
     --------
-    >>> atoms = loss_atoms([(arb(0.5), arb(0.25)), (arb(0.25), arb(0.125)),
-    ...                     (arb(0.25), arb(0)), (arb(0), arb(0.625))], 64)
+    >>> from exactdp.exact.divergences.output_pairs import OutputPair
+    >>> atoms = loss_atoms([OutputPair(arb(0.5), arb(0.25)), OutputPair(arb(0.125), arb(0.0625), 2),
+    ...                     OutputPair(arb(0.25), arb(0)), OutputPair(arb(0), arb(0.625))], 64)
     >>> [round(float(loss.mid()), 5) for loss in atoms.losses]   # ln 2, both outputs
     [0.69315]
     >>> atoms.masses, atoms.infinity_mass
@@ -70,16 +71,16 @@ def loss_atoms(pairs: list, bits: int) -> LossAtoms:
     """
     infinity, finite = arb(0), []
     with flint_context(bits):
-        for p1, p2 in pairs:
+        for p1, p2, count, _ in pairs:
             if p1 == 0:
                 continue
             if p2 == 0:
-                infinity += p1
+                infinity += count * p1
                 continue
             if p1.contains(0) or p2.contains(0):
                 raise PrecisionError(f"an output's probabilities {p1.str(5)}, {p2.str(5)} are "
                                      f"not certified positive: no finite enclosure of its loss")
-            finite.append((log_ball(p1, bits) - log_ball(p2, bits), p1))
+            finite.append((log_ball(p1, bits) - log_ball(p2, bits), count * p1))
         losses, masses = [], []
         for loss, mass in sorted(finite, key=lambda atom: atom[0].mid()):
             if losses and losses[-1].overlaps(loss):

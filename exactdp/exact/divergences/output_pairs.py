@@ -16,10 +16,11 @@ noise (``form/histogram.py``), the :class:`LocationShift` ``(law, μ1, μ2)``.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Callable
+from typing import Callable, NamedTuple
 
+import mpmath
 from flint import arb
 
 from ...discrete_gaussian_law import DiscreteGaussian
@@ -121,13 +122,45 @@ def output_probabilities(mech, d: Runs, dps: int, memo: dict | None = None) -> d
                                  f"Laplace histograms differing in one bin")
 
 
-def output_probability_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[arb, arb]]:
-    """``[(Pr[M(d1) = a], Pr[M(d2) = a])]`` over every output ``a`` of either input (an output
-    of one input only has the exact probability 0 on the other), from
-    :func:`output_probabilities` of each input."""
+class OutputPair(NamedTuple):
+    """One class of outputs of a pair of inputs: ``count`` outputs that are exchangeable under
+    both inputs (a permutation of the outputs that fixes both output distributions maps any one
+    to any other), each with the probabilities ``p1`` on ``d1`` and ``p2`` on ``d2`` (balls),
+    ``output`` one of them (a tuple of its entries).  Every functional of the two
+    distributions is a sum (or a supremum) over outputs, so a class enters it once, weighted by
+    ``count`` (docs/mathematics.md §11, "Exchangeable outputs")."""
+
+    p1: arb
+    p2: arb
+    count: int = 1
+    output: tuple | None = None
+
+    def swapped(self) -> "OutputPair":
+        """The class seen from ``d2 → d1``."""
+        return OutputPair(self.p2, self.p1, self.count, self.output)
+
+
+@functools.singledispatch
+def exchangeable_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[OutputPair] | None:
+    """Every class of outputs exchangeable under both inputs with its probabilities
+    (:class:`OutputPair`, balls as :func:`output_probabilities` gives them), where the family
+    groups its outputs so (noisy max releasing an index: the indices ``i`` of equal
+    ``(d1_i, d2_i)``, ``form/noisy_max.py``); ``None`` (the default) where each output is its
+    own class."""
+    return None
+
+
+def output_probability_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[OutputPair]:
+    """The :class:`OutputPair` of every class of outputs of either input (an output of one input
+    only has the exact probability 0 on the other): :func:`exchangeable_pairs` where the family
+    groups them, else one class per output from :func:`output_probabilities` of each input."""
+    classes = exchangeable_pairs(mech, d1, d2, dps)
+    if classes is not None:
+        return classes
     sides = [output_probabilities(mech, d, dps) for d in (d1, d2)]
     outputs = dict.fromkeys([*sides[0], *sides[1]])
-    return [(sides[0].get(output, arb(0)), sides[1].get(output, arb(0))) for output in outputs]
+    return [OutputPair(sides[0].get(output, arb(0)), sides[1].get(output, arb(0)), 1, output)
+            for output in outputs]
 
 
 def certified_balls(mech, d: Runs, outputs: list, output_form: Callable, dps: int,
@@ -154,22 +187,24 @@ def certified_balls(mech, d: Runs, outputs: list, output_form: Callable, dps: in
     return balls
 
 
-def complete_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[tuple[arb, arb]]:
+def complete_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[OutputPair]:
     """:func:`output_probability_pairs`, checked: on each input the enclosures of all outputs
-    must sum to a ball containing 1 (every output enumerated), else
+    (each class ``count`` times) must sum to a ball containing 1 (every output enumerated), else
     :class:`~exactdp.errors.PrecisionError`."""
     pairs = output_probability_pairs(mech, d1, d2, dps)
     for side in (0, 1):
-        check_complete([pair[side] for pair in pairs], dps, f"{mech.name}: d{side + 1}")
+        check_complete([pair[side] for pair in pairs], dps, f"{mech.name}: d{side + 1}",
+                       [pair.count for pair in pairs])
     return pairs
 
 
-def check_complete(balls, dps: int, what: str) -> None:
+def check_complete(balls, dps: int, what: str, counts: list[int] | None = None) -> None:
     """:class:`~exactdp.errors.PrecisionError` unless the probabilities of every output of one
-    input (balls) sum to a ball containing 1: every output enumerated (``what`` names the
-    mechanism and the input)."""
+    input (balls; each ``counts[i]`` times, once by default) sum to a ball containing 1: every
+    output enumerated (``what`` names the mechanism and the input)."""
     with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
-        total = sum(balls, arb(0))
+        total = (sum(balls, arb(0)) if counts is None
+                 else sum((count * ball for ball, count in zip(balls, counts)), arb(0)))
         if not total.contains(1):
             raise PrecisionError(f"{what}: the probabilities of all outputs sum to "
                                  f"{total.str(10)}, not 1")
@@ -198,3 +233,13 @@ def refined(compute, dps: int, what: str, absolute: bool = False) -> Enclosure:
     return refine(attempt, bits, bits * 2 ** (REFINEMENTS - 1),
                   lambda ball, bits: f"{what}: the enclosure {ball.str(5)} did not reach {dps} "
                                      f"digits at {bits} bits")
+
+
+def at_least_zero(enclosure: Enclosure) -> Enclosure:
+    """The enclosure of a quantity that is never negative (a Rényi divergence, van Erven &
+    Harremoës, "Rényi Divergence and Kullback-Leibler Divergence", IEEE Trans. Inf. Theory
+    60(7), 2014, Thm 8; or ``δ(ε)``, a sum of ``max(0, ·)``), its value and lower end raised to
+    0: the part of the enclosure below 0 holds no value."""
+    zero = mpmath.mpf(0)
+    return replace(enclosure, value=max(enclosure.value, zero),
+                   lower=max(enclosure.lower, zero))

@@ -15,8 +15,10 @@ Section 2).  The supremum is reached by ``E = {a : p1(a) > e^ε p2(a)}``:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Callable
 
 from flint import arb
 
@@ -24,7 +26,7 @@ from ...discrete_gaussian_law import DiscreteGaussian
 from ...errors import InputError, MethodUnavailableError
 from ...noise import Gaussian, Kind, Laplace
 from ...precision import PART_GUARD_DIGITS, check_dps, to_arb
-from ...sequences import to_fraction
+from ...sequences import Runs, to_fraction
 from ..losses.privacy_loss import neighbouring_pair
 from ...precision import Enclosure
 from .discrete_shift import discrete_shift_delta
@@ -58,6 +60,16 @@ def check_eps_list(eps_list) -> list[Fraction]:
         if eps < 0:
             raise InputError(f"eps must be at least 0, got eps={float(eps):g}")
     return values
+
+
+@functools.singledispatch
+def profile_by_runs(mech, d1: Runs, d2: Runs,
+                    dps: int) -> Callable[[Fraction], Enclosure] | None:
+    """``ε ↦ δ(ε)`` of ``d1 → d2`` where the family computes it run by run of equal queries
+    instead of output by output (a generic function: ⊤/⊥ Sparse Vector with a cutoff of 1
+    beyond the enumeration's limit, ``divergences/threshold_runs.py``, registered by
+    ``form/threshold_rules.py``); ``None`` (the default) otherwise."""
+    return None
 
 
 def privacy_profile(mech, d1, d2, eps_list, dps: int = 30, allow_any_pair: bool = False,
@@ -124,6 +136,9 @@ def privacy_profile(mech, d1, d2, eps_list, dps: int = 30, allow_any_pair: bool 
                 for eps in values]
     if compositions > 1:
         return _composed_profile(mech, d1, d2, values, dps, compositions)
+    by_runs = profile_by_runs(mech, d1, d2, dps)
+    if by_runs is not None:
+        return [ProfilePoint(eps, by_runs(eps)) for eps in values]
     pairs = complete_pairs(mech, d1, d2, dps + PART_GUARD_DIGITS)
     return [ProfilePoint(eps, _discrete_delta(pairs, eps, dps, mech.name)) for eps in values]
 
@@ -165,21 +180,25 @@ def profile_both_ways(mech, d1, d2, eps, dps: int = 30,
     if shift is not None:
         point = ProfilePoint(eps, _shift_delta(shift, eps, dps))
         return point, point
+    by_runs = [profile_by_runs(mech, one, two, dps) for one, two in ((d1, d2), (d2, d1))]
+    if by_runs[0] is not None:
+        return tuple(ProfilePoint(eps, delta(eps)) for delta in by_runs)
     pairs = complete_pairs(mech, d1, d2, dps + PART_GUARD_DIGITS)
     forward, backward = (_discrete_delta(side, eps, dps, mech.name)
-                         for side in (pairs, [(p2, p1) for p1, p2 in pairs]))
+                         for side in (pairs, [pair.swapped() for pair in pairs]))
     return ProfilePoint(eps, forward), ProfilePoint(eps, backward)
 
 
 def _discrete_delta(pairs: list, eps: Fraction, dps: int, name: str) -> Enclosure:
-    """``Σ max(0, p1 − e^ε p2)``; exactly 0 when every output has ``p1 = 0`` or ``p2``
-    certified above ``e^{−ε} p1``."""
+    """``Σ max(0, p1 − e^ε p2)`` over the outputs, each class of exchangeable outputs
+    (``output_pairs.OutputPair``) once times its count; exactly 0 when every output has
+    ``p1 = 0`` or ``p2`` certified above ``e^{−ε} p1``."""
     def compute() -> arb:
         factor = to_arb(eps).exp()
         total = arb(0)
-        for p1, p2 in pairs:
+        for p1, p2, count, _ in pairs:
             if p1 != 0:
-                total += (p1 - factor * p2).max(arb(0))
+                total += count * (p1 - factor * p2).max(arb(0))
         return total
 
     return refined(compute, dps, f"{name}: δ(ε = {eps})", absolute=True)

@@ -21,7 +21,7 @@ Privacy", IEEE CSF 2017, Definition 3):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
 
@@ -39,7 +39,7 @@ from ..backends.exponential_sums import exp_integral, piece_in
 from ..form.integral_form import interior_point
 from ..losses.privacy_loss import neighbouring_pair
 from .discrete_shift import discrete_shift_divergence
-from .output_pairs import (LocationShift, complete_pairs, density_supremum,
+from .output_pairs import (LocationShift, at_least_zero, complete_pairs, density_supremum,
                            location_shift, refined)
 from ..backends.piece_series import flint_context
 
@@ -197,7 +197,7 @@ def divergences_both_ways(mech, d1, d2, dps: int = 30, allow_any_pair: bool = Fa
                      for one, two in ((d1, d2), (d2, d1)))
     pairs = complete_pairs(mech, d1, d2, dps + PART_GUARD_DIGITS)
     return tuple(_pairs_divergence(side, dps, mech.name)
-                 for side in (pairs, [(p2, p1) for p1, p2 in pairs]))
+                 for side in (pairs, [pair.swapped() for pair in pairs]))
 
 
 def renyi_both_ways(mech, d1, d2, alphas, dps: int = 30, allow_any_pair: bool = False
@@ -223,16 +223,17 @@ def renyi_both_ways(mech, d1, d2, alphas, dps: int = 30, allow_any_pair: bool = 
 
 
 def largest_log_ratio(pairs: list, dps: int, name: str) -> tuple[Enclosure, int]:
-    """``D_∞(P ‖ Q) = max_a ln(p1(a)/p2(a))`` from the balls ``(p1(a), p2(a))`` of every output
-    (:func:`~.output_pairs.complete_pairs`), to ``dps`` digits, and the position in ``pairs``
-    of an output that attains it: the first output with ``p1 > 0 = p2`` (exact zeros; ``+∞``),
-    else the output of the largest centre of ``ln p1 − ln p2`` (the first of equal ones).
+    """``D_∞(P ‖ Q) = max_a ln(p1(a)/p2(a))`` from the balls ``(p1(a), p2(a))`` of every class of
+    outputs (:func:`~.output_pairs.complete_pairs`), to ``dps`` digits, and the position in
+    ``pairs`` of a class that attains it: the first output with ``p1 > 0 = p2`` (exact zeros;
+    ``+∞``), else the output of the largest centre of ``ln p1 − ln p2`` (the first of equal ones).
 
     Examples
     --------
     >>> from flint import arb, ctx
-    >>> divergence, position = largest_log_ratio([(arb(0.5), arb(0.25)), (arb(0.5), arb(0.75))],
-    ...                                          10, "coin")
+    >>> from exactdp.exact.divergences.output_pairs import OutputPair
+    >>> divergence, position = largest_log_ratio(
+    ...     [OutputPair(arb(0.5), arb(0.25)), OutputPair(arb(0.5), arb(0.75))], 10, "coin")
     >>> print(mpmath.nstr(divergence.value, 10), position)   # ln 2, at the first output
     0.6931471806 0
     """
@@ -249,15 +250,16 @@ def largest_log_ratio(pairs: list, dps: int, name: str) -> tuple[Enclosure, int]
 def _first_only_on_d1(pairs: list) -> int | None:
     """The position of the first output with ``p1 > 0 = p2`` (exact zeros: an output only d1
     can produce, which makes every ``D_α`` infinite), ``None`` when there is none."""
-    return next((position for position, (p1, p2) in enumerate(pairs) if p1 != 0 and p2 == 0),
-                None)
+    return next((position for position, (p1, p2, _, _) in enumerate(pairs)
+                 if p1 != 0 and p2 == 0), None)
 
 
-def _logs(pairs: list, bits: int) -> dict[int, tuple[arb, arb]]:
-    """``{position: (ln p1, ln p2)}`` of the outputs with ``p1 > 0`` (the others contribute
-    nothing to any ``D_α``), once for every order, to ``bits`` bits after the point."""
-    return {position: (log_ball(p1, bits), log_ball(p2, bits))
-            for position, (p1, p2) in enumerate(pairs) if p1 != 0}
+def _logs(pairs: list, bits: int) -> dict[int, tuple[arb, arb, int]]:
+    """``{position: (ln p1, ln p2, count)}`` of the classes of outputs with ``p1 > 0`` (the
+    others contribute nothing to any ``D_α``), once for every order, to ``bits`` bits after the
+    point."""
+    return {position: (log_ball(p1, bits), log_ball(p2, bits), count)
+            for position, (p1, p2, count, _) in enumerate(pairs) if p1 != 0}
 
 
 def log_ball(p: arb, bits: int) -> arb:
@@ -284,7 +286,7 @@ def _largest_log_ratio(logs: dict) -> tuple[int, arb]:
     """The position of the largest centre of ``ln p1 − ln p2`` (the first of equal ones) and a
     ball enclosing the largest exact ``ln p1 − ln p2`` (Arb's ``max`` of the balls)."""
     position, largest, top = None, None, None
-    for where, (log1, log2) in logs.items():
+    for where, (log1, log2, _) in logs.items():
         ratio = log1 - log2
         if largest is None or ratio.mid() > top:
             position, top = where, ratio.mid()
@@ -294,27 +296,22 @@ def _largest_log_ratio(logs: dict) -> tuple[int, arb]:
 
 def _discrete_divergence(logs: dict, alpha, dps: int, name: str,
                          absolute: bool = False) -> Enclosure:
-    """``(1/(α−1)) ln Σ e^{α ln p1 + (1−α) ln p2}``, or ``max ln(p1/p2)`` for ``α = ∞``, from
-    the pairs ``(ln p1, ln p2)`` of the outputs with ``p1 > 0``."""
+    """``(1/(α−1)) ln Σ c·e^{α ln p1 + (1−α) ln p2}``, or ``max ln(p1/p2)`` for ``α = ∞``, from
+    the ``(ln p1, ln p2, c)`` of the classes of ``c`` outputs with ``p1 > 0``."""
     # the logs' integer parts (of a probability near e^{−2.5·10^599}) come on top of the bits
     # of the digits refined() asks for
-    extra = max((_integer_bits(log) for pair in logs.values() for log in pair), default=0)
+    extra = max((_integer_bits(log) for *pair, _ in logs.values() for log in pair), default=0)
 
     def compute() -> arb:
         with flint_context(ctx.prec + extra):
             if alpha == INFINITE_ORDER:
                 return _largest_log_ratio(logs)[1]
             order = to_arb(alpha)
-            total = sum(((order * log1 + (1 - order) * log2).exp()
-                         for log1, log2 in logs.values()), arb(0))
+            total = sum((count * (order * log1 + (1 - order) * log2).exp()
+                         for log1, log2, count in logs.values()), arb(0))
             return total.log() / (order - 1)
 
-    # a Rényi divergence (α > 1 or ∞) is never negative (van Erven & Harremoës, "Rényi
-    # Divergence and Kullback-Leibler Divergence", IEEE Trans. Inf. Theory 60(7), 2014, Thm 8):
-    # the part of an enclosure below 0 holds no value
-    enclosure = refined(compute, dps, f"{name}: D_α (α = {alpha})", absolute)
-    zero = mpmath.mpf(0)
-    return replace(enclosure, value=max(enclosure.value, zero), lower=max(enclosure.lower, zero))
+    return at_least_zero(refined(compute, dps, f"{name}: D_α (α = {alpha})", absolute))
 
 
 def _integer_bits(x: arb) -> int:

@@ -28,13 +28,14 @@ from ...errors import InputError, MethodUnavailableError
 from ...mechanisms.noisy_max import NoisyMaxMechanism
 from ...noise import Kind
 from ...precision import COMBINE_GUARD_DIGITS, check_dps, working_bits
-from ...sequences import Runs, as_output, as_queries, to_fraction
+from ...sequences import Runs, as_output, as_queries, to_fraction, zip_runs
 from .integral_form import IntegralBuilder, IntegralForm, make_term
 from ..backends import noisy_max_nodes
 from ..backends.piece_series import flint_context
 from ..losses.privacy_loss import (MAX_ENUMERATED_QUERIES, MAX_SHARED_QUERIES,
                                    at_once_or_alone)
-from ..divergences.output_pairs import certified_balls, output_probabilities
+from ..divergences.output_pairs import (OutputPair, certified_balls, exchangeable_pairs,
+                                        output_probabilities)
 from ..probability import evaluate, probability
 from ..losses.worst_output import (Witness, best_witness, maximise_over_values, pair_witness,
                                    value_grid, worst_output)
@@ -126,36 +127,75 @@ def _(mech: NoisyMaxMechanism, d1: Runs, d2: Runs, dps: int) -> Witness:
 
 @output_probabilities.register
 def _(mech: NoisyMaxMechanism, d: Runs, dps: int, memo: dict | None = None) -> dict:
-    """Every index's probability: all at once on shared nodes for a smooth law
-    (``backends/noisy_max_nodes.py``) unless a ``memo`` is shared across inputs of at most
-    ``MAX_ENUMERATED_QUERIES`` queries, else each index's certified probability (also where
-    the shared nodes fail, as at scales far below the answers' spread, whose bounds in double
-    precision are too coarse, up to ``MAX_ENUMERATED_QUERIES`` queries)."""
-    indices = _indices(mech, len(d))
+    """Every index's probability, one per distinct answer (:func:`_answer_balls`)."""
+    _check_index(mech)
+    answers = d.expand() if _enumerated(mech, len(d), "queries") else []
+    by_answer = _answer_balls(mech, d, {answer: index for index, answer
+                                        in reversed(list(enumerate(answers)))}, dps, memo)
+    return {(index,): by_answer[answer] for index, answer in enumerate(answers)}
 
+
+@exchangeable_pairs.register
+def _(mech: NoisyMaxMechanism, d1: Runs, d2: Runs, dps: int) -> list[OutputPair]:
+    """The indices ``i`` of equal ``(d1_i, d2_i)`` as one class each: a permutation of the
+    queries that fixes both inputs permutes the indices, so those of one class have equal
+    probabilities on each input (docs/mathematics.md §11, "Exchangeable outputs").  Each
+    input's probability of a class is that of its first index, one per distinct answer: the
+    work depends on the distinct answers and classes, not on how often each occurs
+    (``0*1000000`` against ``1*1000000`` is one class)."""
+    _check_index(mech)
+    classes: dict = {}  # (d1_i, d2_i) → [first index, count]
+    position = 0
+    for answers, count in zip_runs(d1, d2):
+        classes.setdefault(answers, [position, 0])[1] += count
+        position += count
+    _enumerated(mech, len(classes), "classes of equal (d1_i, d2_i) answers")
+    sides = [_answer_balls(mech, d, {answers[side]: first
+                                     for answers, (first, _) in reversed(classes.items())},
+                           dps, None)
+             for side, d in enumerate((d1, d2))]
+    return [OutputPair(sides[0][answers[0]], sides[1][answers[1]], count, (first,))
+            for answers, (first, count) in classes.items()]
+
+
+def _answer_balls(mech: NoisyMaxMechanism, d: Runs, firsts: dict, dps: int,
+                  memo: dict | None) -> dict:
+    """``{v: Pr[argmax = i]}`` on ``d`` for each answer ``v`` of ``firsts`` (``{v: an index i
+    with d_i = v}``): on shared nodes for a smooth law (``noisy_max_nodes.answer_probabilities``)
+    unless a ``memo`` is shared across inputs of at most ``MAX_ENUMERATED_QUERIES`` queries (a
+    caller sharing the forms across many inputs, ``exactdp verify``, does better one answer at
+    a time than with a pass of erfc's per input, where there are few), else the certified
+    probability of the index ``firsts[v]`` (also where the shared nodes fail, as at scales far
+    below the answers' spread, whose bounds in double precision are too coarse, on at most
+    ``MAX_ENUMERATED_QUERIES`` distinct answers)."""
     def at_once() -> dict:
         with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
-            balls = noisy_max_nodes.index_probabilities(mech, d.expand(), dps)
-        return {tuple(index): ball for index, ball in zip(indices, balls)}
+            return noisy_max_nodes.answer_probabilities(mech, answer_counts(d), dps)
 
-    # a caller sharing the forms across many inputs (``memo``) does better one index at a time
-    # than with a pass of erfc's per input, where there are few (``exactdp verify``)
+    def alone() -> dict:
+        balls = certified_balls(mech, d, [[index] for index in firsts.values()],
+                                lambda d, output: index_form(mech, d, output[0]), dps, memo)
+        return {answer: balls[(index,)] for answer, index in firsts.items()}
+
     shared = noisy_max_nodes.applies(mech) and (memo is None
                                                 or len(d) > MAX_ENUMERATED_QUERIES)
-    return at_once_or_alone(shared, len(d), at_once, lambda: certified_balls(
-        mech, d, indices, lambda d, output: index_form(mech, d, output[0]), dps, memo))
+    return at_once_or_alone(shared, len(firsts), at_once, alone)
 
 
-def _indices(mech: NoisyMaxMechanism, n: int) -> list[list[int]]:
-    """The outputs of noisy max releasing an index: ``[0], …, [n − 1]`` (ties have
-    probability 0), up to ``MAX_SHARED_QUERIES`` where they are evaluated at once on shared
-    nodes, else ``MAX_ENUMERATED_QUERIES``."""
+def _check_index(mech: NoisyMaxMechanism) -> None:
+    """:class:`~exactdp.errors.MethodUnavailableError` for noisy max releasing its value."""
     if mech.releases_value:
         raise MethodUnavailableError(f"{mech.name} releases the largest noisy value: of its "
                                      f"divergences only D_∞ is computed (Rényi α = inf)")
+
+
+def _enumerated(mech: NoisyMaxMechanism, outputs: int, what: str) -> int:
+    """``outputs``, the number of outputs of distinct probabilities (``what``: the queries, or
+    the classes of equal answers), checked: at most ``MAX_SHARED_QUERIES`` where they are
+    evaluated at once on shared nodes, else ``MAX_ENUMERATED_QUERIES``."""
     limit = (MAX_SHARED_QUERIES if noisy_max_nodes.applies(mech)
              else MAX_ENUMERATED_QUERIES)
-    if n > limit:
-        raise InputError(f"a divergence enumerates every output: at most {limit} queries for "
-                         f"{mech.name}, got {n}")
-    return [[index] for index in range(n)]
+    if outputs > limit:
+        raise InputError(f"a divergence enumerates every output: at most {limit} {what} for "
+                         f"{mech.name}, got {outputs}")
+    return outputs

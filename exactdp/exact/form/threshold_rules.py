@@ -5,7 +5,8 @@ largest loss over every ⊤/⊥ output, and both output distributions of a pair 
 Every ⊤/⊥ output is enumerated (:func:`~exactdp.exact.losses.privacy_loss.enumerated_outputs`)
 and, where the laws allow, evaluated all at once (``backends/output_tree.py``,
 ``backends/shared_nodes.py``); otherwise each output's certified probability is computed on its
-own.
+own.  Beyond the enumeration's limit a cutoff of 1 is taken run by run of equal queries
+(``divergences/threshold_runs.py``: the largest loss and ``δ(ε)``).
 """
 
 from __future__ import annotations
@@ -14,10 +15,13 @@ from ...mechanisms.description import ThresholdMechanism
 from ...precision import check_dps
 from ...sequences import Runs
 from ..backends import smooth_shared_nodes
+from ..divergences import threshold_runs
 from ..divergences.output_pairs import certified_balls, output_probabilities
+from ..divergences.profile import profile_by_runs
 from ..losses.privacy_loss import (MAX_ENUMERATED_QUERIES, MaxPrivacyLoss, all_output_balls,
                                    at_once_or_alone, conclude_max_loss, enumerated_outputs,
-                                   neighbouring_pair, separate_best, worst_of_all_outputs)
+                                   enumeration_limit, neighbouring_pair, privacy_loss,
+                                   separate_best, worst_of_all_outputs)
 from ..losses.supremum import max_privacy_loss
 from ..probability import evaluate, probability
 from .threshold import build_output_integral
@@ -32,11 +36,26 @@ def _(mech: ThresholdMechanism, queries, output, dps: int = 30, method: str = "a
 def _(mech: ThresholdMechanism, d1, d2, dps: int = 30,
       allow_any_pair: bool = False) -> MaxPrivacyLoss:
     d1, d2 = neighbouring_pair(mech, d1, d2, allow_any_pair)
+    if _by_runs(mech, len(d1)):  # the largest loss lies at an end of a run, or at ⊥ⁿ
+        best = threshold_runs.run_extremes(mech, d1, d2, dps)[0]
+        return MaxPrivacyLoss(best, privacy_loss(mech, d1, d2, best, dps, allow_any_pair=True),
+                              len(d1) + 1, None, None)
     outputs, shared = enumerated_outputs(mech, len(d1), "max_privacy_loss")
     best, totals = at_once_or_alone(
         shared, len(d1), lambda: worst_of_all_outputs(mech, d1, d2, outputs, dps),
         lambda: separate_best(mech, d1, d2, outputs, dps))
     return conclude_max_loss(mech, d1, d2, best, totals, len(outputs), dps)
+
+
+@profile_by_runs.register
+def _(mech: ThresholdMechanism, d1: Runs, d2: Runs, dps: int):
+    return threshold_runs.run_profile(mech, d1, d2, dps) if _by_runs(mech, len(d1)) else None
+
+
+def _by_runs(mech: ThresholdMechanism, n: int) -> bool:
+    """Whether the largest loss and ``δ(ε)`` are taken run by run (``threshold_runs.py``):
+    where they apply and the outputs are too many to enumerate."""
+    return threshold_runs.runs_apply(mech) and n > enumeration_limit(mech)[1]
 
 
 @output_probabilities.register

@@ -166,9 +166,7 @@ def enumerated_outputs(mech, n: int, what: str) -> tuple[list, bool]:
     whether they can all be evaluated at once (``output_tree.py``); ``what`` names the caller
     in the :class:`~exactdp.errors.InputError` raised beyond the limits of
     :func:`~exactdp.exact.losses.supremum.max_privacy_loss`."""
-    nodes = isinstance(mech, ThresholdMechanism) and shared_nodes_of(mech) is not None
-    shared = nodes or (isinstance(mech, ThresholdMechanism) and output_tree.applies(mech))
-    limit = MAX_SHARED_QUERIES if nodes else MAX_WALKED_QUERIES
+    shared, limit = enumeration_limit(mech)
     if shared and n <= limit:
         outputs = _checked_outputs(mech, n, MAX_SHARED_OUTPUTS)
         if outputs is None:
@@ -181,6 +179,19 @@ def enumerated_outputs(mech, n: int, what: str) -> tuple[list, bool]:
     else:
         outputs = _checked_outputs(mech, n, None)
     return [list(output) for output in outputs], shared
+
+
+def enumeration_limit(mech) -> tuple[bool, int]:
+    """Whether the outputs of ``mech`` are evaluated all at once (shared nodes for a cutoff of
+    1, else the tree of outputs) and the most queries :func:`enumerated_outputs` takes so:
+    :data:`MAX_SHARED_QUERIES`, :data:`MAX_WALKED_QUERIES`, or else
+    :data:`MAX_ENUMERATED_QUERIES` one output at a time."""
+    nodes = isinstance(mech, ThresholdMechanism) and shared_nodes_of(mech) is not None
+    if nodes:
+        return True, MAX_SHARED_QUERIES
+    if isinstance(mech, ThresholdMechanism) and output_tree.applies(mech):
+        return True, MAX_WALKED_QUERIES
+    return False, MAX_ENUMERATED_QUERIES
 
 
 @functools.lru_cache(maxsize=16)

@@ -52,7 +52,9 @@ def max_privacy_loss(mech, d1, d2, dps: int = 30,
     ``backends/smooth_shared_nodes.py``;
     ``backends/output_tree.py``, the closed form along the tree of outputs, otherwise, up to
     :data:`~.loss.MAX_WALKED_QUERIES` queries and :data:`~.loss.MAX_SHARED_OUTPUTS` outputs),
-    otherwise one output at a time (up to :data:`~.loss.MAX_ENUMERATED_QUERIES` queries).  The
+    otherwise one output at a time (up to :data:`~.loss.MAX_ENUMERATED_QUERIES` queries); beyond
+    these limits, with a cutoff of 1, among the two ends of each run of equal queries and ``⊥ⁿ``
+    (``divergences/threshold_runs.py``, where the loss is proven monotone along each run).  The
     maximiser is then recomputed on its own with ``method="auto"`` (certified).  The
     probabilities of all outputs must sum to 1 on both sides to ``dps - 5`` digits, or
     :class:`~exactdp.errors.PrecisionError` is raised.  Other mechanisms (noisy max releasing
@@ -88,19 +90,21 @@ def loss_supremum(mech, d1: Runs, d2: Runs, dps: int) -> MaxPrivacyLoss:
     if supremum is not None:
         return _density_supremum(mech, d1, d2, supremum, dps)
     pairs = complete_pairs(mech, d1, d2, dps + PART_GUARD_DIGITS)
-    # the pairs of noisy max releasing an index are the indices 0, …, n − 1 in order (the only
-    # discrete outputs that reach here: ⊤/⊥ mechanisms and programs enumerate their own)
+    # the classes of noisy max releasing an index carry an index each (the only discrete
+    # outputs that reach here: ⊤/⊥ mechanisms and programs enumerate their own)
     if d1 == d2:  # every output has the same probability on both sides: exactly 0
         loss, position = Enclosure.of_ball(arb(0)), 0
     else:
         forward, ahead = largest_log_ratio(pairs, dps, mech.name)
-        backward, behind = largest_log_ratio([(p2, p1) for p1, p2 in pairs], dps, mech.name)
+        backward, behind = largest_log_ratio([pair.swapped() for pair in pairs], dps, mech.name)
         loss = _larger(forward, backward)
         position = ahead if forward.value >= backward.value else behind
-    output = Runs.from_items([position])
+    output = Runs.from_items(pairs[position].output)
     with flint_context(working_bits(dps + PART_GUARD_DIGITS, guard=COMBINE_GUARD_DIGITS)):
-        totals = [exact_mpf(sum((pair[side] for pair in pairs), arb(0)).mid()) for side in (0, 1)]
-    return MaxPrivacyLoss(output, _attained_at(mech, d1, d2, output, loss, dps), len(pairs),
+        totals = [exact_mpf(sum((pair.count * pair[side] for pair in pairs), arb(0)).mid())
+                  for side in (0, 1)]
+    outputs = sum(pair.count for pair in pairs)
+    return MaxPrivacyLoss(output, _attained_at(mech, d1, d2, output, loss, dps), outputs,
                           *totals)
 
 
