@@ -119,7 +119,7 @@ def grid_bracket(atoms: LossAtoms, eps_values: list[Fraction], compositions: int
     >>> low.overlaps(exact) and high.overlaps(exact) and high - low < 1e-12
     True
     >>> round(float(low_0.mid()), 6), round(float(high_0.mid()), 6)   # 1/3: a loss 0 at ε = 0
-    (0.333333, 0.33343)
+    (0.333333, 0.334296)
     """
     step, lowest = grid.step, min(grid.cells)
     width = compositions * grid.width * step   # w: every level's losses in [G_s, G_s + w]
