@@ -41,6 +41,12 @@ MAX_GRID_LEVELS = 2 ** 17
 #: Levels of the first, coarsest grid.
 FIRST_GRID_LEVELS = 2 ** 12
 
+#: Most runs bracketed on a grid: beyond, the cells' total width ``K·h ≥ K²·spread/2^17`` is
+#: more than 7 times the spread of one run's losses, and the bracket says next to nothing
+#: (while the powers' cost grows with ``K``, 12 s at ``K = 1000`` in
+#: ``benchmarks/compose_speed.py``'s pair).
+MAX_GRID_COMPOSITIONS = 1000
+
 
 @dataclass(frozen=True)
 class CoarsenedDelta:
@@ -144,14 +150,14 @@ def grid_bracket(atoms: LossAtoms, eps_values: list[Fraction], compositions: int
         factor = threshold.exp()
         high = (p_total - p_levels.truncate(above)(arb(1))
                 - factor * (q_total - q_levels.truncate(above)(arb(1))))
-        lower, upper = infinity + high, infinity + high
+        lower, upper = infinity + high, infinity + high   # then each clamped to [0, 1]
         for level in range(straddle, above):
             p, q = p_levels[level], q_levels[level]
             cut = to_arb(base + level * step)
             lower += (p - factor * q).max(arb(0))
             upper += ((1 - (threshold - cut - w).exp()) * (p - cut.exp() * q).max(arb(0))
                       / decay)
-        brackets.append((lower, upper))
+        brackets.append((lower.max(arb(0)), upper.min(arb(1))))
     return brackets
 
 
@@ -160,7 +166,8 @@ def coarsened_profile(atoms: LossAtoms, eps_values: list[Fraction], compositions
     """``δ_K(ε)`` of every ``ε`` bracketed by :func:`grid_bracket` on grids refined until every
     bracket is at most ``10^{−dps}`` wide, or until the composed polynomial would have more than
     :data:`MAX_GRID_LEVELS` levels: the last brackets are returned then, however wide (they
-    prove the digits they prove).
+    prove the digits they prove).  The caller keeps ``K`` at most
+    :data:`MAX_GRID_COMPOSITIONS`.
 
     The gap shrinks like ``h²``, so each next grid has the levels the last gap asks for,
     ``levels·√(gap/10^{−dps})`` (a quarter more), at least twice as many and at most
@@ -201,14 +208,19 @@ def coarsened_profile(atoms: LossAtoms, eps_values: list[Fraction], compositions
 
 
 def _grid(losses: list, compositions: int, levels: int) -> Grid:
-    """The grid for a composed polynomial of at most about ``levels`` levels: of the steps
+    """The grid for a composed polynomial of about ``levels`` levels: of the steps
     ``h_i = h_0·(1 + i/64)``, ``i < 16``, from ``h_0 ≥ K·spread/levels`` (the least one in
     units of ``2^{−20}``), the one with the narrowest cells ``ρh`` (:func:`grid_cells`): the
-    gap of the bracket grows like ``(Kρh)²``, the work like ``1/h``."""
+    gap of the bracket grows like ``(Kρh)²``, the work like ``1/h``.  A polynomial of more
+    than ``2·levels`` levels (``K`` times the cells' span, when ``K`` is near ``levels``) is
+    not taken; the step ``2·spread`` puts every loss in one cell (one level, however large
+    ``K``)."""
     spread = _rational(losses[-1].upper()) - _rational(losses[0].lower())
     unit = Fraction(1, 2 ** 20)
     least = max(unit, math.ceil(compositions * spread / levels / unit) * unit)
-    return min((grid_cells(losses, least * (64 + i) / 64) for i in range(16)),
+    grids = [grid for grid in (grid_cells(losses, least * (64 + i) / 64) for i in range(16))
+             if compositions * (max(grid.cells) - min(grid.cells)) < 2 * levels]
+    return min(grids or [grid_cells(losses, 2 * spread)],
                key=lambda grid: grid.width * grid.step)
 
 

@@ -26,7 +26,7 @@ from ...precision import PART_GUARD_DIGITS, check_dps, to_arb
 from ...sequences import to_fraction
 from ..losses.privacy_loss import neighbouring_pair
 from ...precision import Enclosure
-from .coarsened_composition import coarsened_profile
+from .coarsened_composition import MAX_GRID_COMPOSITIONS, coarsened_profile
 from .composition import (MAX_COMPOSED_ATOMS, check_compositions, composed_atom_count,
                           composed_delta)
 from .loss_distribution import pair_loss_atoms
@@ -139,10 +139,22 @@ def _composed_profile(mech, d1, d2, values: list[Fraction], dps: int,
                       compositions: int) -> list[ProfilePoint]:
     """δ(ε) of the ``K``-fold composition of a pair with finitely many outputs: exact
     (``composition.composed_delta``) when it has at most ``MAX_COMPOSED_ATOMS`` types, else
-    bracketed on a grid (``coarsened_composition.coarsened_profile``); the output probabilities
-    carry ``log10 K`` more digits, which the ``K``-fold products and loss sums use up."""
+    bracketed on a grid (``coarsened_composition.coarsened_profile``) up to
+    ``MAX_GRID_COMPOSITIONS`` runs, else refused with its size before composing; the output
+    probabilities carry ``log10 K`` more digits, which the ``K``-fold products and loss sums
+    use up."""
     atoms = pair_loss_atoms(mech, d1, d2, dps + PART_GUARD_DIGITS + len(str(compositions)))
-    if composed_atom_count(len(atoms.losses), compositions) > MAX_COMPOSED_ATOMS:
+    count = composed_atom_count(len(atoms.losses), compositions)
+    if count > MAX_COMPOSED_ATOMS:
+        if compositions > MAX_GRID_COMPOSITIONS:
+            digits = str(count)   # a float would overflow beyond 10^308
+            size = (f"{count:,}" if count < 10**15
+                    else f"{digits[0]}.{digits[1:4]}e+{len(digits) - 1}")
+            raise InputError(f"{mech.name}: the {compositions}-fold composition of "
+                             f"{len(atoms.losses)} distinct losses has {size} atoms, more than "
+                             f"the {MAX_COMPOSED_ATOMS:,} summed exactly, and more than "
+                             f"{MAX_GRID_COMPOSITIONS:,} runs are not bracketed on a grid; "
+                             f"compose fewer times")
         return [ProfilePoint(eps, bracket.delta, bracket.grid_step) for eps, bracket in
                 zip(values, coarsened_profile(atoms, values, compositions, dps))]
     return [ProfilePoint(eps, refined(lambda eps=eps: composed_delta(atoms, eps, compositions),
