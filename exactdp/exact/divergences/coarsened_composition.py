@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from flint import arb, arb_poly
+from flint import arb, arb_poly, ctx
 
 from ...precision import COMBINE_GUARD_DIGITS, Enclosure, exact_mpf, to_arb, working_bits
 from ...refinement import refine
@@ -43,8 +43,7 @@ FIRST_GRID_LEVELS = 2 ** 12
 
 #: Most runs bracketed on a grid: beyond, the cells' total width ``K·h ≥ K²·spread/2^17`` is
 #: more than 7 times the spread of one run's losses, and the bracket says next to nothing
-#: (while the powers' cost grows with ``K``, 12 s at ``K = 1000`` in
-#: ``benchmarks/compose_speed.py``'s pair).
+#: (while the powers' cost grows with ``K``: more squarings, wider ranges of magnitude).
 MAX_GRID_COMPOSITIONS = 1000
 
 
@@ -134,7 +133,7 @@ def grid_bracket(atoms: LossAtoms, eps_values: list[Fraction], compositions: int
     for cell, loss, mass in zip(grid.cells, atoms.losses, atoms.masses):
         p_coefficients[cell - lowest] += mass
         q_coefficients[cell - lowest] += mass * (-loss).exp()
-    p_levels, q_levels = (arb_poly(coefficients) ** compositions
+    p_levels, q_levels = (_power(coefficients, compositions)
                           for coefficients in (p_coefficients, q_coefficients))
     infinity = 1 - (1 - atoms.infinity_mass) ** compositions
     base = compositions * (lowest + grid.offset) * step   # G_0
@@ -159,6 +158,31 @@ def grid_bracket(atoms: LossAtoms, eps_values: list[Fraction], compositions: int
                       / decay)
         brackets.append((lower.max(arb(0)), upper.min(arb(1))))
     return brackets
+
+
+def _power(coefficients: list, exponent: int) -> arb_poly:
+    """``(Σ c_i x^i)^K`` for non-negative ``c_i``, by repeated squaring in balls, each product's
+    coefficients of upper end ``≤ τ = 2^{−(prec + bitlength(K·n))}`` (``n`` the coefficients of
+    the result) replaced by the ball ``[0 ± τ]``, which holds them (they are ``≥ 0``): Arb
+    multiplies polynomials of coefficients of like magnitudes faster, and the composed
+    distribution's far tails span hundreds of orders of magnitude.  Each of the ``2·log₂ K``
+    products adds at most ``n·τ`` to the sum of the radii, so all together less than one unit
+    of the working precision."""
+    base = arb_poly(coefficients)
+    floor = arb(2) ** -(ctx.prec + (exponent * len(coefficients)).bit_length())
+    result = base
+    for bit in bin(exponent)[3:]:
+        result = _trimmed(result * result, floor)
+        if bit == "1":
+            result = _trimmed(result * base, floor)
+    return result
+
+
+def _trimmed(poly: arb_poly, floor: arb) -> arb_poly:
+    """``poly`` with every coefficient whose ball lies below ``floor`` replaced by
+    ``[0 ± floor]`` (:func:`_power`)."""
+    tiny = arb(0, floor)
+    return arb_poly([c if c.upper() > floor else tiny for c in poly.coeffs()])
 
 
 def coarsened_profile(atoms: LossAtoms, eps_values: list[Fraction], compositions: int,
