@@ -161,13 +161,13 @@ def grid_bracket(atoms: LossAtoms, eps_values: list[Fraction], compositions: int
 
 
 def _power(coefficients: list, exponent: int) -> arb_poly:
-    """``(Σ c_i x^i)^K`` for non-negative ``c_i``, by repeated squaring in balls, each product's
-    coefficients of upper end ``≤ τ = 2^{−(prec + bitlength(K·n))}`` (``n`` the coefficients of
-    the result) replaced by the ball ``[0 ± τ]``, which holds them (they are ``≥ 0``): Arb
-    multiplies polynomials of coefficients of like magnitudes faster, and the composed
-    distribution's far tails span hundreds of orders of magnitude.  Each of the ``2·log₂ K``
-    products adds at most ``n·τ`` to the sum of the radii, so all together less than one unit
-    of the working precision."""
+    """``(Σ c_i x^i)^K`` for non-negative ``c_i`` (``n_1`` of them, of sum at most 1), by
+    repeated squaring in balls, each product's coefficients of upper end
+    ``≤ τ = 2^{−(prec + bitlength(K·n_1))}`` replaced by the ball ``[0 ± τ]``, which holds them
+    (they are ``≥ 0``): Arb multiplies polynomials of coefficients of like magnitudes faster,
+    and the composed distribution's far tails span hundreds of orders of magnitude.  Each of
+    the at most ``2·log₂ K`` products adds at most ``K·n_1·τ ≤ 2^{−prec}`` to the sum of the
+    radii, which later products (of total mass at most 1) do not enlarge."""
     base = arb_poly(coefficients)
     floor = arb(2) ** -(ctx.prec + (exponent * len(coefficients)).bit_length())
     result = base
