@@ -21,12 +21,14 @@ from exactdp.errors import InputError
 from exactdp.exact.backends.piece_series import flint_context
 from exactdp.exact.divergences.coarsened_composition import (coarsened_profile, grid_bracket,
                                                              grid_cells)
-from exactdp.exact.divergences.loss_distribution import LossAtoms, pair_loss_atoms
+from exactdp.exact.divergences.loss_distribution import (LossAtoms, loss_atoms,
+                                                         pair_loss_atoms)
 from exactdp.exact.losses.privacy_loss import neighbouring_pair, possible_outputs
-from exactdp.precision import Enclosure
+from exactdp.precision import Enclosure, to_arb
 from .conftest import assert_encloses
 from .test_compose import (balle_wang_delta, brute_force_composed_delta,
                            output_probabilities)
+from .test_profile import _mpf
 
 SVT = exactdp.mechanism("svt1", eps=1, c=1)
 EPS = [Fraction(0), Fraction(1, 4), Fraction(1)]
@@ -55,6 +57,20 @@ def test_the_bracket_contains_the_exact_sum_over_types():
     assert all(point.grid_step is None for point in exact)
     for point, bracket in zip(exact, coarsened_profile(svt_atoms(d1, d2), EPS, 5, dps=5)):
         assert_encloses(bracket.delta, point.delta.value, 5, absolute=True)
+
+
+def test_the_bracket_with_an_infinite_loss_contains_the_brute_force():
+    # P = (1/2, 1/4, 1/4), Q = (1/4, 3/4, 0): losses ln 2, ln(1/3), +∞ (mass 1/4)
+    p1 = [Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)]
+    p2 = [Fraction(1, 4), Fraction(3, 4), Fraction(0)]
+    with flint_context(200):
+        atoms = loss_atoms([(to_arb(a), to_arb(b)) for a, b in zip(p1, p2)], 200)
+    brackets = coarsened_profile(atoms, EPS, 6, dps=8)
+    with mpmath.workdps(40):
+        for eps, bracket in zip(EPS, brackets):
+            reference = brute_force_composed_delta([_mpf(p) for p in p1],
+                                                   [_mpf(p) for p in p2], 6, eps)
+            assert_encloses(bracket.delta, reference, 8, absolute=True)
 
 
 def gaussian_atoms(mu: mpmath.mpf, step: Fraction, edges: int, side: str) -> LossAtoms:

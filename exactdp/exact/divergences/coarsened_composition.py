@@ -139,7 +139,7 @@ def grid_bracket(atoms: LossAtoms, eps_values: list[Fraction], compositions: int
     base = compositions * (lowest + grid.offset) * step   # G_0
     p_total, q_total = p_levels(arb(1)), q_levels(arb(1))
     w = to_arb(width)
-    decay = 1 - (-w).exp()
+    decay = (-w).expm1()   # −(1 − e^{−w}), to its relative precision however small w is
     brackets = []
     for eps in eps_values:
         # levels s ≥ above have G_s ≥ ε; levels s < straddle have G_s + w ≤ ε
@@ -154,8 +154,9 @@ def grid_bracket(atoms: LossAtoms, eps_values: list[Fraction], compositions: int
             p, q = p_levels[level], q_levels[level]
             cut = to_arb(base + level * step)
             lower += (p - factor * q).max(arb(0))
-            upper += ((1 - (threshold - cut - w).exp()) * (p - cut.exp() * q).max(arb(0))
-                      / decay)
+            # the chord's slope (1 − e^{ε − G − w})/(1 − e^{−w}), which lies in [0, 1]
+            slope = ((threshold - cut - w).expm1() / decay).max(arb(0)).min(arb(1))
+            upper += slope * (p - cut.exp() * q).max(arb(0))
         brackets.append((lower.max(arb(0)), upper.min(arb(1))))
     return brackets
 
