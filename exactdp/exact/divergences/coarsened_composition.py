@@ -13,11 +13,18 @@ coefficients of ``(Σ_j P_j x^{k_j − min k})^K`` and ``(Σ_j Q_j x^{k_j − mi
 * lower: ``1 − (1 − m_∞)^K + Σ_s (p_s − e^ε q_s)₊``, the δ of the pair of level masses, a
   post-processing of the composed pair (data processing inequality);
 * upper: a level with ``G_s ≥ ε`` gives ``p_s − e^ε q_s`` exactly, one with ``G_s + w ≤ ε``
-  gives 0, and one between at most ``(1 − e^{ε − G_s − w})·(p_s − e^{G_s} q_s)/(1 − e^{−w})``,
-  the chord of the convex ``u ↦ (1 − e^ε u)₊`` over ``u = e^{−L} ∈ [e^{−G_s−w}, e^{−G_s}]``.
+  gives 0, and one between, ``Σ p(a)·f(R(a))`` with ``R = L − G_s ∈ [0, w]`` and
+  ``f(R) = (1 − e^{ε − G_s − R})₊``, at most the smaller of two bounds: the chord
+  ``(1 − e^{ε − G_s − w})·(p_s − e^{G_s} q_s)/(1 − e^{−w})`` of the convex ``u ↦ (1 − e^ε u)₊``
+  over ``u = e^{−L}``, and ``α p_s + β m_s + γ e^{G_s} q_s`` for a majorant
+  ``α + βR + γe^{−R} ≥ f`` on ``[0, w]`` (:func:`_majorant_bound`), with
+  ``m_s = Σ p(a) R(a)`` the coefficients of ``K·F^{K−1}·F_R``, ``F = Σ_j P_j x^{k_j − min k}``
+  and ``F_R = Σ_j P_j (ℓ_j − g_j) x^{k_j − min k}``.
 
-Both ends are sharper than rounding every loss up (pessimistic) or down (optimistic), and their
-gap shrinks like ``w²`` (the mass of the levels straddling ``ε`` times their width ``w``).
+Both ends are sharper than rounding every loss up (pessimistic) or down (optimistic); the chord
+alone leaves a gap like ``w²`` (the mass of the levels straddling ``ε`` times their width), the
+majorant, which sees each level's mean and spread of ``R``, a few hundred times less at the
+sizes of ``benchmarks/compose_speed.py``.
 """
 
 from __future__ import annotations
@@ -34,15 +41,16 @@ from ...sequences import to_fraction
 from ..backends.piece_series import flint_context
 from .loss_distribution import LossAtoms
 
-#: Most levels of the composed polynomial: ``benchmarks/compose_speed.py`` measures the two
-#: ``arb_poly`` powers at about 2 s at this size (11 distinct losses composed 100 times).
-MAX_GRID_LEVELS = 2 ** 17
+#: Most levels of the composed polynomial: ``benchmarks/compose_speed.py`` brackets 100 runs of 11
+#: distinct losses at this size in about 2 s (nearly all of it the polynomial products), twice
+#: as long at twice the size.
+MAX_GRID_LEVELS = 2 ** 16
 
 #: Levels of the first, coarsest grid.
 FIRST_GRID_LEVELS = 2 ** 12
 
-#: Most runs bracketed on a grid: beyond, the cells' total width ``K·h ≥ K²·spread/2^17`` is
-#: more than 7 times the spread of one run's losses, and the bracket says next to nothing
+#: Most runs bracketed on a grid: beyond, the cells' total width ``K·h ≥ K²·spread/2^16`` is
+#: more than 15 times the spread of one run's losses, and the bracket says next to nothing
 #: (while the powers' cost grows with ``K``: more squarings, wider ranges of magnitude).
 MAX_GRID_COMPOSITIONS = 1000
 
@@ -124,17 +132,20 @@ def grid_bracket(atoms: LossAtoms, eps_values: list[Fraction], compositions: int
     >>> low.overlaps(exact) and high.overlaps(exact) and high - low < 1e-12
     True
     >>> round(float(low_0.mid()), 6), round(float(high_0.mid()), 6)   # 1/3: a loss 0 at ε = 0
-    (0.333333, 0.334296)
+    (0.333333, 0.333334)
     """
     step, lowest = grid.step, min(grid.cells)
     width = compositions * grid.width * step   # w: every level's losses in [G_s, G_s + w]
-    p_coefficients, q_coefficients = ([arb(0)] * (max(grid.cells) - lowest + 1)
-                                      for _ in range(2))
+    p_coefficients, q_coefficients, r_coefficients = (
+        [arb(0)] * (max(grid.cells) - lowest + 1) for _ in range(3))
     for cell, loss, mass in zip(grid.cells, atoms.losses, atoms.masses):
         p_coefficients[cell - lowest] += mass
         q_coefficients[cell - lowest] += mass * (-loss).exp()
-    p_levels, q_levels = (_power(coefficients, compositions)
-                          for coefficients in (p_coefficients, q_coefficients))
+        r_coefficients[cell - lowest] += mass * (loss - to_arb((cell + grid.offset) * step))
+    all_but_one = _power(p_coefficients, compositions - 1)
+    p_levels = all_but_one * arb_poly(p_coefficients)
+    r_levels = compositions * all_but_one * arb_poly(r_coefficients)   # m_s
+    q_levels = _power(q_coefficients, compositions)
     infinity = 1 - (1 - atoms.infinity_mass) ** compositions
     base = compositions * (lowest + grid.offset) * step   # G_0
     p_total, q_total = p_levels(arb(1)), q_levels(arb(1))
@@ -154,11 +165,60 @@ def grid_bracket(atoms: LossAtoms, eps_values: list[Fraction], compositions: int
             p, q = p_levels[level], q_levels[level]
             cut = to_arb(base + level * step)
             lower += (p - factor * q).max(arb(0))
+            shifted = cut.exp() * q   # Σ p(a) e^{−R(a)}
             # the chord's slope (1 − e^{ε − G − w})/(1 − e^{−w}), which lies in [0, 1]
             slope = ((threshold - cut - w).expm1() / decay).max(arb(0)).min(arb(1))
-            upper += slope * (p - cut.exp() * q).max(arb(0))
+            chord = slope * (p - shifted).max(arb(0))
+            majorant = _majorant_bound(p, r_levels[level], shifted,
+                                       eps - base - level * step, width)
+            upper += chord if majorant is None else chord.min(majorant.max(arb(0)))
         brackets.append((lower.max(arb(0)), upper.min(arb(1))))
     return brackets
+
+
+def _majorant_bound(mass: arb, moment: arb, shifted: arb, reach: Fraction,
+                    width: Fraction) -> arb | None:
+    """An upper bound of ``Σ p(a)·f(R(a))``, ``f(R) = (1 − e^{r − R})₊`` with ``r = reach``
+    (``ε − G_s``, in ``(0, w)``), over outputs with ``R ∈ [0, w]``, from ``mass = Σ p``,
+    ``moment = Σ p R`` and ``shifted = Σ p e^{−R}``; ``None`` when the mass is too small to
+    estimate from.
+
+    Any ``g(R) = α + βR + γe^{−R} ≥ f`` on ``[0, w]`` gives ``Σ p f ≤ α·mass + β·moment +
+    γ·shifted``.  ``g`` is taken convex (``γ > 0``), tangent to 0 at ``A = r − d`` and with the
+    slope of ``1 − e^{r − R}`` at ``B = r + d``, ``d = √(σ² + (μ − r)²)`` for the level's mean
+    ``μ`` and spread ``σ`` of ``R`` estimated in floating point (a quadratic tangent to
+    ``(R − r)₊`` at ``r ± d`` bounds its mean best for that mean and spread); its coefficients are
+    then exact binary numbers, and ``α`` is raised by what a proof of ``g ≥ 0`` and
+    ``g ≥ 1 − e^{r − R}`` on ``[0, w]`` finds missing (:func:`_convex_minimum`), so the bound
+    holds whatever the estimates were.
+    """
+    p = float(mass.mid())
+    if not p > 1e-300:
+        return None
+    r, w = float(reach), float(width)
+    mean = min(max(float(moment.mid()) / p, 0.0), w)
+    spread = min(max(2 * (float(shifted.mid()) / p * math.exp(mean) - 1), (w / 1000) ** 2),
+                 w ** 2)   # E e^{−R} ≈ e^{−μ}(1 + σ²/2)
+    d = math.sqrt(spread + (mean - r) ** 2)
+    gamma = math.exp(-d) / (math.exp(d - r) - math.exp(-d - r))
+    beta = gamma * math.exp(d - r)
+    alpha = -beta * (r - d + 1)
+    alpha, beta, gamma = arb(alpha), arb(beta), arb(gamma)   # exact binary numbers
+    missing = arb(0).max(-_convex_minimum(alpha, beta, gamma, width)).max(
+        -_convex_minimum(alpha - 1, beta, gamma + to_arb(reach).exp(), width))
+    return (alpha + missing) * mass + beta * moment + gamma * shifted
+
+
+def _convex_minimum(c0: arb, c1: arb, c2: arb, end: Fraction) -> arb:
+    """A lower bound of ``min_{R ∈ [0, end]} c0 + c1 R + c2 e^{−R}`` for ``c2 > 0`` (a convex
+    function): its tangent at a point ``t`` near the minimiser ``ln(c2/c1)`` (exact, clipped to
+    ``[0, end]``) lies below it, so the minimum is at least the tangent's least value on
+    ``[0, end]``."""
+    high, low = float(c1.mid()), float(c2.mid())
+    point = end if high <= 0 else min(max(Fraction(math.log(low / high)), Fraction(0)), end)
+    at = to_arb(point)
+    value, slope = c0 + c1 * at + c2 * (-at).exp(), c1 - c2 * (-at).exp()
+    return arb((value + (slope * to_arb(-point)).min(slope * to_arb(end - point))).lower())
 
 
 def _power(coefficients: list, exponent: int) -> arb_poly:
@@ -170,6 +230,8 @@ def _power(coefficients: list, exponent: int) -> arb_poly:
     the at most ``2·log₂ K`` products adds at most ``K·n_1·τ ≤ 2^{−prec}`` to the sum of the
     radii, which later products (of total mass at most 1) do not enlarge."""
     base = arb_poly(coefficients)
+    if exponent == 0:
+        return arb_poly([1])
     floor = arb(2) ** -(ctx.prec + (exponent * len(coefficients)).bit_length())
     result = base
     for bit in bin(exponent)[3:]:
