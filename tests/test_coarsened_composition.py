@@ -9,6 +9,7 @@ sum over types (itself checked there against the brute force), and Balle & Wang'
 """
 
 import json
+import random
 from fractions import Fraction
 
 import mpmath
@@ -19,7 +20,8 @@ import exactdp
 from exactdp.cli import main
 from exactdp.errors import InputError
 from exactdp.exact.backends.piece_series import flint_context
-from exactdp.exact.divergences.coarsened_composition import (coarsened_profile, grid_bracket,
+from exactdp.exact.divergences.coarsened_composition import (_majorant_bound,
+                                                             coarsened_profile, grid_bracket,
                                                              grid_cells)
 from exactdp.exact.divergences.loss_distribution import (LossAtoms, loss_atoms,
                                                          pair_loss_atoms)
@@ -71,6 +73,29 @@ def test_the_bracket_with_an_infinite_loss_contains_the_brute_force():
             reference = brute_force_composed_delta([_mpf(p) for p in p1],
                                                    [_mpf(p) for p in p2], 6, eps)
             assert_encloses(bracket.delta, reference, 8, absolute=True)
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_the_majorant_bounds_every_distribution_on_a_cell(seed):
+    # random point masses R_i on [0, w] (the cell of one level), the hinge's kink r inside:
+    # Σ p_i (1 − e^{r − R_i})₊ in mpmath is at most the bound from the three moments
+    rng = random.Random(seed)
+    width = Fraction(rng.randint(1, 60), 1000)
+    reach = width * Fraction(rng.randint(1, 99), 100)
+    points = [width * Fraction(rng.randint(0, 1000), 1000) for _ in range(rng.randint(1, 5))]
+    weights = [Fraction(rng.randint(1, 100), 1000) for _ in points]
+    with flint_context(128):
+        mass = sum((to_arb(p) for p in weights), arb(0))
+        moment = sum((to_arb(p * x) for p, x in zip(weights, points)), arb(0))
+        shifted = sum((to_arb(p) * (-to_arb(x)).exp() for p, x in zip(weights, points)), arb(0))
+        bound = _majorant_bound(mass, moment, shifted, reach, width)
+    with mpmath.workdps(40):
+        exact = mpmath.fsum(_mpf(p) * max(0, 1 - mpmath.exp(_mpf(reach - x)))
+                            for p, x in zip(weights, points))
+        upper = Enclosure.of_ball(bound).upper
+        assert exact <= upper
+        if len(points) == 1:   # one point: no spread, the bound is nearly exact
+            assert upper - exact < _mpf(width) / 100
 
 
 def gaussian_atoms(mu: mpmath.mpf, step: Fraction, edges: int, side: str) -> LossAtoms:
