@@ -19,7 +19,8 @@ from fractions import Fraction
 
 from flint import arb
 
-from .errors import InputError
+from .discrete_gaussian_law import DiscreteGaussian
+from .errors import InputError, MethodUnavailableError
 from .exact.divergences.loss_distribution import LossAtoms, loss_atoms
 from .exact.divergences.output_pairs import complete_pairs, location_shift
 from .exact.losses.privacy_loss import neighbouring_pair
@@ -43,8 +44,8 @@ def to_dp_accounting(mech, d1, d2, value_discretization_interval: float = 1e-4,
     ----------
     mech : mechanism description or program
         Finitely many outputs (⊤/⊥ Sparse Vector variants, noisy max's index, a program's
-        discrete return values), or one released number ``q + η`` with Laplace or Gaussian
-        ``η``.
+        discrete return values), or one released number ``q + η`` with Laplace, Gaussian or
+        discrete Gaussian ``η``.
     d1, d2 : str or sequence of numbers
         Query answers on the two inputs.
     value_discretization_interval : float
@@ -71,8 +72,10 @@ def to_dp_accounting(mech, d1, d2, value_discretization_interval: float = 1e-4,
     then sum to slightly more than 1, which ``dp_accounting`` accepts (no term is normalised).
     Outputs with ``p1 = 0`` have no mass and are left out.  A location shift uses
     ``dp_accounting``'s own pessimistic Gaussian or Laplace PLD with ``Δ`` rounded up and the
-    scale rounded down to doubles (δ grows with ``Δ/σ`` and ``Δ/b``).  What ``dp_accounting``
-    then computes in floating point (convolutions, sums) is its own and not certified here.
+    scale rounded down to doubles (δ grows with ``Δ/σ`` and ``Δ/b``); a discrete Gaussian shift
+    by an integer ``Δ`` uses its discrete Gaussian PLD, with ``σ`` only where it is a double.  What
+    ``dp_accounting`` then computes in floating point (convolutions, sums) is its own and not
+    certified here.
 
     Examples
     --------
@@ -93,6 +96,8 @@ def to_dp_accounting(mech, d1, d2, value_discretization_interval: float = 1e-4,
     if shift is not None:
         if shift.distance == 0:
             return dp_pld.identity(step)
+        if isinstance(shift.law, DiscreteGaussian):
+            return _discrete_gaussian(dp_pld, shift, step)
         distance, scale = _float_up(shift.distance), _float_down(shift.law.scale)
         if isinstance(shift.law, Gaussian):
             return dp_pld.from_gaussian_mechanism(scale, sensitivity=distance,
@@ -120,6 +125,23 @@ def _check_interval(value) -> float:
         raise InputError(f"value_discretization_interval must be a positive number, "
                          f"got {value!r}")
     return step
+
+
+def _discrete_gaussian(dp_pld, shift, step: float):
+    """``dp_accounting``'s pessimistic discrete Gaussian PLD (same parametrisation,
+    ``Pr[η = k] ∝ e^{−k²/(2σ²)}``) for an integer shift ``Δ`` and a ``σ`` that is a double;
+    :class:`~exactdp.errors.MethodUnavailableError` otherwise (a non-integer shift has disjoint
+    supports, every loss infinite; rounding ``σ`` has no proven direction here)."""
+    distance, sigma = shift.distance, shift.law.scale
+    if distance.denominator != 1:
+        raise MethodUnavailableError(f"a {shift.law} release shifted by {distance}, not an "
+                                     f"integer: the two supports are disjoint, every loss is "
+                                     f"infinite")
+    if Fraction(float(sigma)) != sigma:
+        raise MethodUnavailableError(f"{shift.law}: σ = {sigma} is not a double, and "
+                                     f"dp_accounting's discrete Gaussian PLD takes σ as one")
+    return dp_pld.from_discrete_gaussian_mechanism(float(sigma), sensitivity=int(distance),
+                                                   value_discretization_interval=step)
 
 
 def _rounded(atoms: LossAtoms, step: float, bits: int) -> tuple[dict[int, float], float]:

@@ -91,7 +91,7 @@ def test_the_probabilities_sum_to_one_and_the_losses_increase():
 
 
 def test_a_released_number_is_refused():
-    with pytest.raises(MethodUnavailableError, match="continuous"):
+    with pytest.raises(MethodUnavailableError, match="infinitely many losses"):
         exactdp.privacy_loss_distribution(exactdp.program(gaussian_release), [1], [0])
 
 
@@ -175,6 +175,25 @@ def test_gaussian_release_uses_the_pessimistic_gaussian_pld():
                          - mpmath.exp(eps) * mpmath.ncdf(-mpmath.mpf(1) / 4 - 2 * mpmath.mpf(eps)))
             bound = pld.get_delta_for_epsilon(eps)
             assert reference <= bound <= reference + 1e-3
+
+
+@needs_dp_accounting
+def test_discrete_gaussian_release_uses_the_pessimistic_discrete_gaussian_pld():
+    mech = exactdp.mechanism("count_discrete_gaussian", sigma=2)
+    pld = exactdp.to_dp_accounting(mech, [0], [1])
+    with mpmath.workdps(40):
+        # δ(ε) = Σ_k max(0, p(k) − e^ε p(k − 1)) summed over |k| ≤ 200 (the rest < 10^{-2000})
+        weights = {k: mpmath.exp(-mpmath.mpf(k * k) / 8) for k in range(-200, 201)}
+        total = mpmath.fsum(weights.values())
+        for eps in (0.0, 0.5, 1.0):
+            reference = mpmath.fsum(max(0, weights[k] - mpmath.exp(eps) * weights.get(k - 1, 0))
+                                    for k in weights) / total
+            bound = pld.get_delta_for_epsilon(eps)
+            assert reference <= bound <= reference + 1e-3
+    with pytest.raises(MethodUnavailableError, match="disjoint"):
+        exactdp.to_dp_accounting(mech, [0], [Fraction(1, 2)], allow_any_pair=True)
+    with pytest.raises(MethodUnavailableError, match="not a double"):
+        exactdp.to_dp_accounting(exactdp.mechanism("count_discrete_gaussian", sigma=0.7), [0], [1])
 
 
 @needs_dp_accounting

@@ -180,11 +180,12 @@ def privacy_loss_distribution(mech, d1, d2, dps: int = 30,
 
 def pair_loss_atoms(mech, d1, d2, dps: int) -> LossAtoms:
     """:func:`loss_atoms` of the (checked) pair's output distributions computed to ``dps``
-    digits; a released number is refused (its PLD is continuous)."""
-    if location_shift(mech, d1, d2) is not None:
-        raise MethodUnavailableError(f"{mech.name} releases a number: its privacy-loss "
-                                     f"distribution is continuous, computed here for finitely "
-                                     f"many outputs only")
+    digits; a released number is refused (its PLD has infinitely many losses)."""
+    shift = location_shift(mech, d1, d2)
+    if shift is not None:
+        raise MethodUnavailableError(f"{mech.name} releases a number with {shift.law} noise: its "
+                                     f"privacy-loss distribution has infinitely many losses, "
+                                     f"computed here for finitely many outputs only")
     pairs = complete_pairs(mech, d1, d2, dps)
     return loss_atoms(pairs, working_bits(dps, guard=COMBINE_GUARD_DIGITS))
 

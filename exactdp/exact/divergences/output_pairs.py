@@ -9,8 +9,8 @@ per input, through the engine: the ⊤/⊥ outputs of ``max_privacy_loss``'s enu
 (``loss.enumerated_outputs``, all at once by ``loss.all_output_balls`` where they can be, else one
 certified probability per output), noisy max's indices (``form/noisy_max.py`` registers them), the
 return values of a traced program (``programs/exact.py`` registers its own), and for a program
-releasing ``q + η`` with ``η`` Laplace or Gaussian, or a Laplace histogram (``form/histogram.py``),
-the :class:`LocationShift` ``(law, μ1, μ2)``.
+releasing ``q + η`` with ``η`` Laplace, Gaussian or discrete Gaussian, or a histogram of such
+noise (``form/histogram.py``), the :class:`LocationShift` ``(law, μ1, μ2)``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Callable
 
 from flint import arb
 
+from ...discrete_gaussian_law import DiscreteGaussian
 from ...errors import MethodUnavailableError, PrecisionError
 from ...noise import Gaussian, Laplace, NoiseLaw
 from ...precision import (COMBINE_GUARD_DIGITS, CertifiedProbability, Enclosure, ball_between,
@@ -54,10 +55,11 @@ class LocationShift:
 def location_shift_of(law: NoiseLaw, mu1: Fraction, mu2: Fraction, entry: int, output1: Runs,
                       what: str) -> LocationShift:
     """The :class:`LocationShift`, or :class:`~exactdp.errors.MethodUnavailableError` for a law
-    other than Laplace and Gaussian (``what`` names the mechanism)."""
-    if not isinstance(law, (Laplace, Gaussian)):
+    other than Laplace, Gaussian and discrete Gaussian (``what`` names the mechanism)."""
+    if not isinstance(law, (Laplace, Gaussian, DiscreteGaussian)):
         raise MethodUnavailableError(f"{what} releases a number with {law} noise: divergences of "
-                                     f"released numbers need Laplace or Gaussian noise")
+                                     f"released numbers need Laplace, Gaussian or discrete "
+                                     f"Gaussian noise")
     return LocationShift(law, mu1, mu2, entry, output1)
 
 

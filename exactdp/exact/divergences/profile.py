@@ -20,6 +20,7 @@ from fractions import Fraction
 
 from flint import arb
 
+from ...discrete_gaussian_law import DiscreteGaussian
 from ...errors import InputError, MethodUnavailableError
 from ...noise import Gaussian, Kind, Laplace
 from ...precision import PART_GUARD_DIGITS, check_dps, to_arb
@@ -29,6 +30,7 @@ from ...precision import Enclosure
 from .coarsened_composition import MAX_GRID_COMPOSITIONS, coarsened_profile
 from .composition import (MAX_COMPOSED_ATOMS, check_compositions, composed_atom_count,
                           composed_delta)
+from .discrete_shift import discrete_shift_delta
 from .loss_distribution import pair_loss_atoms
 from .output_pairs import LocationShift, complete_pairs, location_shift, refined
 
@@ -212,8 +214,11 @@ def _shift_delta(shift: LocationShift, eps: Fraction, dps: int,
     """``S(t − Δ) − e^ε S(t)`` with ``{x > t}`` the set where the density of ``Δ + η`` exceeds
     ``e^ε`` times that of ``η``: ``t = (εb + Δ)/2`` for Laplace (none when ``ε ≥ Δ/b``: δ is
     exactly 0), ``t = Δ/2 + εσ²/Δ`` for Gaussian, there with ``Δ`` replaced by ``√K·Δ`` for
-    ``K`` compositions (Gaussian only)."""
+    ``K`` compositions (Gaussian only); the same sum over the integers for a discrete Gaussian
+    (``discrete_shift.py``)."""
     law, distance = shift.law, shift.distance
+    if isinstance(law, DiscreteGaussian):
+        return discrete_shift_delta(shift, eps, dps)
     if distance == 0 or (isinstance(law, Laplace) and eps >= distance / law.scale):
         return Enclosure.of_ball(arb(0))
 

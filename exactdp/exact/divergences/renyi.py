@@ -12,6 +12,8 @@ Privacy", IEEE CSF 2017, Definition 3):
   exactly (``exponential_sums.exp_integral``); ``D_∞ = Δ/b``;
 * a Gaussian shift by ``Δ`` with ``σ``: the closed form ``αΔ²/(2σ²)`` (Mironov 2017,
   Proposition 7); ``D_∞ = +∞``;
+* a discrete Gaussian shift: ``αΔ²/(2σ²)`` plus a ratio of theta functions
+  (``divergences/discrete_shift.py``); ``D_∞ = +∞``;
 * noisy max releasing its largest value: ``D_∞`` only, the supremum of the density ratio
   certified by a branch and bound over the values (``losses/value_supremum.py``).
 """
@@ -26,6 +28,7 @@ from typing import Callable
 import mpmath
 from flint import arb, ctx
 
+from ...discrete_gaussian_law import DiscreteGaussian
 from ...errors import InputError, MethodUnavailableError
 from ...noise import Kind, Laplace
 from ...precision import (COMBINE_GUARD_DIGITS, PART_GUARD_DIGITS, Enclosure, check_dps, to_arb,
@@ -35,6 +38,7 @@ from ..backends.arithmetics import BALLS
 from ..backends.exponential_sums import exp_integral, piece_in
 from ..form.integral_form import interior_point
 from ..losses.privacy_loss import neighbouring_pair
+from .discrete_shift import discrete_shift_divergence
 from .output_pairs import (LocationShift, complete_pairs, density_supremum,
                            location_shift, refined)
 from ..backends.piece_series import flint_context
@@ -321,9 +325,12 @@ def _integer_bits(x: arb) -> int:
 
 def shift_divergence(shift: LocationShift, alpha, dps: int) -> Enclosure:
     """``D_α`` of ``Δ + η`` against ``η`` (Laplace: three exact exponential integrals;
-    Gaussian: ``αΔ²/(2σ²)``), and ``D_∞`` (Laplace: ``Δ/b``; Gaussian: ``+∞`` for ``Δ > 0``).
-    Both laws are symmetric, so the divergence of the reverse direction is the same."""
+    Gaussian: ``αΔ²/(2σ²)``; discrete Gaussian: ``discrete_shift.py``), and ``D_∞`` (Laplace:
+    ``Δ/b``; the Gaussians: ``+∞`` for ``Δ > 0``).  The laws are symmetric, so the divergence of
+    the reverse direction is the same."""
     law, distance = shift.law, shift.distance
+    if isinstance(law, DiscreteGaussian):
+        return discrete_shift_divergence(shift, alpha, dps)
     if distance == 0:
         return Enclosure.of_ball(arb(0))
     if not isinstance(law, Laplace):  # Gaussian (Mironov 2017, Proposition 7)

@@ -19,8 +19,10 @@ many certified ``D_α`` (``renyi.pair_divergence``), by two facts about
 The grid is bisected where the bound is largest until the largest bound is within
 ``10^{−dps}`` (relative) of the largest certified ``f`` at a grid point.  A Gaussian location
 shift has ``D_α = αΔ²/(2σ²)`` (Mironov, "Rényi Differential Privacy", IEEE CSF 2017, Prop. 7)
-and so ``ρ = Δ²/(2σ²)`` exactly, every order reaching it; where ``D_∞ = ∞`` otherwise, ``ρ`` is
-``∞`` if some output only ``d1`` can produce (every ``D_α`` infinite), else refused.
+and so ``ρ = Δ²/(2σ²)`` exactly, every order reaching it; a discrete Gaussian shift by an
+integer ``Δ`` has the same ``ρ``, reached at every integer order (``discrete_shift.py``); where
+``D_∞ = ∞`` otherwise, ``ρ`` is ``∞`` if some output only ``d1`` can produce (every ``D_α``
+infinite), else refused.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from typing import Callable
 import mpmath
 from flint import arb
 
+from ...discrete_gaussian_law import DiscreteGaussian
 from ...errors import InputError, PrecisionError
 from ...formatting import format_bound, printed_number
 from ...noise import Gaussian
@@ -169,14 +172,18 @@ def _memoized(function: Callable) -> Callable:
 
 def _gaussian_shift(mech, d1, d2, dps: int) -> ZCDPResult | None:
     """``ρ = D_2/2 = Δ²/(2σ²)`` of a Gaussian location shift (``D_α/α`` is the same at every
-    order), ``None`` for every other pair."""
+    order) and of a discrete Gaussian one (``D_α/α ≤ Δ²/(2σ²)`` with equality at every integer
+    order, ``divergences/discrete_shift.py``; ``+∞`` when ``Δ`` is not an integer), ``None``
+    for every other pair."""
     shift = location_shift(mech, d1, d2)
-    if shift is None or not isinstance(shift.law, Gaussian):
+    if shift is None or not isinstance(shift.law, (Gaussian, DiscreteGaussian)):
         return None
     divergence = pair_divergence(mech, d1, d2, dps, allow_any_pair=True)(Fraction(2))
     half = [mpmath.ldexp(end, -1) for end in (divergence.value, divergence.lower,
                                               divergence.upper)]   # exact, at any precision
-    return ZCDPResult(Enclosure(*half), EVERY_ORDER, 1)
+    every = isinstance(shift.law, Gaussian) or shift.distance.denominator != 1 or \
+        shift.distance == 0
+    return ZCDPResult(Enclosure(*half), EVERY_ORDER if every else Enclosure.exact(2), 1)
 
 
 def supremum_over_orders(divergence_at: Callable[[int], Divergence], dps: int,
