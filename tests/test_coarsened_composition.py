@@ -148,15 +148,17 @@ def test_the_bracket_narrows_as_the_step_shrinks():
 
 
 def test_a_hundred_runs_of_eleven_distinct_losses_are_bracketed():
-    points = exactdp.privacy_profile(SVT, [0] * 10, [1] * 10, [0, "0.5"], dps=3,
-                                     compositions=100)
-    exact_at_five = exactdp.privacy_profile(SVT, [0] * 10, [1] * 10, [0], dps=5,
-                                            compositions=5)[0].delta.value
-    for point in points:
-        assert point.grid_step is not None
-        assert_encloses(point.delta, point.delta.value, 3, absolute=True)
-        assert point.delta.lower > exact_at_five   # δ grows with K (the composition of 5 is a
-        # post-processing of the composition of 100: drop 95 runs)
+    eps_list = [0, "0.5"]
+    coarse, fine = (exactdp.privacy_profile(SVT, [0] * 10, [1] * 10, eps_list, dps=dps,
+                                            compositions=100) for dps in (3, 6))
+    five = exactdp.privacy_profile(SVT, [0] * 10, [1] * 10, eps_list, dps=10, compositions=5)
+    for wide, narrow, few in zip(coarse, fine, five):
+        assert wide.grid_step > narrow.grid_step and few.grid_step is None
+        # both brackets hold δ: they meet
+        assert wide.delta.lower <= narrow.delta.upper and narrow.delta.lower <= wide.delta.upper
+        assert narrow.delta.upper - narrow.delta.lower <= mpmath.mpf("2e-6")
+        # 5 runs are a post-processing of 100 (drop 95 of them): δ cannot be larger
+        assert few.delta.upper < narrow.delta.lower
 
 
 def test_too_many_runs_are_refused_with_the_size():

@@ -121,6 +121,23 @@ def grid_bracket(atoms: LossAtoms, eps_values: list[Fraction], compositions: int
     """``(δ_lower, δ_upper)`` balls of ``δ_K(ε)`` for every ``ε`` of ``eps_values``, the
     losses coarsened to the cells of ``grid`` (module docstring), at flint's current precision.
 
+    Parameters
+    ----------
+    atoms : LossAtoms
+        The pair's privacy-loss distribution (``loss_distribution.pair_loss_atoms``).
+    eps_values : list of Fraction
+        Values ``ε ≥ 0``.
+    compositions : int
+        ``K ≥ 1``.
+    grid : Grid
+        The cells of the losses (:func:`grid_cells`).
+
+    Returns
+    -------
+    list of (arb, arb)
+        Per ``ε``, a ball holding a lower bound of ``δ_K(ε)`` and one holding an upper bound,
+        each clamped to ``[0, 1]``.
+
     Examples
     --------
     >>> from flint import arb
@@ -261,6 +278,22 @@ def coarsened_profile(atoms: LossAtoms, eps_values: list[Fraction], compositions
     :data:`MAX_GRID_LEVELS` (:func:`~exactdp.refinement.refine`).  The balls carry the digits
     of the gap the next grid is expected to reach, ``gap·(levels/next)²``, not more (they cost
     time), with :data:`~exactdp.precision.COMBINE_GUARD_DIGITS` to spare.
+
+    Parameters
+    ----------
+    atoms : LossAtoms
+        The pair's privacy-loss distribution, at least two atoms.
+    eps_values : list of Fraction
+        Values ``ε ≥ 0``.
+    compositions : int
+        ``K``, from 1 to :data:`MAX_GRID_COMPOSITIONS`.
+    dps : int
+        The bracket's width asked, ``10^{−dps}``.
+
+    Returns
+    -------
+    list of CoarsenedDelta
+        Per ``ε``, the bracket and the grid step of the last grid.
     """
     tolerance = Fraction(1, 10 ** dps)
     last = {}   # the previous attempt's levels and gap
