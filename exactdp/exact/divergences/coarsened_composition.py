@@ -282,7 +282,7 @@ def coarsened_profile(atoms: LossAtoms, eps_values: list[Fraction], compositions
     Parameters
     ----------
     atoms : LossAtoms
-        The pair's privacy-loss distribution, at least two atoms.
+        The pair's privacy-loss distribution, at least one finite atom.
     eps_values : list of Fraction
         Values ``ε ≥ 0``.
     compositions : int
