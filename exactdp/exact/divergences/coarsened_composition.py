@@ -209,10 +209,9 @@ def _majorant_bound(mass: arb, moment: arb, shifted: arb, reach: Fraction,
     ``g ≥ 1 − e^{r − R}`` on ``[0, w]`` finds missing (:func:`_convex_minimum`), so the bound
     holds whatever the estimates were.
     """
-    p = float(mass.mid())
-    if not p > 1e-300:
+    p, r, w = float(mass.mid()), float(reach), float(width)
+    if not (p > 1e-300 and w > 1e-100):
         return None
-    r, w = float(reach), float(width)
     mean = min(max(float(moment.mid()) / p, 0.0), w)
     spread = min(max(2 * (float(shifted.mid()) / p * math.exp(mean) - 1), (w / 1000) ** 2),
                  w ** 2)   # E e^{−R} ≈ e^{−μ}(1 + σ²/2)
@@ -228,11 +227,12 @@ def _majorant_bound(mass: arb, moment: arb, shifted: arb, reach: Fraction,
 
 def _convex_minimum(c0: arb, c1: arb, c2: arb, end: Fraction) -> arb:
     """A lower bound of ``min_{R ∈ [0, end]} c0 + c1 R + c2 e^{−R}`` for ``c2 > 0`` (a convex
-    function): its tangent at a point ``t`` near the minimiser ``ln(c2/c1)`` (exact, clipped to
-    ``[0, end]``) lies below it, so the minimum is at least the tangent's least value on
-    ``[0, end]``."""
+    function): its tangent at any point ``t`` lies below it, so the minimum is at least the
+    tangent's least value on ``[0, end]``; ``t`` is the minimiser ``ln(c2/c1)`` clipped to
+    ``[0, end]`` in floating point (then exact), where the tangent is nearly flat."""
     high, low = float(c1.mid()), float(c2.mid())
-    point = end if high <= 0 else min(max(Fraction(math.log(low / high)), Fraction(0)), end)
+    point = end if high <= 0 else Fraction(min(max(math.log(low) - math.log(high), 0.0),
+                                               float(end)))
     at = to_arb(point)
     value, slope = c0 + c1 * at + c2 * (-at).exp(), c1 - c2 * (-at).exp()
     return arb((value + (slope * to_arb(-point)).min(slope * to_arb(end - point))).lower())
