@@ -175,8 +175,11 @@ def register(subparsers) -> None:
             add_json_argument(sub, 'one JSON object {"losses", "probabilities", '
                               '"infinity_mass"} with the enclosures "losses_lower", '
                               '"losses_upper", "probabilities_lower", … (lists)')
+        elif name == "profile":
+            add_json_argument(sub, 'a JSON list with one object per ε {"eps", "delta", '
+                              '"lower", "upper", and "grid_step" when a composition is '
+                              'bracketed on a grid}')
         else:
-            add_json_argument(sub, f"a JSON list with one object per "
-                              f"{'ε' if name == 'profile' else 'α'}")
+            add_json_argument(sub, "a JSON list with one object per α")
         sub.set_defaults(run={"profile": run_profile, "renyi": run_renyi, "zcdp": run_zcdp,
                               "pld": run_pld}[name])
