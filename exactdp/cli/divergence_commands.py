@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 
+import mpmath
+
 from ..checks import check_writable
 from ..errors import InputError
 from ..exact.divergences.composition import MAX_COMPOSED_ATOMS, check_compositions
@@ -83,11 +85,29 @@ def run_profile(args: argparse.Namespace) -> int:
     if compositions > 1:
         title += (f"\n  of {compositions} independent runs on D1 against {compositions} on D2 "
                   f"(a lower bound on the composed mechanism's δ unless the pair dominates)")
-    _print(args, [_record("eps", token, point.eps, "delta", point.delta, args.dps,
-                          not args.json) for token, point in zip(tokens, points)], title)
+    records = [_record("eps", token, point.eps, "delta", point.delta, args.dps, not args.json)
+               for token, point in zip(tokens, points)]
+    step = points[0].grid_step
+    if step is not None:
+        title += "\n  " + _coarsened_note(points, step, args.dps)
+        if args.json:
+            for record in records:
+                record["grid_step"] = decimal_text(step, 30)
+    _print(args, records, title)
     if plot is not None:
         _plot(plot, points, f"{mech}\nD1 = {args.d1}, D2 = {args.d2}")
     return 0
+
+
+def _coarsened_note(points, step, dps: int) -> str:
+    """The table's line on a coarsened composition: the grid step, and whether the brackets
+    prove the digits asked."""
+    short = any(mpmath.fsub(point.delta.upper, point.delta.lower, exact=True)
+                > mpmath.mpf(10) ** -dps for point in points)
+    reach = (f"wider than the 10^-{dps} asked (the finest grid within the size budget): "
+             f"printed to the digits it proves" if short else f"within 10^-{dps}")
+    return (f"too many composed atoms to sum exactly: [lower, upper] brackets δ with every loss "
+            f"coarsened to a grid of step {decimal_text(step, 6)}, {reach}")
 
 
 def run_renyi(args: argparse.Namespace) -> int:
@@ -122,9 +142,10 @@ def run_pld(args: argparse.Namespace) -> int:
 
 #: ``--compose``'s help, which ``docs/mathematics.md`` §15 expands.
 COMPOSE_HELP = ("δ(ε) of K independent runs on D1 against K on D2 (default 1): exact for "
-                f"finitely many outputs (refused beyond {MAX_COMPOSED_ATOMS:,} composed atoms, "
-                "the size named) "
-                "and Gaussian releases. A lower bound on the composed mechanism's δ unless the "
+                f"finitely many outputs up to {MAX_COMPOSED_ATOMS:,} composed atoms, beyond "
+                "that a certified bracket [lower, upper] from losses coarsened to a grid "
+                "(printed to the digits it proves, JSON key grid_step), and exact for Gaussian "
+                "releases. A lower bound on the composed mechanism's δ unless the "
                 "pair is a dominating pair (Zhu, Dong & Wang, AISTATS 2022)")
 
 
@@ -154,8 +175,11 @@ def register(subparsers) -> None:
             add_json_argument(sub, 'one JSON object {"losses", "probabilities", '
                               '"infinity_mass"} with the enclosures "losses_lower", '
                               '"losses_upper", "probabilities_lower", … (lists)')
+        elif name == "profile":
+            add_json_argument(sub, 'a JSON list with one object per ε {"eps", "delta", '
+                              '"lower", "upper", and "grid_step" when a composition is '
+                              'bracketed on a grid}')
         else:
-            add_json_argument(sub, f"a JSON list with one object per "
-                              f"{'ε' if name == 'profile' else 'α'}")
+            add_json_argument(sub, "a JSON list with one object per α")
         sub.set_defaults(run={"profile": run_profile, "renyi": run_renyi, "zcdp": run_zcdp,
                               "pld": run_pld}[name])

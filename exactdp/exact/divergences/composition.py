@@ -11,7 +11,8 @@ the composed privacy-loss distribution is the ``K``-fold convolution of the pair
 summed in balls with ``Σ_j n_j ℓ_j`` an enclosure of every composed output's loss (an atom's ball
 encloses the losses of all outputs grouped in it, so the sum contains the exact δ whichever
 outputs were grouped; docs/mathematics.md §15).  Their number is ``C(K + m − 1, m − 1)``;
-compositions with more than :data:`MAX_COMPOSED_ATOMS` are refused before any work.  A subtree of
+compositions with more than :data:`MAX_COMPOSED_ATOMS` are bracketed on a grid instead
+(``coarsened_composition.py``), decided before any work.  A subtree of
 the enumeration whose largest reachable loss is at most ``ε`` contributes exactly 0 and is skipped
 (the atoms are taken in decreasing order of loss); one generator per atom holds the enumeration
 (memory ``O(m)``), and each binomial weight comes from the previous one by a ratio in balls.
@@ -28,7 +29,6 @@ from fractions import Fraction
 
 from flint import arb
 
-from ...errors import InputError
 from ...mechanisms.catalogue import to_count
 from ...precision import to_arb
 from .loss_distribution import LossAtoms
@@ -36,7 +36,7 @@ from .loss_distribution import LossAtoms
 #: Most composed atoms enumerated: ``benchmarks/compose_speed.py`` measures 9 to 14 µs per atom
 #: (11 distinct losses composed 12 times, 646,646 atoms, at ε = 0, where the fewest branches
 #: are skipped, on a shared 2-core machine), so this bound is 10 to 15 s per ε; the next size up
-#: of that pair, K = 13, has 1.1·10^6 atoms.
+#: of that pair, K = 13, has 1.1·10^6 atoms and is bracketed on a grid instead.
 MAX_COMPOSED_ATOMS = 10**6
 
 
@@ -51,20 +51,9 @@ def composed_atom_count(atoms: int, compositions: int) -> int:
     return math.comb(compositions + atoms - 1, atoms - 1) if atoms else 1
 
 
-def check_size(atoms: LossAtoms, compositions: int, name: str) -> None:
-    """:class:`~exactdp.errors.InputError` when the ``K``-fold composition has more than
-    :data:`MAX_COMPOSED_ATOMS` atoms, naming their number, before any work."""
-    count = composed_atom_count(len(atoms.losses), compositions)
-    if count > MAX_COMPOSED_ATOMS:
-        size = f"{count:,}" if count < 10**15 else f"{count:.3e}"
-        raise InputError(f"{name}: the {compositions}-fold composition of {len(atoms.losses)} "
-                         f"distinct losses has {size} atoms, more than the "
-                         f"{MAX_COMPOSED_ATOMS:,} enumerated exactly; compose fewer times")
-
-
 def composed_delta(atoms: LossAtoms, eps: Fraction, compositions: int) -> arb:
     """``δ_K(ε)`` of the ``K``-fold composition of ``atoms``, a ball at flint's current precision
-    (module docstring; the caller checks the size with :func:`check_size`)."""
+    (module docstring; the caller checks the size with :func:`composed_atom_count`)."""
     infinity = 1 - (1 - atoms.infinity_mass) ** compositions
     order = sorted(range(len(atoms.losses)), key=lambda j: -atoms.losses[j].mid())
     losses = [atoms.losses[j] for j in order]  # decreasing

@@ -29,8 +29,10 @@ from ...precision import PART_GUARD_DIGITS, check_dps, to_arb
 from ...sequences import Runs, to_fraction
 from ..losses.privacy_loss import neighbouring_pair
 from ...precision import Enclosure
+from .coarsened_composition import MAX_GRID_COMPOSITIONS, coarsened_profile
+from .composition import (MAX_COMPOSED_ATOMS, check_compositions, composed_atom_count,
+                          composed_delta)
 from .discrete_shift import discrete_shift_delta
-from .composition import check_compositions, check_size, composed_delta
 from .loss_distribution import pair_loss_atoms
 from .output_pairs import LocationShift, complete_pairs, location_shift, refined
 
@@ -45,10 +47,15 @@ class ProfilePoint:
         ``ε``, exactly as given.
     delta : Enclosure
         ``δ(ε)`` and its certified enclosure (exact ``0`` where it is decided exactly).
+    grid_step : Fraction or None
+        The grid step ``h`` of a coarsened composition, whose ``delta`` is the bracket
+        ``[δ_lower, δ_upper]`` and may be wider than the digits asked
+        (``divergences/coarsened_composition.py``); ``None`` for an exact one.
     """
 
     eps: Fraction
     delta: Enclosure
+    grid_step: Fraction | None = None
 
 
 def check_eps_list(eps_list) -> list[Fraction]:
@@ -106,8 +113,10 @@ def privacy_profile(mech, d1, d2, eps_list, dps: int = 30, allow_any_pair: bool 
     -----
     Discrete outputs: ``δ(ε) = Σ_a max(0, p1(a) − e^ε p2(a))`` over every output, each
     probability a ball; composed ``K`` times, the convolution of the privacy-loss
-    distribution's atoms (``divergences/composition.py``), refused beyond
-    ``composition.MAX_COMPOSED_ATOMS`` composed atoms.  A Gaussian shift by ``Δ`` with
+    distribution's atoms (``divergences/composition.py``), exact up to
+    ``composition.MAX_COMPOSED_ATOMS`` composed atoms and beyond that a certified bracket from
+    losses coarsened to a grid (``divergences/coarsened_composition.py``; its points carry the
+    ``grid_step`` and may prove fewer digits than ``dps``).  A Gaussian shift by ``Δ`` with
     ``σ``: Balle & Wang, "Improving the Gaussian Mechanism for Differential Privacy:
     Analytical Calibration and Optimal Denoising", ICML 2018, Theorem 8,
     ``δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ)``, and with ``√K·Δ`` for ``Δ`` composed
@@ -145,11 +154,26 @@ def privacy_profile(mech, d1, d2, eps_list, dps: int = 30, allow_any_pair: bool 
 
 def _composed_profile(mech, d1, d2, values: list[Fraction], dps: int,
                       compositions: int) -> list[ProfilePoint]:
-    """δ(ε) of the ``K``-fold composition of a pair with finitely many outputs, its size
-    checked before any ε (``composition.composed_delta``); the output probabilities carry
-    ``log10 K`` more digits, which the ``K``-fold products and loss sums use up."""
+    """δ(ε) of the ``K``-fold composition of a pair with finitely many outputs: exact
+    (``composition.composed_delta``) when it has at most ``MAX_COMPOSED_ATOMS`` types, else
+    bracketed on a grid (``coarsened_composition.coarsened_profile``) up to
+    ``MAX_GRID_COMPOSITIONS`` runs, else refused with its size before composing; the output
+    probabilities carry ``log10 K`` more digits, which the ``K``-fold products and loss sums
+    use up."""
     atoms = pair_loss_atoms(mech, d1, d2, dps + PART_GUARD_DIGITS + len(str(compositions)))
-    check_size(atoms, compositions, mech.name)
+    count = composed_atom_count(len(atoms.losses), compositions)
+    if count > MAX_COMPOSED_ATOMS:
+        if compositions > MAX_GRID_COMPOSITIONS:
+            digits = str(count)   # a float would overflow beyond 10^308
+            size = (f"{count:,}" if count < 10**15
+                    else f"{digits[0]}.{digits[1:4]}e+{len(digits) - 1}")
+            raise InputError(f"{mech.name}: the {compositions}-fold composition of "
+                             f"{len(atoms.losses)} distinct losses has {size} atoms, more than "
+                             f"the {MAX_COMPOSED_ATOMS:,} summed exactly, and more than "
+                             f"{MAX_GRID_COMPOSITIONS:,} runs are not bracketed on a grid; "
+                             f"compose fewer times")
+        return [ProfilePoint(eps, bracket.delta, bracket.grid_step) for eps, bracket in
+                zip(values, coarsened_profile(atoms, values, compositions, dps))]
     return [ProfilePoint(eps, refined(lambda eps=eps: composed_delta(atoms, eps, compositions),
                                       dps, f"{mech.name}: δ(ε = {eps}) of {compositions} "
                                       f"compositions", absolute=True))
