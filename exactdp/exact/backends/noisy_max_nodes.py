@@ -143,8 +143,10 @@ def _rule_sums(geometry: _Geometry, plan, bits: int) -> list:
     median = to_arb(noise.median * noise.scale)
     nodes, weights, _, in_pass = rule_nodes(geometry, plan, bits)
     products = _objects(weights)
+    distributions = []   # F(z − q) at every node, per answer: its prefix serves the hazard below
     for value, count in zip(geometry.values, geometry.counts):
         _, distribution = _factors(nodes, to_arb(value), cdf, sf, median)
+        distributions.append(distribution)
         products = products * (distribution ** count if count > 1 else distribution)
     sums = []
     for k, value in enumerate(geometry.values):
@@ -152,7 +154,7 @@ def _rule_sums(geometry: _Geometry, plan, bits: int) -> list:
         if not count:
             sums.append(arb(0))
             continue
-        _, distribution = _factors(nodes[:count], shift, cdf, sf, median)
-        hazard = _objects([density.value(z - shift) for z in nodes[:count]]) / distribution
+        hazard = (_objects([density.value(z - shift) for z in nodes[:count]])
+                  / distributions[k][:count])
         sums.append((products[:count] * hazard).sum())
     return sums
