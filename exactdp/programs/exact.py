@@ -52,6 +52,7 @@ from ..sequences import Runs, as_output, as_queries
 from .model import Program
 from .exact_numbers import as_fraction
 from .linear import Linear, linear_key
+from .relations import Relations, bounds_on, noise_name, scaled_law
 from .locations import TracingError
 from .tracing import Path, trace
 
@@ -75,114 +76,6 @@ def traced_paths(mech: Program, queries) -> list[Path]:
     return paths
 
 
-# ----------------------------------------------------------------------------- relations
-
-def _name(index: int, path: Path) -> str:
-    return f"η{index + 1} ({path.noises[index].law}, drawn at {path.noises[index].line})"
-
-
-def scaled_law(law: NoiseLaw, factor: Fraction, what: str) -> NoiseLaw:
-    """The law of ``factor·η`` for ``η ~ law`` (a negative factor only for a symmetric law:
-    Laplace, Gaussian)."""
-    if factor < 0 and not law.symmetric:
-        raise TracingError(f"{what}: −η for η ~ {law} has no law in exactdp (only the "
-                           f"Laplace and Gaussian laws are symmetric)")
-    if law.integer_valued and abs(factor) != 1:
-        raise TracingError(f"{what}: {factor}·η for η ~ {law} has no law in exactdp (a "
-                           f"discrete noise is compared with coefficient ±1 only)")
-    return law if factor == 1 else type(law)(law.scale * abs(factor))
-
-
-def _substitute(coeffs: dict, const: Fraction, solved: dict) -> tuple[dict, Fraction]:
-    """``Σ coeffs·η + const`` with every solved noise replaced by its expression."""
-    coeffs = dict(coeffs)
-    while True:
-        known = [k for k in coeffs if k in solved]
-        if not known:
-            return coeffs, const
-        for noise in known:
-            factor = coeffs.pop(noise)
-            inner, shift = solved[noise]
-            const += factor * shift
-            for other, value in inner.items():
-                total = coeffs.get(other, 0) + factor * value
-                if total:
-                    coeffs[other] = total
-                else:
-                    coeffs.pop(other, None)
-
-
-class _Relations:
-    """The intervals and densities of one path after the released values are solved."""
-
-    def __init__(self, path: Path, releases: list):
-        self.path = path
-        self.intervals: dict = {}          # key → (low, high) on Σ key·η
-        self.densities: list = []          # (law, coeffs, const): density at const + Σ coeffs·η
-        self.point_densities: list = []    # (law, point): a density at a fixed point
-        self.feasible = True
-        uses = Counter(k for key in path.intervals for k, _ in key)
-        for expression, _ in releases:
-            uses.update(expression.coeffs)
-        solved: dict = {}
-        pending = []
-        for expression, value in releases:
-            coeffs, const = _substitute(expression.coeffs, expression.const, solved)
-            if not coeffs:
-                raise TracingError(f"a released value ({expression}) is determined by the other "
-                                   f"released values: its probability is not a density")
-            noise = min(coeffs, key=lambda k: (uses[k], -k))
-            if path.noises[noise].law.integer_valued:
-                raise TracingError(f"a released value ({expression}) is solved for the discrete "
-                                   f"{_name(noise, path)}: only comparisons of discrete noises "
-                                   f"are modelled")
-            slope = coeffs.pop(noise)
-            law = scaled_law(path.noises[noise].law, slope, _name(noise, path))
-            pending.append((law, {k: -v for k, v in coeffs.items()}, value - const))
-            solved[noise] = ({k: -v / slope for k, v in coeffs.items()}, (value - const) / slope)
-        for key, (low, high) in path.intervals.items():
-            coeffs, const = _substitute(dict(key), Fraction(0), solved)
-            self._add_interval(coeffs, None if low is None else low - const,
-                               None if high is None else high - const)
-        for law, coeffs, const in pending:
-            coeffs, const = _substitute(coeffs, const, solved)
-            if len(coeffs) > 1:
-                names = " and ".join(_name(k, path) for k in sorted(coeffs))
-                raise TracingError(f"a released value depends on {names} beyond the noise it "
-                                   f"is solved for: not a one-dimensional integral")
-            if coeffs:
-                self.densities.append((law, coeffs, const))
-            else:
-                self.point_densities.append((law, const))
-
-    def _add_interval(self, coeffs: dict, low, high) -> None:
-        if not coeffs:
-            if (low is not None and not low < 0) or (high is not None and not 0 < high):
-                self.feasible = False
-            return
-        key, factor = linear_key(coeffs)
-        low, high = [None if b is None else b / factor for b in (low, high)]
-        if factor < 0:
-            low, high = high, low
-        old_low, old_high = self.intervals.get(key, (None, None))
-        low = old_low if low is None else low if old_low is None else max(low, old_low)
-        high = old_high if high is None else high if old_high is None else min(high, old_high)
-        if low is not None and high is not None and low >= high:
-            self.feasible = False
-        self.intervals[key] = (low, high)
-
-    def by_noise_set(self) -> dict:
-        """``frozenset of noises → [relations]``; a relation is ``("interval", key, low,
-        high)`` or ``("density", law, coeffs, const)``."""
-        groups: dict = {}
-        for key, (low, high) in self.intervals.items():
-            groups.setdefault(frozenset(k for k, _ in key), []).append(
-                ("interval", key, low, high))
-        for law, coeffs, const in self.densities:
-            groups.setdefault(frozenset(coeffs), []).append(("density", law, coeffs, const))
-        return groups
-
-
 # ----------------------------------------------------------------------------- path → term
 
 def _bound_factor(law: NoiseLaw, alpha: Fraction, beta: Fraction, upper: bool, name: str):
@@ -193,19 +86,6 @@ def _bound_factor(law: NoiseLaw, alpha: Fraction, beta: Fraction, upper: bool, n
         return "constant", law, Kind.CDF if upper else Kind.SF, alpha
     kind = Kind.CDF if upper == (beta > 0) else Kind.SF
     return "factor", scaled_law(law, 1 / beta, name), kind, -alpha / beta
-
-
-def _leaf_bounds(leaf: int, hub: int | None, relations: list):
-    """The lower and upper bounds ``α + β·z`` on a leaf noise from its interval relations."""
-    lowers, uppers = [], []
-    for _, key, low, high in relations:
-        coefficients = dict(key)
-        a, b = coefficients[leaf], coefficients.get(hub, Fraction(0))
-        beta = -b / a
-        for bound, is_low in ((low, True), (high, False)):
-            if bound is not None:
-                (lowers if is_low == (a > 0) else uppers).append((bound / a, beta))
-    return lowers, uppers
 
 
 def _pieces(bounds: list) -> list:
@@ -223,7 +103,7 @@ def _leaf_alternatives(law: NoiseLaw, leaf: int, hub: int | None, relations: lis
     """``Pr[η ∈ (max lowers, min uppers) | z]`` as signed alternatives ``(sign, z low, z high,
     [factor specs])``: on each piece of z where the same bounds are active, ``S(L)``, ``F(U)``
     or ``F(U) − F(L)`` (two alternatives), nothing where ``U ≤ L``."""
-    lowers, uppers = _leaf_bounds(leaf, hub, relations)
+    lowers, uppers = bounds_on(leaf, hub, relations)
     alternatives = []
     for low, high, point in _pieces(lowers + uppers):
         value = lambda bound, point=point: bound[0] + bound[1] * point  # noqa: E731
@@ -276,14 +156,14 @@ class _TermBuilder:
             densities = [r for r in relations if r[0] == "density"]
             if densities:
                 if len(relations) > 1:
-                    raise TracingError(f"{_name(leaf, self.path)} is released and also compared: "
-                                       f"not a product of one-dimensional factors")
+                    raise TracingError(f"{noise_name(leaf, self.path)} is released and also "
+                                       f"compared: not a product of one-dimensional factors")
                 spec, factor = self._density_factor(hub, densities[0])
                 multiplicity *= factor
                 choices.append([(1, None, None, [spec])])
             else:
                 choices.append(_leaf_alternatives(self.law(leaf), leaf, hub, relations,
-                                                  _name(leaf, self.path)))
+                                                  noise_name(leaf, self.path)))
         options = []
         for combination in itertools.product(*choices):
             builder = IntegralBuilder(self.law(hub))
@@ -319,7 +199,7 @@ class _TermBuilder:
         """``p_law(const + β·z) = (1/|β|)·p_{law/β}(z + const/β)``: (factor spec, 1/|β|)."""
         _, law, coeffs, const = relation
         beta = coeffs[hub]
-        return (("factor", scaled_law(law, 1 / beta, _name(hub, self.path)), Kind.PDF,
+        return (("factor", scaled_law(law, 1 / beta, noise_name(hub, self.path)), Kind.PDF,
                  -const / beta), 1 / abs(beta))
 
     def terms(self) -> list:
@@ -352,14 +232,14 @@ def path_terms(path: Path, releases: list) -> list:
     """The path's probability (density with releases) as signed terms ``(±1, Term)`` (empty
     when its constraints cannot hold).  Raises :class:`TracingError` outside the class decided
     (module docstring)."""
-    relations = _Relations(path, releases)
+    relations = Relations(path, releases)
     if not relations.feasible:
         return []
     groups = relations.by_noise_set()
     for members in groups:
         if len(members) > 2:
             first, *others = sorted(members)
-            raise TracingError(f"{_name(first, path)} is compared with "
+            raise TracingError(f"{noise_name(first, path)} is compared with "
                                f"{' and '.join(f'η{k + 1}' for k in others)} in one "
                                f"comparison: not a one-dimensional integral")
     term = _TermBuilder(path)
@@ -384,7 +264,7 @@ def path_terms(path: Path, releases: list) -> list:
             u, v = next(sorted(m) for m in links if centre not in m)
             middle = v if degree[v] > 1 else u
             partners = sorted({k for m in links if middle in m for k in m} - {middle})
-            raise TracingError(f"{_name(middle, path)} is compared with "
+            raise TracingError(f"{noise_name(middle, path)} is compared with "
                                f"{' and '.join(f'η{k + 1}' for k in partners[:2])}: "
                                f"not a one-dimensional integral")
         (hub,) = hubs
@@ -705,5 +585,5 @@ def _released_number(mech: Program, paths: list[Path]):
                                      f"noise, no comparison)")
     (index, factor), = entry.coeffs.items()
     factor = as_fraction(factor)
-    law = scaled_law(path.noises[index].law, factor, _name(index, path))
+    law = scaled_law(path.noises[index].law, factor, noise_name(index, path))
     return law, as_fraction(entry.const)
