@@ -55,6 +55,7 @@ from .linear import Linear, linear_key
 from .relations import Relations, bounds_on, noise_name, scaled_law
 from .locations import TracingError
 from .tracing import Path, trace
+from .trees import tree_integral
 
 #: Traced inputs kept (program, arguments, queries → paths).
 _CACHE_SIZE = 16
@@ -258,15 +259,10 @@ def path_terms(path: Path, releases: list) -> list:
         if len(hubs) > 1:  # one link: the hub is the noise the other has its only relation with
             hubs = {min(hubs, key=lambda k: (count[k] == 1 and count[next(iter(hubs - {k}))] > 1,
                                              k))}
-        if not hubs:
-            degree = Counter(k for members in links for k in members)
-            centre = max(component, key=lambda k: (degree[k], -k))
-            u, v = next(sorted(m) for m in links if centre not in m)
-            middle = v if degree[v] > 1 else u
-            partners = sorted({k for m in links if middle in m for k in m} - {middle})
-            raise TracingError(f"{noise_name(middle, path)} is compared with "
-                               f"{' and '.join(f'η{k + 1}' for k in partners[:2])}: "
-                               f"not a one-dimensional integral")
+        if not hubs:  # a tree of comparisons (programs/trees.py), or a refusal naming a cycle
+            integral, jacobian = tree_integral(path, component, groups)
+            term.multiply([(1, Counter(), Counter({integral: 1}), jacobian)])
+            continue
         (hub,) = hubs
         leaves = {leaf: groups.get(frozenset({leaf}), []) + groups[frozenset({leaf, hub})]
                   for leaf in sorted(component - {hub})}

@@ -33,6 +33,8 @@ The evaluation reads the integral form (``form/integral_form.py``) and nothing e
     Laplace, exponential, Gumbel), so ``g`` is concave on the whole line and the bound holds
     whatever the kinks beyond ``R``; a Gumbel CDF ``exp(−e^{−x/b})`` far left of its mode is a
     ball like any other (no underflow);
+* a **nested integral** (a tree of compared noises, ``form/nested_integral.py``) by its
+  messages in closed form (``backends/nested_messages.py``, piecewise exponential laws);
 * a **term** is the sum of the logs; the **form** ``log Σ_t e^{ℓ_t}``.
 
 Arb's exponent range is unbounded, so ``1e-428491`` is a ball like any other.  The working
@@ -65,6 +67,8 @@ from .arithmetics import BALLS
 from .exponential_sums import ExponentialProduct, integrate, product_on_piece
 from ..form.integral_form import Integral, IntegralForm, Term, interior_point
 from ..form.log_integrand import LogIntegrand
+from ..form.nested_integral import NestedIntegral
+from .nested_messages import log_nested
 from .piece_series import PiecewiseExponential
 from .piecewise_gauss import log_integral_certified
 from .peak_quadrature import breakpoints, find_peak
@@ -496,7 +500,12 @@ def _log_term(term: Term, goal: int, methods: list) -> arb | None:
             return None
         total += constant.power * log_factor
     for integral, multiplicity in term.integrals:
-        log_value, name = log_integral(integral, goal)
+        if isinstance(integral, NestedIntegral):
+            log_value, name = log_nested(integral), "nested closed form"
+            if log_value is None:
+                return None
+        else:
+            log_value, name = log_integral(integral, goal)
         total += multiplicity * log_value
         methods.append(name)
     return total

@@ -1,0 +1,73 @@
+"""Programs whose compared noises form a tree, or a group with a few hubs: nested integrals.
+
+References: the catalogue's Report Noisy Max (its one-dimensional integral) for the running best,
+which sums 2^(n−1) paths of nested integrals; nested ``mpmath.quad`` for a chain of four noises;
+seeded simulation in a binomial interval; the refusal of a cycle outside the class.
+"""
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+import exactdp
+from exactdp.errors import InputError
+from exactdp.programs import program
+from tests.conftest import assert_encloses
+from tests.programs.compared_noises import (running_best,
+                                            running_best_exponential)
+
+EPS = Fraction(7, 10)
+QUERIES = [0, 1, 0, 2, 1]
+
+
+@pytest.mark.parametrize("function, catalogue", [(running_best, "noisy_max_laplace"),
+                                                 (running_best_exponential,
+                                                  "noisy_max_exponential")])
+def test_running_best_is_the_catalogue_noisy_max(function, catalogue):
+    """Each index's probability, a sum of nested integrals over the paths whose last record it
+    is, equals the one integral of the catalogue's noisy max (independent: Dwork & Roth's
+    ``∫ p(z − q_i) Π_{j≠i} F(z − q_j) dz``)."""
+    mech, reference = program(function, epsilon=EPS), exactdp.mechanism(catalogue, eps=EPS)
+    for index in range(len(QUERIES)):
+        expected = exactdp.probability(reference, QUERIES, str(index), dps=40)
+        assert_encloses(exactdp.probability(mech, QUERIES, str(index), dps=25),
+                        expected.value, 25, slack=expected.error)
+
+
+def chain(prng, queries, epsilon):
+    """Four noises compared along a chain a — b — c — d (a tree that is not a star)."""
+    a, b, c, d = (prng.laplace(scale=1.0 / epsilon) for _ in range(4))
+    return bool(a < b + queries[0]), bool(b > c - queries[1]), bool(c + 1 > d)
+
+
+def test_chain_against_nested_quadrature():
+    """``Pr[a < b + q0, b > c − q1, c + 1 > d]`` = ``∫∫ p(b)p(c)·F(b + q0)·[b > c − q1]·F(c + 1)``
+    by nested ``mpmath.quad`` split at the kinks (the leaves a, d in closed form)."""
+    q0, q1, b = Fraction(1, 2), Fraction(-1, 3), 1 / EPS
+    mech = program(chain, epsilon=EPS)
+    with mpmath.workdps(18):
+        scale = mpmath.mpf(b.numerator) / b.denominator
+        pdf = lambda x: mpmath.exp(-abs(x) / scale) / (2 * scale)  # noqa: E731
+        cdf = lambda x: (mpmath.exp(x / scale) / 2 if x < 0  # noqa: E731
+                         else 1 - mpmath.exp(-x / scale) / 2)
+        off, half = mpmath.mpf(q1.numerator) / q1.denominator, mpmath.mpf(1) / 2
+        inner = lambda c: pdf(c) * cdf(c + 1) * mpmath.quad(  # noqa: E731
+            lambda y: pdf(y) * cdf(y + half),
+            [c - off] + [k for k in (-half, 0) if k > c - off] + [mpmath.inf])
+        # kinks of the integrand in c: c + 1 = 0, c = 0, and c − q1 at −1/2 and 0
+        expected = mpmath.quad(inner, [-mpmath.inf, -1, -half + off, off, 0, mpmath.inf])
+    assert_encloses(exactdp.probability(mech, [q0, q1], "T,T,T", dps=15), expected, 15,
+                    slack=mpmath.mpf(10) ** -16)
+
+
+def test_cycle_is_refused_naming_it():
+    """Five noises compared around a cycle are outside the class: one line naming the cycle."""
+    def five_cycle(prng, queries, epsilon):
+        n = [prng.laplace(scale=1.0) for _ in range(5)]
+        return [bool(n[i] > n[(i + 1) % 5]) for i in range(5)]
+    with pytest.raises(InputError, match=r"^η1, η2, η3, η4, η5 form a cycle of comparisons "
+                                         r"\(drawn at test_program_trees\.py lines \d+, \d+, \d+, "
+                                         r"\d+, \d+\): not a tree") as error:
+        exactdp.probability(program(five_cycle, epsilon=EPS), [0], "T,T,F,T,F")
+    assert "\n" not in str(error.value)
