@@ -42,7 +42,7 @@ from ..precision import (CERTIFIED_METHODS, Probability, check_method,
 from .backends.certified import evaluate_certified
 from .backends.closed_form import has_closed_form, integrate_closed_form, operation_count
 from .form.integral_form import Integral, IntegralForm, Term
-from .form.nested_integral import NestedIntegral
+from .form.nested_integral import HubPair, NestedIntegral
 from .backends.piece_series import PiecewiseExponential
 from .backends.piecewise_gauss import integrate_pieces
 from .backends.peak_quadrature import integrate
@@ -107,7 +107,7 @@ INTEGRAL_BACKENDS = {"closed": _closed, "quad": _quad, "estimate": _estimate}
 def evaluate_integral(integral: Integral, dps: int, method: str):
     """``(log I, relative error bound, method name)`` of one non-empty integral by the back-end
     :data:`INTEGRAL_BACKENDS` holds for ``method``."""
-    if isinstance(integral, NestedIntegral):
+    if isinstance(integral, (NestedIntegral, HubPair)):
         raise MethodUnavailableError(f"method {method!r} integrates over one noise; a tree of "
                                      f"compared noises is evaluated by the certified method "
                                      f"(auto, certified)")
@@ -194,8 +194,8 @@ def _has_discrete_noise(form: IntegralForm) -> bool:
     laws = {c.law for term in form.terms for c in term.constants}
     for term in form.terms:
         for integral, _ in term.integrals:
-            if isinstance(integral, NestedIntegral):
-                laws.update(integral.root.laws())
+            if isinstance(integral, (NestedIntegral, HubPair)):
+                laws.update(integral.laws())
                 continue
             laws.add(integral.hub)
             laws.update(f.law for f in integral.factors)

@@ -11,10 +11,11 @@ noises of one cycle and the lines that drew them.
 
 from __future__ import annotations
 
+import itertools
 import os
 from fractions import Fraction
 
-from ..exact.form.nested_integral import Branch, NestedIntegral
+from ..exact.form.nested_integral import Branch, HubPair, Leaf, NestedIntegral
 from .locations import TracingError
 from .relations import bounds_on, noise_name, scaled_law
 from .tracing import Path
@@ -78,30 +79,85 @@ def cycle_error(cycle: list, path: Path) -> TracingError:
                         f"integrals")
 
 
-def tree_integral(path: Path, component: set, groups: dict) -> tuple[NestedIntegral, Fraction]:
-    """``(nested integral, Jacobian)`` of a group whose links form a tree (module docstring);
-    the Jacobian ``Π 1/|β|`` of its densities ``p(c + βy)`` multiplies the term."""
+def tree_integral(path: Path, component: set, groups: dict):
+    """``(integral, Jacobian)`` of a group whose links form a tree, or whose other noises are
+    linked to two hubs only (module docstring); the Jacobian ``Π 1/|β|`` of its densities
+    ``p(c + βy)`` multiplies the term.  A cycle that two hubs do not explain is refused."""
     neighbours = neighbours_of(component, groups)
     cycle = find_cycle(neighbours)
-    if cycle is not None:
+    if cycle is None:
+        return _NodeBuilder(path, groups, neighbours).nested()
+    hubs = hub_pair(neighbours)
+    if hubs is None:
         raise cycle_error(cycle, path)
-    jacobian = Fraction(1)
+    return _NodeBuilder(path, groups, neighbours).hub_pair(*hubs)
 
-    def branch(noise: int, parent: int | None) -> Branch:
-        nonlocal jacobian
-        own = groups.get(frozenset({noise}), [])
-        intervals = [r for r in own if r[0] == "interval"]
-        if parent is not None:
-            intervals += groups[frozenset({noise, parent})]
-        lowers, uppers = bounds_on(noise, parent, intervals)
+
+def hub_pair(neighbours: dict) -> tuple[int, int] | None:
+    """Two noises that every other noise is linked to, and only to (the outer first: the one
+    of more links), or ``None``."""
+    ranked = sorted(neighbours, key=lambda k: (-len(neighbours[k]), k))
+    for first, second in itertools.combinations(ranked[:4], 2):
+        if all(neighbours[k] <= {first, second} for k in neighbours if k not in (first, second)):
+            return first, second
+    return None
+
+
+class _NodeBuilder:
+    """The bounds and densities of each noise of a group, from its relations."""
+
+    def __init__(self, path: Path, groups: dict, neighbours: dict):
+        self.path, self.groups, self.neighbours = path, groups, neighbours
+        self.jacobian = Fraction(1)
+
+    def intervals(self, noise: int, other: int | None) -> list:
+        """The interval relations of ``noise`` with ``other`` (``None``: alone)."""
+        members = frozenset({noise} if other is None else {noise, other})
+        return [r for r in self.groups.get(members, []) if r[0] == "interval"]
+
+    def densities(self, noise: int) -> tuple:
+        """``(law, shift)`` of each density ``p(c + βy)`` of ``noise`` alone, as
+        ``(1/|β|)·p_{law/β}(y − shift)`` (the factor ``1/|β|`` into :attr:`jacobian`)."""
         densities = []
-        for _, law, coeffs, const in (r for r in own if r[0] == "density"):
-            beta = coeffs[noise]
-            densities.append((scaled_law(law, 1 / beta, noise_name(noise, path)), -const / beta))
-            jacobian /= abs(beta)
-        children = tuple(branch(child, noise) for child in sorted(neighbours[noise] - {parent}))
-        return Branch(path.noises[noise].law, tuple(sorted(set(lowers))),
-                      tuple(sorted(set(uppers))), tuple(densities), children)
+        for relation in self.groups.get(frozenset({noise}), []):
+            if relation[0] == "density":
+                _, law, coeffs, const = relation
+                beta = coeffs[noise]
+                densities.append((scaled_law(law, 1 / beta, noise_name(noise, self.path)),
+                                  -const / beta))
+                self.jacobian /= abs(beta)
+        return tuple(densities)
 
-    root = max(sorted(component), key=lambda k: len(neighbours[k]))
-    return NestedIntegral(branch(root, None)), jacobian
+    def branch(self, noise: int, parent: int | None, children: tuple = ()) -> Branch:
+        """``noise`` with its bounds in its parent's value, and ``children``."""
+        relations = self.intervals(noise, None)
+        if parent is not None:
+            relations += self.intervals(noise, parent)
+        lowers, uppers = bounds_on(noise, parent, relations)
+        return Branch(self.path.noises[noise].law, tuple(sorted(set(lowers))),
+                      tuple(sorted(set(uppers))), self.densities(noise), children)
+
+    def nested(self) -> tuple[NestedIntegral, Fraction]:
+        """The tree rooted at its noise of most links."""
+        def subtree(noise: int, parent: int | None) -> Branch:
+            children = tuple(subtree(child, noise)
+                             for child in sorted(self.neighbours[noise] - {parent}))
+            return self.branch(noise, parent, children)
+        root = max(sorted(self.neighbours), key=lambda k: len(self.neighbours[k]))
+        return NestedIntegral(subtree(root, None)), self.jacobian
+
+    def hub_pair(self, outer: int, inner: int) -> tuple[HubPair, Fraction]:
+        """The outer hub, the inner hub bounded in the outer's value, the other noises as
+        leaves bounded in either."""
+        leaves = []
+        for noise in sorted(set(self.neighbours) - {outer, inner}):
+            lowers, uppers = [], []
+            for hub, slot in ((None, 0), (outer, 1), (inner, 2)):
+                low, up = bounds_on(noise, hub, self.intervals(noise, hub))
+                for found, into in ((low, lowers), (up, uppers)):
+                    into.extend((alpha, *(beta if k == slot else Fraction(0) for k in (1, 2)))
+                                for alpha, beta in found)
+            leaves.append(Leaf(self.path.noises[noise].law, tuple(sorted(set(lowers))),
+                               tuple(sorted(set(uppers))), self.densities(noise)))
+        return (HubPair(self.branch(outer, None), self.branch(inner, outer), tuple(leaves)),
+                self.jacobian)

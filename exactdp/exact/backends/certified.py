@@ -34,7 +34,8 @@ The evaluation reads the integral form (``form/integral_form.py``) and nothing e
     whatever the kinks beyond ``R``; a Gumbel CDF ``exp(−e^{−x/b})`` far left of its mode is a
     ball like any other (no underflow);
 * a **nested integral** (a tree of compared noises, ``form/nested_integral.py``) by its
-  messages in closed form (``backends/nested_messages.py``, piecewise exponential laws);
+  messages in closed form (``backends/nested_messages.py``), a group with two hubs on the
+  cells of the hubs' plane (``backends/hub_pairs.py``): piecewise exponential laws;
 * a **term** is the sum of the logs; the **form** ``log Σ_t e^{ℓ_t}``.
 
 Arb's exponent range is unbounded, so ``1e-428491`` is a ball like any other.  The working
@@ -67,7 +68,8 @@ from .arithmetics import BALLS
 from .exponential_sums import ExponentialProduct, integrate, product_on_piece
 from ..form.integral_form import Integral, IntegralForm, Term, interior_point
 from ..form.log_integrand import LogIntegrand
-from ..form.nested_integral import NestedIntegral
+from ..form.nested_integral import HubPair, NestedIntegral
+from .hub_pairs import log_hub_pair
 from .nested_messages import log_nested
 from .piece_series import PiecewiseExponential
 from .piecewise_gauss import log_integral_certified
@@ -492,6 +494,12 @@ def log_constant(law: NoiseLaw, kind: Kind, point: Fraction) -> arb | None:
     return law.log_ball_at(kind, point)
 
 
+#: The rules of the integrals over several noises (``form/nested_integral.py``): ``type →
+#: (log of the integral as a ball or None for an exact zero, method name)``.
+NESTED_RULES = {NestedIntegral: (log_nested, "nested closed form"),
+                HubPair: (log_hub_pair, "hub-pair closed form")}
+
+
 def _log_term(term: Term, goal: int, methods: list) -> arb | None:
     total = to_arb(term.multiplicity).log()
     for constant in term.constants:
@@ -500,8 +508,9 @@ def _log_term(term: Term, goal: int, methods: list) -> arb | None:
             return None
         total += constant.power * log_factor
     for integral, multiplicity in term.integrals:
-        if isinstance(integral, NestedIntegral):
-            log_value, name = log_nested(integral), "nested closed form"
+        if type(integral) in NESTED_RULES:
+            rule, name = NESTED_RULES[type(integral)]
+            log_value = rule(integral)
             if log_value is None:
                 return None
         else:

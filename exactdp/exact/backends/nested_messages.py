@@ -56,10 +56,11 @@ class ExpPolynomial(dict):
         return total
 
     def times(self, other: "ExpPolynomial") -> "ExpPolynomial":
-        """The product."""
+        """The product (in several variables too: a key lists ``(a, k)`` of each variable in
+        turn, ``hub_pairs.py``)."""
         product = ExpPolynomial()
-        for ((a, j), c), ((b, k), d) in itertools.product(self.items(), other.items()):
-            key = (a + b, j + k)
+        for (key1, c), (key2, d) in itertools.product(self.items(), other.items()):
+            key = tuple(x + y for x, y in zip(key1, key2))
             product[key] = product[key] + c * d if key in product else c * d
         return product
 
@@ -182,14 +183,25 @@ def message(branch: Branch) -> Piecewise:
 
 @functools.lru_cache(maxsize=4096)
 def _message(branch: Branch, precision: int) -> Piecewise:
-    if not branch.law.closed_form:
-        raise MethodUnavailableError(f"nested integrals of {branch.law} noise have no certified "
-                                     f"rule (Laplace and exponential noise have one)")
-    factors = [density(branch.law)] + [density(law, shift) for law, shift in branch.densities]
-    factors += [message(child) for child in branch.children]
-    integrand = Piecewise.product(factors)
+    return message_of(branch.law, branch.densities, [message(c) for c in branch.children],
+                      branch.lowers, branch.uppers)
+
+
+def integrand_of(law: NoiseLaw, densities: tuple, factors: list) -> Piecewise:
+    """``p_law(y) · Π p_d(y − s) · Π factors(y)``: the integrand of a message."""
+    if not law.closed_form:
+        raise MethodUnavailableError(f"nested integrals of {law} noise have no certified rule "
+                                     f"(Laplace and exponential noise have one)")
+    return Piecewise.product([density(law)] + [density(d, shift) for d, shift in densities]
+                             + list(factors))
+
+
+def message_of(law: NoiseLaw, densities: tuple, factors: list, lowers, uppers) -> Piecewise:
+    """``z ↦ ∫_{max lowers}^{min uppers}`` of :func:`integrand_of` (module docstring), bounds
+    ``(α, β)`` for ``α + β·z``."""
+    integrand = integrand_of(law, densities, factors)
     primitive, total = integrand.cumulative()
-    bounds = list(branch.lowers) + list(branch.uppers)
+    bounds = list(lowers) + list(uppers)
     points = _crossings(bounds)
     points.update((b - alpha) / beta for alpha, beta in bounds if beta != 0
                   for b in integrand.breaks)
@@ -201,8 +213,8 @@ def _message(branch: Branch, precision: int) -> Piecewise:
 
         def value(bound, z=z):
             return bound[0] + bound[1] * z
-        lower = max(branch.lowers, key=value, default=None)
-        upper = min(branch.uppers, key=value, default=None)
+        lower = max(lowers, key=value, default=None)
+        upper = min(uppers, key=value, default=None)
         if lower is not None and upper is not None and value(upper) <= value(lower):
             pieces.append(ExpPolynomial())
             continue
@@ -214,12 +226,17 @@ def _message(branch: Branch, precision: int) -> Piecewise:
     return Piecewise(breaks, pieces)
 
 
+def constant_value(function: Piecewise) -> arb | None:
+    """The value of a message with constant bounds (one piece), ``None`` for an exact zero."""
+    (piece,) = function.pieces
+    value = piece.get((Fraction(0), 0), arb(0))
+    return None if value.is_zero() else value
+
+
 def log_nested(integral: NestedIntegral) -> arb | None:
     """``log`` of the nested integral as a ball (``None`` for an exact zero: no piece of the
     root's domain is left), at flint's current precision plus bits for the cancellation of the
     sums."""
     with ctx.workprec(ctx.prec + 10 * len(integral.root.laws())):
-        root = message(integral.root)
-        (piece,) = root.pieces
-        value = piece.get((Fraction(0), 0), arb(0))
-        return None if value.is_zero() else value.log()
+        value = constant_value(message(integral.root))
+        return None if value is None else value.log()

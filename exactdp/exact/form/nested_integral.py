@@ -72,5 +72,61 @@ class NestedIntegral:
         """How large the logs get, for the working precision: the number of laws times their
         largest ``NoiseLaw.log_size`` at the largest bound or shift (as
         :attr:`~.integral_form.Integral.magnitude`)."""
-        laws = self.root.laws()
-        return len(laws) * max(law.log_size(self.root.reach()) for law in laws)
+        return magnitude_of(self.root.laws(), self.root.reach())
+
+    def laws(self) -> list[NoiseLaw]:
+        """Every law of the integral."""
+        return self.root.laws()
+
+
+def magnitude_of(laws: list[NoiseLaw], reach: Fraction) -> Fraction:
+    """The number of laws times their largest ``NoiseLaw.log_size`` at ``reach``."""
+    return len(laws) * max(law.log_size(reach) for law in laws)
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """A noise ``v ~ law`` compared with the hubs of a :class:`HubPair` (and constants):
+    ``v > α + β₁z₁ + β₂z₂`` for each ``(α, β₁, β₂)`` of ``lowers``, ``<`` for ``uppers``
+    (one of ``β₁``, ``β₂`` is 0: a comparison involves two noises); ``densities`` as in
+    :class:`Branch`."""
+
+    law: NoiseLaw
+    lowers: tuple[tuple[Fraction, Fraction, Fraction], ...] = ()
+    uppers: tuple[tuple[Fraction, Fraction, Fraction], ...] = ()
+    densities: tuple[tuple[NoiseLaw, Fraction], ...] = ()
+
+
+@dataclass(frozen=True)
+class HubPair:
+    """A group whose other noises are compared with two hubs only: the outer hub ``z₁`` and
+    the inner hub ``z₂``, each a :class:`Branch` without children (the outer's bounds
+    constants, the inner's linear in ``z₁``: the hubs' own comparisons bound the region),
+    and the :class:`Leaf` noises.  Its probability is
+
+        ∫ p₁(z₁) ∫_{L₂(z₁)}^{U₂(z₁)} p₂(z₂) Π_i Pr[L_i(z₁, z₂) < v_i < U_i(z₁, z₂)] dz₂ dz₁,
+
+    a product of one-dimensional factors under an integral over the two hubs.  It stands in a
+    term where an :class:`~.integral_form.Integral` does."""
+
+    outer: Branch
+    inner: Branch
+    leaves: tuple[Leaf, ...]
+
+    is_empty = False
+
+    def laws(self) -> list[NoiseLaw]:
+        """Every law of the integral."""
+        laws = self.outer.laws() + self.inner.laws()
+        for leaf in self.leaves:
+            laws += [leaf.law] + [law for law, _ in leaf.densities]
+        return laws
+
+    @property
+    def magnitude(self) -> Fraction:
+        """As :attr:`NestedIntegral.magnitude`."""
+        points = [self.outer.reach(), self.inner.reach()]
+        for leaf in self.leaves:
+            points += [abs(bound[0]) for bound in leaf.lowers + leaf.uppers]
+            points += [abs(shift) for _, shift in leaf.densities]
+        return magnitude_of(self.laws(), max(points))
