@@ -1,8 +1,10 @@
 """Programs whose compared noises form a tree, or a group with a few hubs: nested integrals.
 
 References: the catalogue's Report Noisy Max (its one-dimensional integral) for the running best,
-which sums 2^(n−1) paths of nested integrals; nested ``mpmath.quad`` for a chain of four noises;
-seeded simulation in a binomial interval; the refusal of a cycle outside the class.
+which sums 2^(n−1) paths of nested integrals, or their merge into n stars; nested
+``mpmath.quad`` for a chain of four noises; ``mpmath.quad`` over another noise for k-Min-Max
+and three mutually compared noises; seeded simulation in binomial intervals for m-Range; the
+refusal of a cycle outside the class.
 """
 
 from fractions import Fraction
@@ -14,10 +16,15 @@ from scipy import stats
 
 import exactdp
 from exactdp.errors import InputError
+from exactdp.exact.form.integral_form import Integral
 from exactdp.programs import program
+from exactdp.exact.form.nested_integral import NestedIntegral
+from exactdp.programs.exact import (SignedForm, evaluate_signed, merged_paths, path_terms,
+                                    traced_paths)
+from exactdp.programs.path_merging import merge_paths
 from tests.conftest import assert_encloses
 from tests.programs.compared_noises import (k_min_max, m_range, running_best,
-                                            running_best_exponential)
+                                            running_best_exponential, running_best_gaussian)
 
 EPS = Fraction(7, 10)
 QUERIES = [0, 1, 0, 2, 1]
@@ -27,14 +34,20 @@ QUERIES = [0, 1, 0, 2, 1]
                                                  (running_best_exponential,
                                                   "noisy_max_exponential")])
 def test_running_best_is_the_catalogue_noisy_max(function, catalogue):
-    """Each index's probability, a sum of nested integrals over the paths whose last record it
-    is, equals the one integral of the catalogue's noisy max (independent: Dwork & Roth's
-    ``∫ p(z − q_i) Π_{j≠i} F(z − q_j) dz``)."""
+    """Each index's probability, the sum of the nested integrals of the 2^(n−1) traced paths
+    whose last record it is (not merged), equals the one integral of the catalogue's noisy max
+    (independent: Dwork & Roth's ``∫ p(z − q_i) Π_{j≠i} F(z − q_j) dz``)."""
     mech, reference = program(function, epsilon=EPS), exactdp.mechanism(catalogue, eps=EPS)
+    paths, nested = traced_paths(mech, QUERIES), 0
     for index in range(len(QUERIES)):
         expected = exactdp.probability(reference, QUERIES, str(index), dps=40)
-        assert_encloses(exactdp.probability(mech, QUERIES, str(index), dps=25),
-                        expected.value, 25, slack=expected.error)
+        form = SignedForm.of((t for path in paths if path.result == (index,)
+                              for t in path_terms(path, [])), False)
+        nested += sum(isinstance(integral, NestedIntegral)
+                      for term in form.plus.terms for integral, _ in term.integrals)
+        assert_encloses(evaluate_signed(form, 25, "certified", "test"), expected.value, 25,
+                        slack=expected.error)
+    assert nested > len(QUERIES)
 
 
 def chain(prng, queries, epsilon):
@@ -135,3 +148,44 @@ def test_triangle_is_the_order_of_three_noises():
                                [-mpmath.inf, -third, 0, half, mpmath.inf])
     assert_encloses(exactdp.probability(program(triangle, epsilon=EPS), queries, "T,T,T",
                                         dps=25), expected, 25, slack=mpmath.mpf(10) ** -28)
+
+
+def test_running_best_merges_into_one_star_per_index():
+    """The 2^(n−1) paths of the running best merge into n, each the star of report noisy max
+    (every comparison with the winner's noise): one integral over one hub per index."""
+    n = 8
+    queries = [(7 * i) % 5 for i in range(n)]
+    mech = program(running_best, epsilon=EPS)
+    assert len(traced_paths(mech, queries)) == 2 ** (n - 1)
+    merged = merged_paths(mech, queries)
+    assert sorted(path.result for path in merged) == [(i,) for i in range(n)]
+    for path in merged:
+        (winner,) = path.result
+        assert all(any(noise == winner for noise, _ in key) for key in path.intervals)
+        ((_, term),) = path_terms(path, [])
+        assert all(isinstance(integral, Integral) for integral, _ in term.integrals)
+
+
+def test_a_union_that_is_not_convex_is_not_merged():
+    """Index 3 of the running best on 4 queries via records {0, 3} (η1, η2 below η0) and via
+    records {0, 1, 3} (η2 below η1): their union, ``η3 > max(η0, η1) > η2``, is not an
+    intersection of difference constraints, so the two paths stay apart."""
+    mech = program(running_best, epsilon=EPS)
+    chosen = [path for path in traced_paths(mech, [0, 1, 0, 2]) if path.result == (3,)
+              and {frozenset(k for k, _ in key) for key in path.intervals} in (
+                  {frozenset({0, 1}), frozenset({0, 2}), frozenset({0, 3})},
+                  {frozenset({0, 1}), frozenset({1, 2}), frozenset({1, 3})})]
+    assert len(chosen) == 2
+    assert merge_paths(chosen) == chosen
+
+
+def test_gaussian_running_best_is_the_catalogue_noisy_max():
+    """Gaussian noise: once merged, the running best is report noisy max, whose certified
+    quadrature the catalogue's ``noisy_max_gaussian`` computes on its own."""
+    queries = [0, 1, 0, 2, 1]
+    mech = program(running_best_gaussian, epsilon=EPS, sigma=2)
+    reference = exactdp.mechanism("noisy_max_gaussian", sigma=2)
+    for index in range(len(queries)):
+        expected = exactdp.probability(reference, queries, str(index), dps=20)
+        assert_encloses(exactdp.probability(mech, queries, str(index), dps=12),
+                        expected.value, 12, slack=expected.error)

@@ -54,12 +54,15 @@ from .exact_numbers import as_fraction
 from .linear import Linear, linear_key
 from .relations import Relations, bounds_on, noise_name, scaled_law
 from .locations import TracingError
+from .path_merging import merge_paths
 from .tracing import Path, trace
 from .trees import tree_integral
 
 #: Traced inputs kept (program, arguments, queries → paths).
 _CACHE_SIZE = 16
 _cache: OrderedDict = OrderedDict()
+#: ``id(traced paths) → (traced paths, merged paths)``, the last few.
+_merged: dict = {}
 
 
 def traced_paths(mech: Program, queries) -> list[Path]:
@@ -75,6 +78,18 @@ def traced_paths(mech: Program, queries) -> list[Path]:
     while len(_cache) > _CACHE_SIZE:
         _cache.popitem(last=False)
     return paths
+
+
+def merged_paths(mech: Program, queries) -> list[Path]:
+    """:func:`traced_paths` with the paths that differ only in the order of their records
+    merged (``path_merging.py``; memoised with the trace)."""
+    paths = traced_paths(mech, queries)
+    key = id(paths)
+    if key not in _merged or _merged[key][0] is not paths:
+        _merged[key] = (paths, merge_paths(paths))
+        while len(_merged) > _CACHE_SIZE:
+            _merged.pop(next(iter(_merged)))
+    return _merged[key][1]
 
 
 # ----------------------------------------------------------------------------- path → term
@@ -388,7 +403,7 @@ def output_form(mech: Program, queries, output) -> SignedForm:
     """``Pr[program(queries) = output]`` (a density when it releases numbers) in the integral
     form: the sum of the terms of every path that returns ``output``."""
     tokens = output_entries(output)
-    paths = traced_paths(mech, queries)
+    paths = merged_paths(mech, queries)
     matches = [(path, _releases(path.result, tokens)) for path in paths]
     matches = [(path, releases) for path, releases in matches if releases is not None]
     shapes = {len(releases) for _, releases in matches}
@@ -452,7 +467,7 @@ def _event_path(path: Path, event) -> Path | None:
 def event_form(mech: Program, queries, event) -> SignedForm:
     """``Pr[program(queries) ∈ event]`` in the integral form: the sum over every path of the
     probability of its constraints and the event's conditions on its entries."""
-    paths = (_event_path(path, event) for path in traced_paths(mech, queries))
+    paths = (_event_path(path, event) for path in merged_paths(mech, queries))
     return SignedForm.of((t for path in paths if path is not None for t in path_terms(path, [])),
                          False)
 
@@ -479,7 +494,7 @@ def outputs_with_forms(mech: Program, queries) -> dict:
     """Every output of the program on ``queries`` → its integral form (discrete outputs only:
     an :class:`InputError` when a path releases numbers)."""
     grouped: dict = {}
-    for path in traced_paths(mech, queries):
+    for path in merged_paths(mech, queries):
         if any(isinstance(entry, Linear) for entry in path.result):
             raise InputError(f"{mech.name} releases numbers: its outputs cannot be enumerated")
         key = tuple((isinstance(entry, bool), entry) for entry in path.result)  # ⊥ is not 0

@@ -57,3 +57,13 @@ def m_range(prng, queries, epsilon, low=0, high=1):
         if not inside:
             break
     return out
+
+
+def running_best_gaussian(prng, queries, epsilon, sigma=2):
+    """:func:`running_best` with Gaussian noise of standard deviation ``sigma``."""
+    best, index = None, None
+    for i, query in enumerate(queries):
+        noisy = query + prng.normal(scale=sigma)
+        if best is None or noisy > best:
+            best, index = noisy, i
+    return index
