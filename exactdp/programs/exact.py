@@ -16,8 +16,11 @@ difference ``F(U) − F(L)`` (a signed pair of terms, :class:`SignedForm`).  The
 ``∫ p_hub(z) Π g_j(z − s_j) dz`` of ``exactdp.exact.form.integral_form``; relations of the hub alone
 bound ``z``.  A noise alone contributes a constant (``S(low)``, ``F(high)``) or an integral
 without factors.  SVT variants (hub: the threshold noise), noisy max (hub: the winner's noise),
-histograms (no links) fall in this class; anything else is refused, naming the noise and the line
-that drew it (docs/programs.md).
+histograms (no links) fall in this class.  A group whose links form a tree, or whose other
+noises are linked to two hubs only, is a nested integral (``trees.py``); a cycle of links
+beyond that is refused, naming the noises and the lines that drew them (docs/programs.md).
+The paths of one output are merged first where their union is again a path
+(``path_merging.py``): a running best's become noisy max's stars.
 """
 
 from __future__ import annotations
