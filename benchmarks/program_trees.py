@@ -56,11 +56,11 @@ def every_output(mech, queries) -> list:
             for form in program_exact.outputs_with_forms(mech, queries).values()]
 
 
-def running_best_rows(function, catalogue, sizes, **params) -> None:
+def running_best_rows(name, function, catalogue, sizes, **params) -> None:
     """One row per n: the trace, the merge of its paths and the probabilities of every index,
     against the catalogue's noisy max on the same queries."""
-    mech = program(function, **params)
-    print(f"{function.__name__}: {'n':>3} {'paths':>6} {'merged':>6} {'trace s':>7} "
+    mech = program(function, epsilon=EPS, **params)
+    print(f"{name}: {'n':>3} {'paths':>6} {'merged':>6} {'trace s':>7} "
           f"{'merge s':>7} {'prob s':>6} {'catalogue s':>11} {'ratio':>6} {'rel. diff':>9}")
     for n in sizes:
         queries = [(7 * i) % 5 for i in range(n)]
@@ -77,7 +77,7 @@ def running_best_rows(function, catalogue, sizes, **params) -> None:
         with mpmath.workdps(30):
             difference = max(abs(a.value - b.value) / b.value for a, b in zip(mine, reference))
         total = trace_time + merge_time + prob_time
-        print(f"{'':>{len(function.__name__) + 1}} {n:>3} {len(paths):>6} {len(merged):>6} "
+        print(f"{'':>{len(name) + 1}} {n:>3} {len(paths):>6} {len(merged):>6} "
               f"{trace_time:>7.3f} {merge_time:>7.3f} {prob_time:>6.3f} {theirs_time:>11.3f} "
               f"{total / theirs_time:>6.0f} {mpmath.nstr(difference, 2):>9}")
 
@@ -124,9 +124,9 @@ def hub_rows() -> None:
 
 
 if __name__ == "__main__":
-    running_best_rows(running_best, exactdp.mechanism("noisy_max_laplace", eps=EPS), SIZES,
-                      epsilon=EPS)
-    running_best_rows(running_best_gaussian, exactdp.mechanism("noisy_max_gaussian", sigma=2),
-                      SIZES, epsilon=EPS, sigma=2)
+    running_best_rows("Laplace", running_best, exactdp.mechanism("noisy_max_laplace", eps=EPS),
+                      SIZES)
+    running_best_rows("Gaussian", running_best_gaussian,
+                      exactdp.mechanism("noisy_max_gaussian", sigma=2), SIZES, sigma=2)
     nested_rows(range(4, 11, 2))
     hub_rows()

@@ -37,7 +37,8 @@ def test_running_best_is_the_catalogue_noisy_max(function, catalogue):
     """Each index's probability, the sum of the nested integrals of the 2^(n−1) traced paths
     whose last record it is (not merged), equals the one integral of the catalogue's noisy max
     (independent: Dwork & Roth's ``∫ p(z − q_i) Π_{j≠i} F(z − q_j) dz``)."""
-    mech, reference = program(function, epsilon=EPS), exactdp.mechanism(catalogue, eps=EPS)
+    mech = program(function, epsilon=EPS)
+    reference = exactdp.mechanism(catalogue, eps=EPS)
     paths, nested = traced_paths(mech, QUERIES), 0
     for index in range(len(QUERIES)):
         expected = exactdp.probability(reference, QUERIES, str(index), dps=40)

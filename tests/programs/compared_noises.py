@@ -10,19 +10,24 @@ times them.
 def running_best(prng, queries, epsilon):
     """Report noisy max as a hand-written loop: the index of the last record of
     ``q_i + Lap(2/ε)``, each noisy query compared with the best so far."""
-    best, index = None, None
-    for i, query in enumerate(queries):
-        noisy = query + prng.laplace(scale=2.0 / epsilon)
-        if best is None or noisy > best:
-            best, index = noisy, i
-    return index
+    return _last_record(queries, lambda: prng.laplace(scale=2.0 / epsilon))
 
 
 def running_best_exponential(prng, queries, epsilon):
     """:func:`running_best` with exponential noise of scale ``2/ε``."""
+    return _last_record(queries, lambda: prng.exponential(scale=2.0 / epsilon))
+
+
+def running_best_gaussian(prng, queries, epsilon, sigma=2):
+    """:func:`running_best` with Gaussian noise of standard deviation ``sigma``."""
+    return _last_record(queries, lambda: prng.normal(scale=sigma))
+
+
+def _last_record(queries, draw):
+    """The running best: each ``q_i + draw()`` compared with the best so far."""
     best, index = None, None
     for i, query in enumerate(queries):
-        noisy = query + prng.exponential(scale=2.0 / epsilon)
+        noisy = query + draw()
         if best is None or noisy > best:
             best, index = noisy, i
     return index
@@ -58,12 +63,3 @@ def m_range(prng, queries, epsilon, low=0, high=1):
             break
     return out
 
-
-def running_best_gaussian(prng, queries, epsilon, sigma=2):
-    """:func:`running_best` with Gaussian noise of standard deviation ``sigma``."""
-    best, index = None, None
-    for i, query in enumerate(queries):
-        noisy = query + prng.normal(scale=sigma)
-        if best is None or noisy > best:
-            best, index = noisy, i
-    return index

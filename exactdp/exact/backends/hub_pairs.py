@@ -27,8 +27,8 @@ from flint import arb, ctx
 
 from ...errors import MethodUnavailableError
 from ..form.nested_integral import HubPair, Leaf
-from .nested_messages import (ExpPolynomial, Piecewise, _inside, constant_value, integrand_of,
-                              message_of)
+from ..form.integral_form import interior_point
+from .nested_messages import ExpPolynomial, Piecewise, constant_value, integrand_of, message_of
 
 ZERO = (Fraction(0), 0)
 
@@ -122,11 +122,11 @@ def inner_message(integral: HubPair) -> Piecewise:
     breaks = sorted(verticals)
     pieces = []
     for lo, hi in zip([None] + breaks, breaks + [None]):
-        t1 = _inside(lo, hi)
+        t1 = interior_point(lo, hi)
         ordered = sorted(lines, key=lambda line: line[0] + line[1] * t1)
         total = ExpPolynomial()
         for low, high in zip([None] + ordered, ordered + [None]):
-            t2 = _inside(None if low is None else low[0] + low[1] * t1,
+            t2 = interior_point(None if low is None else low[0] + low[1] * t1,
                          None if high is None else high[0] + high[1] * t1)
             if (any(a + b * t1 >= t2 for a, b in inner.lowers)
                     or any(a + b * t1 <= t2 for a, b in inner.uppers)):

@@ -40,6 +40,7 @@ from flint import arb, ctx
 from ...errors import MethodUnavailableError
 from ...noise import Kind, NoiseLaw
 from ...precision import to_arb
+from ..form.integral_form import interior_point
 from ..form.nested_integral import Branch, NestedIntegral
 from .arithmetics import BALLS
 from .exponential_sums import piece_in
@@ -114,7 +115,7 @@ class Piecewise:
     def on(self, breaks: list) -> list:
         """The pieces of ``self`` on the finer pieces between ``breaks`` (a superset)."""
         ends = [None] + breaks + [None]
-        return [self.pieces[self.index(_inside(lo, hi))] for lo, hi in zip(ends, ends[1:])]
+        return [self.pieces[self.index(interior_point(lo, hi))] for lo, hi in zip(ends, ends[1:])]
 
     @staticmethod
     def product(functions: list["Piecewise"]) -> "Piecewise":
@@ -144,23 +145,12 @@ class Piecewise:
         return functions, last.get((Fraction(0), 0), arb(0))
 
 
-def _inside(lo: Fraction | None, hi: Fraction | None) -> Fraction:
-    """A point of the piece ``(lo, hi)`` (``None``: infinite)."""
-    if lo is None and hi is None:
-        return Fraction(0)
-    if lo is None:
-        return hi - 1
-    if hi is None:
-        return lo + 1
-    return (lo + hi) / 2
-
-
 def density(law: NoiseLaw, shift: Fraction = Fraction(0)) -> Piecewise:
     """``p_law(y − shift)`` as a :class:`Piecewise` in balls (0 where it vanishes)."""
     kinks = [shift + k for k in law.kink_points()]
     pieces = []
     for lo, hi in zip([None] + kinks, kinks + [None]):
-        piece = piece_in(law, Kind.PDF, _inside(lo, hi) - shift, BALLS)
+        piece = piece_in(law, Kind.PDF, interior_point(lo, hi) - shift, BALLS)
         if piece is None:
             pieces.append(ExpPolynomial())
             continue
@@ -209,7 +199,7 @@ def message_of(law: NoiseLaw, densities: tuple, factors: list, lowers, uppers) -
     ends = [None] + breaks + [None]
     pieces = []
     for lo, hi in zip(ends, ends[1:]):
-        z = _inside(lo, hi)
+        z = interior_point(lo, hi)
 
         def value(bound, z=z):
             return bound[0] + bound[1] * z
