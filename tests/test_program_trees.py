@@ -24,10 +24,23 @@ from exactdp.programs.exact import (SignedForm, evaluate_signed, merged_paths, p
 from exactdp.programs.path_merging import merge_paths
 from tests.conftest import assert_encloses
 from tests.programs.compared_noises import (k_min_max, m_range, running_best,
-                                            running_best_exponential, running_best_gaussian)
+                                            running_best_exponential, running_best_gaussian,
+                                            running_best_value)
 
 EPS = Fraction(7, 10)
 QUERIES = [0, 1, 0, 2, 1]
+
+
+def laplace(b: Fraction):
+    """The density and the CDF of ``Lap(b)`` in mpmath, at the working precision."""
+    scale = mpmath.mpf(b.numerator) / b.denominator
+
+    def pdf(x):
+        return mpmath.exp(-abs(x) / scale) / (2 * scale)
+
+    def cdf(x):
+        return mpmath.exp(x / scale) / 2 if x < 0 else 1 - mpmath.exp(-x / scale) / 2
+    return pdf, cdf
 
 
 @pytest.mark.parametrize("function, catalogue", [(running_best, "noisy_max_laplace"),
@@ -63,10 +76,7 @@ def test_chain_against_nested_quadrature():
     q0, q1, b = Fraction(1, 2), Fraction(-1, 3), 1 / EPS
     mech = program(chain, epsilon=EPS)
     with mpmath.workdps(15):
-        scale = mpmath.mpf(b.numerator) / b.denominator
-        pdf = lambda x: mpmath.exp(-abs(x) / scale) / (2 * scale)  # noqa: E731
-        cdf = lambda x: (mpmath.exp(x / scale) / 2 if x < 0  # noqa: E731
-                         else 1 - mpmath.exp(-x / scale) / 2)
+        pdf, cdf = laplace(b)
         off, half = mpmath.mpf(q1.numerator) / q1.denominator, mpmath.mpf(1) / 2
         inner = lambda c: pdf(c) * cdf(c + 1) * mpmath.quad(  # noqa: E731
             lambda y: pdf(y) * cdf(y + half),
@@ -95,10 +105,7 @@ def test_k_min_max_against_quadrature():
     ``∫ p(x − q₂)·(F(x − q₀)S(x − q₁) + S(x − q₀)F(x − q₁)) dx`` by ``mpmath.quad``."""
     queries, b = [0, 1, 0], 2 / EPS
     with mpmath.workdps(30):
-        scale = mpmath.mpf(b.numerator) / b.denominator
-        pdf = lambda x: mpmath.exp(-abs(x) / scale) / (2 * scale)  # noqa: E731
-        cdf = lambda x: (mpmath.exp(x / scale) / 2 if x < 0  # noqa: E731
-                         else 1 - mpmath.exp(-x / scale) / 2)
+        pdf, cdf = laplace(b)
         expected = mpmath.quad(lambda x: pdf(x) * (cdf(x) * (1 - cdf(x - 1))
                                                    + (1 - cdf(x)) * cdf(x - 1)),
                                [-mpmath.inf, 0, 1, mpmath.inf])
@@ -140,10 +147,7 @@ def test_triangle_is_the_order_of_three_noises():
     integral written by hand with mpmath.quad."""
     queries, b = [Fraction(1, 2), 0, Fraction(-1, 3)], 1 / EPS
     with mpmath.workdps(30):
-        scale = mpmath.mpf(b.numerator) / b.denominator
-        pdf = lambda x: mpmath.exp(-abs(x) / scale) / (2 * scale)  # noqa: E731
-        cdf = lambda x: (mpmath.exp(x / scale) / 2 if x < 0  # noqa: E731
-                         else 1 - mpmath.exp(-x / scale) / 2)
+        pdf, cdf = laplace(b)
         half, third = mpmath.mpf(1) / 2, mpmath.mpf(1) / 3
         expected = mpmath.quad(lambda z: pdf(z) * (1 - cdf(z - half)) * cdf(z + third),
                                [-mpmath.inf, -third, 0, half, mpmath.inf])
@@ -190,3 +194,20 @@ def test_gaussian_running_best_is_the_catalogue_noisy_max():
         expected = exactdp.probability(reference, queries, str(index), dps=20)
         assert_encloses(exactdp.probability(mech, queries, str(index), dps=12),
                         expected.value, 12, slack=expected.error)
+
+
+def test_running_best_releasing_its_value():
+    """``(index, best value)``: the released value is solved for the winner's noise, a density
+    inside the nested integrals (paths with a release are not merged).  Reference: the joint
+    density ``p(v − q_i) Π_{j≠i} F(v − q_j)`` written with mpmath."""
+    queries, b = [0, 1, 0, 2], 2 / EPS
+    mech = program(running_best_value, epsilon=EPS)
+    with mpmath.workdps(40):
+        pdf, cdf = laplace(b)
+        for value in (Fraction(5, 2), Fraction(3, 10), Fraction(-1)):
+            v = mpmath.mpf(value.numerator) / value.denominator
+            for index, query in enumerate(queries):
+                expected = pdf(v - query) * mpmath.fprod(
+                    cdf(v - other) for j, other in enumerate(queries) if j != index)
+                assert_encloses(exactdp.probability(mech, queries, f"{index},{value}", dps=20),
+                                expected, 20, slack=expected * mpmath.mpf(10) ** -35)

@@ -63,3 +63,13 @@ def m_range(prng, queries, epsilon, low=0, high=1):
             break
     return out
 
+
+
+def running_best_value(prng, queries, epsilon):
+    """:func:`running_best` releasing the best noisy value too: ``(index, value)``."""
+    best, index = None, None
+    for i, query in enumerate(queries):
+        noisy = query + prng.laplace(scale=2.0 / epsilon)
+        if best is None or noisy > best:
+            best, index = noisy, i
+    return index, best
