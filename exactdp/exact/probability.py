@@ -108,9 +108,9 @@ def evaluate_integral(integral: Integral, dps: int, method: str):
     """``(log I, relative error bound, method name)`` of one non-empty integral by the back-end
     :data:`INTEGRAL_BACKENDS` holds for ``method``."""
     if isinstance(integral, (NestedIntegral, HubPair)):
-        raise MethodUnavailableError(f"method {method!r} integrates over one noise; a tree of "
-                                     f"compared noises is evaluated by the certified method "
-                                     f"(auto, certified)")
+        raise MethodUnavailableError(f"method {method!r} integrates over one noise; noises "
+                                     f"compared in a tree or with two hubs have a certified "
+                                     f"closed form for Laplace and exponential noise only")
     with mpmath.workdps(working_dps(dps, integral.magnitude)):
         return INTEGRAL_BACKENDS[method](integral, dps)
 
