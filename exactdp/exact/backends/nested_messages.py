@@ -140,8 +140,9 @@ class Piecewise:
                 value = primitive.at(self.breaks[index])
             functions.append(primitive)
         last = functions[-1]
-        if any(rate >= 0 and (rate, power) != (0, 0) for rate, power in last):
-            raise MethodUnavailableError("a nested integral does not decay at +∞")
+        if (any(rate >= 0 and (rate, power) != (0, 0) for rate, power in last)
+                or any(rate <= 0 for rate, _ in functions[0])):
+            raise MethodUnavailableError("a nested integral does not decay at ±∞")
         return functions, last.get((Fraction(0), 0), arb(0))
 
 
