@@ -224,3 +224,29 @@ def test_gaussian_hubs_are_refused_in_one_line():
     line saying which laws have one."""
     with pytest.raises(MethodUnavailableError, match=r"Laplace and exponential noise only$"):
         exactdp.probability(program(gaussian_range, epsilon=EPS), [0, 1], "T,T")
+
+
+def best_two(prng, queries, epsilon):
+    """A running best that also keeps the second best: its paths compare each query with two
+    moving records (cycles of comparisons), but its index is report noisy max's."""
+    best = second = index = None
+    for i, query in enumerate(queries):
+        noisy = query + prng.laplace(scale=2.0 / epsilon)
+        if best is None or noisy > best:
+            second, best, index = best, noisy, i
+        elif second is None or noisy > second:
+            second = noisy
+    return index
+
+
+def test_merging_decides_paths_with_cycles():
+    """Keeping the second best puts cycles of three compared noises on many of the 54 paths
+    (each alone refused); merged, they are the 5 stars of the catalogue's noisy max."""
+    mech = program(best_two, epsilon=EPS)
+    assert len(traced_paths(mech, QUERIES)) == 54
+    assert len(merged_paths(mech, QUERIES)) == len(QUERIES)
+    reference = exactdp.mechanism("noisy_max_laplace", eps=EPS)
+    for index in range(len(QUERIES)):
+        expected = exactdp.probability(reference, QUERIES, str(index), dps=30)
+        assert_encloses(exactdp.probability(mech, QUERIES, str(index), dps=25), expected.value,
+                        25, slack=expected.error)
