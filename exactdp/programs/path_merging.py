@@ -193,9 +193,8 @@ def merge_paths(paths: list[Path]) -> list[Path]:
                 for end in bounds if end is not None]
         scale = math.lcm(*(end.denominator for end in ends)) if ends else 1
         items = [(_matrix(path, scale), path) for path in members]
-        if any(matrix is None for matrix, _ in items):
-            kept += members
-            continue
-        closed = _merged_in_order([_Closed(matrix, path, False) for matrix, path in items])
+        kept += [path for matrix, path in items if matrix is None]
+        closed = _merged_in_order([_Closed(matrix, path, False) for matrix, path in items
+                                   if matrix is not None])
         kept += [_reduced(item, scale) if item.merged else item.path for item in closed]
     return kept
