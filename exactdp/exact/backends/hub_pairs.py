@@ -21,6 +21,7 @@ Every line and break is an exact rational, so each cell's pieces are decided exa
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from fractions import Fraction
 
 from flint import arb, ctx
@@ -106,11 +107,11 @@ def inner_message(integral: HubPair) -> Piecewise:
     """``I(z₁) = ∫ p₂(z₂) Π_i Pr[L_i < v_i < U_i] dz₂`` over the inner hub's bounds."""
     inner = integral.inner
     density = integrand_of(inner.law, inner.densities, [])
-    leaves = [_LeafFunction(leaf) for leaf in integral.leaves]
+    leaves = [(_LeafFunction(leaf), power) for leaf, power in Counter(integral.leaves).items()]
     lines = {(k, Fraction(0)) for k in density.breaks}
     lines.update(inner.lowers + inner.uppers)
     verticals: set = set()
-    for leaf in leaves:
+    for leaf, _ in leaves:
         bounds = leaf.leaf.lowers + leaf.leaf.uppers
         for first, second in itertools.combinations(bounds, 2):
             _cut(tuple(x - y for x, y in zip(first, second)), lines, verticals)
@@ -127,16 +128,17 @@ def inner_message(integral: HubPair) -> Piecewise:
         total = ExpPolynomial()
         for low, high in zip([None] + ordered, ordered + [None]):
             t2 = interior_point(None if low is None else low[0] + low[1] * t1,
-                         None if high is None else high[0] + high[1] * t1)
+                                None if high is None else high[0] + high[1] * t1)
             if (any(a + b * t1 >= t2 for a, b in inner.lowers)
                     or any(a + b * t1 <= t2 for a, b in inner.uppers)):
                 continue
             cell = _lifted(density.pieces[density.index(t2)], 1)
-            for leaf in leaves:
+            for leaf, power in leaves:   # identical leaves (equal queries) once, as a power
                 factor = leaf.factor((t1, t2))
                 if factor is None:
                     break
-                cell = cell.times(factor)
+                for _ in range(power):
+                    cell = cell.times(factor)
             else:
                 total = total.plus(_z2_integral(cell, low, high))
         pieces.append(total)
