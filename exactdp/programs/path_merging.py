@@ -40,25 +40,28 @@ LARGEST = 2 ** 40
 UNBOUNDED = 2 ** 61
 
 
+def _unit(coefficient, sign: int) -> bool:
+    """Whether a rational coefficient is ``sign`` (±1), read off its numerator and
+    denominator."""
+    return coefficient.numerator == sign and coefficient.denominator == 1
+
+
 def _pairs(path: Path):
     """``[(a, b, low, high)]``: ``low < x_a − x_b < high`` on nodes (0 the constant, ``i + 1``
-    the noise ``i``), or ``None`` when a constraint is not a difference constraint."""
+    the noise ``i``), or ``None`` when a constraint is not a difference constraint, a noise is
+    discrete (its ends carry probability) or the path releases a number."""
+    if (any(noise.law.integer_valued for noise in path.noises)
+            or any(isinstance(entry, Linear) for entry in path.result)):
+        return None
     pairs = []
     for key, (low, high) in path.intervals.items():
-        if len(key) == 1 and key[0][1] == 1:
+        if len(key) == 1 and _unit(key[0][1], 1):
             pairs.append((key[0][0] + 1, 0, low, high))
-        elif len(key) == 2 and key[0][1] == 1 and key[1][1] == -1:
+        elif len(key) == 2 and _unit(key[0][1], 1) and _unit(key[1][1], -1):
             pairs.append((key[0][0] + 1, key[1][0] + 1, low, high))
         else:
             return None
     return pairs
-
-
-def _mergeable(path: Path) -> bool:
-    """Continuous noises, no release, difference constraints only."""
-    return (not any(noise.law.integer_valued for noise in path.noises)
-            and not any(isinstance(entry, Linear) for entry in path.result)
-            and _pairs(path) is not None)
 
 
 def _closure(matrix: np.ndarray) -> np.ndarray | None:
@@ -114,13 +117,13 @@ def _union(first: np.ndarray, second: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def _matrix(path: Path, scale: int) -> np.ndarray | None:
+def _matrix(path: Path, pairs: list, scale: int) -> np.ndarray | None:
     """The closed matrix of a path's constraints, scaled to integers (``None`` when a bound
     is too large or the constraints cannot hold)."""
     size = len(path.noises) + 1
     matrix = np.full((size, size), UNBOUNDED, dtype=np.int64)
     np.fill_diagonal(matrix, 0)
-    for a, b, low, high in _pairs(path):
+    for a, b, low, high in pairs:
         for end, (u, v), sign in ((high, (b, a), 1), (low, (a, b), -1)):
             if end is None:
                 continue   # x_a − x_b < high: an edge b → a; x_b − x_a < −low: a → b
@@ -181,18 +184,23 @@ def merge_paths(paths: list[Path]) -> list[Path]:
     groups: dict = {}
     kept = []
     for path in paths:
-        if _mergeable(path):
-            groups.setdefault((path.noises, path.result), []).append(path)
-        else:
+        pairs = _pairs(path)
+        if pairs is None:
             kept.append(path)
+            continue
+        members = groups.setdefault((path.result, tuple(n.location for n in path.noises)), [])
+        if members and members[0][0].noises != path.noises:
+            kept.append(path)   # other laws drawn at the same lines
+        else:
+            members.append((path, pairs))
     for members in groups.values():
         if len(members) == 1:
-            kept += members
+            kept.append(members[0][0])
             continue
-        ends = [end for path in members for bounds in path.intervals.values()
-                for end in bounds if end is not None]
+        ends = [end for _, pairs in members for *_, low, high in pairs
+                for end in (low, high) if end is not None]
         scale = math.lcm(*(end.denominator for end in ends)) if ends else 1
-        items = [(_matrix(path, scale), path) for path in members]
+        items = [(_matrix(path, pairs, scale), path) for path, pairs in members]
         kept += [path for matrix, path in items if matrix is None]
         closed = _merged_in_order([_Closed(matrix, path, False) for matrix, path in items
                                    if matrix is not None])
