@@ -66,26 +66,33 @@ def _pairs(path: Path):
 
 def _closure(matrix: np.ndarray) -> np.ndarray | None:
     """Floyd–Warshall on ``matrix[a, b]`` = the bound on ``x_b − x_a``; ``None`` when a cycle
-    is not positive (the constraints cannot hold)."""
+    is not positive (the constraints cannot hold, :func:`_open`)."""
     matrix = matrix.copy()
     for k in range(len(matrix)):
         np.minimum(matrix, matrix[:, k, None] + matrix[None, k, :], out=matrix)
         matrix[matrix > UNBOUNDED // 2] = UNBOUNDED   # a sum with no bound has none
-    if (np.diag(matrix) < 0).any():
-        return None
-    return matrix
+    return matrix if _open(matrix) else None
+
+
+def _open(matrix: np.ndarray) -> bool:
+    """Whether a closed set of strict bounds holds somewhere: every cycle has a positive
+    weight (``D[a, b] + D[b, a] > 0``; a cycle of weight 0 allows no point of strict bounds).
+    An empty path is left as it is, so that no merge or reduction can give it probability."""
+    both = matrix + matrix.T
+    np.fill_diagonal(both, 1)
+    return bool((np.diag(matrix) >= 0).all() and (both > 0).all())
 
 
 def _tightened(matrix: np.ndarray | None, a: int, b: int, bound: int) -> np.ndarray | None:
     """The closure of a closed ``matrix`` with the bound on ``x_b − x_a`` tightened to
     ``bound``: a path through the new edge, ``D[i, a] + bound + D[b, j]``, or none (``None``
-    when a cycle is not positive)."""
+    when a cycle is not positive, :func:`_open`)."""
     if matrix is None or bound >= matrix[a, b]:
         return matrix
     through = matrix[:, a, None] + bound + matrix[None, b, :]
     through[through > UNBOUNDED // 2] = UNBOUNDED
     closed = np.minimum(matrix, through)
-    return None if (np.diag(closed) < 0).any() else closed
+    return closed if _open(closed) else None
 
 
 class _Closed:
