@@ -273,9 +273,9 @@ def test_binary_floats_are_what_the_program_asked_for():
 
 # ----------------------------------------------------------------------------- refusals
 
-def compared_with_two(prng, queries, epsilon):
-    a, b, c = (prng.laplace(scale=1.0 / epsilon) for _ in range(3))
-    return a > b, a > c, b > c
+def compared_around_a_cycle(prng, queries, epsilon):
+    noises = [prng.laplace(scale=1.0 / epsilon) for _ in range(5)]
+    return [noises[i] > noises[(i + 1) % 5] for i in range(5)]
 
 
 def noise_in_while(prng, queries, epsilon):
@@ -298,8 +298,8 @@ def product(prng, queries, epsilon):
 
 
 @pytest.mark.parametrize("function, message", [
-    (compared_with_two, r"η\d \(Lap\(10/7\), drawn at test_tracing\.py:\d+: .*\) is compared "
-                        r"with η\d and η\d: not a one-dimensional integral"),
+    (compared_around_a_cycle, r"η1, η2, η3, η4, η5 form a cycle of comparisons \(drawn at "
+                              r"test_tracing\.py lines \d+, \d+, \d+, \d+, \d+\): not a tree"),
     (noise_in_while, r"cannot trace a noise in a while condition \(at test_tracing\.py:\d+: "
                      r"while count < prng\.laplace"),
     (numpy_exp, r"cannot trace numpy\.exp on noises \(at test_tracing\.py:\d+: return np\.exp"),
@@ -310,7 +310,8 @@ def product(prng, queries, epsilon):
 def test_out_of_class_programs_are_refused_in_one_line(function, message):
     mech = program(function, epsilon=EPS)
     with pytest.raises(InputError, match=message) as error:
-        exactdp.probability(mech, [0, 1], "T,T,F" if function is compared_with_two else "1")
+        output = "T,T,F,T,F" if function is compared_around_a_cycle else "1"
+        exactdp.probability(mech, [0, 1], output)
     assert "\n" not in str(error.value)
 
 

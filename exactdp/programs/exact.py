@@ -16,8 +16,11 @@ difference ``F(U) − F(L)`` (a signed pair of terms, :class:`SignedForm`).  The
 ``∫ p_hub(z) Π g_j(z − s_j) dz`` of ``exactdp.exact.form.integral_form``; relations of the hub alone
 bound ``z``.  A noise alone contributes a constant (``S(low)``, ``F(high)``) or an integral
 without factors.  SVT variants (hub: the threshold noise), noisy max (hub: the winner's noise),
-histograms (no links) fall in this class; anything else is refused, naming the noise and the line
-that drew it (docs/programs.md).
+histograms (no links) fall in this class.  A group whose links form a tree, or whose other
+noises are linked to two hubs only, is a nested integral (``trees.py``); a cycle of links
+beyond that is refused, naming the noises and the lines that drew them (docs/programs.md).
+The paths of one output are merged first where their union is again a path
+(``path_merging.py``): a running best's become noisy max's stars.
 """
 
 from __future__ import annotations
@@ -52,12 +55,17 @@ from ..sequences import Runs, as_output, as_queries
 from .model import Program
 from .exact_numbers import as_fraction
 from .linear import Linear, linear_key
+from .relations import Relations, bounds_on, noise_name, scaled_law
 from .locations import TracingError
+from .path_merging import merge_paths
 from .tracing import Path, trace
+from .trees import tree_integral
 
 #: Traced inputs kept (program, arguments, queries → paths).
 _CACHE_SIZE = 16
 _cache: OrderedDict = OrderedDict()
+#: ``id(traced paths) → (traced paths, merged paths)``, the last few.
+_merged: dict = {}
 
 
 def traced_paths(mech: Program, queries) -> list[Path]:
@@ -75,112 +83,16 @@ def traced_paths(mech: Program, queries) -> list[Path]:
     return paths
 
 
-# ----------------------------------------------------------------------------- relations
-
-def _name(index: int, path: Path) -> str:
-    return f"η{index + 1} ({path.noises[index].law}, drawn at {path.noises[index].line})"
-
-
-def scaled_law(law: NoiseLaw, factor: Fraction, what: str) -> NoiseLaw:
-    """The law of ``factor·η`` for ``η ~ law`` (a negative factor only for a symmetric law:
-    Laplace, Gaussian)."""
-    if factor < 0 and not law.symmetric:
-        raise TracingError(f"{what}: −η for η ~ {law} has no law in exactdp (only the "
-                           f"Laplace and Gaussian laws are symmetric)")
-    if law.integer_valued and abs(factor) != 1:
-        raise TracingError(f"{what}: {factor}·η for η ~ {law} has no law in exactdp (a "
-                           f"discrete noise is compared with coefficient ±1 only)")
-    return law if factor == 1 else type(law)(law.scale * abs(factor))
-
-
-def _substitute(coeffs: dict, const: Fraction, solved: dict) -> tuple[dict, Fraction]:
-    """``Σ coeffs·η + const`` with every solved noise replaced by its expression."""
-    coeffs = dict(coeffs)
-    while True:
-        known = [k for k in coeffs if k in solved]
-        if not known:
-            return coeffs, const
-        for noise in known:
-            factor = coeffs.pop(noise)
-            inner, shift = solved[noise]
-            const += factor * shift
-            for other, value in inner.items():
-                total = coeffs.get(other, 0) + factor * value
-                if total:
-                    coeffs[other] = total
-                else:
-                    coeffs.pop(other, None)
-
-
-class _Relations:
-    """The intervals and densities of one path after the released values are solved."""
-
-    def __init__(self, path: Path, releases: list):
-        self.path = path
-        self.intervals: dict = {}          # key → (low, high) on Σ key·η
-        self.densities: list = []          # (law, coeffs, const): density at const + Σ coeffs·η
-        self.point_densities: list = []    # (law, point): a density at a fixed point
-        self.feasible = True
-        uses = Counter(k for key in path.intervals for k, _ in key)
-        for expression, _ in releases:
-            uses.update(expression.coeffs)
-        solved: dict = {}
-        pending = []
-        for expression, value in releases:
-            coeffs, const = _substitute(expression.coeffs, expression.const, solved)
-            if not coeffs:
-                raise TracingError(f"a released value ({expression}) is determined by the other "
-                                   f"released values: its probability is not a density")
-            noise = min(coeffs, key=lambda k: (uses[k], -k))
-            if path.noises[noise].law.integer_valued:
-                raise TracingError(f"a released value ({expression}) is solved for the discrete "
-                                   f"{_name(noise, path)}: only comparisons of discrete noises "
-                                   f"are modelled")
-            slope = coeffs.pop(noise)
-            law = scaled_law(path.noises[noise].law, slope, _name(noise, path))
-            pending.append((law, {k: -v for k, v in coeffs.items()}, value - const))
-            solved[noise] = ({k: -v / slope for k, v in coeffs.items()}, (value - const) / slope)
-        for key, (low, high) in path.intervals.items():
-            coeffs, const = _substitute(dict(key), Fraction(0), solved)
-            self._add_interval(coeffs, None if low is None else low - const,
-                               None if high is None else high - const)
-        for law, coeffs, const in pending:
-            coeffs, const = _substitute(coeffs, const, solved)
-            if len(coeffs) > 1:
-                names = " and ".join(_name(k, path) for k in sorted(coeffs))
-                raise TracingError(f"a released value depends on {names} beyond the noise it "
-                                   f"is solved for: not a one-dimensional integral")
-            if coeffs:
-                self.densities.append((law, coeffs, const))
-            else:
-                self.point_densities.append((law, const))
-
-    def _add_interval(self, coeffs: dict, low, high) -> None:
-        if not coeffs:
-            if (low is not None and not low < 0) or (high is not None and not 0 < high):
-                self.feasible = False
-            return
-        key, factor = linear_key(coeffs)
-        low, high = [None if b is None else b / factor for b in (low, high)]
-        if factor < 0:
-            low, high = high, low
-        old_low, old_high = self.intervals.get(key, (None, None))
-        low = old_low if low is None else low if old_low is None else max(low, old_low)
-        high = old_high if high is None else high if old_high is None else min(high, old_high)
-        if low is not None and high is not None and low >= high:
-            self.feasible = False
-        self.intervals[key] = (low, high)
-
-    def by_noise_set(self) -> dict:
-        """``frozenset of noises → [relations]``; a relation is ``("interval", key, low,
-        high)`` or ``("density", law, coeffs, const)``."""
-        groups: dict = {}
-        for key, (low, high) in self.intervals.items():
-            groups.setdefault(frozenset(k for k, _ in key), []).append(
-                ("interval", key, low, high))
-        for law, coeffs, const in self.densities:
-            groups.setdefault(frozenset(coeffs), []).append(("density", law, coeffs, const))
-        return groups
+def merged_paths(mech: Program, queries) -> list[Path]:
+    """:func:`traced_paths` with the paths that differ only in the order of their records
+    merged (``path_merging.py``; memoised with the trace)."""
+    paths = traced_paths(mech, queries)
+    key = id(paths)
+    if key not in _merged or _merged[key][0] is not paths:
+        _merged[key] = (paths, merge_paths(paths))
+        while len(_merged) > _CACHE_SIZE:
+            _merged.pop(next(iter(_merged)))
+    return _merged[key][1]
 
 
 # ----------------------------------------------------------------------------- path → term
@@ -193,19 +105,6 @@ def _bound_factor(law: NoiseLaw, alpha: Fraction, beta: Fraction, upper: bool, n
         return "constant", law, Kind.CDF if upper else Kind.SF, alpha
     kind = Kind.CDF if upper == (beta > 0) else Kind.SF
     return "factor", scaled_law(law, 1 / beta, name), kind, -alpha / beta
-
-
-def _leaf_bounds(leaf: int, hub: int | None, relations: list):
-    """The lower and upper bounds ``α + β·z`` on a leaf noise from its interval relations."""
-    lowers, uppers = [], []
-    for _, key, low, high in relations:
-        coefficients = dict(key)
-        a, b = coefficients[leaf], coefficients.get(hub, Fraction(0))
-        beta = -b / a
-        for bound, is_low in ((low, True), (high, False)):
-            if bound is not None:
-                (lowers if is_low == (a > 0) else uppers).append((bound / a, beta))
-    return lowers, uppers
 
 
 def _pieces(bounds: list) -> list:
@@ -223,7 +122,7 @@ def _leaf_alternatives(law: NoiseLaw, leaf: int, hub: int | None, relations: lis
     """``Pr[η ∈ (max lowers, min uppers) | z]`` as signed alternatives ``(sign, z low, z high,
     [factor specs])``: on each piece of z where the same bounds are active, ``S(L)``, ``F(U)``
     or ``F(U) − F(L)`` (two alternatives), nothing where ``U ≤ L``."""
-    lowers, uppers = _leaf_bounds(leaf, hub, relations)
+    lowers, uppers = bounds_on(leaf, hub, relations)
     alternatives = []
     for low, high, point in _pieces(lowers + uppers):
         value = lambda bound, point=point: bound[0] + bound[1] * point  # noqa: E731
@@ -276,14 +175,14 @@ class _TermBuilder:
             densities = [r for r in relations if r[0] == "density"]
             if densities:
                 if len(relations) > 1:
-                    raise TracingError(f"{_name(leaf, self.path)} is released and also compared: "
-                                       f"not a product of one-dimensional factors")
+                    raise TracingError(f"{noise_name(leaf, self.path)} is released and also "
+                                       f"compared: not a product of one-dimensional factors")
                 spec, factor = self._density_factor(hub, densities[0])
                 multiplicity *= factor
                 choices.append([(1, None, None, [spec])])
             else:
                 choices.append(_leaf_alternatives(self.law(leaf), leaf, hub, relations,
-                                                  _name(leaf, self.path)))
+                                                  noise_name(leaf, self.path)))
         options = []
         for combination in itertools.product(*choices):
             builder = IntegralBuilder(self.law(hub))
@@ -319,7 +218,7 @@ class _TermBuilder:
         """``p_law(const + β·z) = (1/|β|)·p_{law/β}(z + const/β)``: (factor spec, 1/|β|)."""
         _, law, coeffs, const = relation
         beta = coeffs[hub]
-        return (("factor", scaled_law(law, 1 / beta, _name(hub, self.path)), Kind.PDF,
+        return (("factor", scaled_law(law, 1 / beta, noise_name(hub, self.path)), Kind.PDF,
                  -const / beta), 1 / abs(beta))
 
     def terms(self) -> list:
@@ -352,14 +251,14 @@ def path_terms(path: Path, releases: list) -> list:
     """The path's probability (density with releases) as signed terms ``(±1, Term)`` (empty
     when its constraints cannot hold).  Raises :class:`TracingError` outside the class decided
     (module docstring)."""
-    relations = _Relations(path, releases)
+    relations = Relations(path, releases)
     if not relations.feasible:
         return []
     groups = relations.by_noise_set()
     for members in groups:
         if len(members) > 2:
             first, *others = sorted(members)
-            raise TracingError(f"{_name(first, path)} is compared with "
+            raise TracingError(f"{noise_name(first, path)} is compared with "
                                f"{' and '.join(f'η{k + 1}' for k in others)} in one "
                                f"comparison: not a one-dimensional integral")
     term = _TermBuilder(path)
@@ -378,15 +277,10 @@ def path_terms(path: Path, releases: list) -> list:
         if len(hubs) > 1:  # one link: the hub is the noise the other has its only relation with
             hubs = {min(hubs, key=lambda k: (count[k] == 1 and count[next(iter(hubs - {k}))] > 1,
                                              k))}
-        if not hubs:
-            degree = Counter(k for members in links for k in members)
-            centre = max(component, key=lambda k: (degree[k], -k))
-            u, v = next(sorted(m) for m in links if centre not in m)
-            middle = v if degree[v] > 1 else u
-            partners = sorted({k for m in links if middle in m for k in m} - {middle})
-            raise TracingError(f"{_name(middle, path)} is compared with "
-                               f"{' and '.join(f'η{k + 1}' for k in partners[:2])}: "
-                               f"not a one-dimensional integral")
+        if not hubs:  # a tree of comparisons (programs/trees.py), or a refusal naming a cycle
+            integral, jacobian = tree_integral(path, component, groups)
+            term.multiply([(1, Counter(), Counter({integral: 1}), jacobian)])
+            continue
         (hub,) = hubs
         leaves = {leaf: groups.get(frozenset({leaf}), []) + groups[frozenset({leaf, hub})]
                   for leaf in sorted(component - {hub})}
@@ -512,7 +406,7 @@ def output_form(mech: Program, queries, output) -> SignedForm:
     """``Pr[program(queries) = output]`` (a density when it releases numbers) in the integral
     form: the sum of the terms of every path that returns ``output``."""
     tokens = output_entries(output)
-    paths = traced_paths(mech, queries)
+    paths = merged_paths(mech, queries)
     matches = [(path, _releases(path.result, tokens)) for path in paths]
     matches = [(path, releases) for path, releases in matches if releases is not None]
     shapes = {len(releases) for _, releases in matches}
@@ -576,7 +470,7 @@ def _event_path(path: Path, event) -> Path | None:
 def event_form(mech: Program, queries, event) -> SignedForm:
     """``Pr[program(queries) ∈ event]`` in the integral form: the sum over every path of the
     probability of its constraints and the event's conditions on its entries."""
-    paths = (_event_path(path, event) for path in traced_paths(mech, queries))
+    paths = (_event_path(path, event) for path in merged_paths(mech, queries))
     return SignedForm.of((t for path in paths if path is not None for t in path_terms(path, [])),
                          False)
 
@@ -603,7 +497,7 @@ def outputs_with_forms(mech: Program, queries) -> dict:
     """Every output of the program on ``queries`` → its integral form (discrete outputs only:
     an :class:`InputError` when a path releases numbers)."""
     grouped: dict = {}
-    for path in traced_paths(mech, queries):
+    for path in merged_paths(mech, queries):
         if any(isinstance(entry, Linear) for entry in path.result):
             raise InputError(f"{mech.name} releases numbers: its outputs cannot be enumerated")
         key = tuple((isinstance(entry, bool), entry) for entry in path.result)  # ⊥ is not 0
@@ -705,5 +599,5 @@ def _released_number(mech: Program, paths: list[Path]):
                                      f"noise, no comparison)")
     (index, factor), = entry.coeffs.items()
     factor = as_fraction(factor)
-    law = scaled_law(path.noises[index].law, factor, _name(index, path))
+    law = scaled_law(path.noises[index].law, factor, noise_name(index, path))
     return law, as_fraction(entry.const)

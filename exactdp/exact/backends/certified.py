@@ -33,6 +33,9 @@ The evaluation reads the integral form (``form/integral_form.py``) and nothing e
     Laplace, exponential, Gumbel), so ``g`` is concave on the whole line and the bound holds
     whatever the kinks beyond ``R``; a Gumbel CDF ``exp(−e^{−x/b})`` far left of its mode is a
     ball like any other (no underflow);
+* a **nested integral** (a tree of compared noises, ``form/nested_integral.py``) by its
+  messages in closed form (``backends/nested_messages.py``), a group with two hubs on the
+  cells of the hubs' plane (``backends/hub_pairs.py``): piecewise exponential laws;
 * a **term** is the sum of the logs; the **form** ``log Σ_t e^{ℓ_t}``.
 
 Arb's exponent range is unbounded, so ``1e-428491`` is a ball like any other.  The working
@@ -65,6 +68,9 @@ from .arithmetics import BALLS
 from .exponential_sums import ExponentialProduct, integrate, product_on_piece
 from ..form.integral_form import Integral, IntegralForm, Term, interior_point
 from ..form.log_integrand import LogIntegrand
+from ..form.nested_integral import HubPair, NestedIntegral
+from .hub_pairs import log_hub_pair
+from .nested_messages import log_nested
 from .piece_series import PiecewiseExponential
 from .piecewise_gauss import log_integral_certified
 from .peak_quadrature import breakpoints, find_peak
@@ -488,6 +494,12 @@ def log_constant(law: NoiseLaw, kind: Kind, point: Fraction) -> arb | None:
     return law.log_ball_at(kind, point)
 
 
+#: The rules of the integrals over several noises (``form/nested_integral.py``): ``type →
+#: (log of the integral as a ball or None for an exact zero, method name)``.
+NESTED_RULES = {NestedIntegral: (log_nested, "nested closed form"),
+                HubPair: (log_hub_pair, "hub-pair closed form")}
+
+
 def _log_term(term: Term, goal: int, methods: list) -> arb | None:
     total = to_arb(term.multiplicity).log()
     for constant in term.constants:
@@ -496,7 +508,13 @@ def _log_term(term: Term, goal: int, methods: list) -> arb | None:
             return None
         total += constant.power * log_factor
     for integral, multiplicity in term.integrals:
-        log_value, name = log_integral(integral, goal)
+        if type(integral) in NESTED_RULES:
+            rule, name = NESTED_RULES[type(integral)]
+            log_value = rule(integral)
+            if log_value is None:
+                return None
+        else:
+            log_value, name = log_integral(integral, goal)
         total += multiplicity * log_value
         methods.append(name)
     return total

@@ -1,0 +1,132 @@
+"""Benchmark: programs whose noises are compared with each other (nested integrals).
+
+Programs of ``tests/programs/compared_noises.py``, ε = 0.7, every probability certified to 12
+digits:
+
+* report noisy max written as a running best (``running_best``, Laplace noise of scale 2/ε;
+  ``running_best_gaussian``, σ = 2) on n = 4..12 queries ``q_i = (7i mod 5)``: the trace
+  (2^(n−1) paths), their merge (``programs/path_merging.py``: n stars), the probability of every
+  index, against the catalogue's ``noisy_max_laplace`` / ``noisy_max_gaussian`` on the same
+  queries (one integral per index), timed in the same run; the ratio (trace + merge +
+  probabilities) / catalogue and the largest relative difference of the probabilities;
+* the same running best without the merge (Laplace, n = 4..10): the probabilities of every
+  index as sums of 2^(n−1) nested integrals (``backends/nested_messages.py``);
+* k-Min-Max (``k_min_max``) on 3 and 4 queries and m-Range (``m_range``) on 1, 2 and 3 queries
+  (the sizes of DiPApprox's kminmax and mrange benchmarks): every output's probability (trace
+  included), and the sum of the probabilities (1 up to the enclosures' widths).
+
+Times are medians of ``REPEATS`` runs, the trace cache and the cache of messages cleared
+before each.  Run: ``python benchmarks/program_trees.py`` from the repository root.
+"""
+
+from __future__ import annotations
+
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import mpmath
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from timing import median_time  # noqa: E402
+import exactdp  # noqa: E402
+from exactdp.exact.backends import nested_messages  # noqa: E402
+from exactdp.programs import exact as program_exact  # noqa: E402
+from exactdp.programs import program  # noqa: E402
+from tests.programs.compared_noises import (k_min_max, m_range, running_best,  # noqa: E402
+                                            running_best_gaussian)
+
+EPS = Fraction(7, 10)
+DIGITS = 12
+REPEATS = 3
+SIZES = range(4, 13)
+
+
+def clear() -> None:
+    """Forget the traced paths and the messages."""
+    program_exact._cache.clear()
+    nested_messages._message.cache_clear()
+
+
+def every_output(mech, queries) -> list:
+    """The certified probability of every output of a traced program."""
+    return [program_exact.evaluate_signed(form, DIGITS, "certified", "benchmark")
+            for form in program_exact.outputs_with_forms(mech, queries).values()]
+
+
+def running_best_rows(name, function, catalogue, sizes, **params) -> None:
+    """One row per n: the trace, the merge of its paths and the probabilities of every index,
+    against the catalogue's noisy max on the same queries."""
+    mech = program(function, epsilon=EPS, **params)
+    print(f"{name}: {'n':>3} {'paths':>6} {'merged':>6} {'trace s':>7} "
+          f"{'merge s':>7} {'prob s':>6} {'catalogue s':>11} {'ratio':>6} {'rel. diff':>9}")
+    for n in sizes:
+        queries = [(7 * i) % 5 for i in range(n)]
+        trace_time, paths = median_time(lambda: program_exact.traced_paths(mech, queries),
+                                        REPEATS, before=clear)
+        merge_time, merged = median_time(lambda: program_exact.merged_paths(mech, queries),
+                                         REPEATS, before=program_exact._merged.clear)
+        prob_time, mine = median_time(
+            lambda: [exactdp.probability(mech, queries, str(i), dps=DIGITS) for i in range(n)],
+            REPEATS)
+        theirs_time, reference = median_time(
+            lambda: [exactdp.probability(catalogue, queries, str(i), dps=DIGITS)
+                     for i in range(n)], REPEATS)
+        with mpmath.workdps(30):
+            difference = max(abs(a.value - b.value) / b.value for a, b in zip(mine, reference))
+        total = trace_time + merge_time + prob_time
+        print(f"{'':>{len(name) + 1}} {n:>3} {len(paths):>6} {len(merged):>6} "
+              f"{trace_time:>7.3f} {merge_time:>7.3f} {prob_time:>6.3f} {theirs_time:>11.3f} "
+              f"{total / theirs_time:>6.0f} {mpmath.nstr(difference, 2):>9}")
+
+
+def nested_rows(sizes) -> None:
+    """The running best's paths as nested integrals (not merged), against the catalogue."""
+    mech = program(running_best, epsilon=EPS)
+    catalogue = exactdp.mechanism("noisy_max_laplace", eps=EPS)
+    print(f"\nnested, not merged: {'n':>3} {'paths':>6} {'prob s':>7} {'catalogue s':>11} "
+          f"{'rel. diff':>9}")
+    for n in sizes:
+        queries = [(7 * i) % 5 for i in range(n)]
+        paths = program_exact.traced_paths(mech, queries)
+
+        def ours():
+            nested_messages._message.cache_clear()
+            return [program_exact.evaluate_signed(
+                program_exact.SignedForm.of((t for path in paths if path.result == (i,)
+                                             for t in program_exact.path_terms(path, [])),
+                                            False), DIGITS, "certified", "benchmark")
+                    for i in range(n)]
+        ours_time, mine = median_time(ours, REPEATS)
+        theirs_time, reference = median_time(
+            lambda: [exactdp.probability(catalogue, queries, str(i), dps=DIGITS)
+                     for i in range(n)], REPEATS)
+        with mpmath.workdps(30):
+            difference = max(abs(a.value - b.value) / b.value for a, b in zip(mine, reference))
+        print(f"{'':>19} {n:>3} {len(paths):>6} {ours_time:>7.3f} {theirs_time:>11.3f} "
+              f"{mpmath.nstr(difference, 2):>9}")
+
+
+def hub_rows() -> None:
+    print(f"\n{'program':>10} {'queries':>8} {'outputs':>7} {'time s':>7} {'Σ p − 1':>9}")
+    for function, sizes in ((k_min_max, (3, 4)), (m_range, (1, 2, 3))):
+        mech = program(function, epsilon=EPS)
+        for n in sizes:
+            queries = [i % 2 for i in range(n)]
+            seconds, probabilities = median_time(lambda: every_output(mech, queries), REPEATS,
+                                                 before=clear)
+            with mpmath.workdps(30):
+                excess = sum(p.value for p in probabilities) - 1
+            print(f"{function.__name__:>10} {n:>8} {len(probabilities):>7} {seconds:>7.3f} "
+                  f"{mpmath.nstr(excess, 2):>9}")
+
+
+if __name__ == "__main__":
+    running_best_rows("Laplace", running_best, exactdp.mechanism("noisy_max_laplace", eps=EPS),
+                      SIZES)
+    running_best_rows("Gaussian", running_best_gaussian,
+                      exactdp.mechanism("noisy_max_gaussian", sigma=2), SIZES, sigma=2)
+    nested_rows(range(4, 11, 2))
+    hub_rows()
