@@ -291,7 +291,13 @@ def _largest_log_ratio(logs: dict) -> tuple[int, arb]:
 def _discrete_divergence(logs: dict, alpha, dps: int, name: str,
                          absolute: bool = False) -> Enclosure:
     """``(1/(α−1)) ln Σ e^{α ln p1 + (1−α) ln p2}``, or ``max ln(p1/p2)`` for ``α = ∞``, from
-    the pairs ``(ln p1, ln p2)`` of the outputs with ``p1 > 0``."""
+    the pairs ``(ln p1, ln p2)`` of the outputs with ``p1 > 0``.
+
+    The outputs are every output of ``d1`` (``Σ p1 = 1`` exactly), so with ``L = ln(p1/p2)``
+    the sum is ``Σ p1·e^{(α−1)L} = 1 + Σ p1·(e^{(α−1)L} − 1)`` and ``D_α`` is
+    ``log1p(Σ p1·expm1((α − 1)L))/(α − 1)``: no ``1`` is subtracted from a sum near 1, so near
+    ``α = 1`` (the sum ``≈ 1 + (α − 1)·D_1``) the probabilities' digits are not lost in a
+    cancellation of about ``log10(1/(α − 1))`` digits."""
     # the logs' integer parts (of a probability near e^{−2.5·10^599}) come on top of the bits
     # of the digits refined() asks for
     extra = max((_integer_bits(log) for pair in logs.values() for log in pair), default=0)
@@ -300,10 +306,10 @@ def _discrete_divergence(logs: dict, alpha, dps: int, name: str,
         with flint_context(ctx.prec + extra):
             if alpha == INFINITE_ORDER:
                 return _largest_log_ratio(logs)[1]
-            order = to_arb(alpha)
-            total = sum(((order * log1 + (1 - order) * log2).exp()
-                         for log1, log2 in logs.values()), arb(0))
-            return total.log() / (order - 1)
+            step = to_arb(alpha - 1)
+            excess = sum((log1.exp() * (step * (log1 - log2)).expm1()
+                          for log1, log2 in logs.values()), arb(0))
+            return excess.log1p() / step
 
     # a Rényi divergence (α > 1 or ∞) is never negative (van Erven & Harremoës, "Rényi
     # Divergence and Kullback-Leibler Divergence", IEEE Trans. Inf. Theory 60(7), 2014, Thm 8):
