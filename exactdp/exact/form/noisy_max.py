@@ -34,7 +34,8 @@ from ..backends import noisy_max_nodes
 from ..backends.piece_series import flint_context
 from ..losses.privacy_loss import (MAX_ENUMERATED_QUERIES, MAX_SHARED_QUERIES,
                                    at_once_or_alone)
-from ..divergences.output_pairs import certified_balls, output_probabilities
+from ..divergences.output_pairs import (FormCollector, certified_balls,
+                                        output_probabilities)
 from ..probability import evaluate, probability
 from ..losses.worst_output import (Witness, best_witness, maximise_over_values, pair_witness,
                                    value_grid, worst_output)
@@ -125,12 +126,13 @@ def _(mech: NoisyMaxMechanism, d1: Runs, d2: Runs, dps: int) -> Witness:
 
 
 @output_probabilities.register
-def _(mech: NoisyMaxMechanism, d: Runs, dps: int, memo: dict | None = None) -> dict:
+def _(mech: NoisyMaxMechanism, d: Runs, dps: int,
+      collector: FormCollector | None = None) -> dict:
     """Every index's probability: all at once on shared nodes for a smooth law
-    (``backends/noisy_max_nodes.py``) unless a ``memo`` is shared across inputs of at most
-    ``MAX_ENUMERATED_QUERIES`` queries, else each index's certified probability (also where
-    the shared nodes fail, as at scales far below the answers' spread, whose bounds in double
-    precision are too coarse, up to ``MAX_ENUMERATED_QUERIES`` queries)."""
+    (``backends/noisy_max_nodes.py``) unless a ``collector`` gathers the forms of inputs of at
+    most ``MAX_ENUMERATED_QUERIES`` queries, else each index's certified probability (also
+    where the shared nodes fail, as at scales far below the answers' spread, whose bounds in
+    double precision are too coarse, up to ``MAX_ENUMERATED_QUERIES`` queries)."""
     indices = _indices(mech, len(d))
 
     def at_once() -> dict:
@@ -138,12 +140,13 @@ def _(mech: NoisyMaxMechanism, d: Runs, dps: int, memo: dict | None = None) -> d
             balls = noisy_max_nodes.index_probabilities(mech, d.expand(), dps)
         return {tuple(index): ball for index, ball in zip(indices, balls)}
 
-    # a caller sharing the forms across many inputs (``memo``) does better one index at a time
-    # than with a pass of erfc's per input, where there are few (``exactdp verify``)
-    shared = noisy_max_nodes.applies(mech) and (memo is None
+    # a caller sharing the forms across many inputs (``collector``) does better one index at a
+    # time than with a pass of erfc's per input, where there are few (``exactdp verify``)
+    shared = noisy_max_nodes.applies(mech) and (collector is None
                                                 or len(d) > MAX_ENUMERATED_QUERIES)
     return at_once_or_alone(shared, len(d), at_once, lambda: certified_balls(
-        mech, d, indices, lambda d, output: index_form(mech, d, output[0]), dps, memo))
+        mech, {tuple(index): index_form(mech, d, index[0]) for index in indices}, evaluate, dps,
+        collector))
 
 
 def _indices(mech: NoisyMaxMechanism, n: int) -> list[list[int]]:
