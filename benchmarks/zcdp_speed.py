@@ -20,13 +20,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
+
+from timing import medians
 
 ROOT = Path(__file__).resolve().parent.parent
 #: (catalogue name, parameters) of the cases.
@@ -40,23 +40,6 @@ def pair(seed: int = 7, length: int = 10) -> tuple[list[str], list[str]]:
     d1 = np.round(rng.uniform(-3, 3, length), 6)
     d2 = d1 + rng.choice([-1, 1], length)
     return [f"{x:.6f}" for x in d1], [f"{x:.6f}" for x in d2]
-
-
-def cpu_seconds() -> float:
-    """CPU time of this process and of its finished children (forked workers)."""
-    times = os.times()
-    return times.user + times.system + times.children_user + times.children_system
-
-
-def medians(function, repeats: int) -> tuple[float, float, object]:
-    """``(median wall-clock seconds, median CPU seconds, last result)`` of ``repeats`` calls."""
-    walls, cpus, result = [], [], None
-    for _ in range(repeats):
-        wall, cpu = time.perf_counter(), cpu_seconds()
-        result = function()
-        walls.append(time.perf_counter() - wall)
-        cpus.append(cpu_seconds() - cpu)
-    return statistics.median(walls), statistics.median(cpus), result
 
 
 def measure(code: Path, repeats: int, dps: int) -> None:
