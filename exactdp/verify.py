@@ -149,8 +149,9 @@ def verify(mech, values, length: int, eps=None, delta=0, alpha=None, bound=None,
     allow_any_pair : bool
         Every ordered pair of distinct inputs, not only the mechanism's neighbours.
     jobs : int
-        Worker processes of the per-input step (``exactdp.workers.parallel_map``, or a Dask
-        cluster set with ``use_scheduler``); the verdict does not depend on it.
+        Worker processes of the integral forms, their evaluation and the bulk comparison
+        (``exactdp.workers.parallel_map``, or a Dask cluster set with ``use_scheduler``, one
+        thread per worker); the verdict and every bound do not depend on it.
     progress : bool or None
         As :class:`~exactdp.progress.Progress`'s ``enabled`` (each step reports after
         :data:`~exactdp.progress.START_DELAY` seconds).
