@@ -29,6 +29,7 @@ from exactdp.exact.divergences.output_pairs import (certified_balls,  # noqa: E4
                                                     output_probabilities)
 from exactdp.exact.form.noisy_max import index_form  # noqa: E402
 from exactdp.exact.form.threshold import build_output_integral  # noqa: E402
+from exactdp.exact.probability import evaluate  # noqa: E402
 from exactdp.sequences import Runs, as_queries  # noqa: E402
 
 DPS = 30
@@ -38,13 +39,11 @@ def _one_at_a_time(mech, d: Runs) -> dict:
     """Every output's certified probability on its own (``output_pairs.certified_balls``)."""
     n = len(d)
     if mech.name == "noisy_max_gaussian":
-        return certified_balls(mech, d, [[i] for i in range(n)],
-                               lambda d, output: index_form(mech, d, output[0]), DPS)
-    outputs = [[False] * k + [True] for k in range(n)] + [[False] * n]
-    return certified_balls(mech, d, outputs,
-                           lambda d, output: build_output_integral(mech, d,
-                                                                   Runs.from_items(output)),
-                           DPS)
+        return certified_balls(mech, {(i,): index_form(mech, d, i) for i in range(n)}, evaluate,
+                               DPS)
+    outputs = [(False,) * k + (True,) for k in range(n)] + [(False,) * n]
+    return certified_balls(mech, {output: build_output_integral(mech, d, Runs.from_items(output))
+                                  for output in outputs}, evaluate, DPS)
 
 
 def main() -> None:

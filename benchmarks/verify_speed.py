@@ -5,18 +5,29 @@ privacy profile of one pair (``exactdp.privacy_profile``, 30 digits) timed in th
 * ``verify svt_gaussian --param sigma1=4 --param sigma2=8 --values 0,1 --length 10 --eps 0.5
   --delta 0.01``;
 * ``verify noisy_max_gaussian --param sigma=4 --values 0,1 --length 5 --eps 0.5 --delta 0.01``;
-* with ``--jobs 2`` too (``--jobs``), and with ``--domain-limit`` the bulk comparison alone
-  (float bounds and neighbour masks, no probabilities) on a domain of ``MAX_INPUTS`` inputs
-  with 13 outputs: the measurement behind the limit.
+* with ``--jobs 2`` too (``--jobs``): medians of wall-clock time, of CPU time (the workers'
+  included) and of the critical path's CPU time (this process's, plus the busiest worker's in
+  each round of tasks), the verdicts compared;
+* with ``--baseline DIR`` (a checkout of an earlier commit, e.g. a ``git worktree``), the same
+  measurements of that checkout's code in the same run (each checkout in a process of its own,
+  ``--measure DIR``);
+* with ``--domain-limit`` the bulk comparison alone (float bounds and neighbour masks, no
+  probabilities) on a domain of ``MAX_INPUTS`` inputs with 13 outputs: the measurement behind
+  the limit.
 
-Run: ``python benchmarks/verify_speed.py [--repeats 3] [--jobs 2] [--domain-limit]`` from the
-repository root.
+Run: ``python benchmarks/verify_speed.py [--repeats 3] [--jobs 2] [--baseline DIR]
+[--domain-limit]`` from the repository root.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
+import json
+import os
+import statistics
+import subprocess
 import sys
 import time
 from fractions import Fraction
@@ -24,12 +35,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from timing import medians
 
-from timing import median_time  # noqa: E402
-import exactdp  # noqa: E402
-from exactdp.exact.divergences.pair_bounds import Comparison  # noqa: E402
-from exactdp.verify import MAX_INPUTS, _compare, _Neighbours, verify  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 CASES = [("svt_gaussian", {"sigma1": 4, "sigma2": 8}, 10),
          ("noisy_max_gaussian", {"sigma": 4}, 5)]
@@ -37,7 +45,12 @@ CASES = [("svt_gaussian", {"sigma1": 4, "sigma2": 8}, 10),
 
 def _domain_limit() -> None:
     """The bulk step alone on ``MAX_INPUTS`` inputs of {0,1}^N with 13 outputs (random
-    probabilities: the cost does not depend on them)."""
+    probabilities: the cost does not depend on them), in this checkout."""
+    sys.path.insert(0, str(ROOT))
+    import exactdp
+    from exactdp.exact.divergences.pair_bounds import Comparison
+    from exactdp.verify import MAX_INPUTS, _compare, _Neighbours
+
     length = MAX_INPUTS.bit_length() - 1
     inputs = list(itertools.product((Fraction(0), Fraction(1)), repeat=length))
     probabilities = np.random.default_rng(1).dirichlet(np.ones(13), size=len(inputs))
@@ -51,28 +64,117 @@ def _domain_limit() -> None:
           f"pairs, 13 outputs: {time.perf_counter() - start:.1f} s")
 
 
+def _timed_call(function, item) -> tuple:
+    """``(function(item), (this process, its CPU seconds))``: one task of a worker, timed."""
+    start = time.process_time()
+    result = function(item)
+    return result, (os.getpid(), time.process_time() - start)
+
+
+def _critical_path(verify_module, call) -> float:
+    """The CPU seconds on the critical path of ``call()``: this process's, plus, for every
+    round of tasks sent to workers (``verify_module.parallel_map``), the busiest worker's.  On a
+    shared machine whose scheduler gives one share to all the processes of a session (Linux
+    autogroups), workers cannot shorten the wall-clock time of a loaded run, but this they
+    do."""
+    rounds, parallel_map = [], verify_module.parallel_map
+
+    def timed_map(function, items, jobs, *args, **kwargs):
+        per_worker = {}
+        rounds.append(per_worker)
+        for result, (worker, seconds) in parallel_map(functools.partial(_timed_call, function),
+                                                      items, jobs, *args, **kwargs):
+            per_worker[worker] = per_worker.get(worker, 0.0) + seconds
+            yield result
+
+    verify_module.parallel_map = timed_map
+    try:
+        start = time.process_time()
+        call()
+        return time.process_time() - start + sum(max(r.values(), default=0.0) for r in rounds)
+    finally:
+        verify_module.parallel_map = parallel_map
+
+
+def measure(code: Path, repeats: int, jobs: int) -> None:
+    """One JSON line per case: the timings (wall-clock, CPU with the workers' included, and
+    the critical path's CPU) and the verdict of the exactdp found at ``code``, with
+    ``--jobs 1`` and ``--jobs jobs``."""
+    sys.path.insert(0, str(code))
+    import exactdp
+    import exactdp.verify
+
+    for name, params, length in CASES:
+        mech = exactdp.mechanism(name, **params)
+        runs = {}
+        for count in sorted({1, jobs}):
+            def call(count=count):
+                return exactdp.verify.verify(mech, "0,1", length, eps="0.5", delta="0.01",
+                                             jobs=count)
+
+            wall, cpu, verdict = medians(call, repeats)
+            critical = statistics.median(_critical_path(exactdp.verify, call)
+                                         for _ in range(repeats))
+            runs[count] = {"wall": wall, "cpu": cpu, "critical": critical,
+                           "verdict": [verdict.private, verdict.pairs, str(verdict.d1),
+                                       str(verdict.d2), *map(repr, (verdict.value.lower,
+                                                                    verdict.value.upper))]}
+        one, _, _ = medians(lambda: exactdp.privacy_profile(mech, verdict.d1, verdict.d2,
+                                                            ["0.5"]), repeats)
+        print(json.dumps({"name": name, "runs": runs, "profile": one,
+                          "value": float(verdict.value.value)}), flush=True)
+
+
+def measured(code: Path, repeats: int, jobs: int) -> dict:
+    """``{case: timings}`` of the checkout ``code``, measured in a process of its own."""
+    lines = subprocess.run([sys.executable, __file__, "--measure", str(code), "--repeats",
+                            str(repeats), "--jobs", str(jobs)], check=True, capture_output=True,
+                           text=True, cwd=code).stdout.splitlines()
+    return {record["name"]: record for record in map(json.loads, lines)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=1, help="also time with this many workers")
     parser.add_argument("--domain-limit", action="store_true")
+    parser.add_argument("--baseline", type=Path, help="a checkout of the code to compare with")
+    parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.measure is not None:
+        measure(args.measure, args.repeats, args.jobs)
+        return
+    print(f"load average at the start: {os.getloadavg()[0]:.1f}")
+    checkouts = {"this": ROOT, **({"baseline": args.baseline.resolve()} if args.baseline
+                                  else {})}
+    results = {label: measured(code, args.repeats, args.jobs) for label, code in
+               checkouts.items()}
     for name, params, length in CASES:
-        mech = exactdp.mechanism(name, **params)
-        runs = {}
-        for jobs in sorted({1, args.jobs}):
-            runs[jobs] = median_time(lambda: verify(mech, "0,1", length, eps="0.5",
-                                                    delta="0.01", jobs=jobs), args.repeats)
-        verdict = runs[1][1]
-        one, _ = median_time(lambda: exactdp.privacy_profile(mech, verdict.d1, verdict.d2,
-                                                             ["0.5"]), args.repeats)
+        this = results["this"][name]
+        runs = this["runs"]
+        verdict = runs["1"]["verdict"]
         print(f"{name} {params} on {{0,1}}^{length}: "
-              f"{'private' if verdict.private else 'not private'}, {verdict.pairs:,} pairs, "
-              f"worst δ(0.5) = {float(verdict.value.value):.6g}")
-        print(f"  one certified profile of the worst pair: median {one:.3f} s")
-        for jobs, (seconds, _) in runs.items():
-            print(f"  verify --jobs {jobs}: median {seconds:.2f} s = {seconds / one:.1f} profiles "
-                  f"of one pair ({verdict.pairs * one / seconds:,.0f}× a loop over the pairs)")
+              f"{'private' if verdict[0] else 'not private'}, {verdict[1]:,} pairs, "
+              f"worst δ(0.5) = {this['value']:.6g}")
+        print(f"  one certified profile of the worst pair: median {this['profile']:.3f} s")
+        for label, record in ((label, results[label][name]) for label in results):
+            for jobs, run in record["runs"].items():
+                same = "the same" if run["verdict"] == verdict else "DIFFERENT"
+                print(f"  {label} verify --jobs {jobs}: median {run['wall']:.2f} s "
+                      f"(CPU {run['cpu']:.2f} s, the workers' included; critical path "
+                      f"{run['critical']:.2f} s) = {run['wall'] / this['profile']:.1f} "
+                      f"profiles of one pair; verdict and enclosure {same}")
+            if len(record["runs"]) > 1:
+                one, many = record["runs"]["1"], record["runs"][str(args.jobs)]
+                print(f"  {label}: --jobs 1 / --jobs {args.jobs} = "
+                      f"{one['wall'] / many['wall']:.2f} (wall-clock), "
+                      f"{one['critical'] / many['critical']:.2f} (critical path)")
+        if "baseline" in results:
+            before = results["baseline"][name]["runs"]
+            print("  baseline / this: " + ", ".join(
+                f"--jobs {jobs} {before[jobs]['wall'] / run['wall']:.2f}"
+                for jobs, run in runs.items()))
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
     if args.domain_limit:
         _domain_limit()
 

@@ -9,7 +9,8 @@ call.  :func:`verify` does it in three steps (docs/verify.md):
    balls (:func:`~exactdp.exact.divergences.output_pairs.output_probabilities`), each distinct
    integral form evaluated once across the domain (the integral form groups equal factors into
    powers, so the ~11,000 output probabilities of Sparse Vector on ``{0,1}^10`` are 121
-   integrals); inputs are split across worker processes (``exactdp.workers.parallel_map``);
+   integrals): the inputs' forms collected, then the distinct forms evaluated, each round
+   split across worker processes (``exactdp.workers.parallel_map``);
 2. float64 bounds, rounded outward, of the pair's ``δ(ε)``, Rényi sum or ``D_∞`` for every
    ordered neighbouring pair at once (``exact/divergences/pair_bounds.py``): a pair whose upper
    bound meets the claim is proven to meet it;
@@ -25,7 +26,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import uuid
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -34,7 +34,8 @@ import numpy as np
 
 from .errors import InputError, PrecisionError
 from .exact.backends.piece_series import flint_context
-from .exact.divergences.output_pairs import check_complete, output_probabilities
+from .exact.divergences.output_pairs import (FormCollector, ball_of, certified_result,
+                                             check_complete, output_probabilities)
 from .exact.divergences.pair_bounds import Comparison, float_ends
 from .exact.divergences.profile import privacy_profile
 from .exact.divergences.renyi import check_alphas, renyi_divergence
@@ -51,12 +52,13 @@ from .workers import current_scheduler, parallel_map
 MAX_INPUTS = 4096
 #: Digits of the output probabilities the bulk comparison reads (float64 holds 16).
 BULK_DIGITS = 20
-#: Inputs per task of the per-input step (progress is reported per task).
+#: Inputs per task of the step that collects their integral forms (progress is reported per
+#: task).
 INPUTS_PER_TASK = 16
+#: Distinct integral forms per task of the step that evaluates them (a few: their costs vary).
+FORMS_PER_TASK = 4
 #: Ordered pairs compared at once (memory: a few arrays of this many floats).
 PAIRS_PER_BLOCK = 1 << 18
-
-_memo: tuple[str, dict] | None = None  # (call, {integral form: ball}) of this process
 
 
 @dataclass(frozen=True)
@@ -147,8 +149,9 @@ def verify(mech, values, length: int, eps=None, delta=0, alpha=None, bound=None,
     allow_any_pair : bool
         Every ordered pair of distinct inputs, not only the mechanism's neighbours.
     jobs : int
-        Worker processes of the per-input step (``exactdp.workers.parallel_map``, or a Dask
-        cluster set with ``use_scheduler``); the verdict does not depend on it.
+        Worker processes of the integral forms, their evaluation and the bulk comparison
+        (``exactdp.workers.parallel_map``, or a Dask cluster set with ``use_scheduler``, one
+        thread per worker); the verdict and every bound do not depend on it.
     progress : bool or None
         As :class:`~exactdp.progress.Progress`'s ``enabled`` (each step reports after
         :data:`~exactdp.progress.START_DELAY` seconds).
@@ -183,7 +186,7 @@ def verify(mech, values, length: int, eps=None, delta=0, alpha=None, bound=None,
                          f"neighbours for {mech.name}; allow any pair (--any-pair) to compare "
                          f"them anyway")
     rows, columns, outputs = _input_ends(mech, inputs, comparison, jobs, progress)
-    bulk = _compare(comparison, rows, columns, neighbours, progress)
+    bulk = _compare(comparison, rows, columns, neighbours, progress, jobs)
     private, witness, value, certified = _certify(mech, comparison, inputs, bulk, dps, progress)
     how = "privacy_profile" if comparison.kind == "delta" else "renyi_divergence"
     method = (f"output probabilities once per input (certified, {BULK_DIGITS} digits); float64 "
@@ -299,22 +302,48 @@ def _input_ends(mech, inputs: list, comparison: Comparison, jobs: int,
                 progress) -> tuple[tuple, tuple, int]:
     """The float ends of ``r`` and ``c`` (``pair_bounds``) of every output on every input:
     ``((r_lo, r_hi), (c_lo, c_hi), outputs)``, arrays of shape ``(inputs, outputs)``, an output
-    an input cannot produce at its exact-zero ends."""
-    call = uuid.uuid4().hex
-    tasks = [(call, mech, inputs[start:start + INPUTS_PER_TASK], comparison)
-             for start in range(0, len(inputs), INPUTS_PER_TASK)]
-    in_process = jobs == 1 and current_scheduler() is None
-    results = map(_task_ends, tasks) if in_process else parallel_map(_task_ends, tasks, jobs)
-    per_input = []
-    try:
-        with Progress(len(inputs), f"{mech.name}: output probabilities", "input", progress,
-                      delay=START_DELAY) as bar:
-            for task, ends in zip(tasks, results):
-                per_input.extend(ends)
-                bar.update(len(task[2]))
-    finally:
-        global _memo
-        _memo = None
+    an input cannot produce at its exact-zero ends.
+
+    Two rounds of tasks, each split across the workers: the inputs' integral forms, collected
+    (:class:`~exactdp.exact.divergences.output_pairs.FormCollector`; where a family computes an
+    input's outputs all at once, their ends), then each distinct form of the whole domain
+    evaluated once; each input's probabilities are then read from its forms.  Every form is
+    evaluated alone in a task, so the ends do not depend on the number of workers."""
+    form_tasks = [(mech, inputs[start:start + INPUTS_PER_TASK], comparison)
+                  for start in range(0, len(inputs), INPUTS_PER_TASK)]
+    positions, per_input = {}, []    # form → its position in ``forms``; each input's outputs
+    forms: list[tuple] = []          # (form, evaluator) of every distinct form, first met first
+    with Progress(len(inputs), f"{mech.name}: integral forms", "input", progress,
+                  delay=START_DELAY) as bar:
+        for task, (collected, outputs) in zip(form_tasks, _mapped(_task_forms, form_tasks, jobs,
+                                                                   first_here=True)):
+            global_position = []
+            for form, evaluator in collected:
+                if form not in positions:
+                    positions[form] = len(forms)
+                    forms.append((form, evaluator))
+                global_position.append(positions[form])
+            per_input.extend({output: global_position[value] if isinstance(value, int)
+                              else value for output, value in values.items()}
+                             for values in outputs)
+            bar.update(len(task[1]))
+    evaluation_tasks = [(mech.name, forms[start:start + FORMS_PER_TASK])
+                        for start in range(0, len(forms), FORMS_PER_TASK)]
+    results = []
+    with Progress(len(forms), f"{mech.name}: output probabilities", "integral", progress,
+                  delay=START_DELAY) as bar:
+        for task, evaluated in zip(evaluation_tasks, _mapped(_task_results, evaluation_tasks,
+                                                              jobs)):
+            results.extend(evaluated)
+            bar.update(len(task[1]))
+    with flint_context(working_bits(BULK_DIGITS, guard=COMBINE_GUARD_DIGITS)):
+        balls = [ball_of(result) for result in results]
+        form_ends = [_ends(ball, comparison) for ball in balls]
+        for k, (d, values) in enumerate(zip(inputs, per_input)):
+            if any(isinstance(value, int) for value in values.values()):
+                check_complete([balls[value] for value in values.values()], BULK_DIGITS,
+                               f"{mech.name} on {_spelled(Runs.from_items(d))}")
+                per_input[k] = {output: form_ends[value] for output, value in values.items()}
     keys = list(dict.fromkeys(key for ends in per_input for key in ends))
     absent = comparison.absent
     table = np.array([[ends.get(key, (absent[0],) * 2 + (absent[1],) * 2) for key in keys]
@@ -322,24 +351,47 @@ def _input_ends(mech, inputs: list, comparison: Comparison, jobs: int,
     return (table[..., 0], table[..., 1]), (table[..., 2], table[..., 3]), len(keys)
 
 
-def _task_ends(task) -> list[dict]:
-    """``{output: (r_lo, r_hi, c_lo, c_hi)}`` of each input of one task, its probabilities
-    checked to sum to 1; the integral forms evaluated once per call of :func:`verify` in this
-    process (a worker keeps them across the tasks of one call)."""
-    global _memo
-    call, mech, inputs, comparison = task
-    if _memo is None or _memo[0] != call:
-        _memo = (call, {})
-    results = []
+def _mapped(function, tasks: list, jobs: int, first_here: bool = False):
+    """``function(task)`` of every task, in order: here when ``jobs`` is 1 (and no Dask
+    scheduler is set), else across workers (``exactdp.workers.parallel_map``).  ``first_here``:
+    the first task runs here before the workers start, so that workers forked from this
+    process inherit the modules it imports lazily (the first forms import ``scipy.special``:
+    0.15 s of every worker's time otherwise)."""
+    if jobs == 1 and current_scheduler() is None:
+        return map(function, tasks)
+    if first_here:
+        return itertools.chain([function(tasks[0])], parallel_map(function, tasks[1:], jobs))
+    return parallel_map(function, tasks, jobs)
+
+
+def _ends(ball, comparison: Comparison) -> tuple:
+    """``(r_lo, r_hi, c_lo, c_hi)``: the float ends of the row and column parts of an output's
+    probability (``pair_bounds``)."""
+    return tuple(end for part in comparison.row_and_column(ball) for end in float_ends(part))
+
+
+def _task_forms(task) -> tuple[list, list[dict]]:
+    """The integral forms of the outputs of each input of one task, collected: ``(forms,
+    [{output: position in forms, or its ends}])``, the ends of an input whose family computes
+    its outputs all at once (its probabilities checked to sum to 1)."""
+    mech, inputs, comparison = task
+    collector, outputs = FormCollector(), []
     for d in inputs:
         d = Runs.from_items(d)
-        balls = output_probabilities(mech, d, BULK_DIGITS, _memo[1])
-        check_complete(balls.values(), BULK_DIGITS, f"{mech.name} on {_spelled(d)}")
-        with flint_context(working_bits(BULK_DIGITS, guard=COMBINE_GUARD_DIGITS)):
-            results.append({key: tuple(end for part in comparison.row_and_column(ball)
-                                       for end in float_ends(part))
-                            for key, ball in balls.items()})
-    return results
+        values = output_probabilities(mech, d, BULK_DIGITS, collector)
+        if not any(isinstance(value, int) for value in values.values()):
+            check_complete(values.values(), BULK_DIGITS, f"{mech.name} on {_spelled(d)}")
+            with flint_context(working_bits(BULK_DIGITS, guard=COMBINE_GUARD_DIGITS)):
+                values = {key: _ends(ball, comparison) for key, ball in values.items()}
+        outputs.append(values)
+    return collector.forms, outputs
+
+
+def _task_results(task) -> list:
+    """The certified probability of each form of one task (``(mechanism's name, [(form,
+    evaluator)])``)."""
+    name, forms = task
+    return [certified_result(form, evaluator, BULK_DIGITS, name) for form, evaluator in forms]
 
 
 @dataclass
@@ -349,8 +401,9 @@ class _Bulk:
     ``worst`` is the pair ``(i, j)`` of the largest upper bound (the first of equal ones),
     ``violator`` that of the largest lower bound when a lower bound is above the claim (a
     proven violation, ``None`` otherwise), ``straddling`` the pairs whose bounds neither prove
-    nor refute the claim, largest upper bound first (the first :data:`MAX_STRADDLING` + 1 of
-    them; ``straddling_count`` counts all)."""
+    nor refute the claim, largest upper bound first (all of them when there are at most
+    :data:`MAX_STRADDLING`, else none: too many to certify one by one; ``straddling_count``
+    counts all)."""
 
     pairs: int = 0
     worst: tuple | None = None
@@ -367,38 +420,58 @@ MAX_STRADDLING = 1000
 
 
 def _compare(comparison: Comparison, rows: tuple, columns: tuple, neighbours: _Neighbours,
-             progress) -> _Bulk:
+             progress, jobs: int = 1) -> _Bulk:
     """Bulk float bounds of every ordered neighbouring pair (``pair_bounds``), block by block
-    of first inputs."""
+    of first inputs, the blocks split across ``jobs`` workers (:func:`_mapped`) and their
+    findings merged in block order (as one pass over the blocks would)."""
     count = rows[0].shape[0]
+    block = max(1, PAIRS_PER_BLOCK // count)
+    tasks = [(comparison, (rows[0][start:start + block], rows[1][start:start + block]),
+              columns, neighbours, start) for start in range(0, count, block)]
+    bulk, straddling = _Bulk(), []
+    with Progress(count, "comparing pairs", "input", progress, delay=START_DELAY) as bar:
+        for task, part in zip(tasks, _mapped(_compare_block, tasks, jobs)):
+            bulk.pairs += part.pairs
+            for name in ("worst", "violator"):
+                if getattr(part, name) is not None and \
+                        getattr(part, f"{name}_bound") > getattr(bulk, f"{name}_bound"):
+                    setattr(bulk, name, getattr(part, name))
+                    setattr(bulk, f"{name}_bound", getattr(part, f"{name}_bound"))
+            bulk.straddling_count += part.straddling_count
+            straddling.extend(part.straddling)
+            bar.update(len(task[1][0]))
+    # the straddling pairs are certified only when there are at most MAX_STRADDLING of them
+    if bulk.straddling_count <= MAX_STRADDLING:
+        bulk.straddling = [(i, j) for _, i, j in sorted(straddling)]
+    return bulk
+
+
+def _compare_block(task) -> _Bulk:
+    """What the float bounds say of the pairs whose first input is in one block (``(comparison,
+    the block's rows, every column, neighbours, first row)``): :class:`_Bulk` with the
+    straddling pairs as ``(−upper bound, i, j)``, none when the block alone has more than
+    :data:`MAX_STRADDLING`."""
+    comparison, rows, columns, neighbours, start = task
+    stop = start + rows[0].shape[0]
     with flint_context(working_bits(BULK_DIGITS, guard=COMBINE_GUARD_DIGITS)):
         low, high = comparison.thresholds()
         factor = (float_ends(to_arb(comparison.order).exp()) if comparison.kind == "delta"
                   else (1.0, 1.0))
-    block = max(1, PAIRS_PER_BLOCK // count)
-    bulk, straddling = _Bulk(), []
-    with Progress(count, "comparing pairs", "input", progress, delay=START_DELAY) as bar:
-        for start in range(0, count, block):
-            stop = min(count, start + block)
-            mask = neighbours.rows(start, stop)
-            upper, lower = comparison.bounds((rows[0][start:stop], rows[1][start:stop]),
-                                             columns, factor)
-            upper, lower = np.where(mask, upper, -math.inf), np.where(mask, lower, -math.inf)
-            bulk.pairs += int(mask.sum())
-            for bound, name in ((upper, "worst"), (lower, "violator")):
-                where = np.unravel_index(int(np.argmax(bound)), bound.shape)
-                if mask[where] and bound[where] > getattr(bulk, f"{name}_bound"):
-                    if name == "worst" or bound[where] > high:
-                        setattr(bulk, name, (start + int(where[0]), int(where[1])))
-                        setattr(bulk, f"{name}_bound", float(bound[where]))
-            first, second = np.nonzero(mask & (upper > low) & (lower <= high))
-            bulk.straddling_count += len(first)
-            if len(straddling) <= MAX_STRADDLING:
-                straddling.extend(zip((-upper[first, second]).tolist(),
-                                      (first + start).tolist(), second.tolist()))
-            bar.update(stop - start)
-    bulk.straddling = [(i, j) for _, i, j in sorted(straddling)][:MAX_STRADDLING + 1]
-    return bulk
+    mask = neighbours.rows(start, stop)
+    upper, lower = comparison.bounds(rows, columns, factor)
+    upper, lower = np.where(mask, upper, -math.inf), np.where(mask, lower, -math.inf)
+    part = _Bulk(pairs=int(mask.sum()))
+    for bound, name in ((upper, "worst"), (lower, "violator")):
+        where = np.unravel_index(int(np.argmax(bound)), bound.shape)
+        if mask[where] and (name == "worst" or bound[where] > high):
+            setattr(part, name, (start + int(where[0]), int(where[1])))
+            setattr(part, f"{name}_bound", float(bound[where]))
+    first, second = np.nonzero(mask & (upper > low) & (lower <= high))
+    part.straddling_count = len(first)
+    if part.straddling_count <= MAX_STRADDLING:
+        part.straddling = list(zip((-upper[first, second]).tolist(), (first + start).tolist(),
+                                   second.tolist()))
+    return part
 
 
 def _certify(mech, comparison: Comparison, inputs: list, bulk: _Bulk, dps: int,

@@ -123,6 +123,23 @@ def test_noisy_max_index_outputs_match_the_brute_force_sum():
                         brute_force_divergence(mech, d1, d2, [[0], [1], [2]], 3), 25)
 
 
+def test_order_near_one_keeps_its_digits():
+    # D_α → D_1, the Kullback–Leibler divergence, as α → 1⁺: at α − 1 = 2^{−100} the sum
+    # Σ p1^α p2^{1−α} is 1 + (α − 1)D_1 + …, which the probabilities to the digits asked cannot
+    # resolve if 1 is subtracted from it; reference: the exponential mechanism's two-outcome
+    # distributions (report noisy max with Gumbel(1) noise, softmax of the scores) at 120 digits
+    mech = exactdp.mechanism("noisy_max_gumbel", eps=2)
+    alpha = 1 + Fraction(1, 2 ** 100)
+    point, = exactdp.renyi_divergence(mech, [0, 0], [1, -1], [alpha], dps=25)
+    with mpmath.workdps(120):
+        p1 = [mpmath.mpf(1) / 2] * 2
+        p2 = [1 / (1 + mpmath.exp(-2)), 1 / (1 + mpmath.exp(2))]
+        order = _mpf(alpha)
+        reference = mpmath.log(sum(a ** order * b ** (1 - order) for a, b in zip(p1, p2))) \
+            / (order - 1)
+        assert_encloses(point.divergence, reference, 25)
+
+
 def test_divergence_grows_with_the_order():
     # D_α is nondecreasing in α (van Erven & Harremoës, "Rényi Divergence and Kullback-Leibler
     # Divergence", IEEE Trans. Inf. Theory 2014, Theorem 3)

@@ -15,6 +15,7 @@ from exactdp.errors import InputError
 from exactdp.exact.backends import shared_nodes, smooth_shared_nodes
 from exactdp.exact.divergences.output_pairs import certified_balls
 from exactdp.exact.form.threshold import build_output_integral
+from exactdp.exact.probability import evaluate
 from exactdp.sequences import Runs, as_queries
 from tests.conftest import _ends, assert_encloses, ellipse_boundary
 
@@ -90,11 +91,10 @@ def test_the_divergences_answer_past_twelve_queries():
     d1, d2 = as_queries("0*6,1*7"), as_queries("1*6,2*7")
     eps = Fraction(1, 2)
     (profile,) = exactdp.privacy_profile(mech, d1, d2, [eps])
-    outputs = [[False] * k + [True] for k in range(13)] + [[False] * 13]
-    sides = [certified_balls(mech, d, outputs,
-                             lambda d, output: build_output_integral(mech, d,
-                                                                     Runs.from_items(output)),
-                             30) for d in (d1, d2)]
+    outputs = [(False,) * k + (True,) for k in range(13)] + [(False,) * 13]
+    sides = [certified_balls(mech, {output: build_output_integral(mech, d,
+                                                                  Runs.from_items(output))
+                                    for output in outputs}, evaluate, 30) for d in (d1, d2)]
     with ctx.workprec(PRECISION):
         factor = (arb(eps.numerator) / eps.denominator).exp()
         reference = sum(((p1 - factor * p2).nonnegative_part()

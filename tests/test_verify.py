@@ -19,9 +19,10 @@ from flint import arb
 import exactdp
 from exactdp.cli import main
 from exactdp.errors import InputError
+from exactdp.exact.divergences.output_pairs import FormCollector, output_probabilities
 from exactdp.exact.divergences.pair_bounds import Comparison, float_ends
 from exactdp.sequences import Runs
-from exactdp.verify import MAX_INPUTS, _Neighbours, verify
+from exactdp.verify import MAX_INPUTS, _input_ends, _Neighbours, verify
 from .conftest import _rational, assert_encloses
 
 
@@ -135,13 +136,40 @@ def test_same_verdict_with_one_and_two_workers():
     assert one == two
 
 
+def test_every_bound_is_the_same_bit_for_bit_with_one_and_two_workers():
+    # the float ends of every output on every input, from 2 tasks collecting forms and 9
+    # evaluating the (5 + 1)² = 36 distinct forms split between two workers, against one
+    # process
+    mech = exactdp.mechanism("svt_gaussian", sigma1=4, sigma2=8)
+    inputs = list(itertools.product((Fraction(0), Fraction(1)), repeat=5))
+    comparison = Comparison.of(eps=Fraction(1, 2), delta=Fraction(1, 100))
+    one, two = (_input_ends(mech, inputs, comparison, jobs, False) for jobs in (1, 2))
+    assert one[2] == two[2] == 6
+    for ends_one, ends_two in zip([*one[0], *one[1]], [*two[0], *two[1]]):
+        assert np.array_equal(ends_one, ends_two)
+
+
+def test_each_distinct_integral_form_of_the_domain_is_collected_once():
+    # Sparse Vector with cutoff 1 on {0,1}^n: the form of ⊥^k ⊤ depends on how many of the first
+    # k answers are 0 and on the (k+1)-th answer, that of ⊥^n on how many answers are 0 (the
+    # form groups equal factors into powers): Σ_k 2(k + 1) + (n + 1) = (n + 1)² forms
+    mech = exactdp.mechanism("svt_gaussian", sigma1=4, sigma2=8)
+    collector = FormCollector()
+    for d in itertools.product((Fraction(0), Fraction(1)), repeat=4):
+        positions = output_probabilities(mech, Runs.from_items(d), 20, collector)
+        assert len(positions) == 5 and all(isinstance(p, int) for p in positions.values())
+    assert len(collector.forms) == 25
+
+
 def test_same_verdict_on_a_dask_cluster(capsys):
     distributed = pytest.importorskip("distributed")
     argv = ["verify", "noisy_max_gaussian", "--values", "0,1", "--length", "3", "--eps", "0.5",
             "--delta", "0.01", "--dps", "12", "--json"]
     assert main(argv) == 0
     local = capsys.readouterr().out
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+    # one thread per worker (docs/scale-out.md): the computations set FLINT's precision, which
+    # is process-wide, so two tasks in two threads of one process would change each other's
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
                                   host="127.0.0.1", protocol="tcp",
                                   dashboard_address=None) as cluster:
         assert main([*argv, "--scheduler", cluster.scheduler_address]) == 0

@@ -41,9 +41,9 @@ from ..exact.form.integral_form import IntegralBuilder, IntegralForm, interior_p
 from ..exact.losses.privacy_loss import (MaxPrivacyLoss, best_by_loss, conclude_max_loss,
                                          neighbouring_pair)
 from ..exact.losses.supremum import loss_supremum, max_privacy_loss
-from ..exact.divergences.output_pairs import (LocationShift, certified_ball, location_shift,
-                                              location_shift_of, output_probabilities)
-from ..exact.backends.piece_series import flint_context
+from ..exact.divergences.output_pairs import (FormCollector, LocationShift, certified_balls,
+                                              location_shift, location_shift_of,
+                                              output_probabilities)
 from ..exact.probability import evaluate, probability
 from ..exact.losses.worst_output import Witness, worst_output
 from ..noise import Kind, NoiseLaw
@@ -554,20 +554,11 @@ def _(mech: Program, d1: Runs, d2: Runs, dps: int) -> Witness:
 
 
 @output_probabilities.register
-def _(mech: Program, d, dps: int, memo: dict | None = None) -> dict:
+def _(mech: Program, d, dps: int, collector: FormCollector | None = None) -> dict:
     """The certified probability of every return value of the program on ``d`` (discrete
     outputs: an :class:`InputError` when a path releases numbers), each distinct form once
-    (``memo``)."""
-    memo = {} if memo is None else memo
-    balls = {}
-    with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
-        for output, form in outputs_with_forms(mech, d).items():
-            if form not in memo:
-                memo[form] = certified_ball(evaluate_signed(form, dps, "certified",
-                                                            f"{mech.name}: output {output}"),
-                                            mech.name)
-            balls[output] = memo[form]
-    return balls
+    (:func:`~exactdp.exact.divergences.output_pairs.certified_balls`)."""
+    return certified_balls(mech, outputs_with_forms(mech, d), evaluate_signed, dps, collector)
 
 
 @location_shift.register

@@ -32,7 +32,6 @@ from ...progress import START_DELAY, Progress
 from ...refinement import refine
 from ...sequences import Runs
 from ..backends.piece_series import flint_context
-from ..probability import evaluate
 
 @dataclass(frozen=True)
 class LocationShift:
@@ -89,16 +88,21 @@ def ball_of(result: CertifiedProbability) -> arb:
     return ball_between(result.lower, result.upper)
 
 
-def certified_ball(result, what: str) -> arb:
-    """:func:`ball_of` a result that must be certified (a law without a certified rule gives
-    :class:`~exactdp.errors.MethodUnavailableError`)."""
+def certified_result(form, evaluator: Callable, dps: int, name: str) -> CertifiedProbability:
+    """The certified probability of one output, ``evaluator(form, dps, "certified", …)``
+    (:func:`~.probability.evaluate` of an integral form, or a program's ``evaluate_signed``), at
+    flint's precision for ``dps`` digits; a law without a certified rule gives
+    :class:`~exactdp.errors.MethodUnavailableError` (``name``: the mechanism)."""
+    with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
+        result = evaluator(form, dps, "certified", f"{name}: probability of an output")
     if not isinstance(result, CertifiedProbability):
-        raise MethodUnavailableError(f"{what}: no certified enclosure of an output's probability")
-    return ball_of(result)
+        raise MethodUnavailableError(f"{name}: no certified enclosure of an output's probability")
+    return result
 
 
 @functools.singledispatch
-def output_probabilities(mech, d: Runs, dps: int, memo: dict | None = None) -> dict:
+def output_probabilities(mech, d: Runs, dps: int,
+                         collector: "FormCollector | None" = None) -> dict:
     """``{a: Pr[M(d) = a]}`` over every output ``a`` of the input ``d`` (its key: a tuple of
     the output's entries), as balls of relative width ``≤ 10^{−dps}`` (exact zeros exact), at
     flint's precision for ``dps`` digits.  A generic function on the mechanism's type, each
@@ -111,15 +115,35 @@ def output_probabilities(mech, d: Runs, dps: int, memo: dict | None = None) -> d
     not through :func:`~.probability.probability`, which accepts only the digits a caller may
     ask for.
 
-    ``memo`` (``{integral form: ball}``, for one ``dps``) lets a caller that asks for many
-    inputs evaluate each distinct integral form once: inputs that differ only in the order of
-    answers a factor groups share most of their forms (``exactdp verify``).  That caller
-    reports its own progress; without ``memo`` a computation longer than
+    ``collector`` (a :class:`FormCollector`) serves a caller that asks for many inputs and
+    evaluates each distinct integral form once, across worker processes (``exactdp verify``):
+    inputs that differ only in the order of answers a factor groups share most of their forms.
+    The outputs whose probability is an integral form of its own are then not evaluated: their
+    values are the positions of their forms in ``collector.forms`` (:func:`certified_balls`).
+    That caller reports its own progress; without ``collector`` a computation longer than
     :data:`~exactdp.progress.START_DELAY` seconds reports its own on a terminal."""
     raise MethodUnavailableError(f"{mech.name}: divergences are computed for ⊤/⊥ outputs, "
                                  f"noisy max's index, a program's discrete return values, "
                                  f"one released number q + η (Laplace, Gaussian) and "
                                  f"Laplace histograms differing in one bin")
+
+
+class FormCollector:
+    """The distinct integral forms of the outputs of many inputs, collected instead of evaluated
+    (:func:`output_probabilities`' ``collector``), each once with the function that evaluates
+    it: ``forms`` lists the pairs ``(form, evaluator)`` in the order they were first met, for
+    :func:`certified_result`."""
+
+    def __init__(self):
+        self.forms: list[tuple] = []
+        self._positions: dict = {}
+
+    def position(self, form, evaluator: Callable) -> int:
+        """The position of ``form`` in :attr:`forms`, added there when first met."""
+        if form not in self._positions:
+            self._positions[form] = len(self.forms)
+            self.forms.append((form, evaluator))
+        return self._positions[form]
 
 
 class OutputPair(NamedTuple):
@@ -163,26 +187,24 @@ def output_probability_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[OutputP
             for output in outputs]
 
 
-def certified_balls(mech, d: Runs, outputs: list, output_form: Callable, dps: int,
-                    memo: dict | None = None) -> dict:
-    """``{tuple(output): ball}``: the certified probability of each of ``outputs`` on ``d``,
-    from ``output_form(d, output)``, the integral form of ``output`` on input ``d``, each
-    distinct form evaluated once (``memo``: :func:`output_probabilities`).  Without ``memo``,
-    work that lasts over :data:`~exactdp.progress.START_DELAY` seconds (many digits of
-    Gaussian noise) reports its progress on a terminal, one step per output."""
-    quiet = memo is not None
-    memo = {} if memo is None else memo
-    balls = {}
+def certified_balls(mech, forms: dict, evaluator: Callable, dps: int,
+                    collector: FormCollector | None = None) -> dict:
+    """``{output: ball}``: the certified probability of each output from its integral form
+    (``forms``: ``{output: form}``), each distinct form evaluated once
+    (:func:`certified_result`); with ``collector`` nothing is evaluated: ``{output: position of
+    its form in collector.forms}`` (:func:`output_probabilities`).  Without ``collector``,
+    work that lasts over :data:`~exactdp.progress.START_DELAY` seconds (many digits of Gaussian
+    noise) reports its progress on a terminal, one step per output."""
+    if collector is not None:
+        return {output: collector.position(form, evaluator) for output, form in forms.items()}
+    balls, evaluated = {}, {}
     with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)), \
-            Progress(len(outputs), f"{mech.name}: output probabilities", "output",
-                     enabled=False if quiet else None, delay=START_DELAY) as bar:
-        for output in outputs:
-            form = output_form(d, output)
-            if form not in memo:
-                memo[form] = certified_ball(evaluate(form, dps, "certified",
-                                                     f"{mech.name}: probability of an output"),
-                                            mech.name)
-            balls[tuple(output)] = memo[form]
+            Progress(len(forms), f"{mech.name}: output probabilities", "output", None,
+                     delay=START_DELAY) as bar:
+        for output, form in forms.items():
+            if form not in evaluated:
+                evaluated[form] = ball_of(certified_result(form, evaluator, dps, mech.name))
+            balls[output] = evaluated[form]
             bar.update()
     return balls
 

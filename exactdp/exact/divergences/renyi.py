@@ -297,7 +297,13 @@ def _largest_log_ratio(logs: dict) -> tuple[int, arb]:
 def _discrete_divergence(logs: dict, alpha, dps: int, name: str,
                          absolute: bool = False) -> Enclosure:
     """``(1/(α−1)) ln Σ c·e^{α ln p1 + (1−α) ln p2}``, or ``max ln(p1/p2)`` for ``α = ∞``, from
-    the ``(ln p1, ln p2, c)`` of the classes of ``c`` outputs with ``p1 > 0``."""
+    the ``(ln p1, ln p2, c)`` of the classes of ``c`` outputs with ``p1 > 0``.
+
+    The outputs are every output of ``d1`` (``Σ c·p1 = 1`` exactly), so with ``L = ln(p1/p2)``
+    the sum is ``Σ c·p1·e^{(α−1)L} = 1 + Σ c·p1·(e^{(α−1)L} − 1)`` and ``D_α`` is
+    ``log1p(Σ c·p1·expm1((α − 1)L))/(α − 1)``: no ``1`` is subtracted from a sum near 1, so near
+    ``α = 1`` (the sum ``≈ 1 + (α − 1)·D_1``) the probabilities' digits are not lost in a
+    cancellation of about ``log10(1/(α − 1))`` digits."""
     # the logs' integer parts (of a probability near e^{−2.5·10^599}) come on top of the bits
     # of the digits refined() asks for
     extra = max((_integer_bits(log) for *pair, _ in logs.values() for log in pair), default=0)
@@ -306,10 +312,10 @@ def _discrete_divergence(logs: dict, alpha, dps: int, name: str,
         with flint_context(ctx.prec + extra):
             if alpha == INFINITE_ORDER:
                 return _largest_log_ratio(logs)[1]
-            order = to_arb(alpha)
-            total = sum((count * (order * log1 + (1 - order) * log2).exp()
-                         for log1, log2, count in logs.values()), arb(0))
-            return total.log() / (order - 1)
+            step = to_arb(alpha - 1)
+            excess = sum((count * log1.exp() * (step * (log1 - log2)).expm1()
+                          for log1, log2, count in logs.values()), arb(0))
+            return excess.log1p() / step
 
     return at_least_zero(refined(compute, dps, f"{name}: D_α (α = {alpha})", absolute))
 

@@ -50,7 +50,7 @@ from ...sequences import Runs, zip_runs
 from ..backends.piece_series import flint_context
 from ..form.threshold import build_output_integral
 from ..probability import evaluate
-from .output_pairs import at_least_zero, certified_ball, refined
+from .output_pairs import at_least_zero, ball_of, certified_result, refined
 
 #: Digits of the probabilities the bisection for the tail's start compares (a first guess,
 #: confirmed at the digits asked).
@@ -144,10 +144,9 @@ class RunProbabilities:
         key = (side, len(output), top, digits)
         if key not in self.memo:
             form = build_output_integral(self.mech, queries, output)
-            result = evaluate(form, digits, "certified",
-                              f"{self.mech.name}: probability of an output")
+            result = certified_result(form, evaluate, digits, self.mech.name)
             with flint_context(working_bits(digits, guard=COMBINE_GUARD_DIGITS)):
-                self.memo[key] = certified_ball(result, self.mech.name)
+                self.memo[key] = ball_of(result)
         return self.memo[key]
 
 

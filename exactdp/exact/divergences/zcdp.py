@@ -27,7 +27,6 @@ infinite), else refused.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
@@ -48,13 +47,12 @@ from .renyi import INFINITE_ORDER, Divergence, divergences_both_ways, pair_diver
 
 #: Digits of each ``D_α`` beyond the digits asked of ``ρ``: their widths stay far below it.
 ORDER_GUARD_DIGITS = 3
+#: Digits of the output probabilities beyond those of each ``D_α`` (``renyi``'s sum loses no
+#: digits as ``α → 1⁺``: the same probabilities serve every order).
+PROBABILITY_GUARD_DIGITS = 2
 #: The first grid: ``α = 1 + 2^j`` from ``j = −4``, doubling ``α − 1`` until ``D_∞/α`` falls
 #: below the largest ``f`` found.
 FIRST_STEP = Fraction(1, 16)
-#: Orders ``α`` with ``α − 1`` at least this use the output probabilities to the digits of each
-#: ``D_α`` plus 2 (``D_α`` loses ``log10(1/(α − 1))`` digits); closer to 1, up to the order
-#: nearest 1, they carry ``dps + 3`` more digits.
-NEAR_ONE = Fraction(1, 100)
 #: Most orders evaluated before :class:`~exactdp.errors.PrecisionError`.
 MAX_ORDERS = 2000
 #: Most doublings of the grid's last order (``α`` up to ``1 + 2^200``).
@@ -134,24 +132,22 @@ def zcdp(mech, d1, d2, dps: int = 30, allow_any_pair: bool = False) -> ZCDPResul
     exact = _gaussian_shift(mech, d1, d2, dps)
     if exact is not None:
         return exact
-    return supremum_over_orders(
-        _memoized(lambda digits: pair_divergence(mech, d1, d2, digits, allow_any_pair=True)),
-        dps, mech.name)
+    digits = dps + ORDER_GUARD_DIGITS + PROBABILITY_GUARD_DIGITS
+    return supremum_over_orders(pair_divergence(mech, d1, d2, digits, allow_any_pair=True), dps,
+                                mech.name)
 
 
 def zcdp_both_ways(mech, d1, d2, dps: int = 30, allow_any_pair: bool = False
                    ) -> tuple[ZCDPResult, ZCDPResult]:
     """:func:`zcdp` of ``d1 → d2`` and of ``d2 → d1``, from one computation of the two output
-    distributions per precision (``renyi.divergences_both_ways``)."""
+    distributions (``renyi.divergences_both_ways``)."""
     d1, d2 = _checked(mech, d1, d2, dps, allow_any_pair)
     exact = _gaussian_shift(mech, d1, d2, dps)
     if exact is not None:
         return exact, exact
-    both = _memoized(lambda digits: divergences_both_ways(mech, d1, d2, digits,
-                                                          allow_any_pair=True))
-    return tuple(supremum_over_orders(lambda digits, side=side: both(digits)[side], dps,
-                                      mech.name)
-                 for side in (0, 1))
+    digits = dps + ORDER_GUARD_DIGITS + PROBABILITY_GUARD_DIGITS
+    both = divergences_both_ways(mech, d1, d2, digits, allow_any_pair=True)
+    return tuple(supremum_over_orders(divergence, dps, mech.name) for divergence in both)
 
 
 def _checked(mech, d1, d2, dps: int, allow_any_pair: bool):
@@ -163,11 +159,6 @@ def _checked(mech, d1, d2, dps: int, allow_any_pair: bool):
         raise InputError(f"{mech.name} releases its largest noisy value: its Rényi divergence "
                          f"is computed at alpha=inf only, so its zCDP ρ = sup_α D_α/α is not")
     return neighbouring_pair(mech, d1, d2, allow_any_pair)
-
-
-def _memoized(function: Callable) -> Callable:
-    """``function`` computed once per argument."""
-    return functools.lru_cache(maxsize=None)(function)
 
 
 def _gaussian_shift(mech, d1, d2, dps: int) -> ZCDPResult | None:
@@ -186,16 +177,15 @@ def _gaussian_shift(mech, d1, d2, dps: int) -> ZCDPResult | None:
     return ZCDPResult(Enclosure(*half), EVERY_ORDER if every else Enclosure.exact(2), 1)
 
 
-def supremum_over_orders(divergence_at: Callable[[int], Divergence], dps: int,
-                         name: str) -> ZCDPResult:
+def supremum_over_orders(divergence_at: Divergence, dps: int, name: str) -> ZCDPResult:
     """``sup_{α>1} D_α/α`` bracketed on a refined grid of orders (module docstring).
 
     Parameters
     ----------
     divergence_at : callable
-        ``divergence_at(digits)`` → the pair's ``divergence(α, digits)``
-        (:func:`~exactdp.exact.divergences.renyi.pair_divergence`) with the output probabilities to
-        ``digits`` digits; called with two values at most.
+        The pair's ``divergence(α, digits)``
+        (:func:`~exactdp.exact.divergences.renyi.pair_divergence`), its output probabilities to
+        ``PROBABILITY_GUARD_DIGITS`` more digits than ``dps + ORDER_GUARD_DIGITS``.
     dps : int
         Significant digits of ``ρ``.
     name : str
@@ -207,21 +197,20 @@ def supremum_over_orders(divergence_at: Callable[[int], Divergence], dps: int,
     """
     digits = dps + ORDER_GUARD_DIGITS
     nearest = Fraction(1, 2 ** working_bits(dps + 2, guard=0))   # α − 1 ≥ 10^{−dps−2}
-    largest = divergence_at(digits + 2)(INFINITE_ORDER, digits, absolute=True)
+    largest = divergence_at(INFINITE_ORDER, digits, absolute=True)
     if largest.upper == 0:
         return ZCDPResult(Enclosure.of_ball(arb(0)), EVERY_ORDER, 1)
     if largest.lower <= 0:  # equal distributions, not proven equal: 0 ≤ ρ < D_∞ ≤ 10^{−digits}
         return ZCDPResult(Enclosure(mpmath.mpf(0), mpmath.mpf(0), largest.upper), EVERY_ORDER, 1)
     if mpmath.isinf(largest.value):
-        if mpmath.isinf(divergence_at(digits + 2)(Fraction(2), digits).value):
+        if mpmath.isinf(divergence_at(Fraction(2), digits).value):
             return ZCDPResult(Enclosure(mpmath.inf, mpmath.inf, mpmath.inf), EVERY_ORDER, 2)
         raise InputError(
             f"{name}: D_∞ = ∞ while D_2 is finite: ρ needs a finite D_∞ (beyond the largest "
             f"order computed, D_α/α ≤ D_∞/α) or a Gaussian location shift")
 
     def divergence(alpha: Fraction) -> arb:
-        spare = 2 if alpha - 1 >= NEAR_ONE else dps + 3
-        return divergence_at(digits + spare)(alpha, digits).ball()
+        return divergence_at(alpha, digits).ball()
 
     with flint_context(working_bits(digits, guard=COMBINE_GUARD_DIGITS)):
         return _Bracket(divergence, largest.ball(), nearest, dps, name).run()

@@ -34,8 +34,8 @@ from ..backends import noisy_max_nodes
 from ..backends.piece_series import flint_context
 from ..losses.privacy_loss import (MAX_ENUMERATED_QUERIES, MAX_SHARED_QUERIES,
                                    at_once_or_alone)
-from ..divergences.output_pairs import (OutputPair, certified_balls, exchangeable_pairs,
-                                        output_probabilities)
+from ..divergences.output_pairs import (FormCollector, OutputPair, certified_balls,
+                                        exchangeable_pairs, output_probabilities)
 from ..probability import evaluate, probability
 from ..losses.worst_output import (Witness, best_witness, maximise_over_values, pair_witness,
                                    value_grid, worst_output)
@@ -126,12 +126,13 @@ def _(mech: NoisyMaxMechanism, d1: Runs, d2: Runs, dps: int) -> Witness:
 
 
 @output_probabilities.register
-def _(mech: NoisyMaxMechanism, d: Runs, dps: int, memo: dict | None = None) -> dict:
+def _(mech: NoisyMaxMechanism, d: Runs, dps: int,
+      collector: FormCollector | None = None) -> dict:
     """Every index's probability, one per distinct answer (:func:`_answer_balls`)."""
     _check_index(mech)
     answers = d.expand() if _enumerated(mech, len(d), "queries") else []
     by_answer = _answer_balls(mech, d, {answer: index for index, answer
-                                        in reversed(list(enumerate(answers)))}, dps, memo)
+                                        in reversed(list(enumerate(answers)))}, dps, collector)
     return {(index,): by_answer[answer] for index, answer in enumerate(answers)}
 
 
@@ -159,25 +160,26 @@ def _(mech: NoisyMaxMechanism, d1: Runs, d2: Runs, dps: int) -> list[OutputPair]
 
 
 def _answer_balls(mech: NoisyMaxMechanism, d: Runs, firsts: dict, dps: int,
-                  memo: dict | None) -> dict:
+                  collector: FormCollector | None) -> dict:
     """``{v: Pr[argmax = i]}`` on ``d`` for each answer ``v`` of ``firsts`` (``{v: an index i
     with d_i = v}``): on shared nodes for a smooth law (``noisy_max_nodes.answer_probabilities``)
-    unless a ``memo`` is shared across inputs of at most ``MAX_ENUMERATED_QUERIES`` queries (a
-    caller sharing the forms across many inputs, ``exactdp verify``, does better one answer at
-    a time than with a pass of erfc's per input, where there are few), else the certified
-    probability of the index ``firsts[v]`` (also where the shared nodes fail, as at scales far
-    below the answers' spread, whose bounds in double precision are too coarse, on at most
+    unless a ``collector`` gathers the forms of inputs of at most ``MAX_ENUMERATED_QUERIES``
+    queries (a caller sharing the forms across many inputs, ``exactdp verify``, does better one
+    answer at a time than with a pass of erfc's per input, where there are few; the values are
+    then the forms' positions, ``output_pairs.certified_balls``), else the certified probability
+    of the index ``firsts[v]`` (also where the shared nodes fail, as at scales far below the
+    answers' spread, whose bounds in double precision are too coarse, on at most
     ``MAX_ENUMERATED_QUERIES`` distinct answers)."""
     def at_once() -> dict:
         with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
             return noisy_max_nodes.answer_probabilities(mech, answer_counts(d), dps)
 
     def alone() -> dict:
-        balls = certified_balls(mech, d, [[index] for index in firsts.values()],
-                                lambda d, output: index_form(mech, d, output[0]), dps, memo)
+        balls = certified_balls(mech, {(index,): index_form(mech, d, index)
+                                       for index in firsts.values()}, evaluate, dps, collector)
         return {answer: balls[(index,)] for answer, index in firsts.items()}
 
-    shared = noisy_max_nodes.applies(mech) and (memo is None
+    shared = noisy_max_nodes.applies(mech) and (collector is None
                                                 or len(d) > MAX_ENUMERATED_QUERIES)
     return at_once_or_alone(shared, len(firsts), at_once, alone)
 

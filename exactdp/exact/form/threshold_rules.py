@@ -16,7 +16,8 @@ from ...precision import check_dps
 from ...sequences import Runs
 from ..backends import smooth_shared_nodes
 from ..divergences import threshold_runs
-from ..divergences.output_pairs import certified_balls, output_probabilities
+from ..divergences.output_pairs import (FormCollector, certified_balls,
+                                        output_probabilities)
 from ..divergences.profile import profile_by_runs
 from ..losses.privacy_loss import (MAX_ENUMERATED_QUERIES, MaxPrivacyLoss, all_output_balls,
                                    at_once_or_alone, conclude_max_loss, enumerated_outputs,
@@ -59,15 +60,16 @@ def _by_runs(mech: ThresholdMechanism, n: int) -> bool:
 
 
 @output_probabilities.register
-def _(mech: ThresholdMechanism, d: Runs, dps: int, memo: dict | None = None) -> dict:
+def _(mech: ThresholdMechanism, d: Runs, dps: int,
+      collector: FormCollector | None = None) -> dict:
     outputs, shared = enumerated_outputs(mech, len(d), "a divergence")
-    # a caller sharing the forms across many inputs (``memo``) does better one output at a time
-    # than with a pass of erfc's per input, where there are few (``exactdp verify``)
-    shared = shared and not (memo is not None and len(d) <= MAX_ENUMERATED_QUERIES
+    # a caller sharing the forms across many inputs (``collector``) does better one output at a
+    # time than with a pass of erfc's per input, where there are few (``exactdp verify``)
+    shared = shared and not (collector is not None and len(d) <= MAX_ENUMERATED_QUERIES
                              and smooth_shared_nodes.applies(mech))
     return at_once_or_alone(
         shared, len(d),
         lambda: all_output_balls(mech, d.expand(), [tuple(output) for output in outputs], dps),
-        lambda: certified_balls(mech, d, outputs,
-                                lambda d, output: build_output_integral(
-                                    mech, d, Runs.from_items(output)), dps, memo))
+        lambda: certified_balls(
+            mech, {tuple(output): build_output_integral(mech, d, Runs.from_items(output))
+                   for output in outputs}, evaluate, dps, collector))
