@@ -4,7 +4,11 @@
 is no Dask scheduler's before any work starts.
 
 Every worker must have exactdp installed (the same version): a task names its function by module
-and name, and the worker imports it.
+and name, and the worker imports it.  The precisions of FLINT (``flint.ctx``) and mpmath
+(``mpmath.mp``) are process-wide settings that every computation changes and restores, so two
+tasks in two threads of one worker process would change each other's: each task runs under a
+per-process lock (:class:`OneAtATime`), and a worker started with several threads computes one
+task at a time, correctly (one thread per worker process is still the configuration to use).
 """
 
 from __future__ import annotations
@@ -139,6 +143,22 @@ def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
+#: Held by the task that runs in this process (:class:`OneAtATime`).
+_TASK_LOCK = threading.Lock()
+
+
+class OneAtATime:
+    """``function`` called under this process's task lock (module docstring), picklable when
+    ``function`` is, so that it travels to the workers as the task."""
+
+    def __init__(self, function: Callable):
+        self.function = function
+
+    def __call__(self, item):
+        with _TASK_LOCK:
+            return self.function(item)
+
+
 def cluster_map(function: Callable, items: Iterable, address: str,
                 completed: bool = False) -> Iterator:
     """``function(item)`` for every item on the cluster at ``address``, yielded in the order of
@@ -149,7 +169,7 @@ def cluster_map(function: Callable, items: Iterable, address: str,
     client = connect(address)
     futures = []
     try:
-        futures = client.map(function, list(items), pure=False)
+        futures = client.map(OneAtATime(function), list(items), pure=False)
         if completed:
             index = {future.key: k for k, future in enumerate(futures)}
             for future in distributed.as_completed(futures, loop=client.loop):

@@ -117,3 +117,25 @@ def test_a_bare_host_and_port_is_tcp_as_for_dask(cluster):
         assert current_scheduler() == bare
     finally:
         use_scheduler(None)
+
+
+def test_tasks_of_one_worker_process_run_one_at_a_time():
+    # a Dask worker with several threads runs its tasks in one process, whose FLINT and mpmath
+    # precisions are shared: cluster.OneAtATime lets one task in at a time
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from exactdp.cluster import OneAtATime
+
+    running, most = [0], [0]
+
+    def task(item):
+        running[0] += 1
+        most[0] = max(most[0], running[0])
+        time.sleep(0.02)
+        running[0] -= 1
+        return item * 2
+
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(OneAtATime(task), range(8))) == list(range(0, 16, 2))
+    assert most[0] == 1

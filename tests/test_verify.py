@@ -167,9 +167,9 @@ def test_same_verdict_on_a_dask_cluster(capsys):
             "--delta", "0.01", "--dps", "12", "--json"]
     assert main(argv) == 0
     local = capsys.readouterr().out
-    # one thread per worker (docs/scale-out.md): the computations set FLINT's precision, which
-    # is process-wide, so two tasks in two threads of one process would change each other's
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+    # two threads in one worker: the computations set FLINT's and mpmath's precision, which are
+    # process-wide, so the tasks of one process run one at a time (cluster.OneAtATime)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
                                   host="127.0.0.1", protocol="tcp",
                                   dashboard_address=None) as cluster:
         assert main([*argv, "--scheduler", cluster.scheduler_address]) == 0
