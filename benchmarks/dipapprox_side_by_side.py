@@ -4,8 +4,9 @@ DiPApprox (Bhusal, Chadha, Sistla & Viswanathan, "Approximate Algorithms for Ver
 Differential Privacy with Gaussian Distributions", CCS 2025, arXiv:2509.08804; artifact: the
 GitHub repository bhusalb/approximate-dp) decides ``(ε, δ)``-DP of a loop-free program on one
 ordered pair of inputs (``--input``) or on every ordered pair of distinct inputs of ``{0,1}^N``.
-Its verdict on a pair: ``δ(ε) = Σ_o max(0, P[o | x] − e^ε P[o | x'])`` at most ``δ`` (DP), more
-than ``δ`` (not DP), or unresolved; ``o`` ranges over the values of its ``OUTPUT`` array.  This
+Its verdict on a pair bounds ``δ(ε) = Σ_o max(0, P[o | x] − e^ε P[o | x'])`` (Arb balls of its
+truncated integrals, plus the truncation's error bound): at most ``δ`` (DP), above ``δ`` (not
+DP), or unresolved; ``o`` ranges over the values of its ``OUTPUT`` array.  This
 script computes the same verdict with exactdp — ``privacy_profile`` for one pair,
 ``exactdp.verify`` with ``allow_any_pair`` for the whole domain — on every benchmark of the
 artifact's ``scripts/benchmark.py`` that exactdp can express, with the artifact's parameters:
@@ -49,6 +50,7 @@ import json
 import os
 import re
 import resource
+import signal
 import statistics
 import subprocess
 import sys
@@ -271,9 +273,21 @@ def _children_cpu() -> float:
 
 
 def _timed(command: list[str], cwd: str, limit: float) -> tuple[float, str]:
+    """``(CPU seconds of the children, stdout)`` of ``command`` run in ``cwd``; past ``limit``
+    seconds every process still working in ``cwd`` is ended (DiPApprox starts its compiled
+    program in a session of its own) and :class:`subprocess.TimeoutExpired` raised."""
     before = _children_cpu()
-    child = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=limit,
-                           check=False)
+    try:
+        child = subprocess.run(command, cwd=cwd, capture_output=True, text=True,
+                               timeout=limit, check=False)
+    except subprocess.TimeoutExpired:
+        for entry in Path("/proc").iterdir():
+            try:
+                if entry.name.isdigit() and os.readlink(entry / "cwd") == cwd:
+                    os.kill(int(entry.name), signal.SIGKILL)
+            except OSError:
+                pass
+        raise
     if child.returncode:
         raise RuntimeError(f"{' '.join(command)}: {child.stderr.strip()[-300:]}")
     return _children_cpu() - before, child.stdout
