@@ -1,9 +1,9 @@
 """Whole-domain verdicts: does a mechanism meet ``(ε, δ)``-DP, or ``D_α ≤ B``, on every ordered
 pair of neighbouring inputs of a finite domain ``V^N``?
 
-DiPApprox (Bhusal, Chadha, Sistla & Viswanathan, "Approximate Differential Privacy of Programs
-with Real-Valued Noise", CCS 2025, arXiv:2509.08804) decides every pair of such a domain in one
-call.  :func:`verify` does it in three steps (docs/verify.md):
+DiPApprox (Bhusal, Chadha, Sistla & Viswanathan, "Approximate Algorithms for Verifying
+Differential Privacy with Gaussian Distributions", CCS 2025, arXiv:2509.08804) decides every pair
+of such a domain in one call.  :func:`verify` does it in three steps (docs/verify.md):
 
 1. every output's probability on every input, once per input (not once per pair), as certified
    balls (:func:`~exactdp.exact.divergences.output_pairs.output_probabilities`), each distinct
