@@ -1320,3 +1320,20 @@ def test_worker_processes_give_the_same_balls():
         if name != "svt2":  # svt2's rule only: its chain sums over the nodes in this process
             counted = [done for done, note in case["calls"] if not note]  # after each part
             assert counted == sorted(counted) and counted[-1] >= int(planned[-1].split()[-1])
+
+
+def test_pieces_in_turn_count_each_quadrature_after_the_ones_before():
+    # two quadratures of 3 and 2 pieces, with a note between: the pieces come out as 1 … 5
+    from exactdp.exact.selection.kinds import PiecesInTurn
+
+    calls = []
+    in_turn = PiecesInTurn(lambda done, note="": calls.append((done, note)))
+    first = in_turn.next()
+    for done in (1, 2, 3):
+        first(done)
+    second = in_turn.next()
+    second(0, note="pieces planned: 2")
+    second(1)
+    second(2)
+    assert calls == [(1, ""), (2, ""), (3, ""), (0, "pieces planned: 2"), (4, ""), (5, "")]
+    assert PiecesInTurn(None).next() is None

@@ -21,7 +21,8 @@ from ...precision import to_arb
 from ..backends.vector_quadrature import integrate_vector
 from .generating import generating_value, truncated_power, truncated_product
 from .given_order import given_order_probabilities
-from .kinds import EVALUATION_COST, SelectionKind, in_intervals_first, register_kind
+from .kinds import (EVALUATION_COST, PiecesInTurn, SelectionKind, in_intervals_first,
+                    register_kind)
 from .pass_probabilities import PassProbabilities
 
 #: Most traversals of Sparse Vector with retraversal modelled exactly.
@@ -60,34 +61,16 @@ def retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: arb
                                                tolerance / 8)
     if progress is not None:
         progress(0, note=f"traversals modelled: {max(per_cell)}")
-    counted = _counted_on(progress)
+    in_turn = PiecesInTurn(progress)
     first = [arb(0)] * len(values)
     if SWEPT_TRAVERSALS:
-        first = given_order_probabilities(laws, c, tolerance / 2, counted, jobs)
+        first = given_order_probabilities(laws, c, tolerance / 2, in_turn.next(), jobs)
     later = [arb(0)] * len(values)
     if max(per_cell) > SWEPT_TRAVERSALS:
         later = in_intervals_first(functools.partial(
-            later_traversals, laws, grid, per_cell, c, tolerance / 4, counted, jobs=jobs),
-            digits, tolerance)
+            later_traversals, laws, grid, per_cell, c, tolerance / 4, in_turn.next(),
+            jobs=jobs), digits, tolerance)
     return [p + q + arb(0, remainder.upper()) for p, q in zip(first, later)]
-
-
-def _counted_on(progress):
-    """``progress`` for several integrals in turn, each one's pieces counted on from the
-    last one's (``None`` for ``None``)."""
-    if progress is None:
-        return None
-    done = {"before": 0, "last": 0}
-
-    def report(finished, note=""):
-        if note:
-            progress(finished, note=note)
-            return
-        if finished < done["last"]:  # the next integral's pieces
-            done["before"] += done["last"]
-        done["last"] = finished
-        progress(done["before"] + finished)
-    return report
 
 
 def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int,
