@@ -112,8 +112,9 @@ def _simulated(mech, queries: list, c: int, index: int) -> tuple:
 
 
 def _record(c: int, label: str, utility, digits: int, fnr_runs, ser_runs) -> dict:
-    """One JSON record: the exact expectations and the simulated runs' mean and deviation."""
-    record = {"size": c, "series": label}
+    """One JSON record of the scaled workload (its one seeded order): the exact expectations
+    and the simulated runs' mean and deviation."""
+    record = {"items": ITEMS, "size": c, "series": label, "order": "seeded"}
     for name, ball in (("fnr", utility.fnr), ("ser", utility.ser)):
         record.update(printed_ball(ball, digits).fields(name, False))
     for name, runs in (("fnr", fnr_runs), ("ser", ser_runs)):
@@ -155,7 +156,7 @@ def evaluate_paper(progress: Callable[[], None], cutoffs: tuple = PAPER_CUTOFFS,
 def _paper_record(c: int, label: str, k: int | None, utility, digits: int) -> dict:
     """One JSON record of the paper's workload: the order (its index among the seeded ones,
     ``"random"`` for an exact average over uniformly random orders, ``"any"`` where the
-    mechanism does not depend on it) and the exact expectations."""
+    mechanism does not depend on it) and the exact expectations (no simulated runs)."""
     order = k if k is not None else "random" if label.startswith("SVT-S") else "any"
     record = {"items": PAPER_ITEMS, "size": c, "series": label, "order": order}
     for name, ball in (("fnr", utility.fnr), ("ser", utility.ser)):
