@@ -1,16 +1,18 @@
 """Sparse Vector with retraversal: time of its exact expected utility against the threshold.
 
-The workload of the ``lyu-svt-vs-em`` claim: 200 Zipf items (20,000 records) in its seeded
-order, the allocation 1:c^{2/3} (monotone), the threshold between the ``c``-th and
-``(c+1)``-th counts raised by ``k`` query-noise scales ``D``, 2 digits.  For each increment this
-prints the median time with the traversals in double-precision intervals (the default up to
-``FLOAT_DIGITS`` digits) and the number of traversals the search needed; for the
-increments given with ``--baseline`` it also times the same computation in Arb balls (the
-arithmetic used beyond those digits, and by every traversal before it was vectorised) and
-prints the ratio of the two, measured in the same run.
+The workload of the ``lyu-svt-vs-em`` claim: Zipf items (200, 20,000 records; ``--items=N``
+for ``N`` items of ``100·N`` records, the paper's 10,000) in its seeded order, the allocation
+1:c^{2/3} (monotone), the threshold between the ``c``-th and ``(c+1)``-th counts raised by
+``k`` query-noise scales ``D``, 2 digits.  For each increment this prints the median time and
+the most traversals a cell of the threshold noise needs; for the increments given with
+``--baseline`` it also times the same computation with every traversal, the first too, taken
+by the recurrence over the queries (``retraversal.SWEPT_TRAVERSALS = 0``: the computation before
+the first traversal was integrated by the given-order sweep), prints the ratio of the two,
+measured in the same run, and checks that their enclosures overlap.
 
-Run: ``python benchmarks/retraversal_speed.py [c] [k …] [--baseline=k,…] [--repeats=R]`` from
-the repository root (default ``c = 6``, increments ``1 2 3 5``, baseline ``1``, one run each).
+Run: ``python benchmarks/retraversal_speed.py [c] [k …] [--items=N] [--baseline=k,…]
+[--repeats=R]`` from the repository root (default ``c = 6``, increments ``1 2 3 5``, 200
+items, baseline ``1``, one run each).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from timing import median_time  # noqa: E402
-from exactdp.exact.selection import expected_utility, kinds  # noqa: E402
+from exactdp.exact.selection import expected_utility, retraversal  # noqa: E402
 from exactdp.claims.lyu_allocation import (ITEMS, RECORDS_PER_ITEM,  # noqa: E402
                                             middle_threshold, zipf_counts)
 from exactdp.claims.lyu_svt_vs_em import examination_order, mechanisms  # noqa: E402
@@ -30,16 +32,26 @@ DIGITS = 2
 
 
 def timed(mech, queries, repeats: int) -> tuple:
-    """``(median seconds, E[FNR], traversals the search modelled)``."""
+    """``(median seconds, result, traversals the search modelled)``."""
     notes = []
 
     def progress(_done, note=""):
-        if note:
+        if note.startswith("traversals"):
             notes.append(note)
 
     seconds, result = median_time(
         lambda: expected_utility(mech, queries, "given", DIGITS, progress), repeats)
-    return seconds, result.fnr, notes[-1].split(": ")[1] if notes else "0"
+    return seconds, result, notes[-1].split(": ")[1] if notes else "0"
+
+
+def recurred(mech, queries, repeats: int) -> tuple:
+    """:func:`timed` with every traversal by the recurrence (module docstring)."""
+    swept = retraversal.SWEPT_TRAVERSALS
+    retraversal.SWEPT_TRAVERSALS = 0
+    try:
+        return timed(mech, queries, repeats)
+    finally:
+        retraversal.SWEPT_TRAVERSALS = swept
 
 
 def main() -> None:
@@ -49,24 +61,23 @@ def main() -> None:
     raises = numbers[1:] or [1, 2, 3, 5]
     baseline = [int(k) for k in options.get("baseline", "1").split(",") if k]
     repeats = int(options.get("repeats", 1))
-    counts = zipf_counts(ITEMS, ITEMS * RECORDS_PER_ITEM)
-    queries = [counts[i] for i in examination_order(ITEMS)]
+    items = int(options.get("items", ITEMS))
+    counts = zipf_counts(items, items * RECORDS_PER_ITEM)
+    queries = [counts[i] for i in examination_order(items)]
     chosen = mechanisms(c, middle_threshold(counts, c), tuple(raises))
-    print(f"{'raise':>5}  {'traversals':>10}  {'doubles s':>9}  {'Arb s':>8}  {'ratio':>6}  FNR")
+    print(f"{items} items, c = {c}, {DIGITS} digits")
+    print(f"{'raise':>5}  {'traversals':>10}  {'new s':>8}  {'old s':>8}  {'old/new':>7}  FNR")
     for k in raises:
         mech, _ = chosen[f"SVT-ReTr {k}D"]
-        seconds, fnr, traversals = timed(mech, queries, repeats)
-        line = f"{k:>4}D  {traversals:>10}  {seconds:>9.2f}"
+        seconds, result, traversals = timed(mech, queries, repeats)
+        line = f"{k:>4}D  {traversals:>10}  {seconds:>8.2f}"
         if k in baseline:
-            floats = kinds.FLOAT_DIGITS
-            kinds.FLOAT_DIGITS = DIGITS - 1  # Arb balls at these digits
-            try:
-                slow, slow_fnr, _ = timed(mech, queries, repeats)
-            finally:
-                kinds.FLOAT_DIGITS = floats
-            line += f"  {slow:>8.2f}  {slow / seconds:>6.1f}  {fnr} (Arb: {slow_fnr})"
+            slow, old, _ = recurred(mech, queries, repeats)
+            assert all(a.overlaps(b) for a, b in zip(result.selection, old.selection)), \
+                "the two computations disagree"
+            line += f"  {slow:>8.2f}  {slow / seconds:>7.1f}  {result.fnr} (old: {old.fnr})"
         else:
-            line += f"  {'':>8}  {'':>6}  {fnr}"
+            line += f"  {'':>8}  {'':>7}  {result.fnr}"
         print(line, flush=True)
 
 

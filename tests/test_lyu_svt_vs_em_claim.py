@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from decimal import Decimal
 from fractions import Fraction
 
@@ -19,8 +20,9 @@ import pytest
 from exactdp.claims import CONFIRMED, claim_ids
 from exactdp.claims.figure_spec import SIMULATED
 from exactdp.claims.lyu_allocation import EPS, RECOMMENDED, allocations
-from exactdp.claims.lyu_svt_vs_em import (INTERACTIVE, RUNS, evaluate_svt_vs_em,
-                                          examination_order, mechanisms, non_interactive)
+from exactdp.claims.lyu_svt_vs_em import (INTERACTIVE, RUNS, evaluate_paper,
+                                          evaluate_svt_vs_em, examination_order, mechanisms,
+                                          non_interactive, paper_order)
 from exactdp.claims.plots import draw
 
 CLAIM = "lyu-svt-vs-em"
@@ -58,7 +60,7 @@ def test_mechanisms_have_the_papers_parameters():
 
 @pytest.fixture(scope="module")
 def result():
-    return evaluate_svt_vs_em(lambda: None, cutoffs=(4,), raises=(1,))
+    return evaluate_svt_vs_em(lambda: None, cutoffs=(4,), raises=(1,), paper_cutoffs=())
 
 
 def test_verdict_is_confirmed_and_certified(result):
@@ -107,6 +109,36 @@ def test_retraversal_gets_a_digit_more_where_em_cannot_be_ordered_against_it(mon
 
     monkeypatch.setattr(lyu_svt_vs_em, "RETRAVERSAL_DIGITS", 1)
     monkeypatch.setattr(lyu_svt_vs_em, "MOST_RETRAVERSAL_DIGITS", 2)
-    refined = evaluate_svt_vs_em(lambda: None, cutoffs=(4,), raises=(2,))
+    refined = evaluate_svt_vs_em(lambda: None, cutoffs=(4,), raises=(2,), paper_cutoffs=())
     assert "SVT-ReTr to 1 digits, 2 at c = 4 and 2D (to order it against EM)" in refined.detail
     assert refined.verdict == CONFIRMED and refined.certified
+
+
+def test_paper_workload_takes_svt_s_over_random_orders_and_the_others_in_seeded_ones():
+    # a small stand-in for the paper's workload (300 items, c = 6, two orders): SVT-S once,
+    # exact over a uniformly random order, EM once, SVT-DPBook and SVT-ReTr in each order; the
+    # orders are fixed permutations, different from each other
+    from exactdp.claims import lyu_svt_vs_em
+    from exactdp.claims.lyu_allocation import middle_threshold, zipf_counts
+    from exactdp.exact.selection import expected_utility
+
+    orders = [paper_order(k, 300) for k in range(2)]
+    assert all(sorted(order) == list(range(300)) for order in orders)
+    assert orders[0] != orders[1] and orders[0] == paper_order(0, 300)
+    paper = evaluate_paper(lambda: None, cutoffs=(6,), raises={6: (1,)}, orders=2, items=300)
+    assert [label for _, label in paper] == list(INTERACTIVE + non_interactive((1,)))
+    assert {label: len(u) for (_, label), u in paper.items()} == {
+        label: 2 if label in ("SVT-DPBook", "SVT-ReTr 1D") else 1 for _, label in paper}
+    counts = zipf_counts(300, 30_000)
+    dpbook = mechanisms(6, middle_threshold(counts, 6))["SVT-DPBook"][0]
+    again = expected_utility(dpbook, [counts[i] for i in orders[1]], "given", 6)
+    assert again.fnr.overlaps(paper[6, "SVT-DPBook"][1].fnr)
+    panels = lyu_svt_vs_em._paper_panels(paper)
+    assert len(panels) == 4
+    spread = [curve for curve in panels[0].curves if curve.spread]
+    assert [curve.label for curve in spread] == ["SVT-DPBook: mean of 2 orders (range)"]
+    below, above = spread[0].spread[0]
+    assert below >= 0 and above >= 0
+    text = lyu_svt_vs_em._paper_text(paper)
+    assert "SVT-DPBook and SVT-ReTr exact in each of 2 seeded orders" in text
+    assert re.search(r"SVT-DPBook [0-9.]+/[0-9.]+, ", text)  # one number per order

@@ -1042,63 +1042,108 @@ def test_tail_bounds_bound_the_exact_probability(name, scale, cutoffs):
             assert exact < bound
 
 
-def test_retraversal_refuses_early_when_the_dropped_terms_shrink_too_slowly():
-    # extrapolating the decay between probes after 16 and 32 traversals: 0.995 per 16 would
-    # need about 16·ln(1e-30/0.995)/ln(0.995) ≈ 220,000 more traversals (refused); 0.5 per 16
-    # about 1600 (not refused); the same rate measured later, over 4096 traversals, refused
-    from exactdp.errors import PrecisionError
-    from exactdp.exact.selection.retraversal import MAX_TRAVERSALS, refuse_slow_decay
+@pytest.mark.parametrize("markov", [True, False], ids=["markov", "exact"])
+@pytest.mark.parametrize("c", [1, 2, 3])
+@pytest.mark.parametrize("traversals", [1, 3, 12])
+def test_dropped_traversals_bound_holds(c, traversals, markov):
+    # four queries (answers with multiplicities 1, 2, 1) failing with F in (0.3, 0.9): the
+    # terms after R traversals, Σ_{r>R} S_i F_i^{r−1} Q_{i,r}, from the definition summed to
+    # 400 traversals (the rest below 0.9^400 < 1e-18), must lie below the bound, Markov's
+    # (taken when within `enough`) or Pr[M ≤ c − 1] summed from G_R's coefficients; with
+    # c = 1 both are Π_j F_j^R, exactly what one query drops
+    from flint import acb
+    from exactdp.exact.selection.retraversal import dropped_bound
 
-    assert 32 + 1600 < MAX_TRAVERSALS < 220_000
-    target = arb(10) ** -30
-    with pytest.raises(PrecisionError, match="retraversal needs more than"):
-        refuse_slow_decay(arb(1), arb("0.995"), 32, target)
-    refuse_slow_decay(arb(1), arb("0.5"), 32, target)
-    with pytest.raises(PrecisionError, match="retraversal needs more than"):
-        refuse_slow_decay(arb(1), arb("0.5"), 8192, target)  # 4096·99.7 more
-    refuse_slow_decay(arb(0), arb(0), 32, target)  # nothing to extrapolate from
+    distinct = [arb("0.3"), arb("0.75"), arb("0.9")]
+    counts = [1, 2, 1]
+    fails = [acb(distinct[k]) for k in (0, 1, 1, 2)]
+    whole, kept = retraversal_sum(fails, c, 400), retraversal_sum(fails, c, traversals)
+    dropped = max(float((a - b).real.upper()) for a, b in zip(whole, kept)) + 1e-18
+    bound = dropped_bound(distinct, counts, c, traversals, arb(1 if markov else 0))
+    assert dropped <= float(bound)
+    if c == 1:
+        exact = (arb("0.3") * arb("0.75") ** 2 * arb("0.9")) ** traversals
+        assert float(exact.lower()) <= float(bound) <= float(exact.upper()) * (1 + 1e-12)
+    elif not markov:  # at most Pr[M ≤ c − 1], by brute force over which queries passed
+        passed = [1 - f.real ** traversals for f in fails]
+        fewer = sum((math.prod(float(p.mid()) if bit else 1 - float(p.mid())
+                               for p, bit in zip(passed, bits))
+                     for bits in itertools.product((0, 1), repeat=4) if sum(bits) < c), 0.0)
+        assert float(bound) <= fewer * (1 + 1e-12)
 
 
-@pytest.mark.parametrize("arithmetic", [ArbArrays(), FloatIntervals()], ids=["arb", "float"])
-def test_traversals_per_cell_stop_where_each_cell_allows(arithmetic):
-    # three cells with one query each: a likely cell where the query passes half the time, an
-    # unlikely one where it rarely passes, and one less likely than its share (no traversal);
-    # with c = 1 and a single query the dropped terms after R traversals are F^R exactly
-    # (Q = 1: no other query), times the cell's probability
+def test_traversals_per_cell_stop_where_each_cell_allows():
+    # three cells with one query each, c = 1, so the terms dropped after R traversals are
+    # F^R exactly (no other query), times the cell's probability; one traversal everywhere
+    # would drop 0.9·0.5 + 0.01·0.98 + 1e-12·0.98, far above the target: then each cell above
+    # its share (half the target over three cells) gets the least R within it, and all are
+    # capped at the least R with the sum within the target, in exact rationals
     from exactdp.exact.selection.retraversal import traversals_per_cell
 
     fails = [[arb("0.5")], [arb("0.98")], [arb("0.98")]]
     masses = [arb("0.9"), arb("0.01"), arb("1e-12")]
     target = arb("1e-6")
-    per_cell, total = traversals_per_cell(arithmetic, fails, masses, 1, target)
-    share = target / 6  # half the target, shared equally by the three cells
-    assert per_cell[2] == 0
-    # the likely cell stops at the first R with 0.9·0.5^R ≤ share: 0.5^R ≤ 1.85e-7 → R = 23
-    assert per_cell[0] == 23
-    assert arb("0.9") * arb("0.5") ** 23 <= share < arb("0.9") * arb("0.5") ** 22
-    # the unlikely cell goes on until all the bounds together are within the target (before
-    # its own share, 0.01·0.98^R ≤ 1.67e-7 at R = 545): the first R with
-    # 1e-12 + 0.9·0.5^23 + 0.01·0.98^R ≤ 1e-6, in exact rationals
-    settled = Fraction(1, 10 ** 12) + Fraction(9, 10) / 2 ** 23
-    expected = next(r for r in range(1, 2000)
-                    if settled + Fraction(1, 100) * Fraction(49, 50) ** r <= Fraction(1, 10 ** 6))
-    assert per_cell[1] == expected
-    assert total <= target
+    per_cell, total = traversals_per_cell(fails, masses, [1], 1, target)
+    share = Fraction(1, 6 * 10 ** 6)
+    cells = ((Fraction(9, 10), Fraction(1, 2)), (Fraction(1, 100), Fraction(49, 50)))
+    own = [next(r for r in range(1, 5000) if m * f ** r <= share) for m, f in cells]
+    assert own == [23, 545]
+
+    def dropped(cap):
+        return (sum(m * f ** min(r, cap) for (m, f), r in zip(cells, own))
+                + Fraction(1, 10 ** 12) * Fraction(49, 50))
+    cap = next(r for r in range(1, 546) if dropped(r) <= Fraction(1, 10 ** 6))
+    assert cap < 545 and per_cell == [min(23, cap), cap, 1]
     exact = (arb("0.9") * arb("0.5") ** per_cell[0] + arb("0.01") * arb("0.98") ** per_cell[1]
-             + arb("1e-12"))
-    assert exact <= total
+             + arb("1e-12") * arb("0.98"))
+    assert exact.lower() <= total.upper() and total <= target
+    # a target that one traversal everywhere meets: R = 1 everywhere
+    assert traversals_per_cell(fails, masses, [1], 1, arb("0.5"))[0] == [1, 1, 1]
+
+
+def test_retraversal_refuses_past_the_traversal_cap():
+    # a threshold 300 above the answers, noise scale 1: a query passes with probability about
+    # e^{-300}/2 per traversal, so the dropped terms stay near 1 for far more traversals
+    from exactdp.errors import PrecisionError
+
+    mech = exactdp.mechanism("svt_retraversal", eps1=1, eps2=1, c=1, T=300)
+    with pytest.raises(PrecisionError, match="retraversal needs more than"):
+        selection_probabilities(mech, [0, 1], digits=3)
+
+
+@pytest.mark.parametrize("raised", [2, 6])
+def test_retraversal_first_traversal_by_the_sweep_agrees_with_the_recurrence(raised,
+                                                                             monkeypatch):
+    # the threshold above every answer (most runs need several traversals): the first
+    # traversal integrated by the given-order sweep, the rest by the recurrence, against every
+    # traversal by the recurrence; both must overlap, and hold a seeded simulation's 99.9 %
+    # binomial interval
+    from exactdp.exact.selection import retraversal
+
+    mech = exactdp.mechanism("svt_retraversal", eps1=2, eps2=1, c=2, T=raised)
+    queries = [3, 0, 1, 2, 1]
+    swept = selection_probabilities(mech, queries, digits=4)
+    monkeypatch.setattr(retraversal, "SWEPT_TRAVERSALS", 0)
+    recurred = selection_probabilities(mech, queries, digits=4)
+    runs = 20_000
+    counts = simulate_retraversal(mech, queries, runs, np.random.default_rng(raised))
+    for a, b, count in zip(swept, recurred, counts):
+        assert a.overlaps(b) and float(a.rad()) < 1e-4
+        low, high = binomial_interval(count, runs)
+        assert low <= float(a.mid()) <= high
 
 
 def test_retraversal_reports_the_traversals_it_models_before_its_quadrature():
+    # the traversals first, then the pieces of both integrals (the first traversal's and the
+    # later ones'), counted on from one to the other
     mech = exactdp.mechanism("svt_retraversal", eps1=2, eps2=1, c=2, T=1)
     calls = []
     selection_probabilities(mech, [3, 0, 1, 2], digits=6,
                             progress=lambda done, note="": calls.append((done, note)))
     notes = [note for done, note in calls if note]
-    assert notes and notes[0] == "traversals modelled: 1"
+    assert re.fullmatch(r"traversals modelled: \d+", calls[0][1])
+    assert int(calls[0][1].split(": ")[1]) > 1  # so both integrals ran
     assert all(done == 0 for done, note in calls if note)
-    first_piece = next(k for k, (done, note) in enumerate(calls) if not note)
-    assert all(not note for _, note in calls[first_piece:])  # then only the quadrature's pieces
     assert [done for done, note in calls if not note] == list(range(1, len(calls) - len(notes) + 1))
 
 
@@ -1275,3 +1320,20 @@ def test_worker_processes_give_the_same_balls():
         if name != "svt2":  # svt2's rule only: its chain sums over the nodes in this process
             counted = [done for done, note in case["calls"] if not note]  # after each part
             assert counted == sorted(counted) and counted[-1] >= int(planned[-1].split()[-1])
+
+
+def test_pieces_in_turn_count_each_quadrature_after_the_ones_before():
+    # two quadratures of 3 and 2 pieces, with a note between: the pieces come out as 1 … 5
+    from exactdp.exact.selection.kinds import PiecesInTurn
+
+    calls = []
+    in_turn = PiecesInTurn(lambda done, note="": calls.append((done, note)))
+    first = in_turn.next()
+    for done in (1, 2, 3):
+        first(done)
+    second = in_turn.next()
+    second(0, note="pieces planned: 2")
+    second(1)
+    second(2)
+    assert calls == [(1, ""), (2, ""), (3, ""), (0, "pieces planned: 2"), (4, ""), (5, "")]
+    assert PiecesInTurn(None).next() is None

@@ -35,8 +35,10 @@ class Curve:
     color : int
         Index into the colour cycle; a statement or simulation drawn in its exact curve's colour
         belongs to it.
-    spread : tuple of float
-        For ``"simulated"``: the standard deviation of the runs at each point (error bars).
+    spread : tuple
+        For ``"simulated"``: the standard deviation of the runs at each point (error bars);
+        for ``"exact"``, optionally, pairs ``(below, above)``: how far the exact values the point
+        averages (e.g. over orders) reach below and above it (error bars).
     """
 
     label: str

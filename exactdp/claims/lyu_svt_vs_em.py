@@ -14,9 +14,13 @@ the paper reports).
 One departure, forced by what has an exact form and said in the claim's detail: the paper
 examines the items in a fresh random order in every run; SVT-DPBook and SVT-ReTr have no
 one-dimensional exact form averaged over the orders (the redrawn thresholds, and the
-traversals, tie the positions together), so every mechanism here examines the items in one
-seeded uniformly random order, the same for all (EM does not depend on it), and the simulated
-runs use that order too: the lines are the expectations of the points.  SVT-ReTr is computed to
+traversals, tie the positions together), so on the scaled workload every mechanism examines
+the items in one seeded uniformly random order, the same for all (EM does not depend on it),
+and the simulated runs use that order too: the lines are the expectations of the points.  On
+the paper's own workload (10,000 items, ``c`` from 25 to 300) SVT-S is exact over a uniformly
+random order, as the paper runs it, and SVT-DPBook and SVT-ReTr are exact in each of
+:data:`ORDERS` seeded orders, the figure showing their mean and the range across the orders;
+SVT-ReTr there only where its later traversals fit (:data:`PAPER_RAISES`).  SVT-ReTr is computed to
 fewer digits than the others: the higher its threshold, the more traversals its exact sum needs
 where the threshold noise is high (about 18,000 at ``5D`` and ``c = 6``).
 
@@ -39,8 +43,8 @@ from ..sampling.selection import run_rates, simulate_selection
 from ..exact.selection import expected_utility
 from .certify import all_of, ball_below, certified_verdict
 from .figure_spec import EXACT, SIMULATED, Curve, FigureSpec, Panel
-from .lyu_allocation import (EPS, ITEMS, RECOMMENDED, RECORDS_PER_ITEM, allocations,
-                             middle_threshold, svt_s, zipf_counts)
+from .lyu_allocation import (EPS, ITEMS, PAPER_ITEMS, RECOMMENDED, RECORDS_PER_ITEM,
+                             allocations, middle_threshold, svt_s, zipf_counts)
 from .registry import Claim, ClaimResult, register_claim
 
 #: Digits of the exact expectations; SVT-ReTr's (its cost grows fast with the digits).
@@ -56,6 +60,18 @@ RAISES = (1, 2, 3, 5)
 #: Simulated runs per mechanism and cutoff, and the seed of the order and of the runs.
 RUNS = 100
 SEED = 2017
+#: The paper's cutoffs (Figures 4–5) on its workload of :data:`PAPER_ITEMS` items.
+PAPER_CUTOFFS = (25, 50, 100, 150, 200, 250, 300)
+#: Seeded orders in which SVT-DPBook and SVT-ReTr are computed on the paper's workload.
+ORDERS = 2
+#: Digits of the exact expectations on the paper's workload but SVT-ReTr's (enough for the
+#: figure; at ε = 0.1 over up to 300 selections most rates lie near 1 and apart).
+PAPER_WORKLOAD_DIGITS = 3
+#: SVT-ReTr's increments computed on the paper's workload, by cutoff: where the first traversal
+#: alone leaves the dropped terms negligible (docs/mathematics.md §12.4); at c = 25 and 50 a
+#: threshold this far above the c-th count needs hundreds to thousands of traversals of the
+#: 10,000 items where the threshold noise is high, and at 2D and more, tens.
+PAPER_RAISES = {c: (1,) for c in (100, 150, 200, 250, 300)}
 INTERACTIVE = ("SVT-DPBook",) + tuple(f"SVT-S {label}" for label in ("1:1", "1:3", "1:c",
                                                                      RECOMMENDED))
 
@@ -96,8 +112,9 @@ def _simulated(mech, queries: list, c: int, index: int) -> tuple:
 
 
 def _record(c: int, label: str, utility, digits: int, fnr_runs, ser_runs) -> dict:
-    """One JSON record: the exact expectations and the simulated runs' mean and deviation."""
-    record = {"size": c, "series": label}
+    """One JSON record of the scaled workload (its one seeded order): the exact expectations
+    and the simulated runs' mean and deviation."""
+    record = {"items": ITEMS, "size": c, "series": label, "order": "seeded"}
     for name, ball in (("fnr", utility.fnr), ("ser", utility.ser)):
         record.update(printed_ball(ball, digits).fields(name, False))
     for name, runs in (("fnr", fnr_runs), ("ser", ser_runs)):
@@ -106,11 +123,96 @@ def _record(c: int, label: str, utility, digits: int, fnr_runs, ser_runs) -> dic
     return record
 
 
+def paper_order(k: int, items: int = PAPER_ITEMS) -> list:
+    """The ``k``-th seeded uniformly random order of the paper's workload."""
+    return [int(i) for i in np.random.default_rng([SEED, k]).permutation(items)]
+
+
+def evaluate_paper(progress: Callable[[], None], cutoffs: tuple = PAPER_CUTOFFS,
+                   raises: dict = PAPER_RAISES, orders: int = ORDERS,
+                   items: int = PAPER_ITEMS) -> dict:
+    """``{(c, label): [expected utility, …]}`` on the paper's workload (``items`` Zipf items):
+    SVT-S over a uniformly random order and EM (which does not depend on the order) once each,
+    SVT-DPBook and SVT-ReTr (at ``raises[c]``) in each of ``orders`` seeded orders
+    (:func:`paper_order`)."""
+    counts = zipf_counts(items, RECORDS_PER_ITEM * items)
+    permuted = [[counts[i] for i in paper_order(k, items)] for k in range(orders)]
+    exact = {}
+    for c in cutoffs:
+        chosen = mechanisms(c, middle_threshold(counts, c), raises.get(c, ()))
+        for label, (mech, digits) in chosen.items():
+            digits = min(digits, PAPER_WORKLOAD_DIGITS)
+            if label.startswith("SVT-S"):
+                exact[c, label] = [expected_utility(mech, counts, "random", digits)]
+            elif label == "EM":
+                exact[c, label] = [expected_utility(mech, counts, "given", digits)]
+            else:
+                exact[c, label] = [expected_utility(mech, queries, "given", digits)
+                                   for queries in permuted]
+            progress()
+    return exact
+
+
+def _paper_record(c: int, label: str, k: int | None, utility, digits: int) -> dict:
+    """One JSON record of the paper's workload: the order (its index among the seeded ones,
+    ``"random"`` for an exact average over uniformly random orders, ``"any"`` where the
+    mechanism does not depend on it) and the exact expectations (no simulated runs)."""
+    order = k if k is not None else "random" if label.startswith("SVT-S") else "any"
+    record = {"items": PAPER_ITEMS, "size": c, "series": label, "order": order}
+    for name, ball in (("fnr", utility.fnr), ("ser", utility.ser)):
+        record.update(printed_ball(ball, digits).fields(name, False))
+    return record
+
+
+def _paper_orderings(paper: dict, c: int) -> tuple:
+    """At cutoff ``c`` of the paper's workload: whether SVT-DPBook's FNR and SER lie above
+    every SVT-S allocation's in every seeded order, and EM's below every SVT-ReTr's computed
+    there (``True`` if none is), each decided on the enclosures (``None``: undecided)."""
+    measures = ("fnr", "ser")
+    dpbook = all_of(ball_below(getattr(paper[c, label][0], m), getattr(utility, m))
+                    for label in INTERACTIVE[1:] for utility in paper[c, "SVT-DPBook"]
+                    for m in measures)
+    em = all_of(ball_below(getattr(paper[c, "EM"][0], m), getattr(utility, m))
+                for (size, label), utilities in paper.items()
+                if size == c and label.startswith("SVT-ReTr")
+                for utility in utilities for m in measures)
+    return dpbook, em
+
+
+def _paper_panels(paper: dict) -> list:
+    """The figure's panels of the paper's workload: each mechanism's exact expectation against
+    ``c``; for those computed in several seeded orders the mean, with the range across the
+    orders as error bars."""
+    cutoffs = sorted({c for c, _ in paper})
+    labels = list(dict.fromkeys(label for _, label in paper))
+    panels = []
+    for setting, chosen in (("interactive (Fig. 4)", INTERACTIVE),
+                            ("non-interactive (Fig. 5)", tuple(
+                                label for label in labels if label == "EM"
+                                or label.startswith("SVT-ReTr")) + (f"SVT-S {RECOMMENDED}",))):
+        for measure, title in (("fnr", "false negative rate"), ("ser", "score error rate")):
+            curves = []
+            for color, label in enumerate(chosen):
+                at = [c for c in cutoffs if (c, label) in paper]
+                values = [[float(getattr(u, measure).mid()) for u in paper[c, label]] for c in at]
+                means = tuple(sum(v) / len(v) for v in values)
+                spread = tuple((mean - min(v), max(v) - mean) for mean, v in zip(means, values))
+                several = max(len(v) for v in values) > 1
+                curves.append(Curve(f"{label}: mean of {len(values[0])} orders (range)"
+                                    if several else label, tuple(float(c) for c in at), means,
+                                    EXACT, color, spread if several else ()))
+            panels.append(Panel(f"{setting}, Zipf, {PAPER_ITEMS} items, ε = {EPS}",
+                                "cutoff c", f"{title} (exact)", tuple(curves)))
+    return panels
+
+
 def evaluate_svt_vs_em(progress: Callable[[], None], cutoffs: tuple = CUTOFFS,
-                       raises: tuple = RAISES) -> ClaimResult:
-    """The exact and simulated FNR and SER of every mechanism at every cutoff; the verdicts
-    "SVT-DPBook is the worst interactive variant" and "EM beats SVT-ReTr" (the claim evaluates
-    the defaults; the tests a smaller ``cutoffs`` and ``raises``)."""
+                       raises: tuple = RAISES, paper_cutoffs: tuple = PAPER_CUTOFFS,
+                       paper_raises: dict = PAPER_RAISES) -> ClaimResult:
+    """The exact and simulated FNR and SER of every mechanism at every cutoff of the scaled
+    workload, and the exact ones on the paper's workload at ``paper_cutoffs``
+    (:func:`evaluate_paper`); the verdicts "SVT-DPBook is the worst interactive variant" and
+    "EM beats SVT-ReTr" on both (the claim evaluates the defaults; the tests fewer)."""
     retraversals = non_interactive(raises)
     counts = zipf_counts(ITEMS, RECORDS_PER_ITEM * ITEMS)
     queries = [counts[i] for i in examination_order(ITEMS)]
@@ -135,10 +237,15 @@ def evaluate_svt_vs_em(progress: Callable[[], None], cutoffs: tuple = CUTOFFS,
                           for c in cutoffs for label in INTERACTIVE[1:] for m in measures)
     em_best = all_of(ball_below(getattr(exact[c, "EM"][0], m), getattr(exact[c, label][0], m))
                      for c in cutoffs for label in retraversals[1:] for m in measures)
+    paper = evaluate_paper(progress, paper_cutoffs, paper_raises) if paper_cutoffs else {}
     decision = all_of((dpbook_worst, em_best))
     decided, certified = certified_verdict(decision)
     points = tuple(_record(c, label, utility, digits, *simulated[c, label])
-                   for (c, label), (utility, digits) in exact.items())
+                   for (c, label), (utility, digits) in exact.items()) + tuple(
+        _paper_record(c, label, k if len(utilities) > 1 else None, utility,
+                      min(RETRAVERSAL_DIGITS if label.startswith("SVT-ReTr") else DIGITS,
+                          PAPER_WORKLOAD_DIGITS))
+        for (c, label), utilities in paper.items() for k, utility in enumerate(utilities))
     # at most 3 significant digits, and only those each enclosure proves
     fnr = {key: printed_ball(utility.fnr, 3).text for key, (utility, _) in exact.items()}
     detail = (f"Zipf workload scaled to {ITEMS} items ({RECORDS_PER_ITEM * ITEMS} records), "
@@ -152,13 +259,14 @@ def evaluate_svt_vs_em(progress: Callable[[], None], cutoffs: tuple = CUTOFFS,
               + "".join(f", {digits} at c = {c} and {label.removeprefix('SVT-ReTr ')} (to order it "
                         f"against EM)" for (c, label), (_, digits) in exact.items()
                         if label in retraversals[1:] and digits > RETRAVERSAL_DIGITS)
-              + f"; {RUNS} seeded simulated runs per point")
+              + f"; {RUNS} seeded simulated runs per point"
+              + _paper_text(paper))
     if certified:
         detail += ("; certified: at every c SVT-DPBook's FNR and SER enclosures lie above every "
                    "SVT-S allocation's, and EM's below every SVT-ReTr's" if decision else
                    "; certified: " + ("SVT-DPBook is not the worst at some c" if not dpbook_worst
                                       else "EM does not beat SVT-ReTr at some c"))
-    panels = []
+    panels = []  # the scaled workload's, then the paper's
     for setting, labels in (("interactive (Fig. 4)", INTERACTIVE),
                             ("non-interactive (Fig. 5)", retraversals + (
                                 f"SVT-S {RECOMMENDED}",))):
@@ -174,9 +282,49 @@ def evaluate_svt_vs_em(progress: Callable[[], None], cutoffs: tuple = CUTOFFS,
                                     tuple(float(r.std(ddof=1)) for r in runs)))
             panels.append(Panel(f"{setting}, Zipf, {ITEMS} items, ε = {EPS}", "cutoff c",
                                 f"{title} (lines exact, crosses simulated)", tuple(curves)))
+    if paper:
+        panels += _paper_panels(paper)
     return ClaimResult(decided, detail, points,
                        FigureSpec("Sparse Vector variants and the exponential mechanism on Zipf "
                                   "scores (Lyu, Su & Li, Figs. 4–5)", tuple(panels)), (), certified)
+
+
+def _paper_text(paper: dict) -> str:
+    """The detail's part on the paper's workload: what was computed, and the exact FNR."""
+    if not paper:
+        return ""
+    cutoffs = sorted({c for c, _ in paper})
+    labels = list(dict.fromkeys(label for _, label in paper))
+
+    def fnr(c: int, label: str) -> str:
+        texts = [printed_ball(u.fnr, 3).text for u in paper[c, label]]
+        return texts[0] if len(texts) == 1 else "/".join(texts)
+    return (f"; on the paper's workload ({PAPER_ITEMS} items, {RECORDS_PER_ITEM * PAPER_ITEMS} "
+            f"records), SVT-S exact over a uniformly random order, SVT-DPBook and SVT-ReTr exact "
+            f"in each of {ORDERS} seeded orders (no exact form averages them over the orders; the "
+            f"figure shows their mean and range), SVT-ReTr at "
+            + ", ".join(f"c = {c}: " + "/".join(f"{r}D" for r in raises)
+                        for c, raises in PAPER_RAISES.items() if c in cutoffs)
+            + " only (elsewhere its later traversals do not fit), expected FNR at c = "
+            + "; ".join(f"{c}: " + ", ".join(f"{label} {fnr(c, label)}" for label in labels
+                                             if (c, label) in paper) for c in cutoffs)
+            + "; there, on the enclosures, SVT-DPBook lies above every SVT-S allocation in "
+            + "every order at c = " + _cutoffs_where(paper, cutoffs, 0)
+            + ", and EM below every SVT-ReTr computed at c = " + _cutoffs_where(
+                paper, [c for c in cutoffs if any(size == c and label.startswith("SVT-ReTr")
+                                                  for size, label in paper)], 1)
+            + " (judged on the scaled workload alone)")
+
+
+def _cutoffs_where(paper: dict, cutoffs: list, which: int) -> str:
+    """The cutoffs where the ordering ``which`` of :func:`_paper_orderings` holds, certified
+    (and where it fails or is undecided, said so)."""
+    decided = {c: _paper_orderings(paper, c)[which] for c in cutoffs}
+    held = [str(c) for c in cutoffs if decided[c] is True] or ["none"]
+    failed = [str(c) for c in cutoffs if decided[c] is False]
+    open_ = [str(c) for c in cutoffs if decided[c] is None]
+    return (", ".join(held) + (f" (not at {', '.join(failed)})" if failed else "")
+            + (f" (undecided at {', '.join(open_)})" if open_ else ""))
 
 
 register_claim(Claim(
@@ -188,5 +336,7 @@ register_claim(Claim(
     f"svt_retraversal monotone at 1:c^(2/3) with T raised by "
     f"{', '.join(f'{r}D' for r in RAISES)} (SVT-ReTr); ε = {EPS}, Zipf counts of "
     f"{RECORDS_PER_ITEM * ITEMS} records over {ITEMS} items in one seeded random order, T between "
-    f"the c-th and (c+1)-th counts, c ∈ {{{', '.join(map(str, CUTOFFS))}}}",
-    evaluate_svt_vs_em, cost=120.0))
+    f"the c-th and (c+1)-th counts, c ∈ {{{', '.join(map(str, CUTOFFS))}}}; and on the paper's "
+    f"{PAPER_ITEMS} items, c ∈ {{{', '.join(map(str, PAPER_CUTOFFS))}}}, SVT-S in a random "
+    f"order, SVT-DPBook and SVT-ReTr in {ORDERS} seeded orders",
+    evaluate_svt_vs_em, cost=600.0))

@@ -32,7 +32,11 @@ def _color(index: int):
 
 def _draw_panel(ax, panel: Panel) -> None:
     for curve in panel.curves:
-        if curve.kind == EXACT:
+        if curve.kind == EXACT and curve.spread:
+            ax.errorbar(curve.x, curve.y, yerr=list(zip(*curve.spread)), marker="o",
+                        markersize=4, linewidth=1.2, capsize=3, elinewidth=0.9,
+                        color=_color(curve.color), label=curve.label)
+        elif curve.kind == EXACT:
             ax.plot(curve.x, curve.y, marker="o", markersize=4, linewidth=1.2,
                     color=_color(curve.color), label=curve.label)
         elif curve.kind == FUNCTION:
@@ -62,11 +66,12 @@ def _draw_panel(ax, panel: Panel) -> None:
 def draw(spec: FigureSpec, path: Path) -> Path:
     """Write ``spec`` as a PNG at ``path`` and return the path.
 
-    One panel per column; four panels make a 2×2 grid.  Legends go below their axes, so that
-    they never hide a curve.
+    One panel per column; four panels make a 2×2 grid, eight a 2×4 one.  Legends go below
+    their axes, so that they never hide a curve.
     """
     count = len(spec.panels)
-    rows, cols = (2, 2) if count == 4 else (1, count)
+    rows = 2 if count in (4, 8) else 1
+    cols = count // rows
     fig, axes = plt.subplots(rows, cols, figsize=(PANEL_SIZE[0] * cols, PANEL_SIZE[1] * rows),
                              squeeze=False)
     try:

@@ -93,6 +93,30 @@ def check_cutoff(c, n: int) -> None:
         raise InputError(f"the cutoff c={c} exceeds the number of queries ({n})")
 
 
+class PiecesInTurn:
+    """``progress`` for quadratures run one after another
+    (:func:`~exactdp.exact.backends.vector_quadrature.integrate_vector`'s callback): each one's
+    finished pieces counted on after all the pieces of those before it, notes passed on with
+    ``0``; :meth:`next` gives the callback of the next quadrature (``None`` without
+    ``progress``)."""
+
+    def __init__(self, progress):
+        self.progress, self.before, self.last = progress, 0, 0
+
+    def next(self):
+        self.before, self.last = self.before + self.last, 0
+        if self.progress is None:
+            return None
+
+        def report(done, note=""):
+            if note:
+                self.progress(0, note=note)
+            else:
+                self.last = done
+                self.progress(self.before + done)
+        return report
+
+
 def in_intervals_first(recurrence: Callable, digits: int, tolerance) -> list:
     """``recurrence(arithmetic)`` (a list of balls) in double-precision intervals
     (:class:`~exactdp.exact.backends.interval_arrays.FloatIntervals`) for at most

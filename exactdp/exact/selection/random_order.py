@@ -19,7 +19,7 @@ from flint import arb
 from ...precision import to_arb
 from ..backends.vector_quadrature import RHOS, integrate_vector
 from .generating import fewer_than_bound, negligible_pieces
-from .kinds import EVALUATION_COST
+from .kinds import EVALUATION_COST, PiecesInTurn
 from .pass_probabilities import PassProbabilities
 from .random_position import fewer_random, mean_reciprocal
 
@@ -64,23 +64,15 @@ def random_order_probabilities(laws: PassProbabilities, c: int, tolerance: arb, 
         return c * laws.reciprocal_bound(z, middle)
 
     results = [arb(0)] * len(counts)
-    finished = 0
-
-    def progress_from(offset):
-        """The pieces of the second quadrature counted after the first's ``offset``."""
-        def report(done, note=""):
-            progress(0 if note else offset + done, note=note)
-        return None if progress is None else report
-
+    in_turn = PiecesInTurn(progress)
     if split > 0:
         results = integrate_vector(evaluate_tail, bound_tail, laws.cuts[:split + 1], laws.tails,
-                                   share, progress_from(0), TAIL_EVALUATION_COST,
+                                   share, in_turn.next(), TAIL_EVALUATION_COST,
                                    largest_rho=RHOS[-1], jobs=jobs)
-        finished = split
     if split < len(laws.cuts) - 1:
         tails = arb(0) if split > 0 else laws.tails
         rest = integrate_vector(evaluate_full, laws.bound, laws.cuts[split:], tails, share,
-                                progress_from(finished), EVALUATION_COST, jobs=jobs)
+                                in_turn.next(), EVALUATION_COST, jobs=jobs)
         results = [r + x for r, x in zip(results, rest)]
     radius = arb(0, dropped.upper())
     return [results[k] + radius for k in laws.positions]

@@ -1,7 +1,8 @@
 """Sparse Vector with retraversal (``svt_retraversal``; Lyu, Su & Li, "Understanding the Sparse
 Vector Technique for Differential Privacy", PVLDB 10(6), 2017, §5) as a selection kind, in the
-given order: a sum over traversals of the queries, the dropped ones bounded
-(docs/mathematics.md §12.4).
+given order: a sum over traversals of the queries, its first term the given-order Sparse
+Vector's integral, the later ones traversal by traversal, the dropped ones bounded
+analytically (docs/mathematics.md §12.4).
 """
 
 from __future__ import annotations
@@ -18,37 +19,70 @@ from ...errors import InputError, PrecisionError
 from ...mechanisms.selection import RetraversalMechanism
 from ...precision import to_arb
 from ..backends.vector_quadrature import integrate_vector
-from .kinds import EVALUATION_COST, SelectionKind, in_intervals_first, register_kind
+from .generating import generating_value, truncated_power, truncated_product
+from .given_order import given_order_probabilities
+from .kinds import (EVALUATION_COST, PiecesInTurn, SelectionKind, in_intervals_first,
+                    register_kind)
 from .pass_probabilities import PassProbabilities
 
 #: Most traversals of Sparse Vector with retraversal modelled exactly.
 MAX_TRAVERSALS = 200_000
+#: The traversals whose terms are integrated by the given-order Sparse Vector's sweep
+#: (``given_order.py``): 1, the first; 0 sends every traversal through the recurrence of
+#: :func:`_traversal_chunk` (the computation before the sweep took the first, which
+#: ``benchmarks/retraversal_speed.py`` times against it).
+SWEPT_TRAVERSALS = 1
 
 
-def retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: arb,
-                progress, arithmetic, jobs: int) -> list:
+def retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: arb, progress,
+                jobs: int, digits: int) -> list:
     """Given the threshold noise ``z``, query ``i`` first passes in traversal ``R_i``
     (geometric: ``Pr[R_i = r] = S_i F_i^{r−1}``), independently; it is selected iff fewer than
     ``c`` others come before ``(R_i, i)`` in the order of traversals then positions:
     ``P[i | z] = Σ_r S_i F_i^{r−1} Q_{i,r}``, ``Q_{i,r} = Pr[fewer than c of {j < i: R_j ≤ r}
-    ∪ {j > i: R_j ≤ r − 1}]``.  The threshold noise's range is cut into cells; on cell ``k`` the
-    first ``R_k`` traversals are integrated and the rest, at most ``F_i^{R_k}·Q_{i,R_k+1}``
-    (increasing in ``z``), are bounded (:func:`traversals_per_cell`; docs/mathematics.md
-    §12.4): few traversals where queries often pass, many only where the threshold noise is
-    likely enough to need them.  The traversals are computed in chunks, each a recurrence over
-    the queries vectorised over its traversals (:func:`_traversal_chunk`), in ``arithmetic``
-    (``exact/backends/interval_arrays.py``)."""
+    ∪ {j > i: R_j ≤ r − 1}]``, a Poisson-binomial tail.
+
+    The first term, ``S_i·Pr[fewer than c of the queries before i pass]``, is the given-order
+    Sparse Vector's integrand (:func:`given_order_probabilities`, its sweep stopping where the
+    rest is negligible).  The threshold noise's range is cut into cells; on cell ``k`` the
+    traversals ``2 … R_k`` are integrated (:func:`later_traversals`, in double-precision
+    intervals up to ``digits``, :func:`~exactdp.exact.selection.kinds.in_intervals_first`) and
+    the rest bounded analytically (:func:`traversals_per_cell`): where many queries pass in one
+    traversal, ``R_k = 1`` and no later traversal is computed at all.  ``progress`` is told the
+    traversals modelled, then the pieces of both integrals, counted on."""
     hub = mech.threshold_noise
     laws = PassProbabilities(hub, mech.query_noise, mech.threshold, values, tolerance)
     grid = _grid(laws.cuts, hub.scale)
     masses, fails_at_ends = [], []
     for a, b in zip(grid, grid[1:]):
         masses.append(laws.hub_mass(a, b))
-        fails_at_ends.append(laws(to_arb(b), (a + b) / 2)[2])
-    searched = None if progress is None else (
-        lambda done: progress(0, note=f"traversals modelled: {done}"))
-    per_cell, remainder = traversals_per_cell(arithmetic, fails_at_ends, masses, c,
-                                               tolerance / 8, searched)
+        fails_at_ends.append(laws.distinct_values(to_arb(b), (a + b) / 2)[2])
+    per_cell, remainder = traversals_per_cell(fails_at_ends, masses, laws.counts, c,
+                                               tolerance / 8)
+    if progress is not None:
+        progress(0, note=f"traversals modelled: {max(per_cell)}")
+    in_turn = PiecesInTurn(progress)
+    first = [arb(0)] * len(values)
+    if SWEPT_TRAVERSALS:
+        first = given_order_probabilities(laws, c, tolerance / 2, in_turn.next(), jobs)
+    later = [arb(0)] * len(values)
+    if max(per_cell) > SWEPT_TRAVERSALS:
+        later = in_intervals_first(functools.partial(
+            later_traversals, laws, grid, per_cell, c, tolerance / 4, in_turn.next(),
+            jobs=jobs), digits, tolerance)
+    return [p + q + arb(0, remainder.upper()) for p, q in zip(first, later)]
+
+
+def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int,
+                     tolerance: arb, progress, arithmetic, jobs: int) -> list:
+    """``∫ p_ρ(z) Σ_{r=s+1}^{R_k} S_i F_i^{r−1} Q_{i,r} dz`` for every ``i`` over the cells
+    of ``grid`` (``s`` = :data:`SWEPT_TRAVERSALS`, ``R_k = per_cell[k]`` on cell ``k``), the
+    traversals computed in chunks, each a recurrence over the queries vectorised over its
+    traversals (:func:`_traversal_chunk`), in ``arithmetic``
+    (``exact/backends/interval_arrays.py``); its tails are left to the first traversal's
+    integral, which bounds the whole integrand (at most ``p_ρ``) outside the range (with no
+    first traversal swept, they are this integral's)."""
+    n = len(laws.positions)
 
     def traversals_at(middle: Fraction) -> int:
         return per_cell[bisect.bisect_right(grid, middle) - 1]
@@ -57,9 +91,10 @@ def retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: arb
         density, _, fails = laws(z, middle)
         fails = arithmetic.lift(fails)
         passing = arithmetic.one_minus(fails)
-        total = arithmetic.constant(0, (len(values),))
-        earliest = arithmetic.constant(1, (len(values),))  # F^{r−1} at the chunk's first r
-        sizes = _chunk_sizes(traversals_at(middle), len(values), c)
+        total = arithmetic.constant(0, (n,))
+        # F^{r−1} at the chunk's first r
+        earliest = fails if SWEPT_TRAVERSALS else arithmetic.constant(1, (n,))
+        sizes = _chunk_sizes(max(0, traversals_at(middle) - SWEPT_TRAVERSALS), n, c)
         table = _powers(arithmetic, fails, max(sizes, default=0) + 1)
         for size in sizes:
             earlier, fewer, earliest = _traversal_chunk(arithmetic, table, earliest, size, c)
@@ -72,9 +107,11 @@ def retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: arb
         return abs(density) * traversal_bound(arithmetic, passes, fails, laws.counts,
                                                traversals_at(middle))
 
-    results = integrate_vector(evaluate, bound, grid, laws.tails, tolerance, progress,
-                               EVALUATION_COST, jobs=jobs)
-    return [p + arb(0, remainder.upper()) for p in results]
+    used = [k for k, traversals in enumerate(per_cell) if traversals > SWEPT_TRAVERSALS]
+    cuts = grid[used[0]:used[-1] + 2]
+    tails = arb(0) if SWEPT_TRAVERSALS else laws.tails
+    return integrate_vector(evaluate, bound, cuts, tails, tolerance, progress,
+                            EVALUATION_COST, jobs=jobs)
 
 
 #: Most traversals computed in one vectorised chunk (:func:`_traversal_chunk`), and most
@@ -82,9 +119,6 @@ def retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: arb
 #: double intervals), which bounds its memory.
 TRAVERSAL_CHUNK = 512
 CHUNK_ENTRIES = 4_000_000
-#: The first chunk of the search for the traversals each cell needs
-#: (:func:`traversals_per_cell`); the chunks double from there up to the largest.
-FIRST_SEARCH_CHUNK = 16
 
 
 def largest_chunk(n: int, c: int) -> int:
@@ -230,88 +264,112 @@ def _grid(cuts: list, scale: Fraction) -> list:
     return grid
 
 
-def traversals_per_cell(arithmetic, fails: list, masses: list, c: int, target: arb,
-                        searched=None) -> tuple:
-    """For each cell of the threshold noise's range the number of traversals ``R_k`` to
-    integrate, and a bound (at most ``target``) on the dropped terms for every ``i``.  On cell
-    ``k`` they are at most ``F_i^R·Q_{i,R+1}`` at the cell's right end (both increase with
-    ``z``), times the cell's probability (``fails[k]``: the ``F_i`` at the right end of cell
-    ``k``, ``masses[k]`` an upper bound on its probability); with no traversal at all
-    (``R_k = 0``) they are at most the cell's probability.  A cell stops as soon as its bound is
-    within an equal share of half of ``target`` (the central cells, where queries often pass,
-    after a few traversals; the far ones, if unlikely enough, at once); every cell still going
-    stops at the first ``R`` where all the bounds together are within ``target``.  The bounds
-    come in chunks of traversals (:func:`_dropped_bounds`), in ``arithmetic``.
-    ``searched``, if given, is called with each number of traversals modelled."""
+def traversals_per_cell(fails: list, masses: list, counts: list, c: int, target: arb) -> tuple:
+    """For each cell of the threshold noise's range the number of traversals ``R_k ≥ 1`` to
+    integrate, and a bound (at most ``target``) on the dropped terms for every ``i``: on cell
+    ``k`` at most ``masses[k]`` (an upper bound on its probability) times
+    :func:`dropped_bound` at the cell's right end (``fails[k]``: the ``F`` of the distinct
+    answers there, ``counts`` their multiplicities), since the dropped terms grow with ``z``.
+    If one traversal everywhere keeps the sum of the bounds within ``target`` it is taken.
+    Otherwise each cell whose bound exceeds an equal share of half of ``target`` is given the
+    fewest traversals found that bring it within that share (:func:`_fewest_traversals`), and
+    then all are capped at the least common number found (by bisection) that keeps the sum
+    within ``target``: the unlikely cells, which need the most, stop where the likely ones
+    leave room."""
     share = target / (2 * len(fails))
-    per_cell, total = [None] * len(fails), arb(0)
-    for k, mass in enumerate(masses):
-        if mass <= share:
-            per_cell[k], total = 0, total + arb(mass.upper())
-    active = [k for k in range(len(fails)) if per_cell[k] is None]
-    bounds = {k: _dropped_bounds(arithmetic, fails[k], masses[k], c) for k in active}
-    probe = None  # the sum of the active cells' bounds at the last probe
-    for traversals in range(1, MAX_TRAVERSALS + 1):
-        if not active:
-            return per_cell, total
-        if searched is not None:
-            searched(traversals)
-        dropped = {k: next(bounds[k]) for k in active}
-        going = sum(dropped.values(), arb(0))
-        if total + going <= target:
-            for k in active:
-                per_cell[k] = traversals
-            return per_cell, total + going
-        for k, bound in dropped.items():
-            if bound <= share:
-                per_cell[k], total = traversals, total + bound
-                active.remove(k)
-        if traversals >= PROBE_TRAVERSALS and traversals & (traversals - 1) == 0:
-            left = sum((dropped[k] for k in active), arb(0))
-            if probe is not None:
-                refuse_slow_decay(probe, left, traversals, target - total)
-            probe = left
-    raise _too_many_traversals()
+    known = {}
+
+    def dropped(k: int, traversals: int) -> arb:
+        if (k, traversals) not in known:
+            enough = share / masses[k] if masses[k] > 0 else arb(1)
+            known[k, traversals] = arb((masses[k] * dropped_bound(
+                fails[k], counts, c, traversals, enough)).upper())
+        return known[k, traversals]
+
+    def total(per_cell: list) -> arb:
+        return sum((dropped(k, r) for k, r in enumerate(per_cell)), arb(0))
+
+    cells = range(len(fails))
+    if total([1] * len(fails)) <= target:
+        return [1] * len(fails), total([1] * len(fails))
+    own = [1 if dropped(k, 1) <= share else
+           _fewest_traversals(lambda r, k=k: dropped(k, r), share) for k in cells]
+    low, high = 1, max(own)  # the sum is within target at the cap `high`, not at 1
+    while high - low > 1:
+        middle = (low + high) // 2
+        if total([min(r, middle) for r in own]) <= target:
+            high = middle
+        else:
+            low = middle
+    per_cell = [min(r, high) for r in own]
+    return per_cell, total(per_cell)
 
 
-def _dropped_bounds(arithmetic, fails: list, mass: arb, c: int):
-    """For ``R = 1, 2, …`` an upper bound on ``mass·max_i F_i^R·Q_{i,R+1}``
-    (:func:`traversals_per_cell`), computed in chunks of traversals doubling from
-    :data:`FIRST_SEARCH_CHUNK`; between chunks only ``F_i^R`` and the powers ``F_i^k`` up to
-    the chunk's size are kept (the search holds one such generator per cell)."""
-    fails = arithmetic.lift(fails)
-    earliest, size = fails, min(FIRST_SEARCH_CHUNK, largest_chunk(fails.shape[-1], c))
-    table = None
-    while True:
-        if table is None or table.shape[-1] <= size:
-            table = _powers(arithmetic, fails, size + 1)
-        earlier, fewer, earliest = _traversal_chunk(arithmetic, table, earliest, size, c)
-        largest = arithmetic.largest(arithmetic.mul(earlier, fewer), -2)
-        del earlier, fewer
-        for value in largest:
-            yield arb((mass * arb(float(value))).upper())
-        size = min(2 * size, largest_chunk(fails.shape[-1], c))
+def dropped_bound(fails: list, counts: list, c: int, traversals: int, enough: arb) -> arb:
+    """An upper bound on every ``Σ_{r>R} S_i F_i^{r−1} Q_{i,r}`` (:func:`retraversal`,
+    ``R = traversals``) where the distinct answers fail with ``fails`` (``counts`` queries
+    each).  ``Q_{i,r}`` cannot grow with ``r`` (the queries before ``(r, i)`` only gain), so the
+    sum is at most ``F_i^R Q_{i,R+1} ≤ F_i^R Pr[M′ ≤ c − 1] = Pr[R_i > R, M′ ≤ c − 1]
+    ≤ Pr[M ≤ c − 1]``, ``M′`` the number of the other queries with ``R_j ≤ R`` (each with
+    probability ``1 − F_j^R``, independently) and ``M`` that of all of them.  Markov's
+    inequality for ``x^{M′}``, ``0 < x ≤ 1``, bounds the middle term by
+    ``x^{1−c} G_R(x)·F_i^R/(F_i^R + (1 − F_i^R)x)``, ``G_R(x) = Π_j (F_j^R + (1 − F_j^R)x)^{n_j}``
+    (the last factor grows with ``F_i^R``: taken at the largest), in ``O(d)`` operations
+    (:func:`_markov_point` places ``x``; for ``c = 1``, ``x = 0``, ``E[0^{M′}] = Pr[M′ = 0]``).
+    Where that exceeds ``enough`` the last term is computed instead, the first ``c``
+    coefficients of ``G_R`` (:func:`~exactdp.exact.selection.generating.truncated_product`,
+    ``O(d·c)`` products), exact where Markov's bound is loose, near 1 (docs/mathematics.md
+    §12.4)."""
+    powers = [f ** traversals for f in fails]
+    top = max(arb(p.upper()) for p in powers)
+    if not top > 0:
+        return arb(0)
+    passes = [1 - p for p in powers]
+    x = arb(_markov_point(fails, counts, c, traversals))
+    bound = arb((x ** (1 - c) * generating_value(passes, powers, counts, x)
+                 * top / (top + (1 - top) * x)).upper())
+    if bound <= enough:
+        return bound
+    groups = [truncated_power(f, s, count, c) for f, s, count in zip(powers, passes, counts)]
+    fewer = arb(sum(truncated_product(groups, c).coeffs()[:c], arb(0)).upper())
+    return fewer if fewer < bound else bound
 
 
-#: Traversals after which the decay of the dropped terms is first measured, then again at each
-#: doubling (:func:`refuse_slow_decay`); a power of 2.
-PROBE_TRAVERSALS = 16
+#: The points ``log x`` at which :func:`_markov_point` compares the bounds.
+MARKOV_GRID = np.linspace(-60.0, 0.0, 301)
 
 
-def refuse_slow_decay(earlier: arb, later: arb, done: int, target: arb) -> None:
-    """Refuse early when the dropped terms, ``earlier`` after ``done/2`` traversals and
-    ``later`` after ``done``, shrink so slowly that continuing at that geometric rate
-    (``later/earlier`` per ``done/2`` traversals) would need more than :data:`MAX_TRAVERSALS` in
-    all, where the search stops anyway (each traversal costs a pass over every cell: without
-    this the refusal comes only after minutes; the decay slows rather than speeds up as the
-    cells where queries rarely pass come to dominate).  Only a refusal depends on this
-    extrapolation, never a value."""
-    rate = float(later.upper()) / float(earlier.upper()) if earlier > 0 else 0.0
-    if not 0 < rate < 1:
-        return
-    remaining = done / 2 * math.log(float(target.mid()) / float(later.upper())) / math.log(rate)
-    if done + remaining > MAX_TRAVERSALS:
-        raise _too_many_traversals()
+def _markov_point(fails: list, counts: list, c: int, traversals: int) -> float:
+    """A point ``x ∈ [0, 1]`` where the bound of :func:`dropped_bound` is near its least: the
+    best of :data:`MARKOV_GRID` (in ``log x``), its logarithm
+    ``(1 − c) log x + Σ_j n_j log(F_j^R + (1 − F_j^R)x) − log(F^R + (1 − F^R)x)`` (``F`` the
+    largest ``F_j``) evaluated in doubles; 0 for ``c = 1``.  It only places ``x``: the bound
+    is evaluated in balls wherever ``x`` lies."""
+    if c == 1:
+        return 0.0
+    logs = traversals * np.log(np.array([float(f.mid()) for f in fails]))[:, None]
+    with np.errstate(divide="ignore"):
+        rest = np.log(-np.expm1(logs))  # log(1 − F^R)
+    terms = np.logaddexp(logs, rest + MARKOV_GRID)
+    largest = int(np.argmax(logs[:, 0]))
+    values = ((1 - c) * MARKOV_GRID + np.asarray(counts, dtype=float) @ terms
+              - terms[largest])
+    return float(np.exp(MARKOV_GRID[int(np.nanargmin(values))]))
+
+
+def _fewest_traversals(bound, share: arb) -> int:
+    """An ``R`` with ``bound(R) ≤ share``, ``R`` found by doubling from 2 and then
+    bisecting (``bound`` need not be monotone: the ``R`` is valid whichever is found); a
+    :class:`~exactdp.errors.PrecisionError` past :data:`MAX_TRAVERSALS`."""
+    low, high = 1, 2
+    while not bound(high) <= share:
+        if high >= MAX_TRAVERSALS:
+            raise _too_many_traversals()
+        low, high = high, min(2 * high, MAX_TRAVERSALS)
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if bound(middle) <= share else (middle, high)
+    return high
 
 
 def _too_many_traversals() -> PrecisionError:
@@ -329,10 +387,9 @@ def _order(mech: RetraversalMechanism, order: str) -> str:
 
 def _probabilities(mech: RetraversalMechanism, values: list, c: int, order: str, digits: int,
                    tolerance, progress, jobs: int) -> list:
-    """:func:`retraversal`, in double-precision intervals first (:func:`in_intervals_first`)."""
-    return in_intervals_first(
-        functools.partial(retraversal, mech, values, c, tolerance, progress, jobs=jobs),
-        digits, tolerance)
+    """:func:`retraversal` (its later traversals in double-precision intervals first,
+    :func:`~exactdp.exact.selection.kinds.in_intervals_first`)."""
+    return retraversal(mech, values, c, tolerance, progress, jobs, digits)
 
 
 register_kind(RetraversalMechanism, SelectionKind(
