@@ -61,18 +61,27 @@ from .node_planner import checked_nodes
 RHOS = (Fraction(2), Fraction(4), Fraction(8), Fraction(16))
 #: The largest rule on one part; a part needing more is halved.
 MAX_ORDER = 48
+#: A part whose rule takes at most this many nodes is not split further.
+SMALL_ORDER = 16
 #: The smallest part of ``[0, 1]`` (a rule needing smaller parts raises PrecisionError).
 SMALLEST_PART = Fraction(1, 1024)
 #: Balls covering the upper half of an ellipse, and ``[0, 1]`` when bounding a message.
 ARCS = 8
 CHUNKS = 8
+#: Bits of the complex balls that bound the integrands (a bound needs few digits).
+BOUND_BITS = 32
 #: Real balls covering a piece of ``z``, at most, each about one scale of the noise wide.
-Z_BALLS = 16
+Z_BALLS = 8
 
 
 def _ends(line, z):
-    """``α + βz`` of a line ``(α, β)`` at a real or complex ball."""
-    return to_arb(line[0]) + to_arb(line[1]) * z
+    """``α + βz`` of a line ``(α, β)`` (balls) at a real or complex ball."""
+    return line[0] + line[1] * z if line[1] != 0 else line[0]
+
+
+def _balls(line) -> tuple:
+    """A line or bound ``(α, β, …)`` of exact rationals as balls."""
+    return tuple(to_arb(c) for c in line)
 
 
 class Rule(NamedTuple):
@@ -89,7 +98,7 @@ class Segment:
     bound on ``|h|`` on complex balls)."""
 
     def __init__(self, low, high, integrand):
-        self.low, self.high, self.integrand = low, high, integrand
+        self.low, self.high, self.integrand = _balls(low), _balls(high), integrand
 
     def g(self, z, t, modulus: bool):
         """``g(z, t)`` at real balls, or an upper bound on ``|g|`` at complex balls."""
@@ -103,39 +112,58 @@ class Segment:
     def modulus(self, z: acb) -> arb:
         """An upper bound on ``|∫_0^1 g(z, t) dt|`` at a complex ball ``z``."""
         total = arb(0)
-        for i in range(CHUNKS):
-            chunk = acb(_ball(Fraction(2 * i + 1, 2 * CHUNKS), Fraction(1, 2 * CHUNKS)))
-            total += self.g(z, chunk, True)
-        return total / CHUNKS
+        with ctx.workprec(BOUND_BITS):
+            for i in range(CHUNKS):
+                chunk = acb(_ball(Fraction(2 * i + 1, 2 * CHUNKS), Fraction(1, 2 * CHUNKS)))
+                total += self.g(z, chunk, True)
+            return total / CHUNKS
 
     def rule(self, z_cover: list, share: arb) -> Rule:
         """A rule for ``∫_0^1 g(z, t) dt`` with error at most about ``share`` for every ``z`` of
         the real balls ``z_cover`` (module docstring)."""
-        parts, error = [], arb(0)
-        pending = [(Fraction(1, 2), Fraction(1, 2))]
-        while pending:
-            middle, half = pending.pop()
-            best = None
-            for rho in RHOS:
+        parts = self._parts(z_cover, Fraction(1, 2), Fraction(1, 2), share)
+        return Rule(tuple(part[:3] for part in parts),
+                    sum((part[3] for part in parts), arb(0)))
+
+    def _parts(self, z_cover: list, middle: Fraction, half: Fraction, share: arb,
+               whole=None) -> list:
+        """``[(middle, half, order, error bound), …]``: the part ``[middle ± half]`` of
+        ``[0, 1]`` whole, or split into halves (each split again the same way) where the two
+        take fewer nodes (or the whole more than :data:`MAX_ORDER`)."""
+        if whole is None:
+            whole = self._plan(z_cover, middle, half, share * 2 * to_arb(half))
+        if whole is not None and whole[0] <= SMALL_ORDER:
+            return [(middle, half, *whole)]
+        if half <= SMALLEST_PART:
+            if whole is None:
+                raise PrecisionError("a nested integral of smooth noise needs a finer rule "
+                                     "than the quadrature allows")
+            return [(middle, half, *whole)]
+        quarter = half / 2
+        halves = [(middle + sign * quarter,
+                   self._plan(z_cover, middle + sign * quarter, quarter, share * to_arb(half)))
+                  for sign in (-1, 1)]
+        if whole is not None and all(plan is not None for _, plan in halves) and (
+                whole[0] <= halves[0][1][0] + halves[1][1][0]):
+            return [(middle, half, *whole)]
+        return [part for centre, plan in halves
+                for part in self._parts(z_cover, centre, quarter, share, plan)]
+
+    def _plan(self, z_cover: list, middle: Fraction, half: Fraction, share: arb):
+        """``(order, error bound)``: the fewest nodes on ``[middle ± half]`` over the ellipses
+        :data:`RHOS` with error at most ``share``; ``None`` if more than :data:`MAX_ORDER`."""
+        best = None
+        for rho in RHOS:
+            with ctx.workprec(BOUND_BITS):
                 rho_ball = to_arb(rho)
-                cover = ellipse_cover(to_arb(middle), to_arb(half), rho_ball, ARCS)
                 modulus = arb(0)
-                for z in z_cover:
-                    for t in cover:
-                        modulus = max(modulus, self.g(acb(z), t, True), key=_upper)
-                order, bound = checked_nodes(arb(modulus.upper()), rho_ball, to_arb(half),
-                                             share * 2 * to_arb(half))
-                if order <= MAX_ORDER and (best is None or order < best[0]):
-                    best = (order, bound)
-            if best is None:
-                if half <= SMALLEST_PART:
-                    raise PrecisionError("a nested integral of smooth noise needs a finer rule "
-                                         "than the quadrature allows")
-                pending += [(middle - half / 2, half / 2), (middle + half / 2, half / 2)]
-                continue
-            parts.append((middle, half, best[0]))
-            error += best[1]
-        return Rule(tuple(parts), error)
+                for t in ellipse_cover(to_arb(middle), to_arb(half), rho_ball, ARCS):
+                    for z in z_cover:
+                        modulus = _larger(modulus, self.g(acb(z), t, True))
+            order, bound = checked_nodes(arb(modulus.upper()), rho_ball, to_arb(half), share)
+            if order <= MAX_ORDER and (best is None or order < best[0]):
+                best = (order, bound)
+        return best
 
     def apply(self, rule: Rule, z: arb) -> arb:
         """The rule's sum at a real ball ``z`` plus ``[−error, error]``."""
@@ -152,8 +180,12 @@ def _ball(middle: Fraction, radius: Fraction) -> arb:
     return to_arb(middle) + arb(0, 1) * to_arb(radius)
 
 
-def _upper(ball: arb):
-    return ball.upper()
+def _larger(bound: arb, ball: arb) -> arb:
+    """The larger of an upper bound and the upper end of a ball; infinite if the ball is not
+    finite (nan included: a comparison with nan is false, which would drop it)."""
+    if not ball.is_finite():
+        return arb("inf")
+    return max(bound, arb(ball.upper()), key=lambda x: x.upper())
 
 
 class Message:
@@ -209,7 +241,8 @@ class LeafMessage:
         self.lowers, self.uppers = branch.lowers, branch.uppers
         self.breaks = message_breaks(branch.lowers, branch.uppers, [])
         ends = [None] + self.breaks + [None]
-        self.active = [active_bounds(self.lowers, self.uppers, interior_point(lo, hi))
+        self.active = [_active_balls(active_bounds(self.lowers, self.uppers,
+                                                   interior_point(lo, hi)))
                        for lo, hi in zip(ends, ends[1:])]
         self.cdf = branch.law.ball_log(Kind.CDF).value
         self.sf = branch.law.ball_log(Kind.SF).value
@@ -223,6 +256,19 @@ class LeafMessage:
 
     def modulus(self, z: acb, piece: int) -> arb:
         return acb(self.value(z, piece)).abs_upper()
+
+
+def _active_balls(active):
+    """Active bounds ``(lower, upper)`` (or ``None``) with their coefficients as balls."""
+    if active is None:
+        return None
+    return tuple(None if bound is None else _balls(bound) for bound in active)
+
+
+def _plane_at(bound, z, y):
+    """``α + β₁z + β₂y`` of a bound ``(α, β₁, β₂)`` (balls)."""
+    value = _ends(bound[:2], z)
+    return value + bound[2] * y if bound[2] != 0 else value
 
 
 def _interval(cdf, sf, active, at):
@@ -270,8 +316,7 @@ class CellIntegrand:
     def value(self, z, y):
         total = TreeIntegrand(self.densities, (), ()).value(z, y)
         for cdf, sf, active, power in self.leaves:
-            factor = _interval(cdf, sf, active, lambda b: _ends((b[0], b[1]), z)
-                               + to_arb(b[2]) * y)
+            factor = _interval(cdf, sf, active, lambda b: _plane_at(b, z, y))
             for _ in range(power):   # not ``**``: Arb's power of a ball holding 0 is nan
                 total *= factor
         return total
@@ -279,8 +324,7 @@ class CellIntegrand:
     def modulus(self, z, y) -> arb:
         total = TreeIntegrand(self.densities, (), ()).modulus(z, y)
         for cdf, sf, active, power in self.leaves:
-            factor = _interval(cdf, sf, active, lambda b: _ends((b[0], b[1]), z)
-                               + to_arb(b[2]) * y)
+            factor = _interval(cdf, sf, active, lambda b: _plane_at(b, z, y))
             for _ in range(power):
                 total *= acb(factor).abs_upper()
         return total
@@ -429,7 +473,7 @@ def _inner_message(integral: HubPair, reach, tolerance: arb) -> Message:
                 active = _leaf_bounds(leaf, t1, t2)
                 if active is None:
                     break
-                factors.append((cdf, sf, active, power))
+                factors.append((cdf, sf, _active_balls(active), power))
             else:
                 segments.append(Segment(low, high, CellIntegrand(densities, factors)))
         pieces.append(segments)
