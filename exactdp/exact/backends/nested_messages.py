@@ -175,8 +175,9 @@ def _message(branch: Branch, precision: int) -> Piecewise:
 def integrand_of(law: NoiseLaw, densities: tuple, factors: list) -> Piecewise:
     """``p_law(y) · Π p_d(y − s) · Π factors(y)``: the integrand of a message."""
     if not law.closed_form:
-        raise MethodUnavailableError(f"nested integrals of {law} noise have no certified rule "
-                                     f"(Laplace and exponential noise have one)")
+        raise MethodUnavailableError(f"nested integrals mixing {law} noise with noise that has "
+                                     f"kinks have no certified rule (Laplace and exponential "
+                                     f"noise alone have one, Gaussian and Gumbel noise alone too)")
     return Piecewise.product([density(law)] + [density(d, shift) for d, shift in densities]
                              + list(factors))
 
