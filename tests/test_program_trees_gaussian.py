@@ -2,7 +2,8 @@
 (``exact/backends/nested_quadrature.py``).
 
 References: nested ``mpmath.quad`` (its error estimate as slack) for a chain of four noises, a
-hand-built chain of three nested integrals, Gaussian k-Min-Max and m-Range; seeded simulation in
+hand-built chain of three nested integrals and Gaussian k-Min-Max; tensor Gauss–Legendre in
+double precision for Gaussian m-Range; seeded simulation in
 binomial intervals for m-Range; the outputs' probabilities summing to 1.
 """
 
@@ -12,6 +13,7 @@ import mpmath
 import numpy as np
 from flint import ctx
 from scipy import stats
+from scipy.special import ndtr, roots_legendre
 
 import exactdp
 from exactdp.exact.backends.nested_quadrature import log_nested_smooth
@@ -39,18 +41,19 @@ def test_chain_of_three_nested_integrals():
     """``Pr[a < 1/2, b < a + 1, c > b − 1/3]`` for ``a, b, c ~ N(0, 1), N(0, 2²), N(0, 1)``
     as a hand-built nested integral rooted at ``a`` (``a``'s message holds ``b``'s, which holds
     ``c``'s) against ``∫_{−∞}^{1/2} p_a(x) ∫_{−∞}^{x+1} p_b(y) S_c(y − 1/3) dy dx`` by nested
-    ``mpmath.quad``."""
+    ``mpmath.quad`` cut at ten standard deviations."""
     one, two = Gaussian(Fraction(1)), Gaussian(Fraction(2))
     leaf = Branch(one, lowers=((Fraction(-1, 3), Fraction(1)),))
     middle = Branch(two, uppers=((Fraction(1), Fraction(1)),), children=(leaf,))
     root = Branch(one, uppers=((Fraction(1, 2), Fraction(0)),), children=(middle,))
-    with mpmath.workdps(20):
+    with mpmath.workdps(15):
         pdf1, cdf1 = normal(1)
         pdf2, _ = normal(2)
         third = mpmath.mpf(1) / 3
         expected, error = quad_with_error(lambda x: pdf1(x) * mpmath.quad(
-            lambda y: pdf2(y) * (1 - cdf1(y - third)), [-mpmath.inf, x + 1]),
-            [-mpmath.inf, mpmath.mpf(1) / 2])
+            lambda y: pdf2(y) * (1 - cdf1(y - third)), [-20, x + 1], method="gauss-legendre"),
+            [-10, mpmath.mpf(1) / 2])
+        error += mpmath.mpf(10) ** -22   # the mass beyond ten standard deviations
     with ctx.workprec(80):
         log_value = log_nested_smooth(NestedIntegral(root), 50)
     lower, upper = (exact_mpf(end) for end in (log_value.exp().lower(), log_value.exp().upper()))
@@ -66,14 +69,16 @@ def chain(prng, queries, epsilon):
 
 def test_chain_of_four_against_nested_quadrature():
     """``Pr[a < b + q0, b > c − q1, c + 1 > d]`` = ``∫∫_{b > c − q1} p(b)p(c)·Φ(b + q0)·Φ(c + 1)``
-    by nested ``mpmath.quad`` (the leaves a, d in closed form)."""
+    by nested ``mpmath.quad`` (the leaves a, d in closed form) cut at ten standard
+    deviations."""
     q0, q1 = Fraction(1, 2), Fraction(-1, 3)
-    with mpmath.workdps(20):
+    with mpmath.workdps(15):
         pdf, cdf = normal(1)
         off = mpmath.mpf(q1.numerator) / q1.denominator
         expected, error = quad_with_error(lambda c: pdf(c) * cdf(c + 1) * mpmath.quad(
-            lambda b: pdf(b) * cdf(b + mpmath.mpf(1) / 2), [c - off, mpmath.inf]),
-            [-mpmath.inf, mpmath.inf])
+            lambda b: pdf(b) * cdf(b + mpmath.mpf(1) / 2), [c - off, 10],
+            method="gauss-legendre"), [-10, 0, 10])
+        error += mpmath.mpf(10) ** -22   # the mass beyond ten standard deviations
     result = exactdp.probability(program(chain, epsilon=1), [q0, q1], "T,T,T", dps=DPS)
     assert result.method == "certified nested quadrature"
     assert_encloses(result, expected, DPS, slack=10 * error)
@@ -97,19 +102,34 @@ def test_k_min_max_against_quadrature_and_sum():
     assert inside.lower + outside.lower <= 1 <= inside.upper + outside.upper
 
 
+def m_range_both_inside(order: int) -> float:
+    """``∫∫_{l < h} p_l(l) p_h(h) Π_{q ∈ {0, 1}} (Φ((h − q)/2) − Φ((l − q)/2)) dl dh`` for
+    Gaussian m-Range (ends ``l ~ N(0, 4²)``, ``h ~ 1 + N(0, 4²)``, queries' noise ``N(0, 2²)``)
+    by tensor Gauss–Legendre in double precision (numpy, scipy's ``ndtr``) of ``order`` nodes
+    per axis, on ``h ∈ [1 − 40, 1 + 40]``, ``l ∈ [−40, h]`` (the ends' mass beyond ten
+    standard deviations is below ``10^{−22}``)."""
+    nodes, weights = roots_legendre(order)
+    high = 1 + 40 * nodes
+    low = -40 + (high[:, None] + 40) * (nodes[None, :] + 1) / 2
+    low_weights = weights[None, :] * (high[:, None] + 40) / 2
+
+    def end_pdf(x):
+        return np.exp(-x ** 2 / 32) / (4 * np.sqrt(2 * np.pi))
+
+    inside = ((ndtr(high[:, None] / 2) - ndtr(low / 2))
+              * (ndtr((high[:, None] - 1) / 2) - ndtr((low - 1) / 2)))
+    inner = (end_pdf(low) * inside * low_weights).sum(axis=1)
+    return float((end_pdf(high - 1) * inner * weights * 40).sum())
+
+
 def test_m_range_against_quadrature():
-    """Gaussian m-Range on 2 queries, both inside: ``∫∫_{l < h} p_l(l) p_h(h − 1)
-    Π_q (Φ((h − q)/σ) − Φ((l − q)/σ)) dl dh`` by nested ``mpmath.quad``."""
-    queries, sigma = [0, 1], 2
-    with mpmath.workdps(20):
-        pdf_end, _ = normal(2 * sigma)
-        _, cdf = normal(sigma)
-        expected, error = quad_with_error(lambda h: pdf_end(h - 1) * mpmath.quad(
-            lambda low: pdf_end(low) * (cdf(h) - cdf(low)) * (cdf(h - 1) - cdf(low - 1)),
-            [-mpmath.inf, h]), [-mpmath.inf, 1, mpmath.inf])
-    result = exactdp.probability(program(m_range_gaussian, epsilon=1, sigma=sigma), queries,
-                                 "T,T", dps=DPS)
-    assert_encloses(result, expected, DPS, slack=10 * error)
+    """Gaussian m-Range on 2 queries, both inside, against :func:`m_range_both_inside` (its
+    slack: the change from 400 to 800 nodes per axis, and the rounding of the sums)."""
+    expected = m_range_both_inside(800)
+    slack = 10 * abs(expected - m_range_both_inside(400)) + 1e-14
+    result = exactdp.probability(program(m_range_gaussian, epsilon=1, sigma=2), [0, 1], "T,T",
+                                 dps=DPS)
+    assert_encloses(result, mpmath.mpf(expected), DPS, slack=slack)
 
 
 def test_m_range_against_seeded_simulation():
