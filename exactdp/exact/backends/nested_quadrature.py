@@ -151,7 +151,8 @@ class Segment:
 
     def _plan(self, z_cover: list, middle: Fraction, half: Fraction, share: arb):
         """``(order, error bound)``: the fewest nodes on ``[middle ± half]`` over the ellipses
-        :data:`RHOS` with error at most ``share``; ``None`` if more than :data:`MAX_ORDER`."""
+        :data:`RHOS` (tried in turn until a larger one needs more nodes) with error at most
+        ``share``; ``None`` if more than :data:`MAX_ORDER`."""
         best = None
         for rho in RHOS:
             with ctx.workprec(BOUND_BITS):
@@ -161,7 +162,9 @@ class Segment:
                     for z in z_cover:
                         modulus = _larger(modulus, self.g(acb(z), t, True))
             order, bound = checked_nodes(arb(modulus.upper()), rho_ball, to_arb(half), share)
-            if order <= MAX_ORDER and (best is None or order < best[0]):
+            if best is not None and order >= best[0]:
+                break   # the integrand grows faster than the larger ellipse gains
+            if order <= MAX_ORDER:
                 best = (order, bound)
         return best
 
@@ -252,7 +255,8 @@ class LeafMessage:
 
     def value(self, z, piece: int):
         """``F(z)`` at a real or complex ball on the piece ``piece``."""
-        return _interval(self.cdf, self.sf, self.active[piece], lambda line: _ends(line, z))
+        return _interval(self.cdf, self.sf, self.active[piece],
+                         lambda function, line: function(_ends(line, z)))
 
     def modulus(self, z: acb, piece: int) -> arb:
         return acb(self.value(z, piece)).abs_upper()
@@ -273,13 +277,14 @@ def _plane_at(bound, z, y):
 
 def _interval(cdf, sf, active, at):
     """``G(U) − G(L)`` for the active bounds ``(lower, upper)`` (``None``: the interval is
-    empty), the bounds' values from ``at``."""
+    empty), ``at(function, bound)`` the CDF or survival function at a bound's value: the
+    survival function ``S(L)`` without an upper bound."""
     if active is None:
         return arb(0)
     lower, upper = active
     if upper is None:
-        return arb(1) if lower is None else sf(at(lower))
-    return cdf(at(upper)) if lower is None else cdf(at(upper)) - cdf(at(lower))
+        return arb(1) if lower is None else at(sf, lower)
+    return at(cdf, upper) if lower is None else at(cdf, upper) - at(cdf, lower)
 
 
 class TreeIntegrand:
@@ -312,11 +317,26 @@ class CellIntegrand:
 
     def __init__(self, densities, leaves):
         self.densities, self.leaves = densities, leaves
+        #: the outer hub's value last seen, and the leaves' terms that depend on it alone
+        self.outer, self.outer_terms = None, {}
 
     def value(self, z, y):
+        """``h(z, y)`` at real balls; the terms of bounds on ``z`` alone are kept while the
+        same ball ``z`` comes back (one outer node, every inner node)."""
+        if z is not self.outer:
+            self.outer, self.outer_terms = z, {}
+
+        def at(function, bound):
+            if bound[2] != 0:
+                return function(_plane_at(bound, z, y))
+            key = (function, bound)
+            if key not in self.outer_terms:
+                self.outer_terms[key] = function(_ends(bound[:2], z))
+            return self.outer_terms[key]
+
         total = TreeIntegrand(self.densities, (), ()).value(z, y)
         for cdf, sf, active, power in self.leaves:
-            factor = _interval(cdf, sf, active, lambda b: _plane_at(b, z, y))
+            factor = _interval(cdf, sf, active, at)
             for _ in range(power):   # not ``**``: Arb's power of a ball holding 0 is nan
                 total *= factor
         return total
@@ -324,7 +344,8 @@ class CellIntegrand:
     def modulus(self, z, y) -> arb:
         total = TreeIntegrand(self.densities, (), ()).modulus(z, y)
         for cdf, sf, active, power in self.leaves:
-            factor = _interval(cdf, sf, active, lambda b: _plane_at(b, z, y))
+            factor = _interval(cdf, sf, active,
+                               lambda function, bound: function(_plane_at(bound, z, y)))
             for _ in range(power):
                 total *= acb(factor).abs_upper()
         return total
