@@ -1,10 +1,11 @@
-"""Gaussian noises compared in a tree or with two hubs: nested quadrature
+"""Gaussian and Gumbel noises compared in a tree or with two hubs: nested quadrature
 (``exact/backends/nested_quadrature.py``).
 
 References: nested ``mpmath.quad`` (its error estimate as slack) for a chain of four noises, a
 hand-built chain of three nested integrals and Gaussian k-Min-Max; tensor Gauss–Legendre in
 double precision for Gaussian m-Range; seeded simulation in
-binomial intervals for m-Range; the outputs' probabilities summing to 1.
+binomial intervals for m-Range; the outputs' probabilities summing to 1; a chain of four
+Gumbel noises against nested ``mpmath.quad``.
 """
 
 from fractions import Fraction
@@ -151,3 +152,29 @@ def test_m_range_against_seeded_simulation():
         assert interval.low <= p.value <= interval.high, (output, p.value, interval)
         lower, upper = lower + p.lower, upper + p.upper
     assert lower <= 1 <= upper
+
+
+def gumbel_chain(prng, queries, epsilon):
+    """:func:`chain` with Gumbel noise of scale 1."""
+    a, b, c, d = (prng.gumbel(scale=1.0) for _ in range(4))
+    return bool(a < b + queries[0]), bool(b > c - queries[1]), bool(c + 1 > d)
+
+
+def test_gumbel_chain_of_four_against_nested_quadrature():
+    """The chain of four with Gumbel noise (density ``e^{−x − e^{−x}}``, CDF ``exp(−e^{−x})``)
+    against nested ``mpmath.quad`` on ``[−4, 40]`` (the mass beyond: below ``10^{−17}``)."""
+    q0, q1 = Fraction(1, 2), Fraction(-1, 3)
+    with mpmath.workdps(15):
+        def pdf(x):
+            return mpmath.exp(-x - mpmath.exp(-x))
+
+        def cdf(x):
+            return mpmath.exp(-mpmath.exp(-x))
+        off = mpmath.mpf(q1.numerator) / q1.denominator
+        expected, error = quad_with_error(lambda c: pdf(c) * cdf(c + 1) * mpmath.quad(
+            lambda b: pdf(b) * cdf(b + mpmath.mpf(1) / 2), [c - off, 40],
+            method="gauss-legendre"), [-4, 0, 10, 40])
+        error += 2 * mpmath.exp(-40) + cdf(-4)   # the mass beyond the range, per noise
+    result = exactdp.probability(program(gumbel_chain, epsilon=1), [q0, q1], "T,T,T", dps=DPS)
+    assert result.method == "certified nested quadrature"
+    assert_encloses(result, expected, DPS, slack=10 * error)

@@ -15,10 +15,10 @@ of ``z``) or the leaves' factors ``G(U) − G(L)`` (of a hub pair: ``G`` the lea
 ``L`` linear in either hub).  The densities and CDFs of the Gaussian and the Gumbel law are
 entire, so on each piece every ``g`` is entire in ``(z, t)``:
 
-* **cut-off.**  The integration variable is kept in ``[−T, T]`` (``±T`` are breaks like the
+* **cut-off.**  The integration variable is kept in ``[−T₋, T₊]`` (breaks like the
   others, the segments beyond them left out); ``h ≥ 0`` on the real line, and
   ``h ≤ K = Π sup p_d · Π sup m_c`` (each law's density peaks at 0; each message is at most
-  its ``K``: ``∫ p_v ≤ 1``), so what is left out is at most ``K·(F_v(−T) + S_v(T))`` plus what
+  its ``K``: ``∫ p_v ≤ 1``), so what is left out is at most ``K·(F_v(−T₋) + S_v(T₊))`` plus what
   the inner messages left out, weighted by the other factors' ``K``.  The result is the
   computed ``F̃`` plus ``[0, that tail]`` (``F̃ ≤ F``: only non-negative parts are dropped).
 * **the rule.**  For every real ``z`` of a piece (covered by real balls), ``∫_0^1 g(z, t) dt``
@@ -367,16 +367,22 @@ def _density_sup(densities) -> arb:
     return arb(total.upper())
 
 
-def _cut_off(law: NoiseLaw, target: arb) -> tuple[Fraction, arb]:
-    """``(T, F(−T) + S(T))``: the first multiple ``T`` of the scale whose two tails are at
-    most ``target``, and their mass as an exact upper bound."""
+def _cut_off(law: NoiseLaw, target: arb) -> tuple[Fraction, Fraction, arb]:
+    """``(−T₋, T₊, F(−T₋) + S(T₊))``: the first multiples ``T₋``, ``T₊`` of the scale whose tails
+    ``F(−T₋)`` and ``S(T₊)`` are each at most ``target/2`` (a skewed law, Gumbel's, is cut
+    closer on its thin side), and their mass as an exact upper bound."""
     cdf, sf = law.ball_log(Kind.CDF).value, law.ball_log(Kind.SF).value
-    for k in range(1, 100_000):
-        cut = law.scale * k
-        mass = arb((cdf(to_arb(-cut)) + sf(to_arb(cut))).upper())
-        if mass <= target:
-            return cut, mass
-    raise PrecisionError(f"no cut-off of {law} noise reaches a tail of {target}")
+    ends = []
+    for tail, sign in ((cdf, -1), (sf, 1)):
+        for k in range(1, 100_000):
+            mass = arb(tail(to_arb(sign * k * law.scale)).upper())
+            if mass <= target / 2:
+                ends.append((sign * k * law.scale, mass))
+                break
+        else:
+            raise PrecisionError(f"no cut-off of {law} noise reaches a tail of {target}")
+    (low, low_mass), (high, high_mass) = ends
+    return low, high, arb((low_mass + high_mass).upper())
 
 
 def _others(density_sup: arb, sups: list, index: int) -> arb:
@@ -396,15 +402,15 @@ def _message(law: NoiseLaw, densities, lowers, uppers, builders: list, sups: lis
     docstring: cut-off, tail and sup)."""
     density_sup = _density_sup(densities)
     sup = _others(density_sup, sups, -1)
-    cut, mass = _cut_off(law, tolerance / (8 * sup))
-    children = [build((-cut, cut), tolerance / (4 * len(builders) * _others(density_sup, sups, c)))
+    low, high, mass = _cut_off(law, tolerance / (8 * sup))
+    children = [build((low, high), tolerance / (4 * len(builders) * _others(density_sup, sups, c)))
                 for c, build in enumerate(builders)]
     tail = sup * mass
     for c, child in enumerate(children):
         tail += child.tail * _others(density_sup, sups, c)
-    inner = sorted({b for child in children for b in child.breaks if -cut < b < cut})
+    inner = sorted({b for child in children for b in child.breaks if low < b < high})
     breaks, pieces = _segments(_density_functions(law, densities), lowers, uppers,
-                               [-cut] + inner + [cut], children)
+                               [low] + inner + [high], children)
     return Message(breaks, pieces, sup, arb(tail.upper()), reach, tolerance, law.scale)
 
 
@@ -475,19 +481,19 @@ def hub_pair_message(integral: HubPair, tolerance: arb) -> Message:
 
 def _inner_message(integral: HubPair, reach, tolerance: arb) -> Message:
     """``I(z₁) = ∫ p₂(z₂) Π p_d Π_i Pr[L_i < v_i < U_i] dz₂`` on the cells of the hubs' plane
-    (``form.nested_integral.plane_cells``, the cut-offs ``z₂ = ±T`` among its lines)."""
+    (``form.nested_integral.plane_cells``, the cut-offs ``z₂ = −T₋, T₊`` among its lines)."""
     inner = integral.inner
     sup = _density_sup(inner.densities)
-    cut, mass = _cut_off(inner.law, tolerance / (8 * sup))
+    low, high, mass = _cut_off(inner.law, tolerance / (8 * sup))
     densities = _density_functions(inner.law, inner.densities)
     leaves = [(leaf.law.ball_log(Kind.CDF).value, leaf.law.ball_log(Kind.SF).value, leaf,
                power) for leaf, power in Counter(integral.leaves).items()]
-    breaks, cells = plane_cells(integral, [-cut, cut], [[] for _ in integral.leaves])
+    breaks, cells = plane_cells(integral, [low, high], [[] for _ in integral.leaves])
     pieces = []
     for piece in cells:
         segments = []
-        for low, high, (t1, t2) in piece:
-            if low is None or high is None or not -cut < t2 < cut:
+        for lower, upper, (t1, t2) in piece:
+            if lower is None or upper is None or not low < t2 < high:
                 continue   # beyond a cut-off
             factors = []
             for cdf, sf, leaf, power in leaves:
@@ -496,7 +502,7 @@ def _inner_message(integral: HubPair, reach, tolerance: arb) -> Message:
                     break
                 factors.append((cdf, sf, _active_balls(active), power))
             else:
-                segments.append(Segment(low, high, CellIntegrand(densities, factors)))
+                segments.append(Segment(lower, upper, CellIntegrand(densities, factors)))
         pieces.append(segments)
     return Message(breaks, pieces, sup, arb((sup * mass).upper()), reach, tolerance,
                    inner.law.scale)
