@@ -26,7 +26,7 @@ from fractions import Fraction
 from flint import arb, ctx
 
 from ...errors import MethodUnavailableError
-from ..form.nested_integral import HubPair, Leaf, plane_cells
+from ..form.nested_integral import HubPair, Leaf, active_bounds, plane_cells
 from .nested_messages import ExpPolynomial, Piecewise, constant_value, integrand_of, message_of
 
 ZERO = (Fraction(0), 0)
@@ -58,11 +58,10 @@ class _LeafFunction:
 
     def factor(self, point) -> ExpPolynomial | None:
         """``Pr[L < v < U]`` on the cell holding ``point``; ``None`` where ``U ≤ L``."""
-        lower = max(self.leaf.lowers, key=lambda b: _value(b, point), default=None)
-        upper = min(self.leaf.uppers, key=lambda b: _value(b, point), default=None)
-        if (lower is not None and upper is not None
-                and _value(upper, point) <= _value(lower, point)):
+        active = active_bounds(self.leaf.lowers, self.leaf.uppers, point)
+        if active is None:
             return None
+        lower, upper = active
         value = self.at(upper, point)
         return value if lower is None else value.plus(self.at(lower, point), -1)
 

@@ -251,6 +251,7 @@ class LeafMessage:
         self.sf = branch.law.ball_log(Kind.SF).value
 
     def piece(self, y: Fraction) -> int:
+        """The piece holding the exact point ``y``."""
         return bisect.bisect_right(self.breaks, y)
 
     def value(self, z, piece: int):
@@ -259,6 +260,7 @@ class LeafMessage:
                          lambda function, line: function(_ends(line, z)))
 
     def modulus(self, z: acb, piece: int) -> arb:
+        """An upper bound on ``|F(z)|`` at a complex ball (in the ball's arithmetic)."""
         return acb(self.value(z, piece)).abs_upper()
 
 
@@ -295,6 +297,7 @@ class TreeIntegrand:
         self.densities, self.children, self.pieces = densities, children, pieces
 
     def value(self, z, y):
+        """``h(y)`` at a real ball (``z`` unused: a tree's integrand depends on ``y`` alone)."""
         total = arb(1)
         for density, shift in self.densities:
             total *= density(y - shift)
@@ -303,6 +306,7 @@ class TreeIntegrand:
         return total
 
     def modulus(self, z, y) -> arb:
+        """An upper bound on ``|h(y)|`` at a complex ball ``y``."""
         total = arb(1)
         for density, shift in self.densities:
             total *= acb(density(y - shift)).abs_upper()
@@ -342,6 +346,7 @@ class CellIntegrand:
         return total
 
     def modulus(self, z, y) -> arb:
+        """An upper bound on ``|h(z, y)|`` at complex balls."""
         total = TreeIntegrand(self.densities, (), ()).modulus(z, y)
         for cdf, sf, active, power in self.leaves:
             factor = _interval(cdf, sf, active,
@@ -426,6 +431,7 @@ def branch_message(branch: Branch, reach, tolerance: arb):
 
 
 def _builder(branch: Branch):
+    """``(reach, tolerance) → branch_message(branch, reach, tolerance)``."""
     return lambda reach, tolerance: branch_message(branch, reach, tolerance)
 
 
@@ -497,7 +503,7 @@ def _inner_message(integral: HubPair, reach, tolerance: arb) -> Message:
                 continue   # beyond a cut-off
             factors = []
             for cdf, sf, leaf, power in leaves:
-                active = _leaf_bounds(leaf, t1, t2)
+                active = active_bounds(leaf.lowers, leaf.uppers, (t1, t2))
                 if active is None:
                     break
                 factors.append((cdf, sf, _active_balls(active), power))
@@ -506,17 +512,6 @@ def _inner_message(integral: HubPair, reach, tolerance: arb) -> Message:
         pieces.append(segments)
     return Message(breaks, pieces, sup, arb((sup * mass).upper()), reach, tolerance,
                    inner.law.scale)
-
-
-def _leaf_bounds(leaf, t1: Fraction, t2: Fraction):
-    """A leaf's active bounds ``(α, β₁, β₂)`` at ``(t₁, t₂)``, ``None`` where ``U ≤ L``."""
-    def value(bound):
-        return bound[0] + bound[1] * t1 + bound[2] * t2
-    lower = max(leaf.lowers, key=value, default=None)
-    upper = min(leaf.uppers, key=value, default=None)
-    if lower is not None and upper is not None and value(upper) <= value(lower):
-        return None
-    return lower, upper
 
 
 def smooth(integral: NestedIntegral | HubPair) -> bool:

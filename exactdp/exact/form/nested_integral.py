@@ -153,11 +153,14 @@ def message_breaks(lowers, uppers, integrand_breaks) -> list:
     return sorted(points)
 
 
-def active_bounds(lowers, uppers, z: Fraction):
-    """``(lower, upper)``: the bounds ``(α, β)`` active at ``z`` (the largest lower, the
-    smallest upper; ``None`` where there is none), or ``None`` where ``U(z) ≤ L(z)`` (the
-    message is 0)."""
+def active_bounds(lowers, uppers, z):
+    """``(lower, upper)``: the bounds active at ``z`` (the largest lower, the smallest upper;
+    ``None`` where there is none), or ``None`` where ``U(z) ≤ L(z)`` (the message is 0).  A
+    bound is ``(α, β)``, ``α + βz``, or for a :class:`Leaf` ``(α, β₁, β₂)`` at the point
+    ``z = (t₁, t₂)``, ``α + β₁t₁ + β₂t₂``."""
     def value(bound):
+        if len(bound) == 3:
+            return bound[0] + bound[1] * z[0] + bound[2] * z[1]
         return bound[0] + bound[1] * z
     lower = max(lowers, key=value, default=None)
     upper = min(uppers, key=value, default=None)
