@@ -13,7 +13,10 @@ digits:
   index as sums of 2^(n−1) nested integrals (``backends/nested_messages.py``);
 * k-Min-Max (``k_min_max``) on 3 and 4 queries and m-Range (``m_range``) on 1, 2 and 3 queries
   (the sizes of DiPApprox's kminmax and mrange benchmarks): every output's probability (trace
-  included), and the sum of the probabilities (1 up to the enclosures' widths).
+  included), and the sum of the probabilities (1 up to the enclosures' widths); with Laplace
+  noise (closed form) and with Gaussian noise (``k_min_max_gaussian``, σ = 2;
+  ``m_range_gaussian``, σ = 2 and 4 for the interval's ends: nested quadrature), and the ratio
+  Gaussian / Laplace.
 
 Times are medians of ``REPEATS`` runs, the trace cache and the cache of messages cleared
 before each.  Run: ``python benchmarks/program_trees.py`` from the repository root.
@@ -35,12 +38,13 @@ import exactdp  # noqa: E402
 from exactdp.exact.backends import nested_messages  # noqa: E402
 from exactdp.programs import exact as program_exact  # noqa: E402
 from exactdp.programs import program  # noqa: E402
-from tests.programs.compared_noises import (k_min_max, m_range, running_best,  # noqa: E402
+from tests.programs.compared_noises import (k_min_max, k_min_max_gaussian,  # noqa: E402
+                                            m_range, m_range_gaussian, running_best,
                                             running_best_gaussian)
 
 EPS = Fraction(7, 10)
 DIGITS = 12
-REPEATS = 3
+REPEATS = int(sys.argv[1]) if len(sys.argv) > 1 else 3
 SIZES = range(4, 13)
 
 
@@ -110,17 +114,24 @@ def nested_rows(sizes) -> None:
 
 
 def hub_rows() -> None:
-    print(f"\n{'program':>10} {'queries':>8} {'outputs':>7} {'time s':>7} {'Σ p − 1':>9}")
-    for function, sizes in ((k_min_max, (3, 4)), (m_range, (1, 2, 3))):
-        mech = program(function, epsilon=EPS)
+    """k-Min-Max and m-Range at DiPApprox's sizes, Laplace noise (closed form) and Gaussian
+    noise (nested quadrature, ``backends/nested_quadrature.py``), in the same run."""
+    print(f"\n{'program':>10} {'queries':>8} {'outputs':>7} {'Laplace s':>9} {'Σ p − 1':>9} "
+          f"{'Gaussian s':>10} {'Σ p − 1':>9} {'ratio':>6}")
+    for laplace, gaussian, sizes in ((k_min_max, k_min_max_gaussian, (3, 4)),
+                                     (m_range, m_range_gaussian, (1, 2, 3))):
         for n in sizes:
             queries = [i % 2 for i in range(n)]
-            seconds, probabilities = median_time(lambda: every_output(mech, queries), REPEATS,
-                                                 before=clear)
-            with mpmath.workdps(30):
-                excess = sum(p.value for p in probabilities) - 1
-            print(f"{function.__name__:>10} {n:>8} {len(probabilities):>7} {seconds:>7.3f} "
-                  f"{mpmath.nstr(excess, 2):>9}")
+            row = []
+            for mech in (program(laplace, epsilon=EPS), program(gaussian, epsilon=EPS)):
+                seconds, probabilities = median_time(lambda: every_output(mech, queries),
+                                                     REPEATS, before=clear)
+                with mpmath.workdps(30):
+                    excess = sum(p.value for p in probabilities) - 1
+                row += [len(probabilities), seconds, mpmath.nstr(excess, 2)]
+            outputs, closed, closed_excess, _, smooth, smooth_excess = row
+            print(f"{laplace.__name__:>10} {n:>8} {outputs:>7} {closed:>9.3f} {closed_excess:>9} "
+                  f"{smooth:>10.3f} {smooth_excess:>9} {smooth / closed:>6.0f}")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import pytest
 from scipy import stats
 
 import exactdp
-from exactdp.errors import InputError, MethodUnavailableError
+from exactdp.errors import InputError
 from exactdp.exact.form.integral_form import Integral
 from exactdp.programs import program
 from exactdp.exact.form.nested_integral import NestedIntegral
@@ -211,19 +211,6 @@ def test_running_best_releasing_its_value():
                     cdf(v - other) for j, other in enumerate(queries) if j != index)
                 assert_encloses(exactdp.probability(mech, queries, f"{index},{value}", dps=20),
                                 expected, 20, slack=expected * mpmath.mpf(10) ** -35)
-
-
-def gaussian_range(prng, queries, epsilon):
-    """m-Range's noisy interval with Gaussian noise: two hubs, no closed form."""
-    low, high = prng.normal(scale=2.0), 1 + prng.normal(scale=2.0)
-    return [bool(low < q + prng.normal(scale=1.0) < high) for q in queries]
-
-
-def test_gaussian_hubs_are_refused_in_one_line():
-    """Gaussian noises compared with two hubs (not merged into stars): no certified rule, one
-    line saying which laws have one."""
-    with pytest.raises(MethodUnavailableError, match=r"Laplace and exponential noise only$"):
-        exactdp.probability(program(gaussian_range, epsilon=EPS), [0, 1], "T,T")
 
 
 def best_two(prng, queries, epsilon):

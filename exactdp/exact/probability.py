@@ -109,8 +109,8 @@ def evaluate_integral(integral: Integral, dps: int, method: str):
     :data:`INTEGRAL_BACKENDS` holds for ``method``."""
     if isinstance(integral, (NestedIntegral, HubPair)):
         raise MethodUnavailableError(f"method {method!r} integrates over one noise; noises "
-                                     f"compared in a tree or with two hubs have a certified "
-                                     f"closed form for Laplace and exponential noise only")
+                                     f"compared in a tree or with two hubs have the certified "
+                                     f"method only")
     with mpmath.workdps(working_dps(dps, integral.magnitude)):
         return INTEGRAL_BACKENDS[method](integral, dps)
 

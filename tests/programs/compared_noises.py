@@ -48,6 +48,33 @@ def k_min_max(prng, queries, epsilon):
             for query in queries[2:]]
 
 
+def k_min_max_gaussian(prng, queries, epsilon, sigma=2):
+    """:func:`k_min_max` with Gaussian noise of standard deviation ``sigma``."""
+    first = queries[0] + prng.normal(scale=sigma)
+    low = high = first
+    second = queries[1] + prng.normal(scale=sigma)
+    if second > high:
+        high = second
+    elif second < low:
+        low = second
+    return [bool(low < query + prng.normal(scale=sigma) < high) for query in queries[2:]]
+
+
+def m_range_gaussian(prng, queries, epsilon, low=0, high=1, sigma=2):
+    """:func:`m_range` with Gaussian noise: the interval's ends ``N(0, (2σ)²)``, the queries'
+    ``N(0, σ²)``."""
+    noisy_high = high + prng.normal(scale=2 * sigma)
+    noisy_low = low + prng.normal(scale=2 * sigma)
+    out = []
+    for query in queries:
+        noisy = query + prng.normal(scale=sigma)
+        inside = noisy_low < noisy < noisy_high
+        out.append(bool(inside))
+        if not inside:
+            break
+    return out
+
+
 def m_range(prng, queries, epsilon, low=0, high=1):
     """m-Range: a noisy interval ``[low + Lap(4/ε), high + Lap(4/ε)]``; each noisy query
     ``q + Lap(2/ε)`` in turn is reported inside (⊤) or not (⊥), stopping at the first one

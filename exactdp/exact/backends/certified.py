@@ -35,7 +35,9 @@ The evaluation reads the integral form (``form/integral_form.py``) and nothing e
     ball like any other (no underflow);
 * a **nested integral** (a tree of compared noises, ``form/nested_integral.py``) by its
   messages in closed form (``backends/nested_messages.py``), a group with two hubs on the
-  cells of the hubs' plane (``backends/hub_pairs.py``): piecewise exponential laws;
+  cells of the hubs' plane (``backends/hub_pairs.py``): piecewise exponential laws; for smooth
+  laws (Gaussian, Gumbel) by a Gauss–Legendre rule per message with the ellipse bound, the
+  inner messages bounded on complex balls (``backends/nested_quadrature.py``);
 * a **term** is the sum of the logs; the **form** ``log Σ_t e^{ℓ_t}``.
 
 Arb's exponent range is unbounded, so ``1e-428491`` is a ball like any other.  The working
@@ -71,6 +73,7 @@ from ..form.log_integrand import LogIntegrand
 from ..form.nested_integral import HubPair, NestedIntegral
 from .hub_pairs import log_hub_pair
 from .nested_messages import log_nested
+from .nested_quadrature import log_nested_smooth, smooth
 from .piece_series import PiecewiseExponential
 from .piecewise_gauss import log_integral_certified
 from .peak_quadrature import breakpoints, find_peak
@@ -494,10 +497,19 @@ def log_constant(law: NoiseLaw, kind: Kind, point: Fraction) -> arb | None:
     return law.log_ball_at(kind, point)
 
 
-#: The rules of the integrals over several noises (``form/nested_integral.py``): ``type →
-#: (log of the integral as a ball or None for an exact zero, method name)``.
+#: The closed forms of the integrals over several noises (``form/nested_integral.py``):
+#: ``type → (log of the integral as a ball or None for an exact zero, method name)``.
 NESTED_RULES = {NestedIntegral: (log_nested, "nested closed form"),
                 HubPair: (log_hub_pair, "hub-pair closed form")}
+
+
+def log_several_noises(integral: NestedIntegral | HubPair, goal: int):
+    """``(log of an integral over several noises as a ball or None, method name)``: by nested
+    quadrature where every law is smooth (``nested_quadrature.py``), else in closed form."""
+    if smooth(integral):
+        return log_nested_smooth(integral, goal), "nested quadrature"
+    rule, name = NESTED_RULES[type(integral)]
+    return rule(integral), name
 
 
 def _log_term(term: Term, goal: int, methods: list) -> arb | None:
@@ -509,8 +521,7 @@ def _log_term(term: Term, goal: int, methods: list) -> arb | None:
         total += constant.power * log_factor
     for integral, multiplicity in term.integrals:
         if type(integral) in NESTED_RULES:
-            rule, name = NESTED_RULES[type(integral)]
-            log_value = rule(integral)
+            log_value, name = log_several_noises(integral, goal)
             if log_value is None:
                 return None
         else:

@@ -20,15 +20,13 @@ Every line and break is an exact rational, so each cell's pieces are decided exa
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
 from fractions import Fraction
 
 from flint import arb, ctx
 
 from ...errors import MethodUnavailableError
-from ..form.nested_integral import HubPair, Leaf
-from ..form.integral_form import interior_point
+from ..form.nested_integral import HubPair, Leaf, active_bounds, plane_cells
 from .nested_messages import ExpPolynomial, Piecewise, constant_value, integrand_of, message_of
 
 ZERO = (Fraction(0), 0)
@@ -60,11 +58,10 @@ class _LeafFunction:
 
     def factor(self, point) -> ExpPolynomial | None:
         """``Pr[L < v < U]`` on the cell holding ``point``; ``None`` where ``U ≤ L``."""
-        lower = max(self.leaf.lowers, key=lambda b: _value(b, point), default=None)
-        upper = min(self.leaf.uppers, key=lambda b: _value(b, point), default=None)
-        if (lower is not None and upper is not None
-                and _value(upper, point) <= _value(lower, point)):
+        active = active_bounds(self.leaf.lowers, self.leaf.uppers, point)
+        if active is None:
             return None
+        lower, upper = active
         value = self.at(upper, point)
         return value if lower is None else value.plus(self.at(lower, point), -1)
 
@@ -72,16 +69,6 @@ class _LeafFunction:
 def _value(bound, point) -> Fraction:
     """``α + β₁t₁ + β₂t₂``."""
     return bound[0] + bound[1] * point[0] + bound[2] * point[1]
-
-
-def _cut(difference, lines: set, verticals: set) -> None:
-    """Where ``α + β₁z₁ + β₂z₂ = 0``: the line ``z₂ = −(α + β₁z₁)/β₂``, the vertical line
-    ``z₁ = −α/β₁``, or nothing."""
-    alpha, beta1, beta2 = difference
-    if beta2 != 0:
-        lines.add((-alpha / beta2, -beta1 / beta2))
-    elif beta1 != 0:
-        verticals.add(-alpha / beta1)
 
 
 def _z2_integral(polynomial: ExpPolynomial, lower, upper) -> ExpPolynomial:
@@ -107,34 +94,18 @@ def inner_message(integral: HubPair) -> Piecewise:
     """``I(z₁) = ∫ p₂(z₂) Π_i Pr[L_i < v_i < U_i] dz₂`` over the inner hub's bounds."""
     inner = integral.inner
     density = integrand_of(inner.law, inner.densities, [])
+    # identical leaves (equal queries) once, as a power
     leaves = [(_LeafFunction(leaf), power) for leaf, power in Counter(integral.leaves).items()]
-    lines = {(k, Fraction(0)) for k in density.breaks}
-    lines.update(inner.lowers + inner.uppers)
-    verticals: set = set()
-    for leaf, _ in leaves:
-        bounds = leaf.leaf.lowers + leaf.leaf.uppers
-        for first, second in itertools.combinations(bounds, 2):
-            _cut(tuple(x - y for x, y in zip(first, second)), lines, verticals)
-        for bound in bounds:
-            for b in leaf.integrand.breaks:
-                _cut((bound[0] - b, bound[1], bound[2]), lines, verticals)
-    verticals.update((a2 - a1) / (b1 - b2) for (a1, b1), (a2, b2)
-                     in itertools.combinations(lines, 2) if b1 != b2)
-    breaks = sorted(verticals)
+    functions = {leaf.leaf: leaf for leaf, _ in leaves}
+    breaks, cells = plane_cells(integral, density.breaks,
+                                [functions[leaf].integrand.breaks for leaf in integral.leaves])
     pieces = []
-    for lo, hi in zip([None] + breaks, breaks + [None]):
-        t1 = interior_point(lo, hi)
-        ordered = sorted(lines, key=lambda line: line[0] + line[1] * t1)
+    for piece in cells:
         total = ExpPolynomial()
-        for low, high in zip([None] + ordered, ordered + [None]):
-            t2 = interior_point(None if low is None else low[0] + low[1] * t1,
-                                None if high is None else high[0] + high[1] * t1)
-            if (any(a + b * t1 >= t2 for a, b in inner.lowers)
-                    or any(a + b * t1 <= t2 for a, b in inner.uppers)):
-                continue
-            cell = _lifted(density.pieces[density.index(t2)], 1)
-            for leaf, power in leaves:   # identical leaves (equal queries) once, as a power
-                factor = leaf.factor((t1, t2))
+        for low, high, point in piece:
+            cell = _lifted(density.pieces[density.index(point[1])], 1)
+            for leaf, power in leaves:
+                factor = leaf.factor(point)
                 if factor is None:
                     break
                 for _ in range(power):

@@ -41,7 +41,7 @@ from ...errors import MethodUnavailableError
 from ...noise import Kind, NoiseLaw
 from ...precision import to_arb
 from ..form.integral_form import interior_point
-from ..form.nested_integral import Branch, NestedIntegral
+from ..form.nested_integral import Branch, NestedIntegral, active_bounds, message_breaks
 from .arithmetics import BALLS
 from .exponential_sums import piece_in
 
@@ -160,12 +160,6 @@ def density(law: NoiseLaw, shift: Fraction = Fraction(0)) -> Piecewise:
     return Piecewise(kinks, pieces)
 
 
-def _crossings(bounds: list) -> set:
-    """The points ``z`` where two bounds ``α + βz`` of different slopes meet."""
-    return {(a2 - a1) / (b1 - b2) for (a1, b1), (a2, b2) in itertools.combinations(bounds, 2)
-            if b1 != b2}
-
-
 def message(branch: Branch) -> Piecewise:
     """``m_v(z)`` of ``branch`` (``form/nested_integral.py``) at flint's current precision,
     memoised per branch and precision (paths share subtrees)."""
@@ -181,8 +175,9 @@ def _message(branch: Branch, precision: int) -> Piecewise:
 def integrand_of(law: NoiseLaw, densities: tuple, factors: list) -> Piecewise:
     """``p_law(y) · Π p_d(y − s) · Π factors(y)``: the integrand of a message."""
     if not law.closed_form:
-        raise MethodUnavailableError(f"nested integrals of {law} noise have no certified rule "
-                                     f"(Laplace and exponential noise have one)")
+        raise MethodUnavailableError(f"nested integrals mixing {law} noise with noise that has "
+                                     f"kinks have no certified rule (Laplace and exponential "
+                                     f"noise alone have one, Gaussian and Gumbel noise alone too)")
     return Piecewise.product([density(law)] + [density(d, shift) for d, shift in densities]
                              + list(factors))
 
@@ -192,27 +187,21 @@ def message_of(law: NoiseLaw, densities: tuple, factors: list, lowers, uppers) -
     ``(α, β)`` for ``α + β·z``."""
     integrand = integrand_of(law, densities, factors)
     primitive, total = integrand.cumulative()
-    bounds = list(lowers) + list(uppers)
-    points = _crossings(bounds)
-    points.update((b - alpha) / beta for alpha, beta in bounds if beta != 0
-                  for b in integrand.breaks)
-    breaks = sorted(points)
+    breaks = message_breaks(lowers, uppers, integrand.breaks)
     ends = [None] + breaks + [None]
     pieces = []
     for lo, hi in zip(ends, ends[1:]):
         z = interior_point(lo, hi)
-
-        def value(bound, z=z):
-            return bound[0] + bound[1] * z
-        lower = max(lowers, key=value, default=None)
-        upper = min(uppers, key=value, default=None)
-        if lower is not None and upper is not None and value(upper) <= value(lower):
+        active = active_bounds(lowers, uppers, z)
+        if active is None:
             pieces.append(ExpPolynomial())
             continue
+        lower, upper = active
         piece = (ExpPolynomial({(Fraction(0), 0): total}) if upper is None
-                 else primitive[integrand.index(value(upper))].composed(*upper))
+                 else primitive[integrand.index(upper[0] + upper[1] * z)].composed(*upper))
         if lower is not None:
-            piece = piece.plus(primitive[integrand.index(value(lower))].composed(*lower), -1)
+            piece = piece.plus(
+                primitive[integrand.index(lower[0] + lower[1] * z)].composed(*lower), -1)
         pieces.append(piece)
     return Piecewise(breaks, pieces)
 

@@ -1,0 +1,553 @@
+"""Nested integrals of smooth laws (Gaussian, Gumbel) in balls: a Gauss–Legendre rule for each
+message, its error bounded on Bernstein ellipses with the inner messages bounded on complex
+balls.
+
+A message of a tree (``form/nested_integral.py``), or the inner hub's integral of a
+:class:`~exactdp.exact.form.nested_integral.HubPair`, is on each piece of its argument ``z`` a
+sum of **segments**
+
+    F(z) = ∫_{e₁(z)}^{e₂(z)} h(z, y) dy = ∫_0^1 g(z, t) dt,
+    g(z, t) = (e₂ − e₁)(z) · h(z, e₁(z) + t·(e₂ − e₁)(z)),
+
+with ends ``e = α + βz`` linear (the active bounds, or the integrand's breaks) and ``h`` the
+noise's density times the released densities and the inner messages (of a tree: independent
+of ``z``) or the leaves' factors ``G(U) − G(L)`` (of a hub pair: ``G`` the leaf's CDF, ``U``,
+``L`` linear in either hub).  The densities and CDFs of the Gaussian and the Gumbel law are
+entire, so on each piece every ``g`` is entire in ``(z, t)``:
+
+* **cut-off.**  The integration variable is kept in ``[−T₋, T₊]`` (breaks like the
+  others, the segments beyond them left out); ``h ≥ 0`` on the real line, and
+  ``h ≤ K = Π sup p_d · Π sup m_c`` (each law's density peaks at 0; each message is at most
+  its ``K``: ``∫ p_v ≤ 1``), so what is left out is at most ``K·(F_v(−T₋) + S_v(T₊))`` plus what
+  the inner messages left out, weighted by the other factors' ``K``.  The result is the
+  computed ``F̃`` plus ``[0, that tail]`` (``F̃ ≤ F``: only non-negative parts are dropped).
+* **the rule.**  For every real ``z`` of a piece (covered by real balls), ``∫_0^1 g(z, t) dt``
+  is computed by an ``n``-point Gauss–Legendre rule on parts of ``[0, 1]``, with error at most
+  ``h·(64/15)·M·ρ^{2−2n}/(ρ² − 1)`` (``gauss_legendre.error_bound``; Trefethen,
+  *Approximation Theory and Approximation Practice*, SIAM 2013, Thm 19.3), ``M`` the largest
+  ``|g|`` over the covering balls of ``z`` and complex balls covering the ellipse ``E_ρ`` of
+  the part (maximum modulus principle); a part needing more than :data:`MAX_ORDER` nodes on
+  every ellipse of :data:`RHOS` is halved.  One rule serves every ``z`` of the piece.
+* **inner messages on complex balls.**  ``|g|`` on a complex ball needs ``|F̃_c(Y)|`` for a
+  complex ball ``Y``: the analytic continuation of the inner message's piece, bounded by
+  ``Σ_segments Σ_i (1/C)·|g_c(Y, T_i)|`` for ``C`` balls ``T_i`` covering ``[0, 1]``
+  (``|∫_0^1 g| ≤ Σ_i (1/C) sup_{T_i} |g|``), recursively; the densities and CDFs on complex
+  balls are the laws' ball functions (``NoiseLaw.ball_log(...).value``).
+
+The value at a node is a ball (the rounding of every inner value included), so the error of a
+rule composes through the levels; the caller's precision loop (``certified.enclose``) raises
+the goal until the result is narrow.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+from fractions import Fraction
+from typing import NamedTuple
+
+from flint import acb, arb, ctx
+
+from ...errors import MethodUnavailableError, PrecisionError
+from ...noise import Kind, NoiseLaw
+from ...precision import to_arb
+from ..form.integral_form import interior_point
+from ..form.nested_integral import (Branch, HubPair, NestedIntegral, active_bounds,
+                                    message_breaks, plane_cells)
+from .gauss_legendre import ellipse_cover, legendre_rule
+from .node_planner import checked_nodes
+
+#: Bernstein ellipse parameters tried on each part of ``[0, 1]``.
+RHOS = (Fraction(2), Fraction(4), Fraction(8), Fraction(16))
+#: The largest rule on one part; a part needing more is halved.
+MAX_ORDER = 48
+#: A part whose rule takes at most this many nodes is not split further.
+SMALL_ORDER = 16
+#: The smallest part of ``[0, 1]`` (a rule needing smaller parts raises PrecisionError).
+SMALLEST_PART = Fraction(1, 1024)
+#: Balls covering the upper half of an ellipse, and ``[0, 1]`` when bounding a message.
+ARCS = 8
+CHUNKS = 8
+#: Bits of the complex balls that bound the integrands (a bound needs few digits).
+BOUND_BITS = 32
+#: Real balls covering a piece of ``z``, at most, each about one scale of the noise wide.
+Z_BALLS = 8
+
+
+def _ends(line, z):
+    """``α + βz`` of a line ``(α, β)`` (balls) at a real or complex ball."""
+    return line[0] + line[1] * z if line[1] != 0 else line[0]
+
+
+def _balls(line) -> tuple:
+    """A line or bound ``(α, β, …)`` of exact rationals as balls."""
+    return tuple(to_arb(c) for c in line)
+
+
+class Rule(NamedTuple):
+    """``Σ_parts Σ_k w_k·half·g(z, middle + half·x_k)`` and its error bound ``error``: parts
+    ``(middle, half, order)`` of ``[0, 1]``."""
+
+    parts: tuple
+    error: arb
+
+
+class Segment:
+    """``∫_{low(z)}^{high(z)} h(z, y) dy`` (module docstring), ``low``/``high`` lines
+    ``(α, β)``, ``integrand`` with ``value(z, y)`` (real balls) and ``modulus(Z, Y)`` (an upper
+    bound on ``|h|`` on complex balls)."""
+
+    def __init__(self, low, high, integrand):
+        self.low, self.high, self.integrand = _balls(low), _balls(high), integrand
+
+    def g(self, z, t, modulus: bool):
+        """``g(z, t)`` at real balls, or an upper bound on ``|g|`` at complex balls."""
+        low = _ends(self.low, z)
+        width = _ends(self.high, z) - low
+        y = low + t * width
+        if modulus:
+            return acb(width).abs_upper() * self.integrand.modulus(z, y)
+        return width * self.integrand.value(z, y)
+
+    def modulus(self, z: acb) -> arb:
+        """An upper bound on ``|∫_0^1 g(z, t) dt|`` at a complex ball ``z``."""
+        total = arb(0)
+        with ctx.workprec(BOUND_BITS):
+            for i in range(CHUNKS):
+                chunk = acb(_ball(Fraction(2 * i + 1, 2 * CHUNKS), Fraction(1, 2 * CHUNKS)))
+                total += self.g(z, chunk, True)
+            return total / CHUNKS
+
+    def rule(self, z_cover: list, share: arb) -> Rule:
+        """A rule for ``∫_0^1 g(z, t) dt`` with error at most about ``share`` for every ``z`` of
+        the real balls ``z_cover`` (module docstring)."""
+        parts = self._parts(z_cover, Fraction(1, 2), Fraction(1, 2), share)
+        return Rule(tuple(part[:3] for part in parts),
+                    sum((part[3] for part in parts), arb(0)))
+
+    def _parts(self, z_cover: list, middle: Fraction, half: Fraction, share: arb,
+               whole=None) -> list:
+        """``[(middle, half, order, error bound), …]``: the part ``[middle ± half]`` of
+        ``[0, 1]`` whole, or split into halves (each split again the same way) where the two
+        take fewer nodes (or the whole more than :data:`MAX_ORDER`)."""
+        if whole is None:
+            whole = self._plan(z_cover, middle, half, share * 2 * to_arb(half))
+        if whole is not None and whole[0] <= SMALL_ORDER:
+            return [(middle, half, *whole)]
+        if half <= SMALLEST_PART:
+            if whole is None:
+                raise PrecisionError("a nested integral of smooth noise needs a finer rule "
+                                     "than the quadrature allows")
+            return [(middle, half, *whole)]
+        quarter = half / 2
+        halves = [(middle + sign * quarter,
+                   self._plan(z_cover, middle + sign * quarter, quarter, share * to_arb(half)))
+                  for sign in (-1, 1)]
+        if whole is not None and all(plan is not None for _, plan in halves) and (
+                whole[0] <= halves[0][1][0] + halves[1][1][0]):
+            return [(middle, half, *whole)]
+        return [part for centre, plan in halves
+                for part in self._parts(z_cover, centre, quarter, share, plan)]
+
+    def _plan(self, z_cover: list, middle: Fraction, half: Fraction, share: arb):
+        """``(order, error bound)``: the fewest nodes on ``[middle ± half]`` over the ellipses
+        :data:`RHOS` (tried in turn until a larger one needs more nodes) with error at most
+        ``share``; ``None`` if more than :data:`MAX_ORDER`."""
+        best = None
+        for rho in RHOS:
+            with ctx.workprec(BOUND_BITS):
+                rho_ball = to_arb(rho)
+                modulus = arb(0)
+                for t in ellipse_cover(to_arb(middle), to_arb(half), rho_ball, ARCS):
+                    for z in z_cover:
+                        modulus = _larger(modulus, self.g(acb(z), t, True))
+            order, bound = checked_nodes(arb(modulus.upper()), rho_ball, to_arb(half), share)
+            if best is not None and order >= best[0]:
+                break   # the integrand grows faster than the larger ellipse gains
+            if order <= MAX_ORDER:
+                best = (order, bound)
+        return best
+
+    def apply(self, rule: Rule, z: arb) -> arb:
+        """The rule's sum at a real ball ``z`` plus ``[−error, error]``."""
+        total = arb(0)
+        for middle, half, order in rule.parts:
+            middle_ball, half_ball = to_arb(middle), to_arb(half)
+            for node, weight in legendre_rule(order, ctx.prec):
+                total += weight * half_ball * self.g(z, middle_ball + half_ball * node, False)
+        return total + arb(0, rule.error.upper())
+
+
+def _ball(middle: Fraction, radius: Fraction) -> arb:
+    """The ball ``[middle − radius, middle + radius]`` (or one holding it)."""
+    return to_arb(middle) + arb(0, 1) * to_arb(radius)
+
+
+def _larger(bound: arb, ball: arb) -> arb:
+    """The larger of an upper bound and the upper end of a ball; infinite if the ball is not
+    finite (nan included: a comparison with nan is false, which would drop it)."""
+    if not ball.is_finite():
+        return arb("inf")
+    return max(bound, arb(ball.upper()), key=lambda x: x.upper())
+
+
+class Message:
+    """A message ``F̃(z)`` (module docstring): ``segments[i]`` on the piece of ``z`` between
+    ``breaks[i−1]`` and ``breaks[i]``; ``sup`` bounds ``F`` on the real line, ``tail`` what
+    ``F̃`` leaves out (``F ∈ F̃ + [0, tail]``).  The rules are made on first use, for ``z`` in
+    ``reach`` (an interval, the caller's cut-off) and absolute error ``tolerance``."""
+
+    def __init__(self, breaks, segments, sup: arb, tail: arb, reach, tolerance: arb, unit):
+        self.breaks, self.segments, self.sup, self.tail = breaks, segments, sup, tail
+        self.reach, self.tolerance, self.unit = reach, tolerance, unit
+        self.rules: dict = {}
+
+    def piece(self, y: Fraction) -> int:
+        """The piece holding the exact point ``y``."""
+        return bisect.bisect_right(self.breaks, y)
+
+    def value(self, z: arb, piece: int) -> arb:
+        """``F̃(z)`` at a real ball ``z`` of the piece ``piece``."""
+        segments = self.segments[piece]
+        if piece not in self.rules:
+            share = self.tolerance / (2 * max(1, len(segments)))
+            cover = self._z_cover(piece)
+            self.rules[piece] = [segment.rule(cover, share) for segment in segments]
+        return sum((segment.apply(rule, z) for segment, rule
+                    in zip(segments, self.rules[piece])), arb(0))
+
+    def modulus(self, z: acb, piece: int) -> arb:
+        """An upper bound on ``|F̃(z)|`` at a complex ball ``z``, ``F̃`` continued from the
+        piece ``piece``."""
+        return sum((segment.modulus(z) for segment in self.segments[piece]), arb(0))
+
+    def _z_cover(self, piece: int) -> list:
+        """Real balls covering the piece within ``reach`` (padded for the nodes' radii)."""
+        ends = [None] + self.breaks + [None]
+        lo = self.reach[0] if ends[piece] is None else max(self.reach[0], ends[piece])
+        hi = self.reach[1] if ends[piece + 1] is None else min(self.reach[1], ends[piece + 1])
+        count = max(1, min(Z_BALLS, int((hi - lo) / self.unit) + 1))
+        step = (hi - lo) / count
+        pad = (hi - lo + 1) / 2 ** 20
+        return [_ball(lo + (k + Fraction(1, 2)) * step, step / 2 + pad) for k in range(count)]
+
+
+class LeafMessage:
+    """The message of a tree's leaf without densities, in closed form:
+    ``F(z) = G(U(z)) − G(L(z))`` (``G`` the CDF; ``S(L)`` without an upper bound, 0 where
+    ``U ≤ L``), entire on each piece between the crossings of its bounds."""
+
+    tail = arb(0)
+    sup = arb(1)
+
+    def __init__(self, branch: Branch):
+        self.lowers, self.uppers = branch.lowers, branch.uppers
+        self.breaks = message_breaks(branch.lowers, branch.uppers, [])
+        ends = [None] + self.breaks + [None]
+        self.active = [_active_balls(active_bounds(self.lowers, self.uppers,
+                                                   interior_point(lo, hi)))
+                       for lo, hi in zip(ends, ends[1:])]
+        self.cdf = branch.law.ball_log(Kind.CDF).value
+        self.sf = branch.law.ball_log(Kind.SF).value
+
+    def piece(self, y: Fraction) -> int:
+        """The piece holding the exact point ``y``."""
+        return bisect.bisect_right(self.breaks, y)
+
+    def value(self, z, piece: int):
+        """``F(z)`` at a real or complex ball on the piece ``piece``."""
+        return _interval(self.cdf, self.sf, self.active[piece],
+                         lambda function, line: function(_ends(line, z)))
+
+    def modulus(self, z: acb, piece: int) -> arb:
+        """An upper bound on ``|F(z)|`` at a complex ball (in the ball's arithmetic)."""
+        return acb(self.value(z, piece)).abs_upper()
+
+
+def _active_balls(active):
+    """Active bounds ``(lower, upper)`` (or ``None``) with their coefficients as balls."""
+    if active is None:
+        return None
+    return tuple(None if bound is None else _balls(bound) for bound in active)
+
+
+def _plane_at(bound, z, y):
+    """``α + β₁z + β₂y`` of a bound ``(α, β₁, β₂)`` (balls)."""
+    value = _ends(bound[:2], z)
+    return value + bound[2] * y if bound[2] != 0 else value
+
+
+def _interval(cdf, sf, active, at):
+    """``G(U) − G(L)`` for the active bounds ``(lower, upper)`` (``None``: the interval is
+    empty), ``at(function, bound)`` the CDF or survival function at a bound's value: the
+    survival function ``S(L)`` without an upper bound."""
+    if active is None:
+        return arb(0)
+    lower, upper = active
+    if upper is None:
+        return arb(1) if lower is None else at(sf, lower)
+    return at(cdf, upper) if lower is None else at(cdf, upper) - at(cdf, lower)
+
+
+class TreeIntegrand:
+    """``h(y) = p_v(y) · Π p_d(y − s) · Π F̃_c(y)`` on one piece of ``y`` (the children's pieces
+    ``pieces``)."""
+
+    def __init__(self, densities, children, pieces):
+        self.densities, self.children, self.pieces = densities, children, pieces
+
+    def value(self, z, y):
+        """``h(y)`` at a real ball (``z`` unused: a tree's integrand depends on ``y`` alone)."""
+        total = arb(1)
+        for density, shift in self.densities:
+            total *= density(y - shift)
+        for child, piece in zip(self.children, self.pieces):
+            total *= child.value(y, piece)
+        return total
+
+    def modulus(self, z, y) -> arb:
+        """An upper bound on ``|h(y)|`` at a complex ball ``y``."""
+        total = arb(1)
+        for density, shift in self.densities:
+            total *= acb(density(y - shift)).abs_upper()
+        for child, piece in zip(self.children, self.pieces):
+            total *= child.modulus(y, piece)
+        return total
+
+
+class CellIntegrand:
+    """``h(z₁, z₂) = p₂(z₂) · Π p_d(z₂ − s) · Π_i (G_i(U_i) − G_i(L_i))^{k_i}`` on one cell of
+    a hub pair (``leaves``: ``(cdf, sf, active bounds (α, β₁, β₂), power)``)."""
+
+    def __init__(self, densities, leaves):
+        self.densities, self.leaves = densities, leaves
+        #: the outer hub's value last seen, and the leaves' terms that depend on it alone
+        self.outer, self.outer_terms = None, {}
+
+    def value(self, z, y):
+        """``h(z, y)`` at real balls; the terms of bounds on ``z`` alone are kept while the
+        same ball ``z`` comes back (one outer node, every inner node)."""
+        if z is not self.outer:
+            self.outer, self.outer_terms = z, {}
+
+        def at(function, bound):
+            if bound[2] != 0:
+                return function(_plane_at(bound, z, y))
+            key = (function, bound)
+            if key not in self.outer_terms:
+                self.outer_terms[key] = function(_ends(bound[:2], z))
+            return self.outer_terms[key]
+
+        total = TreeIntegrand(self.densities, (), ()).value(z, y)
+        for cdf, sf, active, power in self.leaves:
+            factor = _interval(cdf, sf, active, at)
+            for _ in range(power):   # not ``**``: Arb's power of a ball holding 0 is nan
+                total *= factor
+        return total
+
+    def modulus(self, z, y) -> arb:
+        """An upper bound on ``|h(z, y)|`` at complex balls."""
+        total = TreeIntegrand(self.densities, (), ()).modulus(z, y)
+        for cdf, sf, active, power in self.leaves:
+            factor = _interval(cdf, sf, active,
+                               lambda function, bound: function(_plane_at(bound, z, y)))
+            for _ in range(power):
+                total *= acb(factor).abs_upper()
+        return total
+
+
+# --- building the messages --------------------------------------------------------------------
+
+def _density_functions(law: NoiseLaw, densities) -> list:
+    """``(p, shift)`` of the noise's density (shift 0) and each released density."""
+    return [(law.ball_log(Kind.PDF).value, arb(0))] + [
+        (d.ball_log(Kind.PDF).value, to_arb(shift)) for d, shift in densities]
+
+
+def _density_sup(densities) -> arb:
+    """``Π sup p_d`` over the released densities (each law's density peaks at 0)."""
+    total = arb(1)
+    for d, _ in densities:
+        total *= d.ball_log(Kind.PDF).value(arb(0))
+    return arb(total.upper())
+
+
+def _cut_off(law: NoiseLaw, target: arb) -> tuple[Fraction, Fraction, arb]:
+    """``(−T₋, T₊, F(−T₋) + S(T₊))``: the first multiples ``T₋``, ``T₊`` of the scale whose tails
+    ``F(−T₋)`` and ``S(T₊)`` are each at most ``target/2`` (a skewed law, Gumbel's, is cut
+    closer on its thin side), and their mass as an exact upper bound."""
+    cdf, sf = law.ball_log(Kind.CDF).value, law.ball_log(Kind.SF).value
+    ends = []
+    for tail, sign in ((cdf, -1), (sf, 1)):
+        for k in range(1, 100_000):
+            mass = arb(tail(to_arb(sign * k * law.scale)).upper())
+            if mass <= target / 2:
+                ends.append((sign * k * law.scale, mass))
+                break
+        else:
+            raise PrecisionError(f"no cut-off of {law} noise reaches a tail of {target}")
+    (low, low_mass), (high, high_mass) = ends
+    return low, high, arb((low_mass + high_mass).upper())
+
+
+def _others(density_sup: arb, sups: list, index: int) -> arb:
+    """``Π sup p_d`` times the bounds of every inner message but the ``index``-th."""
+    total = density_sup
+    for other, value in enumerate(sups):
+        if other != index:
+            total *= value
+    return arb(total.upper())
+
+
+def _message(law: NoiseLaw, densities, lowers, uppers, builders: list, sups: list, reach,
+             tolerance: arb) -> Message:
+    """The message ``∫ p_law(y) Π p_d(y − s) Π F̃_c(y) dy`` between ``lowers`` and ``uppers``
+    for ``z`` in ``reach``, aiming at an absolute error ``tolerance``; ``builders[c](reach,
+    tolerance)`` makes the inner message ``c``, at most ``sups[c]`` on the real line (module
+    docstring: cut-off, tail and sup)."""
+    density_sup = _density_sup(densities)
+    sup = _others(density_sup, sups, -1)
+    low, high, mass = _cut_off(law, tolerance / (8 * sup))
+    children = [build((low, high), tolerance / (4 * len(builders) * _others(density_sup, sups, c)))
+                for c, build in enumerate(builders)]
+    tail = sup * mass
+    for c, child in enumerate(children):
+        tail += child.tail * _others(density_sup, sups, c)
+    inner = sorted({b for child in children for b in child.breaks if low < b < high})
+    breaks, pieces = _segments(_density_functions(law, densities), lowers, uppers,
+                               [low] + inner + [high], children)
+    return Message(breaks, pieces, sup, arb(tail.upper()), reach, tolerance, law.scale)
+
+
+def branch_message(branch: Branch, reach, tolerance: arb):
+    """The message of ``branch`` for its parent's value in ``reach`` (``(0, 0)`` at the
+    root), aiming at an absolute error ``tolerance``: in closed form at a leaf without
+    densities (:class:`LeafMessage`)."""
+    if not branch.children and not branch.densities and reach != (0, 0):
+        return LeafMessage(branch)
+    return _message(branch.law, branch.densities, branch.lowers, branch.uppers,
+                    [_builder(child) for child in branch.children],
+                    [_sup(child) for child in branch.children], reach, tolerance)
+
+
+def _builder(branch: Branch):
+    """``(reach, tolerance) → branch_message(branch, reach, tolerance)``."""
+    return lambda reach, tolerance: branch_message(branch, reach, tolerance)
+
+
+def _sup(branch: Branch) -> arb:
+    """An upper bound on the message of ``branch`` on the real line: 1 for a leaf without
+    densities, else ``Π sup p_d · Π`` its children's."""
+    total = _density_sup(branch.densities)
+    for child in branch.children:
+        total *= _sup(child)
+    return arb(total.upper())
+
+
+def _segments(densities: list, lowers, uppers, cuts: list, children: list):
+    """``(breaks, pieces)`` of a tree's message: on each piece of ``z`` the segments between
+    the active bounds and the breaks ``cuts`` (the cut-offs first and last) that lie inside the
+    cut-off."""
+    breaks = message_breaks(lowers, uppers, cuts)
+    ends = [None] + breaks + [None]
+    pieces = []
+    for lo, hi in zip(ends, ends[1:]):
+        z = interior_point(lo, hi)
+        active = active_bounds(lowers, uppers, z)
+        segments = []
+        if active is not None:
+            lower, upper = active
+            low = None if lower is None else lower[0] + lower[1] * z
+            high = None if upper is None else upper[0] + upper[1] * z
+            points = [lower] + [(b, Fraction(0)) for b in cuts
+                                if (low is None or b > low) and (high is None or b < high)]
+            for first, second in zip(points, points[1:] + [upper]):
+                if first is None or second is None:
+                    continue   # beyond a cut-off
+                y = interior_point(first[0] + first[1] * z, second[0] + second[1] * z)
+                if cuts[0] < y < cuts[-1]:
+                    segments.append(Segment(first, second, TreeIntegrand(
+                        densities, children, [child.piece(y) for child in children])))
+        pieces.append(segments)
+    return breaks, pieces
+
+
+def hub_pair_message(integral: HubPair, tolerance: arb) -> Message:
+    """The outer hub's integral of a hub pair (the root), the inner hub's integral
+    (:func:`_inner_message`) its inner message."""
+    outer, inner = integral.outer, integral.inner
+    for leaf in integral.leaves:
+        if leaf.densities:
+            raise MethodUnavailableError(f"a hub pair whose leaf releases {leaf.law} noise's "
+                                         f"value has no quadrature rule")
+    return _message(outer.law, outer.densities, outer.lowers, outer.uppers,
+                    [lambda reach, share: _inner_message(integral, reach, share)],
+                    [_density_sup(inner.densities)], (0, 0), tolerance)
+
+
+def _inner_message(integral: HubPair, reach, tolerance: arb) -> Message:
+    """``I(z₁) = ∫ p₂(z₂) Π p_d Π_i Pr[L_i < v_i < U_i] dz₂`` on the cells of the hubs' plane
+    (``form.nested_integral.plane_cells``, the cut-offs ``z₂ = −T₋, T₊`` among its lines)."""
+    inner = integral.inner
+    sup = _density_sup(inner.densities)
+    low, high, mass = _cut_off(inner.law, tolerance / (8 * sup))
+    densities = _density_functions(inner.law, inner.densities)
+    leaves = [(leaf.law.ball_log(Kind.CDF).value, leaf.law.ball_log(Kind.SF).value, leaf,
+               power) for leaf, power in Counter(integral.leaves).items()]
+    breaks, cells = plane_cells(integral, [low, high], [[] for _ in integral.leaves])
+    pieces = []
+    for piece in cells:
+        segments = []
+        for lower, upper, (t1, t2) in piece:
+            if lower is None or upper is None or not low < t2 < high:
+                continue   # beyond a cut-off
+            factors = []
+            for cdf, sf, leaf, power in leaves:
+                active = active_bounds(leaf.lowers, leaf.uppers, (t1, t2))
+                if active is None:
+                    break
+                factors.append((cdf, sf, _active_balls(active), power))
+            else:
+                segments.append(Segment(lower, upper, CellIntegrand(densities, factors)))
+        pieces.append(segments)
+    return Message(breaks, pieces, sup, arb((sup * mass).upper()), reach, tolerance,
+                   inner.law.scale)
+
+
+def smooth(integral: NestedIntegral | HubPair) -> bool:
+    """Whether every law of the integral is smooth (no kink, not integer-valued): the rule of
+    this module applies."""
+    return all(not law.kink_points() and not law.integer_valued for law in integral.laws())
+
+
+def _log_value(build, sup: arb, goal: int) -> arb:
+    """``log`` of a root message's value, ``F ∈ F̃ + [0, tail]``: first with an absolute
+    tolerance ``2^{−goal}·sup``, then, for a value far below its bound ``sup``, again with the
+    tolerance ``2^{−goal}`` of the value found."""
+    tolerance = sup * arb(2) ** -goal
+    for _ in range(2):
+        root = build(tolerance)
+        half_tail = root.tail / 2
+        value = root.value(arb(0), 0) + half_tail + arb(0, half_tail.upper())
+        sharper = arb(value.lower()) * arb(2) ** -goal
+        if not (value > 0 and sharper < tolerance / 16):
+            break
+        tolerance = sharper
+    return value.log()
+
+
+def log_nested_smooth(integral: NestedIntegral | HubPair, goal: int) -> arb | None:
+    """``log`` of a nested integral or hub pair of smooth laws (:func:`smooth`) as a ball,
+    aiming at a relative accuracy ``2^{−goal}`` (``None`` for an exact zero: the root's own
+    bounds leave it no room)."""
+    if isinstance(integral, HubPair):
+        outer, inner = integral.outer, integral.inner
+        if active_bounds(outer.lowers, outer.uppers, Fraction(0)) is None:
+            return None
+        sup = _density_sup(outer.densities) * _density_sup(inner.densities)
+        return _log_value(lambda tolerance: hub_pair_message(integral, tolerance), sup, goal)
+    root = integral.root
+    if active_bounds(root.lowers, root.uppers, Fraction(0)) is None:
+        return None
+    return _log_value(lambda tolerance: branch_message(root, (0, 0), tolerance), _sup(root),
+                      goal)
