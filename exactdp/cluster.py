@@ -14,6 +14,7 @@ task at a time, correctly (one thread per worker process is still the configurat
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 from typing import Callable, Iterable, Iterator
 
@@ -153,6 +154,7 @@ class OneAtATime:
 
     def __init__(self, function: Callable):
         self.function = function
+        functools.update_wrapper(self, function)   # Dask names the tasks after the function
 
     def __call__(self, item):
         with _TASK_LOCK:
