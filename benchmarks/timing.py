@@ -6,9 +6,13 @@ timed in the same run.
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Callable
 
 
@@ -43,3 +47,12 @@ def medians(function: Callable[[], object], repeats: int) -> tuple[float, float,
         walls.append(time.perf_counter() - wall)
         cpus.append(cpu_seconds() - cpu)
     return statistics.median(walls), statistics.median(cpus), result
+
+
+def measured_in_process(script: str, code: Path, options: list[str]) -> dict:
+    """``{case: record}`` of the checkout ``code``: ``script`` run again as
+    ``script --measure code *options`` in a process of its own (so that it imports that
+    checkout's exactdp), which prints one JSON record with a ``"name"`` per line."""
+    lines = subprocess.run([sys.executable, script, "--measure", str(code), *options],
+                           check=True, capture_output=True, text=True, cwd=code).stdout
+    return {record["name"]: record for record in map(json.loads, lines.splitlines())}

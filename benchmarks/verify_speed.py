@@ -27,7 +27,6 @@ import itertools
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from fractions import Fraction
@@ -35,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from timing import medians
+from timing import measured_in_process, medians
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -127,10 +126,7 @@ def measure(code: Path, repeats: int, jobs: int) -> None:
 
 def measured(code: Path, repeats: int, jobs: int) -> dict:
     """``{case: timings}`` of the checkout ``code``, measured in a process of its own."""
-    lines = subprocess.run([sys.executable, __file__, "--measure", str(code), "--repeats",
-                            str(repeats), "--jobs", str(jobs)], check=True, capture_output=True,
-                           text=True, cwd=code).stdout.splitlines()
-    return {record["name"]: record for record in map(json.loads, lines)}
+    return measured_in_process(__file__, code, ["--repeats", str(repeats), "--jobs", str(jobs)])
 
 
 def main() -> None:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from timing import medians
+from timing import measured_in_process, medians
 
 ROOT = Path(__file__).resolve().parent.parent
 #: (catalogue name, parameters) of the cases.
@@ -65,10 +65,7 @@ def measure(code: Path, repeats: int, dps: int) -> None:
 
 def measured(code: Path, repeats: int, dps: int) -> dict:
     """``{case: timings}`` of the checkout ``code``, measured in a process of its own."""
-    lines = subprocess.run([sys.executable, __file__, "--measure", str(code), "--repeats",
-                            str(repeats), "--dps", str(dps)], check=True, capture_output=True,
-                           text=True, cwd=code).stdout.splitlines()
-    return {record["name"]: record for record in map(json.loads, lines)}
+    return measured_in_process(__file__, code, ["--repeats", str(repeats), "--dps", str(dps)])
 
 
 def main() -> None:
