@@ -21,6 +21,7 @@ from flint import arb
 
 from .discrete_gaussian_law import DiscreteGaussian
 from .errors import InputError, MethodUnavailableError
+from .exact.divergences.discrete_shift import integer_distance
 from .exact.divergences.loss_distribution import LossAtoms, loss_atoms
 from .exact.divergences.output_pairs import complete_pairs, location_shift
 from .exact.losses.privacy_loss import neighbouring_pair
@@ -132,15 +133,15 @@ def _discrete_gaussian(dp_pld, shift, step: float):
     ``Pr[η = k] ∝ e^{−k²/(2σ²)}``) for an integer shift ``Δ`` and a ``σ`` that is a double;
     :class:`~exactdp.errors.MethodUnavailableError` otherwise (a non-integer shift has disjoint
     supports, every loss infinite; rounding ``σ`` has no proven direction here)."""
-    distance, sigma = shift.distance, shift.law.scale
-    if distance.denominator != 1:
-        raise MethodUnavailableError(f"a {shift.law} release shifted by {distance}, not an "
-                                     f"integer: the two supports are disjoint, every loss is "
+    distance, sigma = integer_distance(shift), shift.law.scale
+    if distance is None:
+        raise MethodUnavailableError(f"a {shift.law} release shifted by {shift.distance}, not "
+                                     f"an integer: the two supports are disjoint, every loss is "
                                      f"infinite")
     if Fraction(float(sigma)) != sigma:
         raise MethodUnavailableError(f"{shift.law}: σ = {sigma} is not a double, and "
                                      f"dp_accounting's discrete Gaussian PLD takes σ as one")
-    return dp_pld.from_discrete_gaussian_mechanism(float(sigma), sensitivity=int(distance),
+    return dp_pld.from_discrete_gaussian_mechanism(float(sigma), sensitivity=distance,
                                                    value_discretization_interval=step)
 
 

@@ -31,7 +31,7 @@ from ...precision import Enclosure, to_arb
 from .output_pairs import LocationShift, refined
 
 
-def _integer_distance(shift: LocationShift) -> int | None:
+def integer_distance(shift: LocationShift) -> int | None:
     """``Δ`` as an integer, ``None`` when it is not one (the supports are disjoint)."""
     distance = shift.distance
     return int(distance) if distance.denominator == 1 else None
@@ -40,7 +40,7 @@ def _integer_distance(shift: LocationShift) -> int | None:
 def discrete_shift_delta(shift: LocationShift, eps: Fraction, dps: int) -> Enclosure:
     """``δ(ε) = F(n) − e^ε·F(n − Δ)``, ``n = ⌈Δ/2 − εσ²/Δ⌉`` (module docstring); exactly 0 for
     ``Δ = 0`` and exactly 1 for a ``Δ`` that is not an integer."""
-    law, distance = shift.law, _integer_distance(shift)
+    law, distance = shift.law, integer_distance(shift)
     if distance is None:
         return Enclosure.exact(1)
     if distance == 0:
@@ -58,7 +58,7 @@ def discrete_shift_divergence(shift: LocationShift, alpha: Fraction, dps: int) -
     """``D_α = αΔ²/(2σ²) + ln(θ₃(c, 2πiσ²)/θ₃(0, 2πiσ²))/(α − 1)``, ``c = (1 − α)Δ`` (module
     docstring): ``αΔ²/(2σ²)`` exactly when ``c`` is an integer; ``+∞`` for ``α = ∞`` or a
     ``Δ`` that is not an integer, 0 for ``Δ = 0``."""
-    law, distance = shift.law, _integer_distance(shift)
+    law, distance = shift.law, integer_distance(shift)
     if distance == 0:
         return Enclosure.exact(0)
     if distance is None or alpha == float("inf"):

@@ -42,6 +42,7 @@ from ...precision import (COMBINE_GUARD_DIGITS, Enclosure, check_dps, exact_mpf,
                           working_bits)
 from ..backends.piece_series import flint_context
 from ..losses.privacy_loss import neighbouring_pair
+from .discrete_shift import integer_distance
 from .output_pairs import density_supremum, location_shift
 from .renyi import INFINITE_ORDER, Divergence, divergences_both_ways, pair_divergence
 
@@ -172,8 +173,7 @@ def _gaussian_shift(mech, d1, d2, dps: int) -> ZCDPResult | None:
     divergence = pair_divergence(mech, d1, d2, dps, allow_any_pair=True)(Fraction(2))
     half = [mpmath.ldexp(end, -1) for end in (divergence.value, divergence.lower,
                                               divergence.upper)]   # exact, at any precision
-    every = isinstance(shift.law, Gaussian) or shift.distance.denominator != 1 or \
-        shift.distance == 0
+    every = isinstance(shift.law, Gaussian) or integer_distance(shift) in (None, 0)
     return ZCDPResult(Enclosure(*half), EVERY_ORDER if every else Enclosure.exact(2), 1)
 
 
