@@ -3,7 +3,8 @@
 For a concave ``g`` (the log of a log-concave integrand) the slope ``g'`` is non-increasing, so
 "``g'(z) > 0``" holds left of the maximiser ``z*`` and fails right of it, and
 "``g(z) > g(z*) − D``" holds on an interval around ``z*`` and fails outside it: each is found
-by bisection on the one sign change of a predicate, once a point on each side of it is known.
+by bisection on the one sign change of a predicate, once a point on each side of it is known
+(:func:`first_integer` bisects a predicate of integers the same way).
 Such a point is found by :func:`bracket`, stepping away by doubling steps (``s, 2s, 4s, …``
 from the start: the number of steps grows with the log of the distance).
 
@@ -36,6 +37,19 @@ def bisect(holds: Callable, inside, outside, tolerance=0, steps: int | None = No
             outside = middle
         step += 1
     return inside
+
+
+def first_integer(holds: Callable[[int], bool], low: int, high: int) -> int:
+    """The integer in ``(low, high]`` where ``holds`` changes, by bisection on the integers:
+    ``holds`` is taken false at ``low`` and true at ``high`` (neither is evaluated); where it
+    changes once in between, the first integer at which it holds."""
+    while high - low > 1:
+        middle = (low + high) // 2
+        if holds(middle):
+            high = middle
+        else:
+            low = middle
+    return high
 
 
 def bracket(holds: Callable, start, step, direction: int, bound=None):

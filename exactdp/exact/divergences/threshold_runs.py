@@ -47,6 +47,7 @@ from ...precision import (COMBINE_GUARD_DIGITS, PART_GUARD_DIGITS, Enclosure, to
                           working_bits)
 from ...refinement import refine
 from ...sequences import Runs, zip_runs
+from ..backends.peak_search import first_integer
 from ..backends.piece_series import flint_context
 from ..form.threshold import build_output_integral
 from ..probability import evaluate
@@ -221,13 +222,13 @@ def _run_delta(probabilities: RunProbabilities, run: Run, eps: Fraction, digits:
             p1, p2 = (probabilities.top(side, position(t), at) for side in (0, 1))
             return p1 - to_arb(eps).exp() * p2
 
-    guess = _first(m, lambda t: excess(t, GUESS_DIGITS).mid() > 0)
+    guess = first_integer(lambda t: excess(t, GUESS_DIGITS).mid() > 0, -1, m)
     certain = {t: excess(t, digits) for t in (guess - 1, guess) if 0 <= t < m}
     if (guess == m or certain[guess] > 0) and (guess == 0 or certain[guess - 1] < 0):
         first_in, last_out = guess, guess - 1
     else:  # signs the guess could not certify: bisect on certain signs at the digits asked
-        first_in = _first(m, lambda t: excess(t, digits) > 0)
-        last_out = _first(m, lambda t: not excess(t, digits) < 0) - 1
+        first_in = first_integer(lambda t: excess(t, digits) > 0, -1, m)
+        last_out = first_integer(lambda t: not excess(t, digits) < 0, -1, m) - 1
     low, high = stretch(first_in, m)
     masses = [[probabilities.prefix(side, end, digits) for end in (low, high)] for side in (0, 1)]
     band_low, band_high = stretch(last_out + 1, first_in)
@@ -248,16 +249,3 @@ def _run_delta(probabilities: RunProbabilities, run: Run, eps: Fraction, digits:
 
     return tail, band
 
-
-def _first(m: int, holds: Callable[[int], bool]) -> int:
-    """The smallest ``t < m`` at which ``holds`` by bisection, taking it to hold at ``m`` and not
-    at ``−1`` (``m`` if it holds at no ``t`` tried); where ``holds`` is monotone, the first
-    ``t`` at which it holds."""
-    low, high = -1, m
-    while high - low > 1:
-        middle = (low + high) // 2
-        if holds(middle):
-            high = middle
-        else:
-            low = middle
-    return high

@@ -18,6 +18,7 @@ from flint import arb
 from ...errors import InputError, PrecisionError
 from ...mechanisms.selection import RetraversalMechanism
 from ...precision import to_arb
+from ..backends.peak_search import first_integer
 from ..backends.vector_quadrature import integrate_vector
 from .generating import generating_value, truncated_power, truncated_product
 from .given_order import given_order_probabilities
@@ -294,14 +295,9 @@ def traversals_per_cell(fails: list, masses: list, counts: list, c: int, target:
         return [1] * len(fails), total([1] * len(fails))
     own = [1 if dropped(k, 1) <= share else
            _fewest_traversals(lambda r, k=k: dropped(k, r), share) for k in cells]
-    low, high = 1, max(own)  # the sum is within target at the cap `high`, not at 1
-    while high - low > 1:
-        middle = (low + high) // 2
-        if total([min(r, middle) for r in own]) <= target:
-            high = middle
-        else:
-            low = middle
-    per_cell = [min(r, high) for r in own]
+    # the sum is within target at the cap max(own), not at 1
+    cap = first_integer(lambda cap: total([min(r, cap) for r in own]) <= target, 1, max(own))
+    per_cell = [min(r, cap) for r in own]
     return per_cell, total(per_cell)
 
 
@@ -366,10 +362,7 @@ def _fewest_traversals(bound, share: arb) -> int:
         if high >= MAX_TRAVERSALS:
             raise _too_many_traversals()
         low, high = high, min(2 * high, MAX_TRAVERSALS)
-    while high - low > 1:
-        middle = (low + high) // 2
-        low, high = (low, middle) if bound(middle) <= share else (middle, high)
-    return high
+    return first_integer(lambda r: bound(r) <= share, low, high)
 
 
 def _too_many_traversals() -> PrecisionError:
