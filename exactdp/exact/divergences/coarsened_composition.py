@@ -39,6 +39,7 @@ from ...precision import COMBINE_GUARD_DIGITS, Enclosure, exact_mpf, to_arb, wor
 from ...refinement import refine
 from ...sequences import to_fraction
 from ..backends.piece_series import flint_context
+from .composition import composed_infinite_mass
 from .loss_distribution import LossAtoms
 
 #: Most levels of the composed polynomial: ``benchmarks/compose_speed.py`` brackets 100 runs of 11
@@ -163,7 +164,7 @@ def grid_bracket(atoms: LossAtoms, eps_values: list[Fraction], compositions: int
     p_levels = all_but_one * arb_poly(p_coefficients)
     r_levels = compositions * all_but_one * arb_poly(r_coefficients)   # m_s
     q_levels = _power(q_coefficients, compositions)
-    infinity = 1 - (1 - atoms.infinity_mass) ** compositions
+    infinity = composed_infinite_mass(atoms, compositions)
     base = compositions * (lowest + grid.offset) * step   # G_0
     p_total, q_total = p_levels(arb(1)), q_levels(arb(1))
     w = to_arb(width)

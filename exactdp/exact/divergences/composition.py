@@ -51,10 +51,16 @@ def composed_atom_count(atoms: int, compositions: int) -> int:
     return math.comb(compositions + atoms - 1, atoms - 1) if atoms else 1
 
 
+def composed_infinite_mass(atoms: LossAtoms, compositions: int) -> arb:
+    """``1 − (1 − m)^K``: the mass of an infinite loss after ``K`` runs, some run's loss being
+    infinite (``m = atoms.infinity_mass``), a ball at flint's current precision."""
+    return 1 - (1 - atoms.infinity_mass) ** compositions
+
+
 def composed_delta(atoms: LossAtoms, eps: Fraction, compositions: int) -> arb:
     """``δ_K(ε)`` of the ``K``-fold composition of ``atoms``, a ball at flint's current precision
     (module docstring; the caller checks the size with :func:`composed_atom_count`)."""
-    infinity = 1 - (1 - atoms.infinity_mass) ** compositions
+    infinity = composed_infinite_mass(atoms, compositions)
     order = sorted(range(len(atoms.losses)), key=lambda j: -atoms.losses[j].mid())
     losses = [atoms.losses[j] for j in order]  # decreasing
     masses = [atoms.masses[j] for j in order]
