@@ -42,6 +42,8 @@ the goal until the result is narrow.
 from __future__ import annotations
 
 import bisect
+import itertools
+import math
 from collections import Counter
 from fractions import Fraction
 from typing import NamedTuple
@@ -56,6 +58,7 @@ from ..form.nested_integral import (Branch, HubPair, NestedIntegral, active_boun
                                     message_breaks, plane_cells)
 from .gauss_legendre import ellipse_cover, legendre_rule
 from .node_planner import checked_nodes
+from .running_integrals import RunningIntegral
 
 #: Bernstein ellipse parameters tried on each part of ``[0, 1]``.
 RHOS = (Fraction(2), Fraction(4), Fraction(8), Fraction(16))
@@ -271,22 +274,25 @@ def _active_balls(active):
     return tuple(None if bound is None else _balls(bound) for bound in active)
 
 
-def _plane_at(bound, z, y):
-    """``α + β₁z + β₂y`` of a bound ``(α, β₁, β₂)`` (balls)."""
-    value = _ends(bound[:2], z)
-    return value + bound[2] * y if bound[2] != 0 else value
+def _interval_parts(cdf, sf, active) -> list:
+    """``G(U) − G(L)`` for the active bounds ``(lower, upper)`` (not ``None``) as signed parts
+    ``(sign, function, bound)`` (``function`` ``None``: the constant 1): the survival function
+    ``S(L)`` without an upper bound."""
+    lower, upper = active
+    if upper is None:
+        return [(1, None, None)] if lower is None else [(1, sf, lower)]
+    return [(1, cdf, upper)] + ([] if lower is None else [(-1, cdf, lower)])
 
 
 def _interval(cdf, sf, active, at):
     """``G(U) − G(L)`` for the active bounds ``(lower, upper)`` (``None``: the interval is
-    empty), ``at(function, bound)`` the CDF or survival function at a bound's value: the
-    survival function ``S(L)`` without an upper bound."""
+    empty, 0), ``at(function, bound)`` the CDF or survival function at a bound's value."""
     if active is None:
         return arb(0)
-    lower, upper = active
-    if upper is None:
-        return arb(1) if lower is None else at(sf, lower)
-    return at(cdf, upper) if lower is None else at(cdf, upper) - at(cdf, lower)
+    total = arb(0)
+    for sign, function, bound in _interval_parts(cdf, sf, active):
+        total += sign * (arb(1) if function is None else at(function, bound))
+    return total
 
 
 class TreeIntegrand:
@@ -312,47 +318,6 @@ class TreeIntegrand:
             total *= acb(density(y - shift)).abs_upper()
         for child, piece in zip(self.children, self.pieces):
             total *= child.modulus(y, piece)
-        return total
-
-
-class CellIntegrand:
-    """``h(z₁, z₂) = p₂(z₂) · Π p_d(z₂ − s) · Π_i (G_i(U_i) − G_i(L_i))^{k_i}`` on one cell of
-    a hub pair (``leaves``: ``(cdf, sf, active bounds (α, β₁, β₂), power)``)."""
-
-    def __init__(self, densities, leaves):
-        self.densities, self.leaves = densities, leaves
-        #: the outer hub's value last seen, and the leaves' terms that depend on it alone
-        self.outer, self.outer_terms = None, {}
-
-    def value(self, z, y):
-        """``h(z, y)`` at real balls; the terms of bounds on ``z`` alone are kept while the
-        same ball ``z`` comes back (one outer node, every inner node)."""
-        if z is not self.outer:
-            self.outer, self.outer_terms = z, {}
-
-        def at(function, bound):
-            if bound[2] != 0:
-                return function(_plane_at(bound, z, y))
-            key = (function, bound)
-            if key not in self.outer_terms:
-                self.outer_terms[key] = function(_ends(bound[:2], z))
-            return self.outer_terms[key]
-
-        total = TreeIntegrand(self.densities, (), ()).value(z, y)
-        for cdf, sf, active, power in self.leaves:
-            factor = _interval(cdf, sf, active, at)
-            for _ in range(power):   # not ``**``: Arb's power of a ball holding 0 is nan
-                total *= factor
-        return total
-
-    def modulus(self, z, y) -> arb:
-        """An upper bound on ``|h(z, y)|`` at complex balls."""
-        total = TreeIntegrand(self.densities, (), ()).modulus(z, y)
-        for cdf, sf, active, power in self.leaves:
-            factor = _interval(cdf, sf, active,
-                               lambda function, bound: function(_plane_at(bound, z, y)))
-            for _ in range(power):
-                total *= acb(factor).abs_upper()
         return total
 
 
@@ -485,34 +450,186 @@ def hub_pair_message(integral: HubPair, tolerance: arb) -> Message:
                     [_density_sup(inner.densities)], (0, 0), tolerance)
 
 
-def _inner_message(integral: HubPair, reach, tolerance: arb) -> Message:
+class HubCell(NamedTuple):
+    """A cell of the hubs' plane on one piece of ``z₁``: ``z₂`` between the lines ``low`` and
+    ``high`` (``(α, β)`` balls), the leaves' factors ``Π_i (a_i(z₁) + b_i(z₂))^{k_i}`` expanded
+    into ``Σ_t c_t·Π_i a_i^{j_ti}·Π_i b_i^{k_i − j_ti}``: ``sides`` the parts of each ``a_i``
+    (:func:`_interval_parts` with lines ``(α, β₁)``), ``terms`` ``(c_t, (j_ti), index of
+    Π_i b_i^{k_i − j_ti} in the running integral)``, ``running`` the running integrals
+    ``H(y) = ∫_{−T₋}^{y} p₂ Π p_d Π_i b_i^{k_i − j_i}``."""
+
+    low: tuple
+    high: tuple
+    sides: tuple
+    terms: tuple
+    running: RunningIntegral
+
+
+class HubMessage:
+    """The inner hub's integral of a hub pair by running integrals (module docstring of
+    ``running_integrals.py``; docs/mathematics.md §16): on the piece ``i`` of ``z₁``,
+
+        I(z₁) = Σ_cells Σ_t c_t·Π_i a_i(z₁)^{j_ti}·(H_t(high(z₁)) − H_t(low(z₁))),
+
+    ``H_t`` shared by every cell of the same functions ``b_i``; ``sup`` bounds ``I`` on the real
+    line, ``tail`` what the cut-off leaves out."""
+
+    def __init__(self, breaks, pieces, sup: arb, tail: arb):
+        self.breaks, self.pieces, self.sup, self.tail = breaks, pieces, sup, tail
+
+    def piece(self, y: Fraction) -> int:
+        """The piece holding the exact point ``y``."""
+        return bisect.bisect_right(self.breaks, y)
+
+    def value(self, z: arb, piece: int) -> arb:
+        """``I(z₁)`` at a real ball ``z₁`` of the piece ``piece``."""
+        total = arb(0)
+        sides: dict = {}
+        for cell in self.pieces[piece]:
+            high, low = cell.running.at(_ends(cell.high, z)), cell.running.at(_ends(cell.low, z))
+            factors = [_side(parts, z, sides) for parts in cell.sides]
+            for coefficient, powers, index in cell.terms:
+                total += coefficient * _power_product(factors, powers) * (high[index] - low[index])
+        return total
+
+    def modulus(self, z: acb, piece: int) -> arb:
+        """An upper bound on ``|I(z₁)|`` at a complex ball: ``|H_t(x + iv)| ≤ sup + |v|·
+        sup |f_t|`` on the box ``x + i[0, v]`` (``|H_t| ≤ sup`` on the real line)."""
+        total = arb(0)
+        with ctx.workprec(BOUND_BITS):
+            for cell in self.pieces[piece]:
+                ends = [self._end_bounds(cell.running, _ends(line, z))
+                        for line in (cell.low, cell.high)]
+                factors = [acb(_side(parts, z, {})).abs_upper() for parts in cell.sides]
+                for coefficient, powers, index in cell.terms:
+                    total += (abs(coefficient) * _power_product(factors, powers)
+                              * (ends[0][index] + ends[1][index]))
+            return arb(total.upper())
+
+    def _end_bounds(self, running: RunningIntegral, y: acb) -> list:
+        """Upper bounds on ``|H_t(y)|`` at a complex ball ``y``, one per ``t``."""
+        height = arb(abs(y.imag).upper())
+        box = acb(y.real, height / 2 + arb(0, 1) * height / 2)
+        return [self.sup + height * bound for bound in running.moduli(box)]
+
+
+def _side(parts, z, known: dict):
+    """``a(z) = Σ sign·G(α + βz)`` of the parts ``(sign, function, (α, β))`` (``function``
+    ``None``: 1), each value kept in ``known`` for the next cell."""
+    total = arb(0)
+    for sign, function, line in parts:
+        if function is None:
+            total += sign
+            continue
+        key = (function, line)
+        if key not in known:
+            known[key] = function(_ends(line, z))
+        total += sign * known[key]
+    return total
+
+
+def _power_product(factors, powers):
+    """``Π_i factors_i^{powers_i}`` (repeated products: Arb's power of a ball holding 0 is
+    nan)."""
+    total = arb(1)
+    for factor, power in zip(factors, powers):
+        for _ in range(power):
+            total *= factor
+    return total
+
+
+def _expansion(sides: list, powers: list) -> list:
+    """``[(c_t, (j_ti), (k_i − j_ti)), …]``: ``Π_i (a_i + b_i)^{k_i}`` expanded by the binomial
+    theorem, ``sides[i] = (a_i's parts, b_i's parts)`` (an empty side is 0: one exponent)."""
+    choices = []
+    for (a_parts, b_parts), power in zip(sides, powers):
+        lowest = power if not b_parts else 0
+        highest = 0 if not a_parts else power
+        choices.append([(math.comb(power, j), j, power - j) for j in range(lowest, highest + 1)])
+    return [(math.prod(c for c, _, _ in chosen), tuple(j for _, j, _ in chosen),
+             tuple(k for _, _, k in chosen)) for chosen in itertools.product(*choices)]
+
+
+class _ZSide:
+    """The running integrals' integrand ``f_k(s) = p₂(s) Π p_d(s − shift) Π_i b_i(s)^{q_ki}``
+    for the parts of the ``b_i`` (lines ``(α, β₂)``) and the exponent vectors ``q_k``."""
+
+    def __init__(self, densities, b_sides, exponents):
+        self.densities, self.exponents = densities, exponents
+        self.b_sides = [tuple((sign, function, _balls(line)) for sign, function, line in parts)
+                        for parts in b_sides]
+
+    def values(self, s) -> list:
+        """``[f_k(s), …]`` at a real ball (or, for :meth:`moduli`, a complex one)."""
+        density = arb(1)
+        for function, shift in self.densities:
+            density *= function(s - shift)
+        known: dict = {}
+        factors = [_side(parts, s, known) for parts in self.b_sides]
+        return [density * _power_product(factors, q) for q in self.exponents]
+
+    def moduli(self, s: acb) -> list:
+        """Upper bounds on ``|f_k|`` at a complex ball."""
+        return [acb(value).abs_upper() for value in self.values(s)]
+
+
+def _inner_message(integral: HubPair, reach, tolerance: arb) -> HubMessage:
     """``I(z₁) = ∫ p₂(z₂) Π p_d Π_i Pr[L_i < v_i < U_i] dz₂`` on the cells of the hubs' plane
-    (``form.nested_integral.plane_cells``, the cut-offs ``z₂ = −T₋, T₊`` among its lines)."""
+    (``form.nested_integral.plane_cells``, the cut-offs ``z₂ = −T₋, T₊`` among its lines), each
+    leaf's factor split into its parts in ``z₁`` and in ``z₂`` (:class:`HubCell`)."""
     inner = integral.inner
     sup = _density_sup(inner.densities)
     low, high, mass = _cut_off(inner.law, tolerance / (8 * sup))
     densities = _density_functions(inner.law, inner.densities)
-    leaves = [(leaf.law.ball_log(Kind.CDF).value, leaf.law.ball_log(Kind.SF).value, leaf,
-               power) for leaf, power in Counter(integral.leaves).items()]
-    breaks, cells = plane_cells(integral, [low, high], [[] for _ in integral.leaves])
-    pieces = []
-    for piece in cells:
-        segments = []
-        for lower, upper, (t1, t2) in piece:
-            if lower is None or upper is None or not low < t2 < high:
+    leaves = list(Counter(integral.leaves).items())
+    functions = [(leaf.law.ball_log(Kind.CDF).value, leaf.law.ball_log(Kind.SF).value)
+                 for leaf, _ in leaves]
+    breaks, plane = plane_cells(integral, [low, high], [[] for _ in integral.leaves])
+    cells = []   # per piece: (low line, high line, sides) of each cell inside the cut-offs
+    for piece in plane:
+        found = []
+        for lower, upper, point in piece:
+            if lower is None or upper is None or not low < point[1] < high:
                 continue   # beyond a cut-off
-            factors = []
-            for cdf, sf, leaf, power in leaves:
-                active = active_bounds(leaf.lowers, leaf.uppers, (t1, t2))
+            sides = []
+            for (leaf, _), (cdf, sf) in zip(leaves, functions):
+                active = active_bounds(leaf.lowers, leaf.uppers, point)
                 if active is None:
                     break
-                factors.append((cdf, sf, _active_balls(active), power))
+                parts = _interval_parts(cdf, sf, active)
+                sides.append((tuple((sign, f, None if b is None else (b[0], b[1]))
+                                    for sign, f, b in parts if b is None or b[2] == 0),
+                              tuple((sign, f, (b[0], b[2])) for sign, f, b in parts
+                                    if b is not None and b[2] != 0)))
             else:
-                segments.append(Segment(lower, upper, CellIntegrand(densities, factors)))
-        pieces.append(segments)
-    return Message(breaks, pieces, sup, arb((sup * mass).upper()), reach, tolerance,
-                   inner.law.scale)
-
+                found.append((lower, upper, sides))
+        cells.append(found)
+    powers = [power for _, power in leaves]
+    weight = max([sum(c for c, _, _ in _expansion(sides, powers)) for piece in cells
+                  for _, _, sides in piece], default=1)
+    strip = min([inner.law.scale] + [d.scale for d, _ in inner.densities]
+                + [leaf.law.scale / abs(b[2]) for leaf, _ in leaves
+                   for b in leaf.lowers + leaf.uppers if b[2] != 0])
+    shared: dict = {}
+    pieces = []
+    for piece in cells:
+        hub_cells = []
+        for lower, upper, sides in piece:
+            terms = _expansion(sides, powers)
+            b_sides = tuple(b_parts for _, b_parts in sides)
+            exponents = sorted({q for _, _, q in terms})
+            key = (b_sides, tuple(exponents))
+            if key not in shared:
+                integrand = _ZSide(densities, b_sides, exponents)
+                shared[key] = RunningIntegral(integrand.values, integrand.moduli, low, high,
+                                                  strip, tolerance / (4 * weight))
+            hub_cells.append(HubCell(
+                _balls(lower), _balls(upper),
+                tuple(tuple((sign, f, line if f is None else _balls(line))
+                            for sign, f, line in a_parts) for a_parts, _ in sides),
+                tuple((c, j, exponents.index(q)) for c, j, q in terms), shared[key]))
+        pieces.append(hub_cells)
+    return HubMessage(breaks, pieces, sup, arb((sup * mass).upper()))
 
 def smooth(integral: NestedIntegral | HubPair) -> bool:
     """Whether every law of the integral is smooth (no kink, not integer-valued): the rule of

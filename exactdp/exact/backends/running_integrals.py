@@ -1,0 +1,143 @@
+"""Running integrals ``H(y) = ∫_{start}^{y} f(s) ds`` of an entire vector function, certified at
+any points asked for, each new point from the nearest one known by a Gauss–Legendre rule on the
+gap between them.
+
+``f = (f_1, …, f_K)`` is entire and real on the real line.  Its modulus is bounded once on
+rectangles ``R_d = [start − 2d, end + 2d] × [0, d]`` (covered by complex boxes ``d`` wide;
+``|f(s̄)| = |f(s)|``, so the upper half suffices), ``M_d ≥ max_k sup_{R_d} |f_k|``, for a few
+heights ``d`` (:data:`HEIGHTS` times the caller's ``strip``).  A gap ``[a, b]`` of half-width
+``h`` inside ``[start − d, end + d]`` has its Bernstein ellipse ``E_ρ`` inside ``R_d ∪ R̄_d`` when
+its semi-minor axis ``h(ρ − ρ^{−1})/2`` and its overshoot ``h((ρ + ρ^{−1})/2 − 1)`` past the
+ends are at most ``d``: for ``ρ ≤ u + √(u² + 1)``, ``u = d/h`` (the first condition; it implies
+the second, ``(ρ + ρ^{−1})/2 − 1 ≤ (ρ − ρ^{−1})/2``).  By the maximum modulus principle
+``|f_k| ≤ M_d`` on ``E_ρ``, and the ``n``-point rule errs by at most
+``h·(64/15)·M_d·ρ^{2−2n}/(ρ² − 1)`` (``gauss_legendre.error_bound``; Trefethen, *Approximation
+Theory and Approximation Practice*, SIAM 2013, Thm 19.3).  Each gap takes the height and the
+fewest nodes whose bound is at most its share ``τ·|b − a|/(end − start + 2d₀)`` of the
+tolerance ``τ`` (``d₀`` the largest height): the gaps leading to any point are disjoint and lie
+in ``[start − d₀, end + d₀]``, so every ``H(y)`` errs by at most ``τ`` in all, and a small gap,
+between neighbouring points, has a large ``ρ`` and takes few nodes.
+
+The points kept are exact (the midpoints of the balls asked for); at a ball ``y`` of radius
+``r`` the value is ``H(mid y) + [−r·M, r·M]`` (``|∫_{mid y}^{y} f_k| ≤ r·M`` on the real
+line).
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from fractions import Fraction
+
+import numpy as np
+from flint import acb, arb, ctx
+
+from ...errors import PrecisionError
+from ...precision import to_arb
+from .gauss_legendre import legendre_rule
+from .node_planner import checked_nodes, fewest_nodes
+
+#: The heights of the rectangles tried, in units of the caller's ``strip``.
+HEIGHTS = (Fraction(1, 2), Fraction(1), Fraction(2))
+#: Bits of the boxes that bound ``|f|`` (a bound needs few digits).
+BOUND_BITS = 32
+
+
+class RunningIntegral:
+    """``H(y) = ∫_{start}^{y} f(s) ds`` for ``y`` in ``[start, end]`` (module docstring),
+    every value within ``tolerance`` of the exact one.
+
+    Parameters
+    ----------
+    values : callable
+        ``values(s)`` → ``[f_1(s), …, f_K(s)]`` at a real ball ``s``.
+    moduli : callable
+        ``moduli(S)`` → upper bounds on ``|f_k|`` on a complex ball ``S``, one per ``k``.
+    start, end : Fraction
+        The range of the points asked for.
+    strip : Fraction
+        About how far off the real line ``f`` grows slowly (the laws' smallest scale).
+    tolerance : arb
+        The largest error of any value.
+    """
+
+    def __init__(self, values, moduli, start: Fraction, end: Fraction, strip: Fraction,
+                 tolerance: arb):
+        self.values, self.moduli = values, moduli
+        self.start, self.end = start, end
+        self.heights = [strip * factor for factor in HEIGHTS]
+        self.span = end - start + 2 * self.heights[-1]
+        self.size = 0
+        self.bounds = [self._bound(height) for height in self.heights]
+        self.tolerance = tolerance
+        self.points = [to_arb(start)]
+        self.integrals = [[arb(0)] * self.size]
+        self.reach = (to_arb(start - self.heights[-1]), to_arb(end + self.heights[-1]))
+
+    def _bound(self, height: Fraction) -> arb:
+        """``M_d``: the largest ``|f_k|`` over boxes covering ``R_d`` (``inf`` if not finite)."""
+        low = self.start - 2 * height
+        count = math.ceil((self.end + 2 * height - low) / height)
+        largest = arb(0)
+        with ctx.workprec(BOUND_BITS):
+            imaginary = to_arb(height / 2) + arb(0, 1) * to_arb(height / 2)
+            for k in range(count):
+                real = to_arb(low + (k + Fraction(1, 2)) * height) + arb(0, 1) * to_arb(height / 2)
+                bounds = self.moduli(acb(real, imaginary))
+                self.size = len(bounds)
+                for bound in bounds:
+                    if not bound.is_finite():
+                        return arb("inf")
+                    largest = max(largest, arb(bound.upper()), key=lambda x: x.upper())
+        return largest
+
+    def at(self, y: arb) -> list:
+        """``[H_1(y), …, H_K(y)]`` at a real ball ``y`` of ``[start, end]`` (``ValueError``
+        outside it, beyond the rectangles' margin)."""
+        point = arb(y.mid())
+        if not self.reach[0] < point < self.reach[1]:
+            raise ValueError(f"a running integral on [{self.start}, {self.end}] asked at {y}")
+        index = max(0, bisect.bisect_right(self.points, point) - 1)
+        if self.points[index] == point:
+            integrals = self.integrals[index]
+        else:
+            integrals = [base + part for base, part in zip(self.integrals[index],
+                                                            self._gap(self.points[index], point))]
+            self.points.insert(index + 1, point)
+            self.integrals.insert(index + 1, integrals)
+        if y.rad() == 0:
+            return integrals
+        spread = arb(0, (y.rad() * self.bounds[0]).upper())
+        return [value + spread for value in integrals]
+
+    def _gap(self, a: arb, b: arb) -> list:
+        """``∫_a^b f`` (each component a ball holding the rule's error) for exact ``a ≠ b``."""
+        half = (b - a) / 2
+        middle = (a + b) / 2
+        width = float(abs(half).upper())
+        share = self.tolerance * arb(abs(b - a).upper()) / to_arb(self.span)
+        log_share = float(share.log().lower())
+        best = None
+        for height, bound in zip(self.heights, self.bounds):
+            if not bound.is_finite():
+                continue
+            ratio = float(height) / width
+            # ρ ≤ u + √(u² + 1), rounded down (a smaller ellipse is inside the larger)
+            rho = (ratio + math.sqrt(ratio * ratio + 1)) * (1 - 2 ** -20)
+            log_modulus = float(bound.log().upper()) if bound > 0 else -math.inf
+            with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+                order = fewest_nodes(width, rho, log_modulus, log_share)
+            if isinstance(order, int) and (best is None or order < best[0]):
+                best = (order, arb(rho), bound)
+        if best is not None:
+            order, error = checked_nodes(best[2], best[1], arb(abs(half).upper()), share)
+        if best is None or not error.is_finite():
+            raise PrecisionError("a running integral's integrand is not bounded off the real "
+                                 "line in the precision used")
+        total = None
+        for node, weight in legendre_rule(order, ctx.prec):
+            terms = self.values(middle + half * node)
+            terms = [weight * term for term in terms]
+            total = terms if total is None else [s + t for s, t in zip(total, terms)]
+        spread = arb(0, error.upper())
+        return [half * value + spread for value in total]
