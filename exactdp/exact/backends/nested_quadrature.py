@@ -494,13 +494,15 @@ class HubMessage:
 
     def modulus(self, z: acb, piece: int) -> arb:
         """An upper bound on ``|I(z₁)|`` at a complex ball: ``|H_t(x + iv)| ≤ sup + |v|·
-        sup |f_t|`` on the box ``x + i[0, v]`` (``|H_t| ≤ sup`` on the real line)."""
+        sup |f_t|`` on the segment ``x + i[0, v]`` (``|H_t| ≤ sup`` on the real line), the
+        last by the running integral's bound on a rectangle holding it, else on a box."""
         total = arb(0)
+        sides: dict = {}
         with ctx.workprec(BOUND_BITS):
             for cell in self.pieces[piece]:
                 ends = [self._end_bounds(cell.running, _ends(line, z))
                         for line in (cell.low, cell.high)]
-                factors = [acb(_side(parts, z, {})).abs_upper() for parts in cell.sides]
+                factors = [acb(_side(parts, z, sides)).abs_upper() for parts in cell.sides]
                 for coefficient, powers, index in cell.terms:
                     total += (abs(coefficient) * _power_product(factors, powers)
                               * (ends[0][index] + ends[1][index]))
@@ -508,20 +510,28 @@ class HubMessage:
 
     def _end_bounds(self, running: RunningIntegral, y: acb) -> list:
         """Upper bounds on ``|H_t(y)|`` at a complex ball ``y``, one per ``t``."""
+        if not y.real.is_finite() or not y.imag.is_finite():
+            return [arb("inf")] * running.size
         height = arb(abs(y.imag).upper())
+        rectangle = running.bound_off_axis(y)
+        if rectangle is not None:
+            return [self.sup + height * rectangle] * running.size
         box = acb(y.real, height / 2 + arb(0, 1) * height / 2)
         return [self.sup + height * bound for bound in running.moduli(box)]
 
 
-def _side(parts, z, known: dict):
+def _side(parts, z, known: dict | None = None):
     """``a(z) = Σ sign·G(α + βz)`` of the parts ``(sign, function, (α, β))`` (``function``
-    ``None``: 1), each value kept in ``known`` for the next cell."""
+    ``None``: 1), each value kept in ``known`` (by the parts' identities) for the next cell."""
     total = arb(0)
     for sign, function, line in parts:
         if function is None:
             total += sign
             continue
-        key = (function, line)
+        if known is None:
+            total += sign * function(_ends(line, z))
+            continue
+        key = (id(function), id(line))
         if key not in known:
             known[key] = function(_ends(line, z))
         total += sign * known[key]
@@ -564,8 +574,7 @@ class _ZSide:
         density = arb(1)
         for function, shift in self.densities:
             density *= function(s - shift)
-        known: dict = {}
-        factors = [_side(parts, s, known) for parts in self.b_sides]
+        factors = [_side(parts, s) for parts in self.b_sides]
         return [density * _power_product(factors, q) for q in self.exponents]
 
     def moduli(self, s: acb) -> list:
@@ -611,6 +620,7 @@ def _inner_message(integral: HubPair, reach, tolerance: arb) -> HubMessage:
                 + [leaf.law.scale / abs(b[2]) for leaf, _ in leaves
                    for b in leaf.lowers + leaf.uppers if b[2] != 0])
     shared: dict = {}
+    lines: dict = {}   # one ball per line, so that the cells share their values by identity
     pieces = []
     for piece in cells:
         hub_cells = []
@@ -625,7 +635,7 @@ def _inner_message(integral: HubPair, reach, tolerance: arb) -> HubMessage:
                                                   strip, tolerance / (4 * weight))
             hub_cells.append(HubCell(
                 _balls(lower), _balls(upper),
-                tuple(tuple((sign, f, line if f is None else _balls(line))
+                tuple(tuple((sign, f, line if f is None else lines.setdefault(line, _balls(line)))
                             for sign, f, line in a_parts) for a_parts, _ in sides),
                 tuple((c, j, exponents.index(q)) for c, j, q in terms), shared[key]))
         pieces.append(hub_cells)

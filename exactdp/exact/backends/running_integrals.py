@@ -29,7 +29,6 @@ import bisect
 import math
 from fractions import Fraction
 
-import numpy as np
 from flint import acb, arb, ctx
 
 from ...errors import PrecisionError
@@ -69,6 +68,12 @@ class RunningIntegral:
         self.span = end - start + 2 * self.heights[-1]
         self.size = 0
         self.bounds = [self._bound(height) for height in self.heights]
+        self.log_bounds = [math.inf if not bound.is_finite() else
+                           float(bound.log().upper()) if bound > 0 else -math.inf
+                           for bound in self.bounds]
+        self.rectangles = [(to_arb(height), to_arb(start - 2 * height),
+                            to_arb(end + 2 * height), bound)
+                           for height, bound in zip(self.heights, self.bounds)]
         self.tolerance = tolerance
         self.points = [to_arb(start)]
         self.integrals = [[arb(0)] * self.size]
@@ -91,43 +96,67 @@ class RunningIntegral:
                     largest = max(largest, arb(bound.upper()), key=lambda x: x.upper())
         return largest
 
+    def bound_off_axis(self, y: acb) -> arb | None:
+        """An upper bound on every ``|f_k|`` on the segment from ``Re y`` to ``y`` (a complex
+        ball): the smallest ``M_d`` whose rectangle holds it, ``None`` if none does."""
+        height = abs(y.imag)
+        for top, left, right, bound in self.rectangles:
+            if height <= top and left <= y.real and y.real <= right:
+                return bound
+        return None
+
     def at(self, y: arb) -> list:
         """``[H_1(y), …, H_K(y)]`` at a real ball ``y`` of ``[start, end]`` (``ValueError``
         outside it, beyond the rectangles' margin)."""
         point = arb(y.mid())
         if not self.reach[0] < point < self.reach[1]:
             raise ValueError(f"a running integral on [{self.start}, {self.end}] asked at {y}")
-        index = max(0, bisect.bisect_right(self.points, point) - 1)
-        if self.points[index] == point:
-            integrals = self.integrals[index]
+        index = bisect.bisect_right(self.points, point)
+        if index and self.points[index - 1] == point:
+            integrals = self.integrals[index - 1]
         else:
-            integrals = [base + part for base, part in zip(self.integrals[index],
-                                                            self._gap(self.points[index], point))]
-            self.points.insert(index + 1, point)
-            self.integrals.insert(index + 1, integrals)
+            # from the nearer neighbour (the points may come in any order)
+            near = index - 1 if index == len(self.points) or (
+                index and point - self.points[index - 1] < self.points[index] - point) else index
+            integrals = [base + part for base, part in zip(self.integrals[near],
+                                                            self._gap(self.points[near], point))]
+            self.points.insert(index, point)
+            self.integrals.insert(index, integrals)
         if y.rad() == 0:
             return integrals
         spread = arb(0, (y.rad() * self.bounds[0]).upper())
         return [value + spread for value in integrals]
 
     def _gap(self, a: arb, b: arb) -> list:
-        """``∫_a^b f`` (each component a ball holding the rule's error) for exact ``a ≠ b``."""
+        """``∫_a^b f`` (each component a ball holding the rules' errors) for exact ``a ≠ b``:
+        one rule, or one on each of the equal parts of a gap wider than twice the largest
+        height."""
+        parts = math.ceil(float(abs(b - a).upper()) / float(2 * self.heights[-1]))
+        total = None
+        for k in range(parts):
+            low = a + (b - a) * k / parts if k else a
+            high = a + (b - a) * (k + 1) / parts if k + 1 < parts else b
+            integrals = self._rule(low, high)
+            total = integrals if total is None else [s + t for s, t in zip(total, integrals)]
+        return total
+
+    def _rule(self, a: arb, b: arb) -> list:
+        """``∫_a^b f`` by the fewest Gauss–Legendre nodes over the heights (module
+        docstring)."""
         half = (b - a) / 2
         middle = (a + b) / 2
         width = float(abs(half).upper())
         share = self.tolerance * arb(abs(b - a).upper()) / to_arb(self.span)
         log_share = float(share.log().lower())
         best = None
-        for height, bound in zip(self.heights, self.bounds):
-            if not bound.is_finite():
+        for height, bound, log_modulus in zip(self.heights, self.bounds, self.log_bounds):
+            if log_modulus == math.inf:
                 continue
             ratio = float(height) / width
             # ρ ≤ u + √(u² + 1), rounded down (a smaller ellipse is inside the larger)
             rho = (ratio + math.sqrt(ratio * ratio + 1)) * (1 - 2 ** -20)
-            log_modulus = float(bound.log().upper()) if bound > 0 else -math.inf
-            with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-                order = fewest_nodes(width, rho, log_modulus, log_share)
-            if isinstance(order, int) and (best is None or order < best[0]):
+            order = fewest_nodes(width, rho, log_modulus, log_share)
+            if best is None or order < best[0]:
                 best = (order, arb(rho), bound)
         if best is not None:
             order, error = checked_nodes(best[2], best[1], arb(abs(half).upper()), share)
