@@ -58,7 +58,8 @@ from ..form.nested_integral import (Branch, HubPair, NestedIntegral, active_boun
                                     message_breaks, plane_cells)
 from .gauss_legendre import ellipse_cover, legendre_rule
 from .node_planner import checked_nodes
-from .running_integrals import RunningIntegral
+from .running_integrals import (Cell, RunningIntegral, RunningMessage, line_at,
+                                power_product, side)
 
 #: Bernstein ellipse parameters tried on each part of ``[0, 1]``.
 RHOS = (Fraction(2), Fraction(4), Fraction(8), Fraction(16))
@@ -68,18 +69,12 @@ MAX_ORDER = 48
 SMALL_ORDER = 16
 #: The smallest part of ``[0, 1]`` (a rule needing smaller parts raises PrecisionError).
 SMALLEST_PART = Fraction(1, 1024)
-#: Balls covering the upper half of an ellipse, and ``[0, 1]`` when bounding a message.
+#: Balls covering the upper half of an ellipse.
 ARCS = 8
-CHUNKS = 8
 #: Bits of the complex balls that bound the integrands (a bound needs few digits).
 BOUND_BITS = 32
 #: Real balls covering a piece of ``z``, at most, each about one scale of the noise wide.
 Z_BALLS = 8
-
-
-def _ends(line, z):
-    """``α + βz`` of a line ``(α, β)`` (balls) at a real or complex ball."""
-    return line[0] + line[1] * z if line[1] != 0 else line[0]
 
 
 def _balls(line) -> tuple:
@@ -105,21 +100,12 @@ class Segment:
 
     def g(self, z, t, modulus: bool):
         """``g(z, t)`` at real balls, or an upper bound on ``|g|`` at complex balls."""
-        low = _ends(self.low, z)
-        width = _ends(self.high, z) - low
+        low = line_at(self.low, z)
+        width = line_at(self.high, z) - low
         y = low + t * width
         if modulus:
             return acb(width).abs_upper() * self.integrand.modulus(z, y)
         return width * self.integrand.value(z, y)
-
-    def modulus(self, z: acb) -> arb:
-        """An upper bound on ``|∫_0^1 g(z, t) dt|`` at a complex ball ``z``."""
-        total = arb(0)
-        with ctx.workprec(BOUND_BITS):
-            for i in range(CHUNKS):
-                chunk = acb(_ball(Fraction(2 * i + 1, 2 * CHUNKS), Fraction(1, 2 * CHUNKS)))
-                total += self.g(z, chunk, True)
-            return total / CHUNKS
 
     def rule(self, z_cover: list, share: arb) -> Rule:
         """A rule for ``∫_0^1 g(z, t) dt`` with error at most about ``share`` for every ``z`` of
@@ -219,11 +205,6 @@ class Message:
         return sum((segment.apply(rule, z) for segment, rule
                     in zip(segments, self.rules[piece])), arb(0))
 
-    def modulus(self, z: acb, piece: int) -> arb:
-        """An upper bound on ``|F̃(z)|`` at a complex ball ``z``, ``F̃`` continued from the
-        piece ``piece``."""
-        return sum((segment.modulus(z) for segment in self.segments[piece]), arb(0))
-
     def _z_cover(self, piece: int) -> list:
         """Real balls covering the piece within ``reach`` (padded for the nodes' radii)."""
         ends = [None] + self.breaks + [None]
@@ -260,7 +241,7 @@ class LeafMessage:
     def value(self, z, piece: int):
         """``F(z)`` at a real or complex ball on the piece ``piece``."""
         return _interval(self.cdf, self.sf, self.active[piece],
-                         lambda function, line: function(_ends(line, z)))
+                         lambda function, line: function(line_at(line, z)))
 
     def modulus(self, z: acb, piece: int) -> arb:
         """An upper bound on ``|F(z)|`` at a complex ball (in the ball's arithmetic)."""
@@ -365,11 +346,14 @@ def _others(density_sup: arb, sups: list, index: int) -> arb:
 
 
 def _message(law: NoiseLaw, densities, lowers, uppers, builders: list, sups: list, reach,
-             tolerance: arb) -> Message:
+             tolerance: arb, strip=None):
     """The message ``∫ p_law(y) Π p_d(y − s) Π F̃_c(y) dy`` between ``lowers`` and ``uppers``
     for ``z`` in ``reach``, aiming at an absolute error ``tolerance``; ``builders[c](reach,
     tolerance)`` makes the inner message ``c``, at most ``sups[c]`` on the real line (module
-    docstring: cut-off, tail and sup)."""
+    docstring: cut-off, tail and sup).  The root's (``reach`` ``(0, 0)``) is a
+    :class:`Message` of rules; an inner one a
+    :class:`~.running_integrals.RunningMessage`, each segment ``H(e₂(z)) − H(e₁(z))`` of a
+    running integral ``H`` of its integrand (``strip``: the subtree's smallest scale)."""
     density_sup = _density_sup(densities)
     sup = _others(density_sup, sups, -1)
     low, high, mass = _cut_off(law, tolerance / (8 * sup))
@@ -378,10 +362,28 @@ def _message(law: NoiseLaw, densities, lowers, uppers, builders: list, sups: lis
     tail = sup * mass
     for c, child in enumerate(children):
         tail += child.tail * _others(density_sup, sups, c)
+    tail = arb(tail.upper())
     inner = sorted({b for child in children for b in child.breaks if low < b < high})
-    breaks, pieces = _segments(_density_functions(law, densities), lowers, uppers,
-                               [low] + inner + [high], children)
-    return Message(breaks, pieces, sup, arb(tail.upper()), reach, tolerance, law.scale)
+    breaks, pieces = _segments(lowers, uppers, [low] + inner + [high], children)
+    functions = _density_functions(law, densities)
+    if reach == (0, 0):
+        return Message(breaks, [[Segment(first, second, TreeIntegrand(functions, children, at))
+                                 for first, second, at in piece] for piece in pieces],
+                       sup, tail, reach, tolerance, law.scale)
+    share = tolerance / (4 * max([1] + [len(piece) for piece in pieces]))
+    shared: dict = {}
+    cells = []
+    for piece in pieces:
+        found = []
+        for first, second, at in piece:
+            if at not in shared:
+                integrand = TreeIntegrand(functions, children, at)
+                shared[at] = RunningIntegral(lambda y, h=integrand: [h.value(None, y)],
+                                             lambda y, h=integrand: [h.modulus(None, y)],
+                                             low, high, strip, share)
+            found.append(Cell(_balls(first), _balls(second), (), ((1, (), 0),), shared[at]))
+        cells.append(found)
+    return RunningMessage(breaks, cells, sup, tail)
 
 
 def branch_message(branch: Branch, reach, tolerance: arb):
@@ -392,7 +394,8 @@ def branch_message(branch: Branch, reach, tolerance: arb):
         return LeafMessage(branch)
     return _message(branch.law, branch.densities, branch.lowers, branch.uppers,
                     [_builder(child) for child in branch.children],
-                    [_sup(child) for child in branch.children], reach, tolerance)
+                    [_sup(child) for child in branch.children], reach, tolerance,
+                    min(law.scale for law in branch.laws()))
 
 
 def _builder(branch: Branch):
@@ -409,10 +412,10 @@ def _sup(branch: Branch) -> arb:
     return arb(total.upper())
 
 
-def _segments(densities: list, lowers, uppers, cuts: list, children: list):
-    """``(breaks, pieces)`` of a tree's message: on each piece of ``z`` the segments between
-    the active bounds and the breaks ``cuts`` (the cut-offs first and last) that lie inside the
-    cut-off."""
+def _segments(lowers, uppers, cuts: list, children: list):
+    """``(breaks, pieces)`` of a tree's message: on each piece of ``z`` the segments
+    ``(first, second, the children's pieces)`` between the active bounds and the breaks
+    ``cuts`` (the cut-offs first and last) that lie inside the cut-off."""
     breaks = message_breaks(lowers, uppers, cuts)
     ends = [None] + breaks + [None]
     pieces = []
@@ -431,8 +434,7 @@ def _segments(densities: list, lowers, uppers, cuts: list, children: list):
                     continue   # beyond a cut-off
                 y = interior_point(first[0] + first[1] * z, second[0] + second[1] * z)
                 if cuts[0] < y < cuts[-1]:
-                    segments.append(Segment(first, second, TreeIntegrand(
-                        densities, children, [child.piece(y) for child in children])))
+                    segments.append((first, second, tuple(child.piece(y) for child in children)))
         pieces.append(segments)
     return breaks, pieces
 
@@ -448,104 +450,6 @@ def hub_pair_message(integral: HubPair, tolerance: arb) -> Message:
     return _message(outer.law, outer.densities, outer.lowers, outer.uppers,
                     [lambda reach, share: _inner_message(integral, reach, share)],
                     [_density_sup(inner.densities)], (0, 0), tolerance)
-
-
-class HubCell(NamedTuple):
-    """A cell of the hubs' plane on one piece of ``z₁``: ``z₂`` between the lines ``low`` and
-    ``high`` (``(α, β)`` balls), the leaves' factors ``Π_i (a_i(z₁) + b_i(z₂))^{k_i}`` expanded
-    into ``Σ_t c_t·Π_i a_i^{j_ti}·Π_i b_i^{k_i − j_ti}``: ``sides`` the parts of each ``a_i``
-    (:func:`_interval_parts` with lines ``(α, β₁)``), ``terms`` ``(c_t, (j_ti), index of
-    Π_i b_i^{k_i − j_ti} in the running integral)``, ``running`` the running integrals
-    ``H(y) = ∫_{−T₋}^{y} p₂ Π p_d Π_i b_i^{k_i − j_i}``."""
-
-    low: tuple
-    high: tuple
-    sides: tuple
-    terms: tuple
-    running: RunningIntegral
-
-
-class HubMessage:
-    """The inner hub's integral of a hub pair by running integrals (module docstring of
-    ``running_integrals.py``; docs/mathematics.md §16): on the piece ``i`` of ``z₁``,
-
-        I(z₁) = Σ_cells Σ_t c_t·Π_i a_i(z₁)^{j_ti}·(H_t(high(z₁)) − H_t(low(z₁))),
-
-    ``H_t`` shared by every cell of the same functions ``b_i``; ``sup`` bounds ``I`` on the real
-    line, ``tail`` what the cut-off leaves out."""
-
-    def __init__(self, breaks, pieces, sup: arb, tail: arb):
-        self.breaks, self.pieces, self.sup, self.tail = breaks, pieces, sup, tail
-
-    def piece(self, y: Fraction) -> int:
-        """The piece holding the exact point ``y``."""
-        return bisect.bisect_right(self.breaks, y)
-
-    def value(self, z: arb, piece: int) -> arb:
-        """``I(z₁)`` at a real ball ``z₁`` of the piece ``piece``."""
-        total = arb(0)
-        sides: dict = {}
-        for cell in self.pieces[piece]:
-            high, low = cell.running.at(_ends(cell.high, z)), cell.running.at(_ends(cell.low, z))
-            factors = [_side(parts, z, sides) for parts in cell.sides]
-            for coefficient, powers, index in cell.terms:
-                total += coefficient * _power_product(factors, powers) * (high[index] - low[index])
-        return total
-
-    def modulus(self, z: acb, piece: int) -> arb:
-        """An upper bound on ``|I(z₁)|`` at a complex ball: ``|H_t(x + iv)| ≤ sup + |v|·
-        sup |f_t|`` on the segment ``x + i[0, v]`` (``|H_t| ≤ sup`` on the real line), the
-        last by the running integral's bound on a rectangle holding it, else on a box."""
-        total = arb(0)
-        sides: dict = {}
-        with ctx.workprec(BOUND_BITS):
-            for cell in self.pieces[piece]:
-                ends = [self._end_bounds(cell.running, _ends(line, z))
-                        for line in (cell.low, cell.high)]
-                factors = [acb(_side(parts, z, sides)).abs_upper() for parts in cell.sides]
-                for coefficient, powers, index in cell.terms:
-                    total += (abs(coefficient) * _power_product(factors, powers)
-                              * (ends[0][index] + ends[1][index]))
-            return arb(total.upper())
-
-    def _end_bounds(self, running: RunningIntegral, y: acb) -> list:
-        """Upper bounds on ``|H_t(y)|`` at a complex ball ``y``, one per ``t``."""
-        if not y.real.is_finite() or not y.imag.is_finite():
-            return [arb("inf")] * running.size
-        height = arb(abs(y.imag).upper())
-        rectangle = running.bound_off_axis(y)
-        if rectangle is not None:
-            return [self.sup + height * rectangle] * running.size
-        box = acb(y.real, height / 2 + arb(0, 1) * height / 2)
-        return [self.sup + height * bound for bound in running.moduli(box)]
-
-
-def _side(parts, z, known: dict | None = None):
-    """``a(z) = Σ sign·G(α + βz)`` of the parts ``(sign, function, (α, β))`` (``function``
-    ``None``: 1), each value kept in ``known`` (by the parts' identities) for the next cell."""
-    total = arb(0)
-    for sign, function, line in parts:
-        if function is None:
-            total += sign
-            continue
-        if known is None:
-            total += sign * function(_ends(line, z))
-            continue
-        key = (id(function), id(line))
-        if key not in known:
-            known[key] = function(_ends(line, z))
-        total += sign * known[key]
-    return total
-
-
-def _power_product(factors, powers):
-    """``Π_i factors_i^{powers_i}`` (repeated products: Arb's power of a ball holding 0 is
-    nan)."""
-    total = arb(1)
-    for factor, power in zip(factors, powers):
-        for _ in range(power):
-            total *= factor
-    return total
 
 
 def _expansion(sides: list, powers: list) -> list:
@@ -574,18 +478,20 @@ class _ZSide:
         density = arb(1)
         for function, shift in self.densities:
             density *= function(s - shift)
-        factors = [_side(parts, s) for parts in self.b_sides]
-        return [density * _power_product(factors, q) for q in self.exponents]
+        factors = [side(parts, s) for parts in self.b_sides]
+        return [density * power_product(factors, q) for q in self.exponents]
 
     def moduli(self, s: acb) -> list:
         """Upper bounds on ``|f_k|`` at a complex ball."""
         return [acb(value).abs_upper() for value in self.values(s)]
 
 
-def _inner_message(integral: HubPair, reach, tolerance: arb) -> HubMessage:
+def _inner_message(integral: HubPair, reach, tolerance: arb) -> RunningMessage:
     """``I(z₁) = ∫ p₂(z₂) Π p_d Π_i Pr[L_i < v_i < U_i] dz₂`` on the cells of the hubs' plane
     (``form.nested_integral.plane_cells``, the cut-offs ``z₂ = −T₋, T₊`` among its lines), each
-    leaf's factor split into its parts in ``z₁`` and in ``z₂`` (:class:`HubCell`)."""
+    leaf's factor split into its parts in ``z₁`` and in ``z₂``, the product expanded
+    (:func:`_expansion`): a cell's term ``c_t·Π_i a_i(z₁)^{j_ti}`` times the running integral of
+    ``p₂ Π p_d Π_i b_i^{k_i − j_ti}`` between the cell's lines."""
     inner = integral.inner
     sup = _density_sup(inner.densities)
     low, high, mass = _cut_off(inner.law, tolerance / (8 * sup))
@@ -633,13 +539,13 @@ def _inner_message(integral: HubPair, reach, tolerance: arb) -> HubMessage:
                 integrand = _ZSide(densities, b_sides, exponents)
                 shared[key] = RunningIntegral(integrand.values, integrand.moduli, low, high,
                                                   strip, tolerance / (4 * weight))
-            hub_cells.append(HubCell(
+            hub_cells.append(Cell(
                 _balls(lower), _balls(upper),
                 tuple(tuple((sign, f, line if f is None else lines.setdefault(line, _balls(line)))
                             for sign, f, line in a_parts) for a_parts, _ in sides),
                 tuple((c, j, exponents.index(q)) for c, j, q in terms), shared[key]))
         pieces.append(hub_cells)
-    return HubMessage(breaks, pieces, sup, arb((sup * mass).upper()))
+    return RunningMessage(breaks, pieces, sup, arb((sup * mass).upper()))
 
 def smooth(integral: NestedIntegral | HubPair) -> bool:
     """Whether every law of the integral is smooth (no kink, not integer-valued): the rule of

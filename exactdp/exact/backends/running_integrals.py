@@ -28,6 +28,7 @@ from __future__ import annotations
 import bisect
 import math
 from fractions import Fraction
+from typing import NamedTuple
 
 from flint import acb, arb, ctx
 
@@ -170,3 +171,105 @@ class RunningIntegral:
             total = terms if total is None else [s + t for s, t in zip(total, terms)]
         spread = arb(0, error.upper())
         return [half * value + spread for value in total]
+
+
+# --- a message made of running integrals ------------------------------------------------------
+
+def line_at(line, z):
+    """``α + βz`` of a line ``(α, β)`` (balls) at a real or complex ball."""
+    return line[0] + line[1] * z if line[1] != 0 else line[0]
+
+
+class Cell(NamedTuple):
+    """One integral over ``y`` between the lines ``low`` and ``high`` (``(α, β)`` balls) on a
+    piece of ``z``, its integrand ``Σ_t c_t·A_t(z)·f_t(y)`` with ``A_t = Π_i a_i(z)^{j_ti}``:
+    ``sides`` the parts ``(sign, function, (α, β))`` of each ``a_i`` (:func:`side`), ``terms``
+    ``(c_t, (j_ti), k)`` with ``f_t`` the ``k``-th function of ``running``."""
+
+    low: tuple
+    high: tuple
+    sides: tuple
+    terms: tuple
+    running: RunningIntegral
+
+
+class RunningMessage:
+    """A message ``F(z) = Σ_cells Σ_t c_t·A_t(z)·(H_k(high(z)) − H_k(low(z)))`` on each piece
+    of ``z`` (``pieces[i]`` its cells, on the piece between ``breaks[i−1]`` and ``breaks[i]``):
+    the integral of a tree's noise between its bounds (one term, ``A = 1``), or of the inner
+    hub of two (docs/mathematics.md §16).  ``sup`` bounds ``|H_k|`` on the real line (and
+    ``|A_t| ≤ 1`` there), ``tail`` what the cut-off leaves out."""
+
+    def __init__(self, breaks, pieces, sup: arb, tail: arb):
+        self.breaks, self.pieces, self.sup, self.tail = breaks, pieces, sup, tail
+
+    def piece(self, y: Fraction) -> int:
+        """The piece holding the exact point ``y``."""
+        return bisect.bisect_right(self.breaks, y)
+
+    def value(self, z: arb, piece: int) -> arb:
+        """``F(z)`` at a real ball ``z`` of the piece ``piece``."""
+        total = arb(0)
+        sides: dict = {}
+        for cell in self.pieces[piece]:
+            high = cell.running.at(line_at(cell.high, z))
+            low = cell.running.at(line_at(cell.low, z))
+            factors = [side(parts, z, sides) for parts in cell.sides]
+            for coefficient, powers, index in cell.terms:
+                total += coefficient * power_product(factors, powers) * (high[index] - low[index])
+        return total
+
+    def modulus(self, z: acb, piece: int) -> arb:
+        """An upper bound on ``|F(z)|`` at a complex ball: ``|H_k(x + iv)| ≤ sup + |v|·
+        sup |f_k|`` on the segment ``x + i[0, v]``, the last by the running integral's bound
+        on a rectangle holding it, else on a box."""
+        total = arb(0)
+        sides: dict = {}
+        with ctx.workprec(BOUND_BITS):
+            for cell in self.pieces[piece]:
+                ends = [self._end_bounds(cell.running, line_at(line, z))
+                        for line in (cell.low, cell.high)]
+                factors = [acb(side(parts, z, sides)).abs_upper() for parts in cell.sides]
+                for coefficient, powers, index in cell.terms:
+                    total += (abs(coefficient) * power_product(factors, powers)
+                              * (ends[0][index] + ends[1][index]))
+            return arb(total.upper())
+
+    def _end_bounds(self, running: RunningIntegral, y: acb) -> list:
+        """Upper bounds on ``|H_k(y)|`` at a complex ball ``y``, one per ``k``."""
+        if not y.real.is_finite() or not y.imag.is_finite():
+            return [arb("inf")] * running.size
+        height = arb(abs(y.imag).upper())
+        rectangle = running.bound_off_axis(y)
+        if rectangle is not None:
+            return [self.sup + height * rectangle] * running.size
+        box = acb(y.real, height / 2 + arb(0, 1) * height / 2)
+        return [self.sup + height * bound for bound in running.moduli(box)]
+
+
+def side(parts, z, known: dict | None = None):
+    """``a(z) = Σ sign·G(α + βz)`` of the parts ``(sign, function, (α, β))`` (``function``
+    ``None``: 1), each value kept in ``known`` (by the parts' identities) for the next cell."""
+    total = arb(0)
+    for sign, function, line in parts:
+        if function is None:
+            total += sign
+            continue
+        if known is None:
+            total += sign * function(line_at(line, z))
+            continue
+        key = (id(function), id(line))
+        if key not in known:
+            known[key] = function(line_at(line, z))
+        total += sign * known[key]
+    return total
+
+
+def power_product(factors, powers):
+    """``Π_i factors_i^{powers_i}`` (repeated products: Arb's power of a ball holding 0 is
+    nan)."""
+    total = arb(1)
+    for factor, power in zip(factors, powers):
+        for _ in range(power):
+            total *= factor
+    return total
