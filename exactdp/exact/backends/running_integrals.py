@@ -68,42 +68,59 @@ class RunningIntegral:
         self.heights = [strip * factor for factor in HEIGHTS]
         self.span = end - start + 2 * self.heights[-1]
         self.size = 0
-        self.bounds = [self._bound(height) for height in self.heights]
-        self.log_bounds = [math.inf if not bound.is_finite() else
-                           float(bound.log().upper()) if bound > 0 else -math.inf
-                           for bound in self.bounds]
-        self.rectangles = [(to_arb(height), to_arb(start - 2 * height),
-                            to_arb(end + 2 * height), bound)
-                           for height, bound in zip(self.heights, self.bounds)]
+        self.boxes = [self._box_bounds(height) for height in self.heights]
+        #: per height: the ends of ``R_d`` as balls, its left end and ``d`` as doubles
+        self.frames = [(to_arb(start - 2 * height),
+                        to_arb(start - 2 * height + len(boxes) * height),
+                        float(start - 2 * height), float(height))
+                       for height, boxes in zip(self.heights, self.boxes)]
+        self.tops = [to_arb(height) for height in self.heights]
         self.tolerance = tolerance
         self.points = [to_arb(start)]
         self.integrals = [[arb(0)] * self.size]
         self.reach = (to_arb(start - self.heights[-1]), to_arb(end + self.heights[-1]))
 
-    def _bound(self, height: Fraction) -> arb:
-        """``M_d``: the largest ``|f_k|`` over boxes covering ``R_d`` (``inf`` if not finite)."""
+    def _box_bounds(self, height: Fraction) -> list:
+        """Upper bounds on every ``|f_k|`` on the boxes ``[x_j, x_j + d] × [0, d]``,
+        ``x_j = start − 2d + jd``, that cover ``R_d`` (``inf`` where not finite)."""
         low = self.start - 2 * height
         count = math.ceil((self.end + 2 * height - low) / height)
-        largest = arb(0)
+        found = []
         with ctx.workprec(BOUND_BITS):
             imaginary = to_arb(height / 2) + arb(0, 1) * to_arb(height / 2)
-            for k in range(count):
-                real = to_arb(low + (k + Fraction(1, 2)) * height) + arb(0, 1) * to_arb(height / 2)
+            for j in range(count):
+                real = to_arb(low + (j + Fraction(1, 2)) * height) + arb(0, 1) * to_arb(height / 2)
                 bounds = self.moduli(acb(real, imaginary))
                 self.size = len(bounds)
+                largest = arb(0)
                 for bound in bounds:
                     if not bound.is_finite():
-                        return arb("inf")
+                        largest = arb("inf")
+                        break
                     largest = max(largest, arb(bound.upper()), key=lambda x: x.upper())
-        return largest
+                found.append(largest)
+        return found
+
+    def local_bound(self, index: int, left: arb, right: arb) -> arb | None:
+        """``M``: an upper bound on every ``|f_k|`` on ``[left, right] × [−d, d]`` for the
+        ``index``-th height ``d``, the largest over the boxes that meet it (one more each side,
+        for the rounding to doubles); ``None`` if ``R_d`` does not hold it."""
+        low, high, low_double, height = self.frames[index]
+        if not (left >= low and right <= high):
+            return None
+        first = math.floor((float(left.lower()) - low_double) / height) - 1
+        last = math.floor((float(right.upper()) - low_double) / height) + 1
+        return max(self.boxes[index][max(0, first):last + 1], key=lambda x: x.upper())
 
     def bound_off_axis(self, y: acb) -> arb | None:
         """An upper bound on every ``|f_k|`` on the segment from ``Re y`` to ``y`` (a complex
-        ball): the smallest ``M_d`` whose rectangle holds it, ``None`` if none does."""
+        ball), on the smallest rectangle ``R_d`` that holds it; ``None`` if none does."""
         height = abs(y.imag)
-        for top, left, right, bound in self.rectangles:
-            if height <= top and left <= y.real and y.real <= right:
-                return bound
+        for index, top in enumerate(self.tops):
+            if height <= top:
+                bound = self.local_bound(index, arb(y.real.lower()), arb(y.real.upper()))
+                if bound is not None:
+                    return bound
         return None
 
     def at(self, y: arb) -> list:
@@ -125,7 +142,8 @@ class RunningIntegral:
             self.integrals.insert(index, integrals)
         if y.rad() == 0:
             return integrals
-        spread = arb(0, (y.rad() * self.bounds[0]).upper())
+        bound = self.local_bound(0, arb(y.lower()), arb(y.upper()))
+        spread = arb(0, (y.rad() * (arb("inf") if bound is None else bound)).upper())
         return [value + spread for value in integrals]
 
     def _gap(self, a: arb, b: arb) -> list:
@@ -150,9 +168,12 @@ class RunningIntegral:
         share = self.tolerance * arb(abs(b - a).upper()) / to_arb(self.span)
         log_share = float(share.log().lower())
         best = None
-        for height, bound, log_modulus in zip(self.heights, self.bounds, self.log_bounds):
-            if log_modulus == math.inf:
+        for index, height in enumerate(self.heights):
+            bound = self.local_bound(index, min(a, b) - self.tops[index],
+                                     max(a, b) + self.tops[index])
+            if bound is None or not bound.is_finite():
                 continue
+            log_modulus = float(bound.log().upper()) if bound > 0 else -math.inf
             ratio = float(height) / width
             # ρ ≤ u + √(u² + 1), rounded down (a smaller ellipse is inside the larger)
             rho = (ratio + math.sqrt(ratio * ratio + 1)) * (1 - 2 ** -20)
