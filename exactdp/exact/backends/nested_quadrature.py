@@ -46,9 +46,8 @@ import itertools
 import math
 from collections import Counter
 from fractions import Fraction
-from typing import NamedTuple
 
-from flint import acb, arb, ctx
+from flint import acb, arb
 
 from ...errors import MethodUnavailableError, PrecisionError
 from ...noise import Kind, NoiseLaw
@@ -56,164 +55,12 @@ from ...precision import to_arb
 from ..form.integral_form import interior_point
 from ..form.nested_integral import (Branch, HubPair, NestedIntegral, active_bounds,
                                     message_breaks, plane_cells)
-from .gauss_legendre import ellipse_cover, legendre_rule
-from .node_planner import checked_nodes
 from .running_integrals import (Cell, RunningIntegral, RunningMessage, line_at,
                                 power_product, side)
-
-#: Bernstein ellipse parameters tried on each part of ``[0, 1]``.
-RHOS = (Fraction(2), Fraction(4), Fraction(8), Fraction(16))
-#: The largest rule on one part; a part needing more is halved.
-MAX_ORDER = 48
-#: A part whose rule takes at most this many nodes is not split further.
-SMALL_ORDER = 16
-#: The smallest part of ``[0, 1]`` (a rule needing smaller parts raises PrecisionError).
-SMALLEST_PART = Fraction(1, 1024)
-#: Balls covering the upper half of an ellipse.
-ARCS = 8
-#: Bits of the complex balls that bound the integrands (a bound needs few digits).
-BOUND_BITS = 32
-#: Real balls covering a piece of ``z``, at most, each about one scale of the noise wide.
-Z_BALLS = 8
-
 
 def _balls(line) -> tuple:
     """A line or bound ``(α, β, …)`` of exact rationals as balls."""
     return tuple(to_arb(c) for c in line)
-
-
-class Rule(NamedTuple):
-    """``Σ_parts Σ_k w_k·half·g(z, middle + half·x_k)`` and its error bound ``error``: parts
-    ``(middle, half, order)`` of ``[0, 1]``."""
-
-    parts: tuple
-    error: arb
-
-
-class Segment:
-    """``∫_{low(z)}^{high(z)} h(z, y) dy`` (module docstring), ``low``/``high`` lines
-    ``(α, β)``, ``integrand`` with ``value(z, y)`` (real balls) and ``modulus(Z, Y)`` (an upper
-    bound on ``|h|`` on complex balls)."""
-
-    def __init__(self, low, high, integrand):
-        self.low, self.high, self.integrand = _balls(low), _balls(high), integrand
-
-    def g(self, z, t, modulus: bool):
-        """``g(z, t)`` at real balls, or an upper bound on ``|g|`` at complex balls."""
-        low = line_at(self.low, z)
-        width = line_at(self.high, z) - low
-        y = low + t * width
-        if modulus:
-            return acb(width).abs_upper() * self.integrand.modulus(z, y)
-        return width * self.integrand.value(z, y)
-
-    def rule(self, z_cover: list, share: arb) -> Rule:
-        """A rule for ``∫_0^1 g(z, t) dt`` with error at most about ``share`` for every ``z`` of
-        the real balls ``z_cover`` (module docstring)."""
-        parts = self._parts(z_cover, Fraction(1, 2), Fraction(1, 2), share)
-        return Rule(tuple(part[:3] for part in parts),
-                    sum((part[3] for part in parts), arb(0)))
-
-    def _parts(self, z_cover: list, middle: Fraction, half: Fraction, share: arb,
-               whole=None) -> list:
-        """``[(middle, half, order, error bound), …]``: the part ``[middle ± half]`` of
-        ``[0, 1]`` whole, or split into halves (each split again the same way) where the two
-        take fewer nodes (or the whole more than :data:`MAX_ORDER`)."""
-        if whole is None:
-            whole = self._plan(z_cover, middle, half, share * 2 * to_arb(half))
-        if whole is not None and whole[0] <= SMALL_ORDER:
-            return [(middle, half, *whole)]
-        if half <= SMALLEST_PART:
-            if whole is None:
-                raise PrecisionError("a nested integral of smooth noise needs a finer rule "
-                                     "than the quadrature allows")
-            return [(middle, half, *whole)]
-        quarter = half / 2
-        halves = [(middle + sign * quarter,
-                   self._plan(z_cover, middle + sign * quarter, quarter, share * to_arb(half)))
-                  for sign in (-1, 1)]
-        if whole is not None and all(plan is not None for _, plan in halves) and (
-                whole[0] <= halves[0][1][0] + halves[1][1][0]):
-            return [(middle, half, *whole)]
-        return [part for centre, plan in halves
-                for part in self._parts(z_cover, centre, quarter, share, plan)]
-
-    def _plan(self, z_cover: list, middle: Fraction, half: Fraction, share: arb):
-        """``(order, error bound)``: the fewest nodes on ``[middle ± half]`` over the ellipses
-        :data:`RHOS` (tried in turn until a larger one needs more nodes) with error at most
-        ``share``; ``None`` if more than :data:`MAX_ORDER`."""
-        best = None
-        for rho in RHOS:
-            with ctx.workprec(BOUND_BITS):
-                rho_ball = to_arb(rho)
-                modulus = arb(0)
-                for t in ellipse_cover(to_arb(middle), to_arb(half), rho_ball, ARCS):
-                    for z in z_cover:
-                        modulus = _larger(modulus, self.g(acb(z), t, True))
-            order, bound = checked_nodes(arb(modulus.upper()), rho_ball, to_arb(half), share)
-            if best is not None and order >= best[0]:
-                break   # the integrand grows faster than the larger ellipse gains
-            if order <= MAX_ORDER:
-                best = (order, bound)
-        return best
-
-    def apply(self, rule: Rule, z: arb) -> arb:
-        """The rule's sum at a real ball ``z`` plus ``[−error, error]``."""
-        total = arb(0)
-        for middle, half, order in rule.parts:
-            middle_ball, half_ball = to_arb(middle), to_arb(half)
-            for node, weight in legendre_rule(order, ctx.prec):
-                total += weight * half_ball * self.g(z, middle_ball + half_ball * node, False)
-        return total + arb(0, rule.error.upper())
-
-
-def _ball(middle: Fraction, radius: Fraction) -> arb:
-    """The ball ``[middle − radius, middle + radius]`` (or one holding it)."""
-    return to_arb(middle) + arb(0, 1) * to_arb(radius)
-
-
-def _larger(bound: arb, ball: arb) -> arb:
-    """The larger of an upper bound and the upper end of a ball; infinite if the ball is not
-    finite (nan included: a comparison with nan is false, which would drop it)."""
-    if not ball.is_finite():
-        return arb("inf")
-    return max(bound, arb(ball.upper()), key=lambda x: x.upper())
-
-
-class Message:
-    """A message ``F̃(z)`` (module docstring): ``segments[i]`` on the piece of ``z`` between
-    ``breaks[i−1]`` and ``breaks[i]``; ``sup`` bounds ``F`` on the real line, ``tail`` what
-    ``F̃`` leaves out (``F ∈ F̃ + [0, tail]``).  The rules are made on first use, for ``z`` in
-    ``reach`` (an interval, the caller's cut-off) and absolute error ``tolerance``."""
-
-    def __init__(self, breaks, segments, sup: arb, tail: arb, reach, tolerance: arb, unit):
-        self.breaks, self.segments, self.sup, self.tail = breaks, segments, sup, tail
-        self.reach, self.tolerance, self.unit = reach, tolerance, unit
-        self.rules: dict = {}
-
-    def piece(self, y: Fraction) -> int:
-        """The piece holding the exact point ``y``."""
-        return bisect.bisect_right(self.breaks, y)
-
-    def value(self, z: arb, piece: int) -> arb:
-        """``F̃(z)`` at a real ball ``z`` of the piece ``piece``."""
-        segments = self.segments[piece]
-        if piece not in self.rules:
-            share = self.tolerance / (2 * max(1, len(segments)))
-            cover = self._z_cover(piece)
-            self.rules[piece] = [segment.rule(cover, share) for segment in segments]
-        return sum((segment.apply(rule, z) for segment, rule
-                    in zip(segments, self.rules[piece])), arb(0))
-
-    def _z_cover(self, piece: int) -> list:
-        """Real balls covering the piece within ``reach`` (padded for the nodes' radii)."""
-        ends = [None] + self.breaks + [None]
-        lo = self.reach[0] if ends[piece] is None else max(self.reach[0], ends[piece])
-        hi = self.reach[1] if ends[piece + 1] is None else min(self.reach[1], ends[piece + 1])
-        count = max(1, min(Z_BALLS, int((hi - lo) / self.unit) + 1))
-        step = (hi - lo) / count
-        pad = (hi - lo + 1) / 2 ** 20
-        return [_ball(lo + (k + Fraction(1, 2)) * step, step / 2 + pad) for k in range(count)]
 
 
 class LeafMessage:
@@ -346,18 +193,19 @@ def _others(density_sup: arb, sups: list, index: int) -> arb:
 
 
 def _message(law: NoiseLaw, densities, lowers, uppers, builders: list, sups: list, reach,
-             tolerance: arb, strip=None):
+             tolerance: arb, strip: Fraction) -> RunningMessage:
     """The message ``∫ p_law(y) Π p_d(y − s) Π F̃_c(y) dy`` between ``lowers`` and ``uppers``
-    for ``z`` in ``reach``, aiming at an absolute error ``tolerance``; ``builders[c](reach,
-    tolerance)`` makes the inner message ``c``, at most ``sups[c]`` on the real line (module
-    docstring: cut-off, tail and sup).  The root's (``reach`` ``(0, 0)``) is a
-    :class:`Message` of rules; an inner one a
-    :class:`~.running_integrals.RunningMessage`, each segment ``H(e₂(z)) − H(e₁(z))`` of a
-    running integral ``H`` of its integrand (``strip``: the subtree's smallest scale)."""
+    for ``z`` in ``reach`` (the parent's cut-off; ``(0, 0)`` at the root), aiming at an
+    absolute error ``tolerance``; ``builders[c](reach, tolerance)`` makes the inner message
+    ``c``, at most ``sups[c]`` on the real line (module
+    docstring: cut-off, tail and sup): a :class:`~.running_integrals.RunningMessage`, each
+    segment ``H(e₂(z)) − H(e₁(z))`` of a running integral ``H`` of its integrand (``strip``:
+    the subtree's smallest scale)."""
     density_sup = _density_sup(densities)
     sup = _others(density_sup, sups, -1)
     low, high, mass = _cut_off(law, tolerance / (8 * sup))
-    children = [build((low, high), tolerance / (4 * len(builders) * _others(density_sup, sups, c)))
+    children = [build((low, high),
+                      tolerance / (4 * len(builders) * _others(density_sup, sups, c)))
                 for c, build in enumerate(builders)]
     tail = sup * mass
     for c, child in enumerate(children):
@@ -366,24 +214,32 @@ def _message(law: NoiseLaw, densities, lowers, uppers, builders: list, sups: lis
     inner = sorted({b for child in children for b in child.breaks if low < b < high})
     breaks, pieces = _segments(lowers, uppers, [low] + inner + [high], children)
     functions = _density_functions(law, densities)
-    if reach == (0, 0):
-        return Message(breaks, [[Segment(first, second, TreeIntegrand(functions, children, at))
-                                 for first, second, at in piece] for piece in pieces],
-                       sup, tail, reach, tolerance, law.scale)
     share = tolerance / (4 * max([1] + [len(piece) for piece in pieces]))
-    shared: dict = {}
-    cells = []
-    for piece in pieces:
-        found = []
-        for first, second, at in piece:
-            if at not in shared:
-                integrand = TreeIntegrand(functions, children, at)
-                shared[at] = RunningIntegral(lambda y, h=integrand: [h.value(None, y)],
-                                             lambda y, h=integrand: [h.modulus(None, y)],
-                                             low, high, strip, share)
-            found.append(Cell(_balls(first), _balls(second), (), ((1, (), 0),), shared[at]))
-        cells.append(found)
-    return RunningMessage(breaks, cells, sup, tail)
+    running = {}
+    for at, (start, end) in _extents(breaks, pieces, reach).items():
+        integrand = TreeIntegrand(functions, children, at)
+        running[at] = RunningIntegral(lambda y, h=integrand: [h.value(None, y)],
+                                      lambda y, h=integrand: [h.modulus(None, y)],
+                                      start, end, strip, share)
+    return RunningMessage(breaks, [[Cell(_balls(first), _balls(second), (), ((1, (), 0),),
+                                         running[at]) for first, second, at in piece]
+                                   for piece in pieces], sup, tail)
+
+
+def _extents(breaks, pieces, reach) -> dict:
+    """``key → (lowest, highest)``: the range of the lines ``first``, ``second`` (``(α, β)``)
+    of the cells ``(first, second, key, …)`` of each piece, over its ``z`` within ``reach``:
+    where the running integral of the cells of ``key`` is asked."""
+    ends = [None] + list(breaks) + [None]
+    found: dict = {}
+    for lo, hi, piece in zip(ends, ends[1:], pieces):
+        lo = reach[0] if lo is None else min(max(lo, reach[0]), reach[1])
+        hi = reach[1] if hi is None else max(min(hi, reach[1]), reach[0])
+        for first, second, key, *_ in piece:
+            values = [line[0] + line[1] * z for line in (first, second) for z in (lo, hi)]
+            lowest, highest = found.get(key, (min(values), max(values)))
+            found[key] = (min(lowest, *values), max(highest, *values))
+    return found
 
 
 def branch_message(branch: Branch, reach, tolerance: arb):
@@ -439,7 +295,7 @@ def _segments(lowers, uppers, cuts: list, children: list):
     return breaks, pieces
 
 
-def hub_pair_message(integral: HubPair, tolerance: arb) -> Message:
+def hub_pair_message(integral: HubPair, tolerance: arb) -> RunningMessage:
     """The outer hub's integral of a hub pair (the root), the inner hub's integral
     (:func:`_inner_message`) its inner message."""
     outer, inner = integral.outer, integral.inner
@@ -449,7 +305,8 @@ def hub_pair_message(integral: HubPair, tolerance: arb) -> Message:
                                          f"value has no quadrature rule")
     return _message(outer.law, outer.densities, outer.lowers, outer.uppers,
                     [lambda reach, share: _inner_message(integral, reach, share)],
-                    [_density_sup(inner.densities)], (0, 0), tolerance)
+                    [_density_sup(inner.densities)], (0, 0), tolerance,
+                    min(law.scale for law in integral.laws()))
 
 
 def _expansion(sides: list, powers: list) -> list:
@@ -525,27 +382,29 @@ def _inner_message(integral: HubPair, reach, tolerance: arb) -> RunningMessage:
     strip = min([inner.law.scale] + [d.scale for d, _ in inner.densities]
                 + [leaf.law.scale / abs(b[2]) for leaf, _ in leaves
                    for b in leaf.lowers + leaf.uppers if b[2] != 0])
-    shared: dict = {}
-    lines: dict = {}   # one ball per line, so that the cells share their values by identity
-    pieces = []
+    specs = []   # per piece: (low line, high line, key, terms, sides) of each cell
     for piece in cells:
-        hub_cells = []
+        found = []
         for lower, upper, sides in piece:
             terms = _expansion(sides, powers)
-            b_sides = tuple(b_parts for _, b_parts in sides)
-            exponents = sorted({q for _, _, q in terms})
-            key = (b_sides, tuple(exponents))
-            if key not in shared:
-                integrand = _ZSide(densities, b_sides, exponents)
-                shared[key] = RunningIntegral(integrand.values, integrand.moduli, low, high,
-                                                  strip, tolerance / (4 * weight))
-            hub_cells.append(Cell(
-                _balls(lower), _balls(upper),
-                tuple(tuple((sign, f, line if f is None else lines.setdefault(line, _balls(line)))
-                            for sign, f, line in a_parts) for a_parts, _ in sides),
-                tuple((c, j, exponents.index(q)) for c, j, q in terms), shared[key]))
-        pieces.append(hub_cells)
+            key = (tuple(b_parts for _, b_parts in sides),
+                   tuple(sorted({q for _, _, q in terms})))
+            found.append((lower, upper, key, terms, sides))
+        specs.append(found)
+    running = {}
+    for key, (start, end) in _extents(breaks, specs, reach).items():
+        integrand = _ZSide(densities, *key)
+        running[key] = RunningIntegral(integrand.values, integrand.moduli, start, end, strip,
+                                       tolerance / (4 * weight))
+    lines: dict = {}   # one ball per line, so that the cells share their values by identity
+    pieces = [[Cell(_balls(lower), _balls(upper),
+                    tuple(tuple((sign, f, line if f is None
+                                 else lines.setdefault(line, _balls(line)))
+                                for sign, f, line in a_parts) for a_parts, _ in sides),
+                    tuple((c, j, key[1].index(q)) for c, j, q in terms), running[key])
+               for lower, upper, key, terms, sides in piece] for piece in specs]
     return RunningMessage(breaks, pieces, sup, arb((sup * mass).upper()))
+
 
 def smooth(integral: NestedIntegral | HubPair) -> bool:
     """Whether every law of the integral is smooth (no kink, not integer-valued): the rule of

@@ -38,7 +38,7 @@ from .gauss_legendre import legendre_rule
 from .node_planner import checked_nodes, fewest_nodes
 
 #: The heights of the rectangles tried, in units of the caller's ``strip``.
-HEIGHTS = (Fraction(1, 2), Fraction(1), Fraction(2))
+HEIGHTS = (Fraction(1, 2), Fraction(1), Fraction(2), Fraction(4), Fraction(6))
 #: Bits of the boxes that bound ``|f|`` (a bound needs few digits).
 BOUND_BITS = 32
 
@@ -150,7 +150,7 @@ class RunningIntegral:
         """``∫_a^b f`` (each component a ball holding the rules' errors) for exact ``a ≠ b``:
         one rule, or one on each of the equal parts of a gap wider than twice the largest
         height."""
-        parts = math.ceil(float(abs(b - a).upper()) / float(2 * self.heights[-1]))
+        parts = math.ceil(float(abs(b - a).upper()) / float(4 * self.heights[-1]))
         total = None
         for k in range(parts):
             low = a + (b - a) * k / parts if k else a
