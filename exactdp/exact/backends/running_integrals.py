@@ -77,6 +77,7 @@ class RunningIntegral:
         self.tops = [to_arb(height) for height in self.heights]
         self.tolerance = tolerance
         self.points = [to_arb(start)]
+        self.ends = (self.points[0], to_arb(end))
         self.integrals = [[arb(0)] * self.size]
         self.reach = (to_arb(start - self.heights[-1]), to_arb(end + self.heights[-1]))
 
@@ -112,16 +113,28 @@ class RunningIntegral:
         last = math.floor((float(right.upper()) - low_double) / height) + 1
         return max(self.boxes[index][max(0, first):last + 1], key=lambda x: x.upper())
 
-    def bound_off_axis(self, y: acb) -> arb | None:
-        """An upper bound on every ``|f_k|`` on the segment from ``Re y`` to ``y`` (a complex
-        ball), on the smallest rectangle ``R_d`` that holds it; ``None`` if none does."""
-        height = abs(y.imag)
+    def moduli_at(self, y: acb, on_range: arb) -> list:
+        """Upper bounds on ``|H_k(y)|`` at a complex ball ``y``, one per ``k``, given
+        ``|H_k| ≤ on_range`` on ``[start, end]``: along the path from the nearest point ``c(x)``
+        of ``[start, end]`` to ``x = Re y`` and up to ``y``,
+        ``|H_k(y)| ≤ on_range + (|x − c(x)| + |Im y|)·sup |f_k|`` on the box that the paths of
+        every point of the ball cross (by the boxes of the smallest rectangle holding it, else
+        on the box itself)."""
+        if not y.real.is_finite() or not y.imag.is_finite():
+            return [arb("inf")] * self.size
+        start, end = self.ends
+        left, right = arb(y.real.lower()), arb(y.real.upper())
+        left, right = min(left, max(min(left, end), start)), max(right, min(max(right, start), end))
+        height = arb(abs(y.imag).upper())
+        length = height + max(arb(0), start - arb(y.real.lower()), arb(y.real.upper()) - end)
         for index, top in enumerate(self.tops):
             if height <= top:
-                bound = self.local_bound(index, arb(y.real.lower()), arb(y.real.upper()))
+                bound = self.local_bound(index, left, right)
                 if bound is not None:
-                    return bound
-        return None
+                    return [on_range + length * bound] * self.size
+        box = acb((left + right) / 2 + arb(0, 1) * (right - left) / 2,
+                  height / 2 + arb(0, 1) * height / 2)
+        return [on_range + length * bound for bound in self.moduli(box)]
 
     def at(self, y: arb) -> list:
         """``[H_1(y), …, H_K(y)]`` at a real ball ``y`` of ``[start, end]`` (``ValueError``
@@ -241,31 +254,20 @@ class RunningMessage:
         return total
 
     def modulus(self, z: acb, piece: int) -> arb:
-        """An upper bound on ``|F(z)|`` at a complex ball: ``|H_k(x + iv)| ≤ sup + |v|·
-        sup |f_k|`` on the segment ``x + i[0, v]``, the last by the running integral's bound
-        on a rectangle holding it, else on a box."""
+        """An upper bound on ``|F(z)|`` at a complex ball: ``Σ_cells Σ_t |c_t|·|A_t(z)|·
+        (|H_k(high(z))| + |H_k(low(z))|)``, each ``|H_k|`` by
+        :meth:`RunningIntegral.moduli_at` from ``|H_k| ≤ sup`` on its range."""
         total = arb(0)
         sides: dict = {}
         with ctx.workprec(BOUND_BITS):
             for cell in self.pieces[piece]:
-                ends = [self._end_bounds(cell.running, line_at(line, z))
+                ends = [cell.running.moduli_at(line_at(line, z), self.sup)
                         for line in (cell.low, cell.high)]
                 factors = [acb(side(parts, z, sides)).abs_upper() for parts in cell.sides]
                 for coefficient, powers, index in cell.terms:
                     total += (abs(coefficient) * power_product(factors, powers)
                               * (ends[0][index] + ends[1][index]))
             return arb(total.upper())
-
-    def _end_bounds(self, running: RunningIntegral, y: acb) -> list:
-        """Upper bounds on ``|H_k(y)|`` at a complex ball ``y``, one per ``k``."""
-        if not y.real.is_finite() or not y.imag.is_finite():
-            return [arb("inf")] * running.size
-        height = arb(abs(y.imag).upper())
-        rectangle = running.bound_off_axis(y)
-        if rectangle is not None:
-            return [self.sup + height * rectangle] * running.size
-        box = acb(y.real, height / 2 + arb(0, 1) * height / 2)
-        return [self.sup + height * bound for bound in running.moduli(box)]
 
 
 def side(parts, z, known: dict | None = None):
