@@ -18,22 +18,33 @@ digits:
   ``m_range_gaussian``, σ = 2 and 4 for the interval's ends: nested quadrature), and the ratio
   Gaussian / Laplace.
 
-Times are medians of ``REPEATS`` runs, the trace cache and the cache of messages cleared
-before each.  Run: ``python benchmarks/program_trees.py`` from the repository root.
+Times are medians of ``--repeats`` runs (CPU seconds for the k-Min-Max and m-Range rows), the
+trace cache and the cache of messages cleared before each.  With ``--baseline DIR`` (a checkout
+of an earlier commit, e.g. a ``git worktree``) the k-Min-Max and m-Range rows of that checkout's
+code are measured in the same run, each checkout in a process of its own (``--measure DIR``, one
+JSON line per row), with the ratio baseline/this of the Gaussian times; ``--hubs`` runs those
+rows alone.  Run: ``python benchmarks/program_trees.py [--repeats 3] [--hubs] [--baseline DIR]``
+from the repository root.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import statistics
 import sys
+import time
 from fractions import Fraction
 from pathlib import Path
 
 import mpmath
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+#: The checkout whose exactdp is imported: this one, or the one after ``--measure``.
+CODE = Path(sys.argv[sys.argv.index("--measure") + 1]) if "--measure" in sys.argv else ROOT
+sys.path.insert(0, str(CODE))
 
-from timing import median_time  # noqa: E402
+from timing import measured_in_process, median_time  # noqa: E402
 import exactdp  # noqa: E402
 from exactdp.exact.backends import nested_messages  # noqa: E402
 from exactdp.programs import exact as program_exact  # noqa: E402
@@ -44,8 +55,10 @@ from tests.programs.compared_noises import (k_min_max, k_min_max_gaussian,  # no
 
 EPS = Fraction(7, 10)
 DIGITS = 12
-REPEATS = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+REPEATS = 3
 SIZES = range(4, 13)
+#: The k-Min-Max and m-Range rows: (Laplace program, Gaussian program, sizes).
+HUBS = ((k_min_max, k_min_max_gaussian, (3, 4)), (m_range, m_range_gaussian, (1, 2, 3)))
 
 
 def clear() -> None:
@@ -113,31 +126,76 @@ def nested_rows(sizes) -> None:
               f"{mpmath.nstr(difference, 2):>9}")
 
 
-def hub_rows() -> None:
-    """k-Min-Max and m-Range at DiPApprox's sizes, Laplace noise (closed form) and Gaussian
-    noise (nested quadrature, ``backends/nested_quadrature.py``), in the same run."""
-    print(f"\n{'program':>10} {'queries':>8} {'outputs':>7} {'Laplace s':>9} {'Σ p − 1':>9} "
-          f"{'Gaussian s':>10} {'Σ p − 1':>9} {'ratio':>6}")
-    for laplace, gaussian, sizes in ((k_min_max, k_min_max_gaussian, (3, 4)),
-                                     (m_range, m_range_gaussian, (1, 2, 3))):
+def cpu_median(function, repeats: int) -> tuple[float, object]:
+    """``(median CPU seconds, last result)`` of ``repeats`` calls, the caches cleared before
+    each."""
+    times, result = [], None
+    for _ in range(repeats):
+        clear()
+        start = time.process_time()
+        result = function()
+        times.append(time.process_time() - start)
+    return statistics.median(times), result
+
+
+def measure_hubs(repeats: int) -> None:
+    """One JSON line per k-Min-Max or m-Range row of the exactdp imported (:data:`CODE`): the
+    number of outputs, the median CPU seconds and ``Σ p − 1`` of each noise."""
+    for laplace, gaussian, sizes in HUBS:
         for n in sizes:
             queries = [i % 2 for i in range(n)]
-            row = []
-            for mech in (program(laplace, epsilon=EPS), program(gaussian, epsilon=EPS)):
-                seconds, probabilities = median_time(lambda: every_output(mech, queries),
-                                                     REPEATS, before=clear)
+            record = {"name": f"{laplace.__name__} {n}"}
+            for noise, function in (("laplace", laplace), ("gaussian", gaussian)):
+                mech = program(function, epsilon=EPS)
+                seconds, probabilities = cpu_median(lambda: every_output(mech, queries), repeats)
                 with mpmath.workdps(30):
                     excess = sum(p.value for p in probabilities) - 1
-                row += [len(probabilities), seconds, mpmath.nstr(excess, 2)]
-            outputs, closed, closed_excess, _, smooth, smooth_excess = row
-            print(f"{laplace.__name__:>10} {n:>8} {outputs:>7} {closed:>9.3f} {closed_excess:>9} "
-                  f"{smooth:>10.3f} {smooth_excess:>9} {smooth / closed:>6.0f}")
+                record |= {"outputs": len(probabilities), noise: seconds,
+                           noise + " excess": mpmath.nstr(excess, 2)}
+            print(json.dumps(record), flush=True)
+
+
+def hub_rows(repeats: int, baseline: Path | None) -> None:
+    """k-Min-Max and m-Range at DiPApprox's sizes, Laplace noise (closed form) and Gaussian
+    noise (nested quadrature, ``backends/nested_quadrature.py``), in the same run, and the
+    Gaussian rows of the ``baseline`` checkout."""
+    options = ["--repeats", str(repeats)]
+    rows = measured_in_process(__file__, ROOT, options)
+    old = measured_in_process(__file__, baseline.resolve(), options) if baseline else {}
+    print(f"\n{'program':>10} {'queries':>8} {'outputs':>7} {'Laplace s':>9} {'Σ p − 1':>9} "
+          f"{'Gaussian s':>10} {'Σ p − 1':>9} {'ratio':>6}"
+          + (f" {'baseline s':>10} {'baseline/this':>13}" if baseline else ""))
+    for name, row in rows.items():
+        program_name, n = name.split()
+        line = (f"{program_name:>10} {n:>8} {row['outputs']:>7} {row['laplace']:>9.3f} "
+                f"{row['laplace excess']:>9} {row['gaussian']:>10.3f} "
+                f"{row['gaussian excess']:>9} {row['gaussian'] / row['laplace']:>6.0f}")
+        if name in old:
+            before = old[name]["gaussian"]
+            line += f" {before:>10.3f} {before / row['gaussian']:>13.1f}"
+        print(line)
+
+
+def main() -> None:
+    global REPEATS   # the running best's rows read it
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=REPEATS)
+    parser.add_argument("--hubs", action="store_true", help="the k-Min-Max and m-Range rows only")
+    parser.add_argument("--baseline", type=Path, help="a checkout of the code to compare with")
+    parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.measure is not None:
+        measure_hubs(args.repeats)
+        return
+    if not args.hubs:
+        REPEATS = args.repeats
+        running_best_rows("Laplace", running_best,
+                          exactdp.mechanism("noisy_max_laplace", eps=EPS), SIZES)
+        running_best_rows("Gaussian", running_best_gaussian,
+                          exactdp.mechanism("noisy_max_gaussian", sigma=2), SIZES, sigma=2)
+        nested_rows(range(4, 11, 2))
+    hub_rows(args.repeats, args.baseline)
 
 
 if __name__ == "__main__":
-    running_best_rows("Laplace", running_best, exactdp.mechanism("noisy_max_laplace", eps=EPS),
-                      SIZES)
-    running_best_rows("Gaussian", running_best_gaussian,
-                      exactdp.mechanism("noisy_max_gaussian", sigma=2), SIZES, sigma=2)
-    nested_rows(range(4, 11, 2))
-    hub_rows()
+    main()

@@ -1,19 +1,24 @@
-"""Nested integrals of smooth laws (Gaussian, Gumbel) in balls: a Gauss–Legendre rule for each
-message, its error bounded on Bernstein ellipses with the inner messages bounded on complex
-balls.
+"""Nested integrals of smooth laws (Gaussian, Gumbel) in balls: every message a sum of
+differences of running integrals (``running_integrals.py``), its inner messages and leaves
+bounded off the real line.
 
 A message of a tree (``form/nested_integral.py``), or the inner hub's integral of a
 :class:`~exactdp.exact.form.nested_integral.HubPair`, is on each piece of its argument ``z`` a
-sum of **segments**
+sum of **segments** ``∫_{e₁(z)}^{e₂(z)} h(z, y) dy`` with ends ``e = α + βz`` linear (the
+active bounds, or the integrand's breaks), ``h`` the noise's density times the released
+densities and
 
-    F(z) = ∫_{e₁(z)}^{e₂(z)} h(z, y) dy = ∫_0^1 g(z, t) dt,
-    g(z, t) = (e₂ − e₁)(z) · h(z, e₁(z) + t·(e₂ − e₁)(z)),
+* of a tree, the inner messages on their pieces: ``h`` depends on ``y`` alone, and the segment
+  is ``H(e₂(z)) − H(e₁(z))`` for the running integral ``H(y) = ∫^y h``;
+* of a hub pair, the leaves' factors ``G_i(U_i) − G_i(L_i)`` (``G_i`` the leaf's CDF, each
+  bound linear in one hub): each factor is ``a_i(z) + b_i(y)``, its parts in the outer hub and
+  in the inner one, and the product ``Π_i (a_i + b_i)^{k_i}`` (``k_i`` equal leaves) expands by
+  the binomial theorem into ``Σ_t c_t·Π_i a_i(z)^{j_ti}·Π_i b_i(y)^{k_i − j_ti}``, so the segment
+  is ``Σ_t c_t·A_t(z)·(H_t(e₂(z)) − H_t(e₁(z)))``, ``H_t`` the running integral of the density
+  times ``Π_i b_i^{k_i − j_ti}``, shared by every cell with the same ``b_i``.
 
-with ends ``e = α + βz`` linear (the active bounds, or the integrand's breaks) and ``h`` the
-noise's density times the released densities and the inner messages (of a tree: independent
-of ``z``) or the leaves' factors ``G(U) − G(L)`` (of a hub pair: ``G`` the leaf's CDF, ``U``,
-``L`` linear in either hub).  The densities and CDFs of the Gaussian and the Gumbel law are
-entire, so on each piece every ``g`` is entire in ``(z, t)``:
+The densities and CDFs of the Gaussian and the Gumbel law are entire, so every ``h`` (the
+children continued from their pieces) is entire.  Three bounds make the result an enclosure:
 
 * **cut-off.**  The integration variable is kept in ``[−T₋, T₊]`` (breaks like the
   others, the segments beyond them left out); ``h ≥ 0`` on the real line, and
@@ -21,22 +26,19 @@ entire, so on each piece every ``g`` is entire in ``(z, t)``:
   its ``K``: ``∫ p_v ≤ 1``), so what is left out is at most ``K·(F_v(−T₋) + S_v(T₊))`` plus what
   the inner messages left out, weighted by the other factors' ``K``.  The result is the
   computed ``F̃`` plus ``[0, that tail]`` (``F̃ ≤ F``: only non-negative parts are dropped).
-* **the rule.**  For every real ``z`` of a piece (covered by real balls), ``∫_0^1 g(z, t) dt``
-  is computed by an ``n``-point Gauss–Legendre rule on parts of ``[0, 1]``, with error at most
-  ``h·(64/15)·M·ρ^{2−2n}/(ρ² − 1)`` (``gauss_legendre.error_bound``; Trefethen,
-  *Approximation Theory and Approximation Practice*, SIAM 2013, Thm 19.3), ``M`` the largest
-  ``|g|`` over the covering balls of ``z`` and complex balls covering the ellipse ``E_ρ`` of
-  the part (maximum modulus principle); a part needing more than :data:`MAX_ORDER` nodes on
-  every ellipse of :data:`RHOS` is halved.  One rule serves every ``z`` of the piece.
-* **inner messages on complex balls.**  ``|g|`` on a complex ball needs ``|F̃_c(Y)|`` for a
-  complex ball ``Y``: the analytic continuation of the inner message's piece, bounded by
-  ``Σ_segments Σ_i (1/C)·|g_c(Y, T_i)|`` for ``C`` balls ``T_i`` covering ``[0, 1]``
-  (``|∫_0^1 g| ≤ Σ_i (1/C) sup_{T_i} |g|``), recursively; the densities and CDFs on complex
+* **the running integrals.**  ``H`` at each point asked for is a ball holding the error of the
+  Gauss–Legendre rules that reach it (``running_integrals.py``: Bernstein ellipses inside
+  rectangles where ``|h|`` is bounded on complex boxes).  The root is the message at ``z = 0``:
+  its running integrals are asked at its constant ends.
+* **inner messages off the real line.**  Those bounds need ``|F̃_c(Y)|`` at complex balls ``Y``:
+  ``Σ_t |c_t|·|A_t(Y)|·(|H_t(e₂(Y))| + |H_t(e₁(Y))|)``, each ``|H_t|`` at most ``K`` on its
+  range of the real line plus the length of a path from there times ``|h|`` on a box the path
+  crosses (``RunningIntegral.moduli_at``), recursively; the densities and CDFs on complex
   balls are the laws' ball functions (``NoiseLaw.ball_log(...).value``).
 
-The value at a node is a ball (the rounding of every inner value included), so the error of a
-rule composes through the levels; the caller's precision loop (``certified.enclose``) raises
-the goal until the result is narrow.
+The value at a node is a ball (the rounding of every inner value included), so the errors
+compose through the levels; the caller's precision loop (``certified.enclose``) raises the goal
+until the result is narrow.
 """
 
 from __future__ import annotations

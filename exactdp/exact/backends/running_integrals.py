@@ -1,26 +1,36 @@
 """Running integrals ``H(y) = ∫_{start}^{y} f(s) ds`` of an entire vector function, certified at
-any points asked for, each new point from the nearest one known by a Gauss–Legendre rule on the
-gap between them.
+any points asked for, each new point from the nearer known one by a Gauss–Legendre rule on the
+gap between them; and the messages made of their differences.
 
 ``f = (f_1, …, f_K)`` is entire and real on the real line.  Its modulus is bounded once on
-rectangles ``R_d = [start − 2d, end + 2d] × [0, d]`` (covered by complex boxes ``d`` wide;
-``|f(s̄)| = |f(s)|``, so the upper half suffices), ``M_d ≥ max_k sup_{R_d} |f_k|``, for a few
-heights ``d`` (:data:`HEIGHTS` times the caller's ``strip``).  A gap ``[a, b]`` of half-width
-``h`` inside ``[start − d, end + d]`` has its Bernstein ellipse ``E_ρ`` inside ``R_d ∪ R̄_d`` when
-its semi-minor axis ``h(ρ − ρ^{−1})/2`` and its overshoot ``h((ρ + ρ^{−1})/2 − 1)`` past the
-ends are at most ``d``: for ``ρ ≤ u + √(u² + 1)``, ``u = d/h`` (the first condition; it implies
-the second, ``(ρ + ρ^{−1})/2 − 1 ≤ (ρ − ρ^{−1})/2``).  By the maximum modulus principle
-``|f_k| ≤ M_d`` on ``E_ρ``, and the ``n``-point rule errs by at most
-``h·(64/15)·M_d·ρ^{2−2n}/(ρ² − 1)`` (``gauss_legendre.error_bound``; Trefethen, *Approximation
+rectangles ``R_d = [start − 2d, end + 2d] × [0, d]``, for a few heights ``d`` (:data:`HEIGHTS`
+times the caller's ``strip``), box by box: ``M_{d,j} ≥ max_k |f_k|`` on the box
+``[x_j, x_j + d] × [0, d]`` (Arb's functions on complex balls; ``|f(s̄)| = |f(s)|``, so the
+upper half suffices).  A gap ``[a, b]`` of half-width ``h`` has its Bernstein ellipse ``E_ρ``
+inside ``[min − d, max + d] × [−d, d]`` when its semi-minor axis ``h(ρ − ρ^{−1})/2`` and its
+overshoot ``h((ρ + ρ^{−1})/2 − 1)`` past the ends are at most ``d``: for
+``ρ ≤ u + √(u² + 1)``, ``u = d/h`` (then the semi-minor axis is ``h·u = d``, and the overshoot
+``h(√(u² + 1) − 1) ≤ h·u``).  By the maximum modulus principle ``|f_k| ≤ M`` on ``E_ρ``, ``M``
+the largest ``M_{d,j}`` of the boxes that meet it, and the ``n``-point rule errs by at most
+``h·(64/15)·M·ρ^{2−2n}/(ρ² − 1)`` (``gauss_legendre.error_bound``; Trefethen, *Approximation
 Theory and Approximation Practice*, SIAM 2013, Thm 19.3).  Each gap takes the height and the
 fewest nodes whose bound is at most its share ``τ·|b − a|/(end − start + 2d₀)`` of the
-tolerance ``τ`` (``d₀`` the largest height): the gaps leading to any point are disjoint and lie
-in ``[start − d₀, end + d₀]``, so every ``H(y)`` errs by at most ``τ`` in all, and a small gap,
-between neighbouring points, has a large ``ρ`` and takes few nodes.
+tolerance ``τ`` (``d₀`` the largest height); a gap longer than ``4d₀`` is cut into equal parts,
+each with its own rule.  The value at a new point is the value at its nearer neighbour plus
+the gap's sum and ``[−error, error]``: a ball holding ``H`` whatever the order of the points (the
+shares keep the total error about ``τ`` when the gaps leading to a point are disjoint, as when
+the points come in order); a small gap, between neighbouring points, has a large ``ρ`` and
+takes few nodes.
 
 The points kept are exact (the midpoints of the balls asked for); at a ball ``y`` of radius
 ``r`` the value is ``H(mid y) + [−r·M, r·M]`` (``|∫_{mid y}^{y} f_k| ≤ r·M`` on the real
-line).
+line).  Off the real line, ``|H_k(x + iv)| ≤ |H_k(c)| + (|x − c| + |v|)·sup |f_k|`` along the path
+from the nearest point ``c`` of ``[start, end]`` to ``x`` and up to ``x + iv``
+(:meth:`RunningIntegral.moduli_at`).
+
+A :class:`RunningMessage` is, on each piece of its argument ``z``, a sum over cells of
+``Σ_t c_t·A_t(z)·(H_k(high(z)) − H_k(low(z)))``: the integral over ``y`` between two lines
+``α + βz`` of an integrand ``Σ_t c_t·A_t(z)·f_k(y)`` (docs/mathematics.md §16).
 """
 
 from __future__ import annotations
@@ -30,6 +40,7 @@ import math
 from fractions import Fraction
 from typing import NamedTuple
 
+import numpy as np
 from flint import acb, arb, ctx
 
 from ...errors import PrecisionError
@@ -180,22 +191,24 @@ class RunningIntegral:
         width = float(abs(half).upper())
         share = self.tolerance * arb(abs(b - a).upper()) / to_arb(self.span)
         log_share = float(share.log().lower())
-        best = None
+        rhos, log_moduli, bounds = [], [], []
         for index, height in enumerate(self.heights):
             bound = self.local_bound(index, min(a, b) - self.tops[index],
                                      max(a, b) + self.tops[index])
             if bound is None or not bound.is_finite():
                 continue
-            log_modulus = float(bound.log().upper()) if bound > 0 else -math.inf
             ratio = float(height) / width
             # ρ ≤ u + √(u² + 1), rounded down (a smaller ellipse is inside the larger)
-            rho = (ratio + math.sqrt(ratio * ratio + 1)) * (1 - 2 ** -20)
-            order = fewest_nodes(width, rho, log_modulus, log_share)
-            if best is None or order < best[0]:
-                best = (order, arb(rho), bound)
-        if best is not None:
-            order, error = checked_nodes(best[2], best[1], arb(abs(half).upper()), share)
-        if best is None or not error.is_finite():
+            rhos.append((ratio + math.sqrt(ratio * ratio + 1)) * (1 - 2 ** -20))
+            log_moduli.append(float(bound.log().upper()) if bound > 0 else -math.inf)
+            bounds.append(bound)
+        if not bounds:
+            raise PrecisionError("a running integral's integrand is not bounded off the real "
+                                 "line in the precision used")
+        orders = fewest_nodes(width, np.array(rhos), np.array(log_moduli), log_share)
+        best = int(np.argmin(orders))
+        order, error = checked_nodes(bounds[best], arb(rhos[best]), arb(abs(half).upper()), share)
+        if not error.is_finite():
             raise PrecisionError("a running integral's integrand is not bounded off the real "
                                  "line in the precision used")
         total = None
