@@ -5,7 +5,7 @@ References: nested ``mpmath.quad`` (its error estimate as slack) for a chain of 
 hand-built chain of three nested integrals and Gaussian k-Min-Max; tensor Gauss–Legendre in
 double precision for Gaussian m-Range; seeded simulation in
 binomial intervals for m-Range; the outputs' probabilities summing to 1; a chain of four
-Gumbel noises against nested ``mpmath.quad``.
+Gumbel noises against nested ``mpmath.quad``, and Gumbel k-Min-Max against ``mpmath.quad``.
 """
 
 from fractions import Fraction
@@ -178,3 +178,35 @@ def test_gumbel_chain_of_four_against_nested_quadrature():
     result = exactdp.probability(program(gumbel_chain, epsilon=1), [q0, q1], "T,T,T", dps=DPS)
     assert result.method == "certified nested quadrature"
     assert_encloses(result, expected, DPS, slack=10 * error)
+
+
+def k_min_max_gumbel(prng, queries, epsilon):
+    """:func:`~tests.programs.compared_noises.k_min_max_gaussian` with Gumbel noise of scale
+    1."""
+    low = high = queries[0] + prng.gumbel(scale=1.0)
+    second = queries[1] + prng.gumbel(scale=1.0)
+    if second > high:
+        high = second
+    elif second < low:
+        low = second
+    return [bool(low < query + prng.gumbel(scale=1.0) < high) for query in queries[2:]]
+
+
+def test_gumbel_k_min_max_against_quadrature():
+    """Gumbel k-Min-Max on 3 queries (two hubs whose running integrals' integrands grow double
+    exponentially off the real line beyond a strip), ⊤ against
+    ``∫ p(x − q₂)·(F(x − q₀)S(x − q₁) + S(x − q₀)F(x − q₁)) dx`` by ``mpmath.quad`` at 30
+    digits on ``[−10, 80]`` (the mass beyond: below ``10^{−30}``)."""
+    queries = [0, 1, 0]
+    with mpmath.workdps(30):
+        def pdf(x):
+            return mpmath.exp(-x - mpmath.exp(-x))
+
+        def cdf(x):
+            return mpmath.exp(-mpmath.exp(-x))
+        expected = mpmath.quad(lambda x: pdf(x) * (cdf(x) * (1 - cdf(x - 1))
+                                                   + (1 - cdf(x)) * cdf(x - 1)),
+                               [-10, 0, 1, 10, 80])
+    result = exactdp.probability(program(k_min_max_gumbel, epsilon=1), queries, "T", dps=DPS)
+    assert result.method == "certified nested quadrature"
+    assert_encloses(result, expected, DPS, slack=mpmath.mpf(10) ** -25)
