@@ -58,11 +58,13 @@ def test_values_against_closed_forms(order):
         assert [(v.mid(), v.rad()) for v in again] == [(v.mid(), v.rad()) for v in found[0]]
 
 
-def test_ball_point_holds_every_point_of_the_ball():
-    """At a ball ``y`` the value holds ``H`` at both of its ends (the ``r·M`` spread)."""
+@pytest.mark.parametrize("middle", ["0.3", "-13.5"])
+def test_ball_point_holds_every_point_of_the_ball(middle):
+    """At a ball ``y`` the value holds ``H`` at both of its ends (the ``r·M`` spread), inside
+    the range and in its margin beyond the smallest rectangle."""
     with ctx.workprec(140), mpmath.workdps(40):
         integral = running()
-        y = arb("0.3") + arb(0, 2.0 ** -60)
+        y = arb(middle) + arb(0, 2.0 ** -60)
         values = integral.at(y)
         for end in (y.lower(), y.upper()):
             for value, reference in zip(values, closed_forms(exact_mpf(end))):

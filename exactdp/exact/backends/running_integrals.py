@@ -55,8 +55,8 @@ BOUND_BITS = 32
 
 
 class RunningIntegral:
-    """``H(y) = ∫_{start}^{y} f(s) ds`` for ``y`` in ``[start, end]`` (module docstring),
-    every value within ``tolerance`` of the exact one.
+    """``H(y) = ∫_{start}^{y} f(s) ds`` for ``y`` in ``[start, end]`` (module docstring), each
+    value a ball holding it, aiming at an error of about ``tolerance``.
 
     Parameters
     ----------
@@ -69,7 +69,8 @@ class RunningIntegral:
     strip : Fraction
         About how far off the real line ``f`` grows slowly (the laws' smallest scale).
     tolerance : arb
-        The largest error of any value.
+        The error aimed at: the gaps' shares of it sum to at most ``tolerance`` over ``[start,
+        end]``.
     """
 
     def __init__(self, values, moduli, start: Fraction, end: Fraction, strip: Fraction,
@@ -166,13 +167,15 @@ class RunningIntegral:
             self.integrals.insert(index, integrals)
         if y.rad() == 0:
             return integrals
-        bound = self.local_bound(0, arb(y.lower()), arb(y.upper()))
-        spread = arb(0, (y.rad() * (arb("inf") if bound is None else bound)).upper())
+        bounds = (self.local_bound(index, arb(y.lower()), arb(y.upper()))
+                  for index in range(len(self.heights)))
+        bound = next((bound for bound in bounds if bound is not None), arb("inf"))
+        spread = arb(0, (y.rad() * bound).upper())
         return [value + spread for value in integrals]
 
     def _gap(self, a: arb, b: arb) -> list:
         """``∫_a^b f`` (each component a ball holding the rules' errors) for exact ``a ≠ b``:
-        one rule, or one on each of the equal parts of a gap wider than twice the largest
+        one rule, or one on each of the equal parts of a gap longer than four times the largest
         height."""
         parts = math.ceil(float(abs(b - a).upper()) / float(4 * self.heights[-1]))
         total = None
