@@ -379,8 +379,9 @@ def _inner_message(integral: HubPair, reach, tolerance: arb) -> RunningMessage:
                 found.append((lower, upper, sides))
         cells.append(found)
     powers = [power for _, power in leaves]
-    weight = max([sum(c for c, _, _ in _expansion(sides, powers)) for piece in cells
-                  for _, _, sides in piece], default=1)
+    # |A_t| ≤ 1 on the real line: a piece's error is at most Σ_cells Σ_t c_t·2·(H's error)
+    weight = max([1] + [sum(c for _, _, sides in piece for c, _, _ in _expansion(sides, powers))
+                        for piece in cells])
     strip = min([inner.law.scale] + [d.scale for d, _ in inner.densities]
                 + [leaf.law.scale / abs(b[2]) for leaf, _ in leaves
                    for b in leaf.lowers + leaf.uppers if b[2] != 0])
