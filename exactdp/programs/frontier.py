@@ -1,0 +1,171 @@
+"""The execution paths of a program explored breadth first, runs that reach a branch in the same
+state merged there: a running best over n queries in O(n²) runs instead of 2^(n−1).
+
+The exploration keeps a *frontier* of partial runs: each is the program re-run along a decision
+sequence up to the first comparison that needs a new decision, where it is *suspended* — its
+constraints on the noises so far, and the state of the program (``frame_state.py``) together
+with the run's draws, step count and the comparison it is at, as a key.  Partial runs with one
+key have the same future: the program is deterministic given its answers, so from equal states
+the same answers give the same comparisons, draws and return value; what differs is only the
+set of noise values that led there.  Their constraints are merged
+(:func:`~.path_merging.merge_group`: the union of their events is the hull of their constraints
+up to a set of probability 0), and each merged set continues as one partial run: the first
+member's decisions are replayed up to the suspended comparison, the merged constraints are
+installed in place of its own (``Run.use_intervals``), and it takes each answer of that
+comparison.  Every output's probability is unchanged: the events of the paths through a merged
+group are the members' events, each cut by the same future events
+([mathematics §16](../../docs/mathematics.md#16-compared-noises-trees-two-hubs-and-merged-paths)).
+The complete paths are merged the same way per output (:func:`~.path_merging.merge_paths`).
+
+The exploration gives up, and the depth-first trace (``tracing.trace``) runs instead, as soon as
+a state cannot be snapshotted, a group's constraints are not differences of continuous noises,
+a path releases a number, the program uses ``.max()``/``.argmax()`` of an array (one branch per
+winner), a run fails, or the runs exceed the path limit: on those programs the trace is exactly
+the depth-first one.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+from dataclasses import dataclass
+
+from ..errors import InputError
+from .exact_numbers import exact_argument
+from .frame_state import SUPPORTED, branch_state, exact_pair
+from .linear import RUNS, Linear, SymbolicPRNG, numpy_of_symbols
+from .path_merging import merge_group, merge_paths
+from .sandbox import TRACE_TIMEOUT, sandbox
+from .tracing import PATH_LIMIT, Path, Run, _Infeasible, flatten_result, step_limit, trace
+
+
+class _Suspended(BaseException):
+    """A run reached a comparison that needs a new decision (a ``BaseException``: a program's
+    ``except Exception`` does not catch it)."""
+
+    def __init__(self, key, path: Path):
+        super().__init__()
+        self.key, self.path = key, path
+
+
+class _GiveUp(BaseException):
+    """The breadth-first exploration cannot continue soundly (module docstring)."""
+
+
+@dataclass
+class _Partial:
+    """A partial run: the decisions it replays, and the constraints it takes before the last of
+    them (``None`` for the first run)."""
+
+    decisions: list
+    constraints: dict | None = None
+
+
+class _Hooks:
+    """What a :class:`~.tracing.Run` calls while it is explored breadth first."""
+
+    def __init__(self, entry_frame, prng: SymbolicPRNG, pinned: list):
+        self.entry_frame, self.prng, self.pinned = entry_frame, prng, pinned
+        self.suspended = False
+
+    def suspend(self, run: Run, comparison: tuple) -> None:
+        """Stop the run at a comparison needing a new decision, with its state as the key."""
+        if self.suspended:
+            raise _GiveUp   # the program caught the first suspension and went on
+        frames = branch_state(sys._getframe(2), self.entry_frame, self.prng, self.pinned)
+        if frames is None:
+            raise _GiveUp
+        key, factor, bound, positive, strict = comparison
+        self.suspended = True
+        raise _Suspended((frames, tuple(run.noises), run.steps, run.empty_index,
+                          key, exact_pair(factor), exact_pair(bound), positive, strict),
+                         Path(tuple(run.noises), dict(run.fractions), ()))
+
+    def abandon(self) -> None:
+        raise _GiveUp
+
+
+def trace_merging(func, queries, kwargs: dict, limit: int = PATH_LIMIT,
+                  progress: bool | None = None, steps: int | None = None,
+                  timeout: float | None = TRACE_TIMEOUT) -> list[Path]:
+    """The paths of ``func(prng, queries, **kwargs)`` (:func:`~.tracing.trace`'s parameters),
+    explored breadth first with the runs at equal states merged (module docstring), or traced
+    depth first where that is not possible.  Every output has the probability it has under the
+    depth-first trace."""
+    if SUPPORTED:
+        paths = _explore(func, queries, kwargs, limit,
+                         step_limit(queries) if steps is None else steps, timeout)
+        if paths is not None:
+            return paths
+    return trace(func, queries, kwargs, limit, progress, steps, timeout)
+
+
+def _explore(func, queries, kwargs: dict, limit: int, steps: int,
+             timeout: float | None) -> list[Path] | None:
+    """The merged paths, or ``None`` when the exploration gives up (module docstring)."""
+    arguments = {k: exact_argument(v) for k, v in kwargs.items()}
+    exact_queries = [exact_argument(q) for q in queries]
+    frontier, complete, runs, pinned = [_Partial([])], [], 0, []
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        with sandbox(func, timeout=timeout, what="the trace of one path of the program") as \
+                watchdog, numpy_of_symbols():
+            while frontier:
+                groups: dict = {}
+                for partial in frontier:
+                    run = Run(steps)
+                    run.decisions = list(partial.decisions)
+                    if partial.constraints is not None:
+                        run.install_at, run.installed = \
+                            len(partial.decisions) - 1, partial.constraints
+                    prng = SymbolicPRNG(run)
+                    run.frontier = hooks = _Hooks(sys._getframe(), prng, pinned)
+                    RUNS.append(run)
+                    try:
+                        entries = flatten_result(func(prng, list(exact_queries), **arguments),
+                                                 run.empty_index)
+                    except _Suspended as suspension:
+                        groups.setdefault(suspension.key, []).append(
+                            (run.decisions, suspension.path))
+                        entries = None
+                    except _Infeasible:
+                        entries = None
+                    finally:
+                        RUNS.pop()
+                    if hooks.suspended and entries is not None:
+                        return None   # the program caught the suspension
+                    if entries is not None:
+                        if any(isinstance(entry, Linear) for entry in entries):
+                            return None
+                        complete.append(Path(tuple(run.noises), dict(run.fractions), entries))
+                    runs += 1
+                    watchdog.tick()
+                    if runs > limit:
+                        return None
+                frontier = _next_frontier(groups)
+                if frontier is None:
+                    return None
+    except (_GiveUp, InputError):
+        return None
+    except Exception:  # noqa: BLE001 - the depth-first trace reports the program's failure
+        return None
+    finally:
+        if collecting:
+            gc.enable()
+    return merge_paths(complete)
+
+
+def _next_frontier(groups: dict) -> list[_Partial] | None:
+    """Each group of suspended runs merged, each merged set continued with both answers of its
+    comparison from the first member's decisions (``None``: a group cannot be merged)."""
+    frontier = []
+    for members in groups.values():
+        merged = merge_group([path for _, path in members])
+        if merged is None:
+            return None
+        decisions = members[0][0]
+        for path in merged:
+            frontier += [_Partial(decisions + [answer], path.intervals)
+                         for answer in (True, False)]
+    return frontier
