@@ -30,7 +30,6 @@ interpreter version, or a frame whose layout does not check, gives ``None``.
 
 from __future__ import annotations
 
-import builtins
 import ctypes
 import dis
 import os
@@ -66,6 +65,10 @@ _ITERATORS = tuple({type(iter(x)) for x in ([], (), "", range(1), range(2 ** 64)
                    | {enumerate, zip, map, filter, reversed})
 #: Globals of a module that describe it (identity, never its state).
 _MODULE_METADATA = {"__builtins__", "__loader__", "__spec__"}
+#: Names through which code can read globals it does not name, or state outside its objects.
+_REFLECTIVE = {"globals", "vars", "locals", "eval", "exec", "compile", "__import__", "sys",
+               "inspect", "importlib", "builtins", "gc", "__globals__", "__dict__", "f_globals",
+               "__builtins__", "__closure__", "cell_contents", "__defaults__", "__kwdefaults__"}
 #: Where library code lives: the standard library, installed packages, exactdp and numpy.
 _LIBRARY = tuple(sorted({os.path.abspath(path) + os.sep for path in (
     *(sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")),
@@ -117,6 +120,7 @@ def _slots(address: int, start: int, stop: int) -> list:
 
 
 _EMPTY = ("unset",)
+_MISSING = ("missing",)
 
 
 def _local_count(code) -> int:
@@ -225,7 +229,7 @@ def branch_state(compare_frame, entry_frame, prng: SymbolicPRNG, pinned: list):
             local, stack = _frame_values(frame, callee is None, operands)
             frames.append((snapshot.identity(frame.f_code), frame.f_lasti,
                            snapshot.of(local), snapshot.of(stack),
-                           snapshot.of_globals(frame.f_globals)))
+                           snapshot.of_globals(frame.f_globals, frame.f_code)))
             frame, callee = frame.f_back, frame
         return tuple(frames) if frames else None
     except _Unknown:
@@ -237,6 +241,7 @@ class _Snapshot:
 
     def __init__(self, prng: SymbolicPRNG, pinned: list):
         self.prng, self.pinned, self.seen = prng, pinned, {}
+        self.alive: list = []   # what was seen, so that no id is reused during the snapshot
 
     def identity(self, value) -> tuple:
         """A constant of the trace, by identity."""
@@ -263,7 +268,7 @@ class _Snapshot:
         if seen is not None:
             return "seen", seen
         self.seen[id(value)] = len(self.seen)
-        self.pinned.append(value)   # its id stays unique while this snapshot is compared
+        self.alive.append(value)
         return self._structure(kind, value)
 
     def _structure(self, kind, value):
@@ -298,7 +303,7 @@ class _Snapshot:
             return kind, value.__name__, self.of(owner)
         if kind is types.ModuleType:
             if _program_file(getattr(value, "__file__", None)):
-                return kind, self.of_globals(vars(value))
+                return kind, self.of_module(vars(value))
             return self.identity(value)
         if isinstance(value, type):
             if _program_file(getattr(sys.modules.get(value.__module__), "__file__", None)):
@@ -324,21 +329,43 @@ class _Snapshot:
             return self.identity(value)
         return (types.FunctionType, self.identity(code), self.of(value.__defaults__),
                 self.of(value.__kwdefaults__), self.of(value.__closure__),
-                self.of(value.__dict__), self.of_globals(value.__globals__))
+                self.of(value.__dict__), self.of_globals(value.__globals__, code))
 
-    def of_globals(self, namespace: dict):
-        """A module's globals: its builtins, loader and spec by identity, the rest as
-        values."""
-        if namespace is vars(builtins):
-            return self.identity(namespace)
+    def of_module(self, namespace: dict):
+        """A module of the program reached as a value: its builtins, loader and spec by
+        identity, the rest as values."""
         seen = self.seen.get(id(namespace))
         if seen is not None:
             return "seen", seen
         self.seen[id(namespace)] = len(self.seen)
-        self.pinned.append(namespace)
-        return "globals", tuple(
+        self.alive.append(namespace)
+        return "module", tuple(
             (name, self.identity(item) if name in _MODULE_METADATA else self.of(item))
             for name, item in namespace.items())
+
+    def of_globals(self, namespace: dict, code):
+        """The globals ``code`` can read: the names it (or a function defined in it) uses;
+        unknown when it names a way to reach others (:data:`_REFLECTIVE`)."""
+        names = _global_names(code)
+        if names is None:
+            raise _Unknown
+        return "globals", tuple(
+            (name, self.of(namespace[name]) if name in namespace else _MISSING)
+            for name in names if name not in _MODULE_METADATA)
+
+
+@lru_cache(maxsize=256)
+def _global_names(code) -> tuple | None:
+    """The names ``code`` and the code objects among its constants use (global reads, and
+    attributes: a superset), or ``None`` when one of them is in :data:`_REFLECTIVE`."""
+    names = set(code.co_names)
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            inner = _global_names(constant)
+            if inner is None:
+                return None
+            names.update(inner)
+    return None if names & _REFLECTIVE else tuple(sorted(names))
 
 
 def exact_pair(value) -> tuple[int, int]:

@@ -19,9 +19,9 @@ The complete paths are merged the same way per output (:func:`~.path_merging.mer
 
 The exploration gives up, and the depth-first trace (``tracing.trace``) runs instead, as soon as
 a state cannot be snapshotted, a group's constraints are not differences of continuous noises,
-a path releases a number, the program uses ``.max()``/``.argmax()`` of an array (one branch per
-winner), a run fails, or the runs exceed the path limit: on those programs the trace is exactly
-the depth-first one.
+a path releases a number, a merged path has a cycle of comparisons, the program uses
+``.max()``/``.argmax()`` of an array (one branch per winner), a run fails, or the runs exceed
+the path limit: on those programs the trace is exactly the depth-first one.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from .linear import RUNS, Linear, SymbolicPRNG, numpy_of_symbols
 from .path_merging import merge_group, merge_paths
 from .sandbox import TRACE_TIMEOUT, sandbox
 from .tracing import PATH_LIMIT, Path, Run, _Infeasible, flatten_result, step_limit, trace
+from .trees import find_cycle, neighbours_of
 
 
 class _Suspended(BaseException):
@@ -153,7 +154,16 @@ def _explore(func, queries, kwargs: dict, limit: int, steps: int,
     finally:
         if collecting:
             gc.enable()
-    return merge_paths(complete)
+    paths = merge_paths(complete)
+    return paths if all(_forest(path) for path in paths) else None
+
+
+def _forest(path: Path) -> bool:
+    """Whether a path's links (relations on two noises) form a forest, decided like every tree
+    of comparisons; a merged path with a cycle may be outside the class where the depth-first
+    trace's paths, merged after it, are not."""
+    links = {frozenset(k for k, _ in key) for key in path.intervals}
+    return find_cycle(neighbours_of(set(range(len(path.noises))), links)) is None
 
 
 def _next_frontier(groups: dict) -> list[_Partial] | None:
