@@ -67,22 +67,27 @@ class _Hooks:
 
     def __init__(self, entry_frame, prng: SymbolicPRNG, pinned: list):
         self.entry_frame, self.prng, self.pinned = entry_frame, prng, pinned
-        self.suspended = False
+        self.stopped = False   # a suspension or a refusal was raised into the program
 
     def suspend(self, run: Run, comparison: tuple) -> None:
         """Stop the run at a comparison needing a new decision, with its state as the key."""
-        if self.suspended:
-            raise _GiveUp   # the program caught the first suspension and went on
-        frames = branch_state(sys._getframe(2), self.entry_frame, self.prng, self.pinned)
+        if self.stopped:
+            self.abandon()   # the program caught the first stop and went on
+        try:
+            frames = branch_state(sys._getframe(2), self.entry_frame, self.prng, self.pinned)
+        except Exception:  # noqa: BLE001 - e.g. a structure too deep: not merged
+            frames = None
         if frames is None:
-            raise _GiveUp
+            self.abandon()
         key, factor, bound, positive, strict = comparison
-        self.suspended = True
+        self.stopped = True
         raise _Suspended((frames, tuple(run.noises), run.steps, run.empty_index,
                           key, exact_pair(factor), exact_pair(bound), positive, strict),
                          Path(tuple(run.noises), dict(run.fractions), ()))
 
     def abandon(self) -> None:
+        """Give the exploration up (module docstring)."""
+        self.stopped = True
         raise _GiveUp
 
 
@@ -115,6 +120,10 @@ def _explore(func, queries, kwargs: dict, limit: int, steps: int,
             while frontier:
                 groups: dict = {}
                 for partial in frontier:
+                    runs += 1
+                    watchdog.tick()
+                    if runs > limit:
+                        return None
                     run = Run(steps)
                     run.decisions = list(partial.decisions)
                     if partial.constraints is not None:
@@ -129,21 +138,17 @@ def _explore(func, queries, kwargs: dict, limit: int, steps: int,
                     except _Suspended as suspension:
                         groups.setdefault(suspension.key, []).append(
                             (run.decisions, suspension.path))
-                        entries = None
+                        continue
                     except _Infeasible:
                         entries = None
                     finally:
                         RUNS.pop()
-                    if hooks.suspended and entries is not None:
-                        return None   # the program caught the suspension
+                    if hooks.stopped:
+                        return None   # the program caught a stop and went on
                     if entries is not None:
                         if any(isinstance(entry, Linear) for entry in entries):
                             return None
                         complete.append(Path(tuple(run.noises), dict(run.fractions), entries))
-                    runs += 1
-                    watchdog.tick()
-                    if runs > limit:
-                        return None
                 frontier = _next_frontier(groups)
                 if frontier is None:
                     return None
