@@ -9,9 +9,10 @@ among them), the objects these reach, and the draws and step count of the run.
 :func:`branch_state` builds that state as a hashable, structural snapshot: numbers by exact
 value, the tracer's :class:`~.linear.Linear` expressions by their coefficients, lists, tuples,
 dicts, sets, numpy arrays, cells, the builtin iterators (through ``__reduce__``, which exposes
-their position), the program's own functions (code, defaults, closure) and the globals of its
-modules, with shared objects written once and referred to after (so that equal snapshots mean
-the same object graph).  Objects of exactdp, numpy and the standard library — modules, classes,
+their position), the program's own functions (code, defaults, closure) and the globals its code
+names (code that names a way to read others — ``globals``, ``sys``, ``__dict__`` — is unknown),
+with shared objects written once and referred to after (so that equal snapshots mean the same
+object graph).  Objects of exactdp, numpy and the standard library — modules, classes,
 builtin functions, library functions — enter by identity: they are constants of the trace
 (kept alive for its duration, so that no identity is reused).  Anything else — an instance of a
 class of the program, a generator, a frame entered from C code (``max()`` of noisy values, a

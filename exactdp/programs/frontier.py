@@ -13,8 +13,8 @@ up to a set of probability 0), and each merged set continues as one partial run:
 member's decisions are replayed up to the suspended comparison, the merged constraints are
 installed in place of its own (``Run.use_intervals``), and it takes each answer of that
 comparison.  Every output's probability is unchanged: the events of the paths through a merged
-group are the members' events, each cut by the same future events
-([mathematics §16](../../docs/mathematics.md#16-compared-noises-trees-two-hubs-and-merged-paths)).
+group are the members' events, each cut by the same future events (docs/mathematics.md §16,
+"Merging while tracing").
 The complete paths are merged the same way per output (:func:`~.path_merging.merge_paths`).
 
 The exploration gives up, and the depth-first trace (``tracing.trace``) runs instead, as soon as
