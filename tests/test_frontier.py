@@ -42,33 +42,31 @@ def laplace():
     return pdf, cdf
 
 
-def best_at_least(prng, queries, epsilon):
-    """The running best with a non-strict comparison (ties have probability 0)."""
+def records(queries, draw, better):
+    """``(index, value)`` of the last record of ``q_i + draw()``, a record when
+    ``better(noisy, best)`` (the comparison in a function of its own: one frame more)."""
     best, index = None, None
     for i, query in enumerate(queries):
-        noisy = query + prng.laplace(scale=2.0 / epsilon)
-        if best is None or noisy >= best:
+        noisy = query + draw()
+        if best is None or better(noisy, best):
             best, index = noisy, i
-    return index
+    return index, best
+
+
+def best_at_least(prng, queries, epsilon):
+    """The running best with a non-strict comparison (ties have probability 0)."""
+    return records(queries, lambda: prng.laplace(scale=2.0 / epsilon), lambda v, b: v >= b)[0]
 
 
 def running_min(prng, queries, epsilon):
     """The index of the smallest noisy query, by a running minimum."""
-    low, index = None, None
-    for i, query in enumerate(queries):
-        noisy = query + prng.laplace(scale=2.0 / epsilon)
-        if low is None or noisy < low:
-            low, index = noisy, i
-    return index
+    return records(queries, lambda: prng.laplace(scale=2.0 / epsilon), lambda v, b: v < b)[0]
 
 
 def best_and_bucket(prng, queries, epsilon):
     """The running best's index, and whether the best noisy value exceeds 2."""
-    best, index = None, None
-    for i, query in enumerate(queries):
-        noisy = query + prng.laplace(scale=2.0 / epsilon)
-        if best is None or noisy > best:
-            best, index = noisy, i
+    index, best = records(queries, lambda: prng.laplace(scale=2.0 / epsilon),
+                          lambda v, b: v > b)
     return index, bool(best > 2)
 
 
