@@ -20,8 +20,10 @@ The complete paths are merged the same way per output (:func:`~.path_merging.mer
 The exploration gives up, and the depth-first trace (``tracing.trace``) runs instead, as soon as
 a state cannot be snapshotted, a group's constraints are not differences of continuous noises,
 a path releases a number, a merged path has a cycle of comparisons, the program uses
-``.max()``/``.argmax()`` of an array (one branch per winner), a run fails, or the runs exceed
-the path limit: on those programs the trace is exactly the depth-first one.
+``.max()``/``.argmax()`` of an array (one branch per winner), a run fails, the runs exceed the
+path limit, no two runs have merged after :data:`RUNS_BEFORE_MERGING` runs, or one depth holds
+more than :data:`FRONTIER_LIMIT` partial runs: on those programs the trace is exactly the
+depth-first one.
 """
 
 from __future__ import annotations
@@ -38,6 +40,14 @@ from .path_merging import merge_group, merge_paths
 from .sandbox import TRACE_TIMEOUT, sandbox
 from .tracing import PATH_LIMIT, Path, Run, _Infeasible, flatten_result, step_limit, trace
 from .trees import find_cycle, neighbours_of
+
+
+#: Runs after which the exploration gives up if no two have merged (a program whose runs never
+#: meet, Sparse Vector's, is traced depth first almost at once).
+RUNS_BEFORE_MERGING = 32
+#: Partial runs at one depth beyond which it gives up (the depth-first trace, which replays
+#: less of each run, is then cheaper).
+FRONTIER_LIMIT = 1024
 
 
 class _Suspended(BaseException):
@@ -111,7 +121,7 @@ def _explore(func, queries, kwargs: dict, limit: int, steps: int,
     """The merged paths, or ``None`` when the exploration gives up (module docstring)."""
     arguments = {k: exact_argument(v) for k, v in kwargs.items()}
     exact_queries = [exact_argument(q) for q in queries]
-    frontier, complete, runs, pinned = [_Partial([])], [], 0, []
+    frontier, complete, runs, pinned, merged = [_Partial([])], [], 0, [], False
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -149,8 +159,10 @@ def _explore(func, queries, kwargs: dict, limit: int, steps: int,
                         if any(isinstance(entry, Linear) for entry in entries):
                             return None
                         complete.append(Path(tuple(run.noises), dict(run.fractions), entries))
-                frontier = _next_frontier(groups)
-                if frontier is None:
+                frontier, merging = _next_frontier(groups)
+                merged = merged or merging
+                if frontier is None or len(frontier) > FRONTIER_LIMIT \
+                        or (not merged and runs + len(frontier) > RUNS_BEFORE_MERGING):
                     return None
     except (_GiveUp, InputError):
         return None
@@ -171,16 +183,18 @@ def _forest(path: Path) -> bool:
     return find_cycle(neighbours_of(set(range(len(path.noises))), links)) is None
 
 
-def _next_frontier(groups: dict) -> list[_Partial] | None:
+def _next_frontier(groups: dict) -> tuple[list[_Partial] | None, bool]:
     """Each group of suspended runs merged, each merged set continued with both answers of its
-    comparison from the first member's decisions (``None``: a group cannot be merged)."""
-    frontier = []
+    comparison from the first member's decisions (``None``: a group cannot be merged), and
+    whether two runs were merged."""
+    frontier, merging = [], False
     for members in groups.values():
         merged = merge_group([path for _, path in members])
         if merged is None:
-            return None
+            return None, False
+        merging = merging or len(merged) < len(members)
         decisions = members[0][0]
         for path in merged:
             frontier += [_Partial(decisions + [answer], path.intervals)
                          for answer in (True, False)]
-    return frontier
+    return frontier, merging
