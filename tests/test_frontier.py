@@ -1,7 +1,8 @@
 """Runs merged while tracing (``programs/frontier.py``, ``programs/frame_state.py``).
 
 References: the catalogue's Report Noisy Max (its one-dimensional integral, Dwork & Roth's
-``∫ p(z − q_i) Π_{j≠i} F(z − q_j) dz``) for the running best, strict or not, for a running
+``∫ p(z − q_i) Π_{j≠i} F(z − q_j) dz``) for the running best, strict or not, from ``−∞`` or
+from ``None``, for a running
 minimum (report noisy max of ``−q`` by the symmetry of Laplace noise), for a program keeping its
 best in an object of its own class (traced depth first), and, halved by the exchangeability of
 two equal queries, for one that reports whether query 1 was a record; ``mpmath.quad`` for a
@@ -63,6 +64,16 @@ def running_min(prng, queries, epsilon):
     return records(queries, lambda: prng.laplace(scale=2.0 / epsilon), lambda v, b: v < b)[0]
 
 
+def best_from_minus_infinity(prng, queries, epsilon):
+    """The running best as it is usually written: from ``−∞``, which every value beats."""
+    best, index = -float("inf"), 0
+    for i, query in enumerate(queries):
+        noisy = query + prng.laplace(scale=2.0 / epsilon)
+        if noisy > best:
+            best, index = noisy, i
+    return index
+
+
 def best_and_bucket(prng, queries, epsilon):
     """The running best's index, and whether the best noisy value exceeds 2."""
     index, best = records(queries, lambda: prng.laplace(scale=2.0 / epsilon),
@@ -102,6 +113,7 @@ def best_in_an_object(prng, queries, epsilon):
 @pytest.mark.parametrize("function, catalogue, params", [
     (running_best, exactdp.mechanism("noisy_max_laplace", eps=EPS), {}),
     (best_at_least, exactdp.mechanism("noisy_max_laplace", eps=EPS), {}),
+    (best_from_minus_infinity, exactdp.mechanism("noisy_max_laplace", eps=EPS), {}),
     (running_best_gaussian, exactdp.mechanism("noisy_max_gaussian", sigma=2), {"sigma": 2})])
 def test_running_best_merges_while_tracing(function, catalogue, params):
     """The exploration ends with one star per index, each the catalogue's noisy max."""
