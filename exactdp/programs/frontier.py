@@ -10,12 +10,14 @@ the same answers give the same comparisons, draws and return value; what differs
 set of noise values that led there.  Their constraints are merged
 (:func:`~.path_merging.merge_group`: the union of their events is the hull of their constraints
 up to a set of probability 0), and each merged set continues as one partial run: the first
-member's decisions are replayed up to the suspended comparison, the merged constraints are
-installed in place of its own (``Run.use_intervals``), and it takes each answer of that
-comparison.  Every output's probability is unchanged: the events of the paths through a merged
-group are the members' events, each cut by the same future events (docs/mathematics.md §16,
-"Merging while tracing").
-The complete paths are merged the same way per output (:func:`~.path_merging.merge_paths`).
+member's decisions are replayed up to the suspended comparison — with the constraints of every
+earlier merge on its way installed where they were, so that each comparison is decided or
+implied as it was — the merged constraints are installed in place of its own
+(``Run.use_intervals``), and it takes each answer of that comparison.  Every output's
+probability is unchanged: the events of the paths through a merged group are the members'
+events, each cut by the same future events (docs/mathematics.md §16, "Merging while
+tracing").  The complete paths are merged the same way per output
+(:func:`~.path_merging.merge_paths`).
 
 The exploration gives up, and the depth-first trace (``tracing.trace``) runs instead, as soon as
 a state cannot be snapshotted, a group's constraints are not differences of continuous noises,
@@ -65,11 +67,12 @@ class _GiveUp(BaseException):
 
 @dataclass
 class _Partial:
-    """A partial run: the decisions it replays, and the constraints it takes before the last of
-    them (``None`` for the first run)."""
+    """A partial run: the decisions it replays, and the constraints it takes in place of its
+    own before some of them (decision → constraints): every merge on its way, so that each
+    comparison is decided or implied as it was when the decisions were taken."""
 
     decisions: list
-    constraints: dict | None = None
+    installs: dict
 
 
 class _Hooks:
@@ -121,7 +124,7 @@ def _explore(func, queries, kwargs: dict, limit: int, steps: int,
     """The merged paths, or ``None`` when the exploration gives up (module docstring)."""
     arguments = {k: exact_argument(v) for k, v in kwargs.items()}
     exact_queries = [exact_argument(q) for q in queries]
-    frontier, complete, runs, pinned, merged = [_Partial([])], [], 0, [], False
+    frontier, complete, runs, pinned, merged = [_Partial([], {})], [], 0, [], False
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -135,10 +138,7 @@ def _explore(func, queries, kwargs: dict, limit: int, steps: int,
                     if runs > limit:
                         return None
                     run = Run(steps)
-                    run.decisions = list(partial.decisions)
-                    if partial.constraints is not None:
-                        run.install_at, run.installed = \
-                            len(partial.decisions) - 1, partial.constraints
+                    run.decisions, run.installs = list(partial.decisions), dict(partial.installs)
                     prng = SymbolicPRNG(run)
                     run.frontier = hooks = _Hooks(sys._getframe(), prng, pinned)
                     RUNS.append(run)
@@ -147,7 +147,7 @@ def _explore(func, queries, kwargs: dict, limit: int, steps: int,
                                                  run.empty_index)
                     except _Suspended as suspension:
                         groups.setdefault(suspension.key, []).append(
-                            (run.decisions, suspension.path))
+                            (partial, run.decisions, suspension.path))
                         continue
                     except _Infeasible:
                         entries = None
@@ -189,12 +189,12 @@ def _next_frontier(groups: dict) -> tuple[list[_Partial] | None, bool]:
     whether two runs were merged."""
     frontier, merging = [], False
     for members in groups.values():
-        merged = merge_group([path for _, path in members])
+        merged = merge_group([path for *_, path in members])
         if merged is None:
             return None, False
         merging = merging or len(merged) < len(members)
-        decisions = members[0][0]
+        partial, decisions, _ = members[0]
         for path in merged:
-            frontier += [_Partial(decisions + [answer], path.intervals)
-                         for answer in (True, False)]
+            installs = {**partial.installs, len(decisions): path.intervals}
+            frontier += [_Partial(decisions + [answer], installs) for answer in (True, False)]
     return frontier, merging

@@ -128,8 +128,7 @@ class Run:
         self.empty_index = None            # (file, line) of an indexing that left no entry
         self.new_decision = True           # the answer of a decision not taken before
         self.frontier = None               # the breadth-first exploration's hooks (frontier.py)
-        self.install_at = None             # the decision before which ``installed`` is taken
-        self.installed: dict = {}          # constraints (as Path.intervals) in place of the own
+        self.installs: dict = {}           # decision → constraints taken in place of the own
 
     # -- restarting
 
@@ -318,9 +317,9 @@ class Run:
         bound = self._bound(key, factor, difference.const, positive, strict)
         implied = self._implied(key, factor if positive else -factor, bound)
         if implied is None and self.frontier is not None:
-            if self.position == self.install_at:
-                self.use_intervals(self.installed)
-                self.install_at = None
+            installed = self.installs.pop(self.position, None)
+            if installed is not None:
+                self.use_intervals(installed)
                 implied = self._implied(key, factor if positive else -factor, bound)
                 if implied is not None and self._decide(event) != implied:
                     raise _Infeasible
