@@ -95,6 +95,7 @@ class _InterpreterFrame(ctypes.Structure):
 
 
 _LOCALSPLUS = ctypes.sizeof(_InterpreterFrame)
+_POINTER = ctypes.sizeof(ctypes.c_void_p)
 
 
 class _Unknown(Exception):
@@ -115,7 +116,7 @@ def _slots(address: int, start: int, stop: int) -> list:
     """The objects in ``localsplus[start:stop]`` (``_EMPTY`` for an unset slot)."""
     values = []
     for index in range(start, stop):
-        pointer = ctypes.c_void_p.from_address(address + _LOCALSPLUS + 8 * index).value
+        pointer = ctypes.c_void_p.from_address(address + _LOCALSPLUS + _POINTER * index).value
         values.append(_EMPTY if pointer is None else ctypes.cast(pointer, ctypes.py_object).value)
     return values
 
@@ -183,7 +184,7 @@ def _frame_values(frame, innermost: bool, operands: tuple) -> tuple[list, list]:
         depth = (_stack_depths(code) or {}).get(frame.f_lasti)
         if depth is None or depth < 2 or depth > code.co_stacksize:
             raise _Unknown
-        top = [ctypes.c_void_p.from_address(address + _LOCALSPLUS + 8 * (count + k)).value
+        top = [ctypes.c_void_p.from_address(address + _LOCALSPLUS + _POINTER * (count + k)).value
                for k in (depth - 2, depth - 1)]
         if top != [id(operand) for operand in operands] \
                 and top != [id(operand) for operand in reversed(operands)]:
