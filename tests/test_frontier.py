@@ -2,11 +2,11 @@
 
 References: the catalogue's Report Noisy Max (its one-dimensional integral, Dwork & Roth's
 ``∫ p(z − q_i) Π_{j≠i} F(z − q_j) dz``) for the running best, strict or not, from ``−∞`` or
-from ``None``, comparing two earlier queries again or not, for a running minimum (report noisy
-max of ``−q`` by the symmetry of Laplace noise), for a program keeping its best in an object of
-its own class or taking Python's ``max`` (traced depth first), and, halved by the
-exchangeability of two equal queries, for one that reports whether query 1 was a record;
-``mpmath.quad`` for a running best that also reports a gap bucket.
+from ``None``, inside a call or not, comparing two earlier queries again or not, for a running
+minimum (report noisy max of ``−q`` by the symmetry of Laplace noise), for a program keeping
+its best in an object of its own class or taking Python's ``max`` (traced depth first), and,
+halved by the exchangeability of two equal queries, for one that reports whether query 1 was a
+record; ``mpmath.quad`` for a running best that also reports a gap bucket.
 """
 
 from fractions import Fraction
@@ -78,6 +78,17 @@ def best_from_minus_infinity(prng, queries, epsilon):
     return index
 
 
+def best_inside_a_call(prng, queries, epsilon):
+    """The running best whose comparison is an argument of a call inside a list display: the
+    value stack holds the list so far and the callee below the two operands."""
+    best, index = None, None
+    for i, query in enumerate(queries):
+        value = query + prng.laplace(scale=2.0 / epsilon)
+        if best is None or [i, bool(value > best)][1]:
+            best, index = value, i
+    return index
+
+
 def best_comparing_again(prng, queries, epsilon):
     """The running best that also compares queries 0 and 1 again at every later query, to no
     effect: implied by a run's own constraints, that comparison needs a decision under merged
@@ -143,6 +154,7 @@ LAPLACE_MAX = exactdp.mechanism("noisy_max_laplace", eps=EPS)
     (running_best, LAPLACE_MAX, {}, True),
     (best_at_least, LAPLACE_MAX, {}, True),
     (best_from_minus_infinity, LAPLACE_MAX, {}, True),
+    (best_inside_a_call, LAPLACE_MAX, {}, True),
     (best_comparing_again, LAPLACE_MAX, {}, False),
     (running_best_gaussian, exactdp.mechanism("noisy_max_gaussian", sigma=2), {"sigma": 2},
      True)])
