@@ -15,11 +15,12 @@ With ``--jobs=J`` each case is timed again with ``J`` worker processes
 (``expected_utility(…, jobs=J)``), the speed-up is the ratio of the two times, and the results
 are checked to be the same balls.
 
-With ``--arb`` each case is timed again with the certified double-precision chain of ``svt2``
-turned off (``redrawn_threshold.DOUBLE_SHARE = 0``: its chain in Arb balls, the path used beyond
-the digits the doubles' rounding bound fits), the ratio of the two times printed, and every
-ball of the doubles checked to contain the Arb ball's midpoint (the radius of the widest
-ball of each printed).  Run it with ``OPENBLAS_NUM_THREADS=1`` to time one core.
+With ``--arb`` each case is timed again with every certified double-precision sum turned off
+(``rounding_bounds.DOUBLE_SHARE = 0``: the chain of ``svt2`` and the given-order sweep in Arb
+balls, the path used beyond the digits the doubles' rounding bound fits), the ratio of the two
+times printed, and every ball of the doubles checked to contain the Arb ball's midpoint (the
+radius of the widest ball of each printed).  Run it with ``OPENBLAS_NUM_THREADS=1`` to time one
+core.
 
 Run: ``python benchmarks/utility_speed.py [n1 n2 …] [MECHANISM:ORDER …] [--repeats=R]
 [--digits=D] [--jobs=J] [--arb]`` from the repository root (default sizes ``100 200``, every
@@ -41,7 +42,8 @@ from timing import median_time  # noqa: E402
 import exactdp  # noqa: E402
 from exactdp.claims.lyu_allocation import (RECOMMENDED, middle_threshold,  # noqa: E402
                                             named_allocations, svt_s, zipf_counts)
-from exactdp.exact.selection import expected_utility, redrawn_threshold  # noqa: E402
+from exactdp.exact.backends import rounding_bounds  # noqa: E402
+from exactdp.exact.selection import expected_utility  # noqa: E402
 
 DIGITS = 15
 EPS = Fraction(1, 10)
@@ -64,13 +66,13 @@ def mechanism(name: str, c: int, threshold: Fraction):
 
 
 def in_arb(function):
-    """``function()`` with the chain of ``svt2`` in Arb balls (module docstring)."""
-    share = redrawn_threshold.DOUBLE_SHARE
-    redrawn_threshold.DOUBLE_SHARE = 0
+    """``function()`` with every sum in Arb balls (module docstring)."""
+    share = rounding_bounds.DOUBLE_SHARE
+    rounding_bounds.DOUBLE_SHARE = 0
     try:
         return function()
     finally:
-        redrawn_threshold.DOUBLE_SHARE = share
+        rounding_bounds.DOUBLE_SHARE = share
 
 
 def versus_arb(mech, scores, order: str, digits: int, repeats: int, seconds: float,
