@@ -105,7 +105,7 @@ def sweep_in_doubles(laws: PassProbabilities, positions: np.ndarray, z, middle: 
 
     With ``ĥ_i`` within ``θ_h ĥ_i + η`` of ``h_i`` (:func:`sweep_bounds`) and ``p_ρ``, ``S``
     within ``ε`` of their doubles, the product ``p_ρ S_i h_i``, two roundings, lies within
-    ``θ·v̂ + p̂_ρ(1 + ε)η + 2·2^{−1075}`` of its double ``v̂``, ``θ = (1 + θ_h)(1 + θ_2) − 1``,
+    ``θ·v̂ + p̂_ρ(1 + ε)η + 2^{−1073}`` of its double ``v̂``, ``θ = (1 + θ_h)(1 + θ_2) − 1``,
     ``θ_2 = factor_bound(2, 2, ε)``; the sweep stops where ``ĥ_i(1 + θ_h) + η`` is at most
     ``negligible``."""
     lifted = laws.pass_fail_doubles([(z, arb(1), middle)])
@@ -124,7 +124,7 @@ def sweep_in_doubles(laws: PassProbabilities, positions: np.ndarray, z, middle: 
     weighted = density * passes[:, 0]
     values = weighted[positions[:len(swept)]] * swept
     largest = arb(density) * (1 + error)
-    balls = enclosures(values, theta, largest * eta + 2 * UNDERFLOW)
+    balls = enclosures(values, theta, largest * eta + 4 * UNDERFLOW)
     rest = arb(0) if stop is None else arb(0, (largest * (arb(stop) * (1 + theta_h) + eta)).upper())
     return Leading(balls, rest, len(positions))
 
