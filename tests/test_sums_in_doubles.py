@@ -55,28 +55,35 @@ def test_sweep_in_doubles_holds_the_exact_rational_sums(c, numerators, stops):
 
 
 def recording_sweeps(monkeypatch) -> list:
-    """Whether each call of the given-order sweep in doubles returned values."""
-    taken, original = [], given_order.sweep_in_doubles
+    """Whether each call of the given-order integrands in doubles returned values."""
+    taken, original = [], given_order.integrands_in_doubles
 
     def recording(*args):
         result = original(*args)
         taken.append(result is not None)
         return result
 
-    monkeypatch.setattr(given_order, "sweep_in_doubles", recording)
+    monkeypatch.setattr(given_order, "integrands_in_doubles", recording)
     return taken
 
 
-@pytest.mark.parametrize("name, params", [("svt1", dict(eps=1)),
-                                          ("svt7", dict(eps1=Fraction(1, 2), eps2=Fraction(1, 2),
-                                                        eps3=0, monotone=True))])
-def test_given_order_in_doubles_holds_the_arb_sweep(name, params, monkeypatch):
-    # 120 Zipf-like answers (1000/i, rounded), c = 4, threshold between the 4th and 5th, 6
-    # digits: the sweep in doubles against the same integrals with the sweep in Arb balls
-    # (every sum in doubles turned off); each ball of the doubles holds the Arb ball's midpoint
-    # and is at most a hundredth wider
-    queries = [round(1000 / i) for i in range(1, 121)]
-    mech = exactdp.mechanism(name, c=4, T=225, **params)
+ZIPF_LIKE = [round(1000 / i) for i in range(1, 121)]
+
+
+@pytest.mark.parametrize("name, params, queries", [
+    ("svt1", dict(eps=1, c=4, T=225), ZIPF_LIKE),
+    ("svt7", dict(eps1=Fraction(1, 2), eps2=Fraction(1, 2), eps3=0, c=4, T=225, monotone=True),
+     ZIPF_LIKE),
+    # where the threshold noise is high, 20 passing queries are provably unlikely: no sweep,
+    # the integrands p_ρ S_i (1 ± that bound) in doubles
+    ("svt7", dict(eps1=Fraction(1, 5), eps2=2, eps3=0, c=20, T=12, monotone=True),
+     [60, 50, 40, 30] + [3, 2, 4, 3, 1, 5, 2, 3] * 7)], ids=["svt1", "svt7", "few-pass"])
+def test_given_order_in_doubles_holds_the_arb_sweep(name, params, queries, monkeypatch):
+    # 120 Zipf-like answers (1000/i, rounded), c = 4, threshold between the 4th and 5th, and a
+    # workload where few queries pass, at 6 digits: the integrands in doubles against the
+    # same integrals in Arb balls (every sum in doubles turned off); each ball of the doubles
+    # holds the Arb ball's midpoint and is at most a hundredth wider
+    mech = exactdp.mechanism(name, **params)
     taken = recording_sweeps(monkeypatch)
     quick = selection_probabilities(mech, queries, digits=6)
     assert any(taken)
