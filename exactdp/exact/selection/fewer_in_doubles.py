@@ -7,8 +7,9 @@ In blocks of :data:`BLOCK` queries from ``b``: with ``p`` the coefficients of th
 ``P = Π_{j<b}(F_j + S_j x)`` truncated at degree ``c``, ``C_l = Σ_{m<c−l} p_m`` and
 ``Q_t = Π_{b≤j<b+t}(F_j + S_j x)``, ``h_{b+t} = Σ_{l≤t} [x^l]Q_t·C_l`` (one matrix-vector
 product for the block), and ``P ← P·Q_B`` truncated at degree ``c`` (one convolution).  The
-``Q_t`` of many blocks are formed at once, one array operation per ``t``; their number doubles
-up to :data:`MOST_BLOCKS` as the sweep goes on, since it may stop early.
+``Q_t`` of many blocks are formed at once, one array operation per ``t``: those of
+:data:`FIRST_BLOCKS` blocks at least and past the ``c``-th query (the sweep may stop soon after
+it), then four times as many in each pass.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from ..backends.rounding_bounds import UNDERFLOW, factor_bound
 
 #: Queries per block of :func:`fewer_before_in_doubles`.
 BLOCK = 32
-#: Most blocks whose products ``Q_t`` are formed in one pass.
-MOST_BLOCKS = 16
+#: Fewest blocks whose products ``Q_t`` are formed in the first pass.
+FIRST_BLOCKS = 16
 
 
 def sweep_bounds(n: int, c: int, input_error: arb) -> tuple:
@@ -58,7 +59,7 @@ def fewer_before_in_doubles(passes: np.ndarray, fails: np.ndarray, positions: np
     order = positions[:limit]
     prefix = np.zeros(c)
     prefix[0] = 1.0
-    done, blocks = 0, min(MOST_BLOCKS, c // BLOCK + 2)  # the sweep runs past c at least
+    done, blocks = 0, max(FIRST_BLOCKS, c // BLOCK + 2)  # the sweep runs past c at least
     while done < limit:
         count = min(blocks, -(-(limit - done) // BLOCK))
         products = _block_products(fails[order[done:done + count * BLOCK]],
@@ -81,7 +82,7 @@ def fewer_before_in_doubles(passes: np.ndarray, fails: np.ndarray, positions: np
             done += size
             if done >= limit:
                 break
-        blocks = min(2 * blocks, MOST_BLOCKS)
+        blocks *= 4
     return swept, None
 
 
