@@ -22,7 +22,7 @@ from flint import acb, arb, arb_poly, ctx
 
 from ...noise import Kind
 from ...precision import to_arb
-from ..backends.rounding_bounds import (LIFT_FLOOR, UNDERFLOW, UNIT_ROUNDOFF,
+from ..backends.rounding_bounds import (LIFT_FLOOR, UNDERFLOW, factor_bound,
                                         relative_doubles)
 from .generating import MAX_SERIES_TERMS, largest_modulus, log_generating_series, product_bound
 
@@ -123,7 +123,7 @@ class PassProbabilities:
             return None
         scale, passes, fails, scale_error, pass_error = lifted
         passing = scale * passes
-        error = (1 + scale_error) * (1 + pass_error) * (1 + UNIT_ROUNDOFF) - 1
+        error = (1 + factor_bound(1, 1, scale_error)) * (1 + pass_error) - 1
         small = passing < LIFT_FLOOR
         dropped = (arb(float(passing[small].max())) + UNDERFLOW) * (1 + error) if small.any() \
             else arb(0)
@@ -139,9 +139,9 @@ class PassProbabilities:
         ``w`` and ``w_ν p_ρ(z_ν)`` are Arb balls lifted into doubles within ``ε_0``
         (:func:`~exactdp.exact.backends.rounding_bounds.relative_doubles`; the ``a_k`` once per
         precision), each between ``2^{−500}`` and ``2^{500}`` so that no product of two
-        underflows; ``t`` is one product, within ``(1 + ε_0)²(1 + u) − 1`` and at most 1/2
-        (else ``None``); ``1 − t`` is within ``ε_t t/(1 − t) + u ≤ ε_t + u`` more
-        (docs/mathematics.md §12.5).
+        underflows; ``t`` is one product, within ``ε_t = (1 + ε_0)²(1 + u') − 1`` and at most
+        1/2 (else ``None``); ``1 − t`` is one subtraction, within ``(1 + ε_t)(1 + u') − 1``
+        (the error ``ε_t t`` of ``t`` is at most ``ε_t(1 − t)``; docs/mathematics.md §12.5).
 
         Returns
         -------
@@ -173,14 +173,13 @@ class PassProbabilities:
                             np.outer(constants[1], exponentials[1]))
         one_minus = np.where(on_right, pieces[1].one_minus, pieces[-1].one_minus)
         lift_error = max(constant_error, power_error)
-        product_error = (1 + lift_error) ** 2 * (1 + UNIT_ROUNDOFF) - 1
+        product_error = factor_bound(1, 2, lift_error)
         if not (products * (1 + float(product_error.upper())) <= 0.5).all():
             return None
         complement = 1.0 - products
         passes = np.where(one_minus, complement, products)
         fails = np.where(one_minus, products, complement)
-        return (scale, passes, fails, scale_error,
-                arb((product_error + UNIT_ROUNDOFF).upper()))
+        return scale, passes, fails, scale_error, factor_bound(1, 1, product_error)
 
     def _lifted_constants(self) -> tuple:
         """The constants ``a_k`` of both sides (:meth:`_constant`) as doubles, and their relative
