@@ -93,11 +93,14 @@ def _block_products(fails: np.ndarray, passes: np.ndarray, count: int) -> np.nda
     size = count * BLOCK
     padded_fails, padded_passes = np.ones(size), np.zeros(size)
     padded_fails[:len(fails)], padded_passes[:len(passes)] = fails, passes
-    padded_fails = padded_fails.reshape(count, BLOCK, 1)
-    padded_passes = padded_passes.reshape(count, BLOCK, 1)
-    product = np.zeros((count, BLOCK + 1, BLOCK + 1))
-    product[:, 0, 0] = 1.0
+    padded_fails = padded_fails.reshape(count, BLOCK).T.copy()  # one row per t, over the blocks
+    padded_passes = padded_passes.reshape(count, BLOCK).T.copy()
+    product = np.zeros((BLOCK + 1, BLOCK + 1, count))  # the blocks last: each step is contiguous
+    product[0, 0] = 1.0
+    moved = np.empty((BLOCK + 1, count))
     for t in range(BLOCK):
-        product[:, t + 1, :t + 2] = product[:, t, :t + 2] * padded_fails[:, t]
-        product[:, t + 1, 1:t + 2] += product[:, t, :t + 1] * padded_passes[:, t]
+        np.multiply(product[t, :t + 2], padded_fails[t], out=product[t + 1, :t + 2])
+        np.multiply(product[t, :t + 1], padded_passes[t], out=moved[:t + 1])
+        product[t + 1, 1:t + 2] += moved[:t + 1]
+    product = product.transpose(2, 0, 1).copy()
     return product
