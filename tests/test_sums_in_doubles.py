@@ -36,7 +36,7 @@ def test_sweep_in_doubles_holds_the_exact_rational_sums(c, numerators, stops):
     # 150 queries (five blocks) passing with dyadic probabilities S_j = k/64, doubles without
     # error: every ĥ_i lies within θĥ_i + η of the sum expanded in exact rationals, ĥ_i = 1
     # for i < c, and where the sweep stops (c = 3, S near 1/2: the sum falls below 10^−12
-    # after about 90 queries) every later exact sum is at most ĥ_stop(1 + θ) + η
+    # after 42 queries) every later exact sum is at most ĥ_stop(1 + θ) + η
     low, high = numerators
     passes = [Fraction(low + (7 * j) % (high - low + 1), 64) for j in range(150)]
     exact = exact_fewer_before(passes, c)
