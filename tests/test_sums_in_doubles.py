@@ -19,6 +19,18 @@ from exactdp.exact.selection.fewer_in_doubles import fewer_before_in_doubles, sw
 from .test_utility import DPS, assert_encloses, brute_force_given
 
 
+def test_enclosures_hold_the_bound_computed_in_balls():
+    # the balls v ± (θv + η) of doubles from 0 to 1, subnormal ones among them, hold both ends
+    # v(1 ± θ) ± η computed in Arb, and are at most a millionth of θv + η wider (and a few
+    # units of the subnormal doubles, which carry the radius near 2^−1060)
+    values = np.array([0.0, 2.0 ** -1070, 1e-300, 1 / 3, 0.7, 1.0])
+    theta, eta = arb(2) ** -40 / 3, arb(2) ** -1060 / 7
+    for value, ball in zip(values.tolist(), rounding_bounds.enclosures(values, theta, eta)):
+        bound = theta * value + eta
+        assert ball.contains(value + bound) and ball.contains(value - bound)
+        assert ball.rad() <= bound * (1 + arb(10) ** -6) + arb(2) ** -1068
+
+
 def exact_fewer_before(passes: list, c: int) -> list:
     """``Σ_{m<c} [x^m] Π_{j<i}(1 − S_j + S_j x)`` for every ``i``, the prefix products expanded
     in exact rationals."""
