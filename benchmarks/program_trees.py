@@ -4,11 +4,13 @@ Programs of ``tests/programs/compared_noises.py``, ε = 0.7, every probability c
 digits:
 
 * report noisy max written as a running best (``running_best``, Laplace noise of scale 2/ε;
-  ``running_best_gaussian``, σ = 2) on n = 4..12 queries ``q_i = (7i mod 5)``: the trace
-  (2^(n−1) paths), their merge (``programs/path_merging.py``: n stars), the probability of every
-  index, against the catalogue's ``noisy_max_laplace`` / ``noisy_max_gaussian`` on the same
-  queries (one integral per index), timed in the same run; the ratio (trace + merge +
-  probabilities) / catalogue and the largest relative difference of the probabilities;
+  ``running_best_gaussian``, σ = 2) on n = 4..20 queries ``q_i = (7i mod 5)``: the trace, which
+  merges the runs that reach a comparison in the same state (``programs/frontier.py``: O(n²)
+  runs, n stars), the probability of every index, against the catalogue's
+  ``noisy_max_laplace`` / ``noisy_max_gaussian`` on the same queries (one integral per index),
+  timed in the same run; the ratio (trace + probabilities) / catalogue, the largest relative
+  difference of the probabilities, and, up to n = 12, the depth-first trace of the 2^(n−1)
+  paths and their merge after it (``programs/path_merging.py``), the way before;
 * the same running best without the merge (Laplace, n = 4..10): the probabilities of every
   index as sums of 2^(n−1) nested integrals (``backends/nested_messages.py``);
 * k-Min-Max (``k_min_max``) on 3 and 4 queries and m-Range (``m_range``) on 1, 2 and 3 queries
@@ -49,6 +51,8 @@ import exactdp  # noqa: E402
 from exactdp.exact.backends import nested_messages  # noqa: E402
 from exactdp.programs import exact as program_exact  # noqa: E402
 from exactdp.programs import program  # noqa: E402
+from exactdp.programs.path_merging import merge_paths  # noqa: E402
+from exactdp.programs.tracing import trace  # noqa: E402
 from tests.programs.compared_noises import (k_min_max, k_min_max_gaussian,  # noqa: E402
                                             m_range, m_range_gaussian, running_best,
                                             running_best_gaussian)
@@ -56,7 +60,9 @@ from tests.programs.compared_noises import (k_min_max, k_min_max_gaussian,  # no
 EPS = Fraction(7, 10)
 DIGITS = 12
 REPEATS = 3
-SIZES = range(4, 13)
+SIZES = (4, 8, 12, 16, 20)
+#: Largest n whose depth-first trace (2^(n−1) paths) is timed as the baseline.
+DEPTH_FIRST_UP_TO = 12
 #: The k-Min-Max and m-Range rows: (Laplace program, Gaussian program, sizes).
 HUBS = ((k_min_max, k_min_max_gaussian, (3, 4)), (m_range, m_range_gaussian, (1, 2, 3)))
 
@@ -74,17 +80,16 @@ def every_output(mech, queries) -> list:
 
 
 def running_best_rows(name, function, catalogue, sizes, **params) -> None:
-    """One row per n: the trace, the merge of its paths and the probabilities of every index,
-    against the catalogue's noisy max on the same queries."""
+    """One row per n: the trace (merged while tracing), the probabilities of every index,
+    against the catalogue's noisy max on the same queries and, for small n, against the
+    depth-first trace and the merge after it."""
     mech = program(function, epsilon=EPS, **params)
-    print(f"{name}: {'n':>3} {'paths':>6} {'merged':>6} {'trace s':>7} "
-          f"{'merge s':>7} {'prob s':>6} {'catalogue s':>11} {'ratio':>6} {'rel. diff':>9}")
+    print(f"{name}: {'n':>3} {'paths':>5} {'trace s':>7} {'prob s':>6} {'catalogue s':>11} "
+          f"{'ratio':>5} {'rel. diff':>9} {'depth first + merge s':>21} {'speed-up':>8}")
     for n in sizes:
         queries = [(7 * i) % 5 for i in range(n)]
         trace_time, paths = median_time(lambda: program_exact.traced_paths(mech, queries),
                                         REPEATS, before=clear)
-        merge_time, merged = median_time(lambda: program_exact.merged_paths(mech, queries),
-                                         REPEATS, before=program_exact._merged.clear)
         prob_time, mine = median_time(
             lambda: [exactdp.probability(mech, queries, str(i), dps=DIGITS) for i in range(n)],
             REPEATS)
@@ -93,10 +98,15 @@ def running_best_rows(name, function, catalogue, sizes, **params) -> None:
                      for i in range(n)], REPEATS)
         with mpmath.workdps(30):
             difference = max(abs(a.value - b.value) / b.value for a, b in zip(mine, reference))
-        total = trace_time + merge_time + prob_time
-        print(f"{'':>{len(name) + 1}} {n:>3} {len(paths):>6} {len(merged):>6} "
-              f"{trace_time:>7.3f} {merge_time:>7.3f} {prob_time:>6.3f} {theirs_time:>11.3f} "
-              f"{total / theirs_time:>6.0f} {mpmath.nstr(difference, 2):>9}")
+        baseline = "—"
+        if n <= DEPTH_FIRST_UP_TO:
+            depth_first, _ = median_time(
+                lambda: merge_paths(trace(mech.func, queries, mech.arguments)), REPEATS)
+            baseline = f"{depth_first:>21.3f} {depth_first / trace_time:>8.1f}"
+        total = trace_time + prob_time
+        print(f"{'':>{len(name) + 1}} {n:>3} {len(paths):>5} {trace_time:>7.3f} "
+              f"{prob_time:>6.3f} {theirs_time:>11.3f} {total / theirs_time:>5.1f} "
+              f"{mpmath.nstr(difference, 2):>9} {baseline:>21}")
 
 
 def nested_rows(sizes) -> None:
@@ -107,7 +117,7 @@ def nested_rows(sizes) -> None:
           f"{'rel. diff':>9}")
     for n in sizes:
         queries = [(7 * i) % 5 for i in range(n)]
-        paths = program_exact.traced_paths(mech, queries)
+        paths = trace(mech.func, queries, mech.arguments)
 
         def ours():
             nested_messages._message.cache_clear()

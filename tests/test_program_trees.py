@@ -22,6 +22,7 @@ from exactdp.exact.form.nested_integral import NestedIntegral
 from exactdp.programs.exact import (SignedForm, evaluate_signed, merged_paths, path_terms,
                                     traced_paths)
 from exactdp.programs.path_merging import merge_paths
+from exactdp.programs.tracing import trace
 from tests.conftest import assert_encloses
 from tests.programs.compared_noises import (k_min_max, m_range, running_best,
                                             running_best_exponential, running_best_gaussian,
@@ -29,6 +30,12 @@ from tests.programs.compared_noises import (k_min_max, m_range, running_best,
 
 EPS = Fraction(7, 10)
 QUERIES = [0, 1, 0, 2, 1]
+
+
+def depth_first(mech, queries):
+    """Every path of a program, traced depth first (``traced_paths`` merges the runs of a
+    running best while tracing)."""
+    return trace(mech.func, queries, mech.arguments)
 
 
 def laplace(b: Fraction):
@@ -52,7 +59,7 @@ def test_running_best_is_the_catalogue_noisy_max(function, catalogue):
     (independent: Dwork & Roth's ``∫ p(z − q_i) Π_{j≠i} F(z − q_j) dz``)."""
     mech = program(function, epsilon=EPS)
     reference = exactdp.mechanism(catalogue, eps=EPS)
-    paths, nested = traced_paths(mech, QUERIES), 0
+    paths, nested = depth_first(mech, QUERIES), 0
     for index in range(len(QUERIES)):
         expected = exactdp.probability(reference, QUERIES, str(index), dps=40)
         form = SignedForm.of((t for path in paths if path.result == (index,)
@@ -161,8 +168,8 @@ def test_running_best_merges_into_one_star_per_index():
     n = 8
     queries = [(7 * i) % 5 for i in range(n)]
     mech = program(running_best, epsilon=EPS)
-    assert len(traced_paths(mech, queries)) == 2 ** (n - 1)
-    merged = merged_paths(mech, queries)
+    assert len(depth_first(mech, queries)) == 2 ** (n - 1)
+    merged = merge_paths(depth_first(mech, queries))
     assert sorted(path.result for path in merged) == [(i,) for i in range(n)]
     for path in merged:
         (winner,) = path.result
@@ -176,7 +183,7 @@ def test_a_union_that_is_not_convex_is_not_merged():
     records {0, 1, 3} (η2 below η1): their union, ``η3 > max(η0, η1) > η2``, is not an
     intersection of difference constraints, so the two paths stay apart."""
     mech = program(running_best, epsilon=EPS)
-    chosen = [path for path in traced_paths(mech, [0, 1, 0, 2]) if path.result == (3,)
+    chosen = [path for path in depth_first(mech, [0, 1, 0, 2]) if path.result == (3,)
               and {frozenset(k for k, _ in key) for key in path.intervals} in (
                   {frozenset({0, 1}), frozenset({0, 2}), frozenset({0, 3})},
                   {frozenset({0, 1}), frozenset({1, 2}), frozenset({1, 3})})]

@@ -29,6 +29,7 @@ from hypothesis import given, settings, strategies as st
 import exactdp
 from exactdp.cli import main
 from exactdp.errors import InputError
+from exactdp.exact.backends import rounding_bounds
 from exactdp.exact.backends.interval_arrays import ArbArrays, FloatIntervals
 from exactdp.exact.selection import expected_utility, selection_probabilities
 from exactdp.exact.selection.kinds import FLOAT_DIGITS
@@ -161,7 +162,7 @@ def test_redrawn_threshold_in_doubles_holds_the_arb_chain(monkeypatch):
     monkeypatch.setattr(redrawn_threshold.PassProbabilities, "distinct_doubles", recording)
     quick = selection_probabilities(mech, queries, digits=6)
     assert lifted and lifted[0] is not None
-    monkeypatch.setattr(redrawn_threshold, "DOUBLE_SHARE", 0)
+    monkeypatch.setattr(rounding_bounds, "DOUBLE_SHARE", 0)
     careful = selection_probabilities(mech, queries, digits=6)
     for fast, slow in zip(quick, careful):
         assert fast.contains(slow.mid()) and fast.rad() <= 1.1 * slow.rad() + 1e-15

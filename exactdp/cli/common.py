@@ -91,7 +91,8 @@ def add_program_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-paths", type=_max_paths, default=PATH_LIMIT, metavar="N",
                         help=f"a program (FILE.py:FUNCTION) with more execution paths on one "
                         f"input is refused (default {PATH_LIMIT:,}), as soon as a count beyond "
-                        f"N is proven")
+                        f"N is proven, unless runs that reach a comparison in the same state, "
+                        f"merged, trace it in N runs or fewer")
 
 
 def add_precision_arguments(parser: argparse.ArgumentParser, method: bool = True) -> None:

@@ -58,7 +58,8 @@ from .linear import Linear, linear_key
 from .relations import Relations, bounds_on, noise_name, scaled_law
 from .locations import TracingError
 from .path_merging import merge_paths
-from .tracing import Path, trace
+from .frontier import trace_merging
+from .tracing import Path
 from .trees import tree_integral
 
 #: Traced inputs kept (program, arguments, queries → paths).
@@ -75,8 +76,8 @@ def traced_paths(mech: Program, queries) -> list[Path]:
     if key in _cache:
         _cache.move_to_end(key)
         return _cache[key][1]
-    paths = trace(mech.func, values, mech.arguments, mech.path_limit, steps=mech.step_limit,
-                  timeout=mech.trace_timeout)
+    paths = trace_merging(mech.func, values, mech.arguments, mech.path_limit,
+                          steps=mech.step_limit, timeout=mech.trace_timeout)
     _cache[key] = (mech.func, paths)  # the function is kept so that its id stays unique
     while len(_cache) > _CACHE_SIZE:
         _cache.popitem(last=False)

@@ -37,7 +37,7 @@ class Linear:
 
     Supports ``+``, ``-``, ``*`` and ``/`` by concrete numbers; a comparison with anything is a
     branch of the current run (``==`` with a continuous noise is false: it has probability 0;
-    with a discrete one it is refused).
+    with a discrete one it is refused), but with a float infinity, which it answers at once.
     """
 
     __slots__ = ("coeffs", "const")
@@ -118,6 +118,8 @@ class Linear:
         return difference
 
     def _compare(self, other, positive: bool, strict: bool) -> bool:
+        if type(other) in _FLOATS and other in _INFINITIES:
+            return (other < 0) == positive   # every value is above −∞ and below +∞
         run = current()
         if run.replaying:
             # a comparison the previous run already answered: its difference has a noise
@@ -196,6 +198,8 @@ SYMBOLIC.add(Linear)
 #: The coefficients of a concrete number; the concrete number types of :meth:`Linear._compare`.
 _NO_COEFFS: dict = {}
 _NUMBERS = frozenset({int, float, Exact, fmpq, Fraction, np.float64, np.int64})
+_FLOATS = frozenset({float, np.float64, np.float32})
+_INFINITIES = (float("inf"), float("-inf"))
 
 
 def _constant_or_linear(value: Linear):

@@ -26,6 +26,7 @@ events are densities), or with a constraint on another linear form are left as t
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -38,6 +39,8 @@ from .tracing import Path
 LARGEST = 2 ** 40
 #: "No bound" in the integer matrices (a sum of two still fits in int64).
 UNBOUNDED = 2 ** 61
+#: Most assignments of cells to nodes tried for one group (:func:`_partition_hull`).
+CHOICES = 64
 
 
 def _unit(coefficient, sign: int) -> bool:
@@ -102,26 +105,51 @@ class _Closed:
         self.matrix, self.path, self.merged = matrix, path, merged
 
 
-def _union(first: np.ndarray, second: np.ndarray) -> np.ndarray | None:
-    """The closed matrix of the union of two closed sets of difference constraints when that
-    union is their hull (module docstring), else ``None``.
+def _partition_hull(sides: list) -> np.ndarray | None:
+    """The closed matrix of the union of closed sets of difference constraints ``S_1 … S_m``
+    when that union is their hull (module docstring), else ``None``.
 
-    The hull ``H`` (entrywise the looser bound) is closed.  For a pair whose intervals are
-    adjacent, ``H`` with that pair's interval narrowed to each side's must close to that side's
-    own matrix: each side is then ``H`` cut by one half of the pair's range, and the two halves
-    cover ``H``."""
-    hull = np.maximum(first, second)
-    adjacent = (first == -second.T) & (first < UNBOUNDED)
-    for a, b in np.argwhere(adjacent):
-        if a == b:
+    The hull ``H`` (entrywise the loosest bound) is closed.  The union is ``H`` when distinct
+    nodes ``g_1 … g_m`` and a potential ``p`` exist such that each ``S_k`` is ``H`` cut to the
+    cell ``x_{g_k} + p_k > x_{g_l} + p_l`` (every ``l ≠ k``), closed: the cells are where each
+    ``x_{g_k} + p_k`` is the largest, and they cover everything but the ties.  ``S_k``'s bound
+    on ``x_{g_l} − x_{g_k}`` must then be ``p_k − p_l``, so ``g_1`` and the adjacent pairs of
+    ``S_1`` with the others give the candidates, and the potential is ``p_l = −S_1[g_1, g_l]``.
+    For two sets this is one pair of adjacent intervals, ``(l, c)`` and ``(c, h)``."""
+    if len(sides) > len(sides[0]):
+        return None   # fewer nodes than cells
+    hull = np.maximum.reduce(sides)
+    first = sides[0]
+    for node in range(len(first)):
+        choices = []
+        for side in sides[1:]:
+            adjacent = np.flatnonzero((first[node] == -side[:, node])
+                                      & (first[node] < UNBOUNDED))
+            choices.append([int(b) for b in adjacent if b != node])
+        if not all(choices):
             continue
-        for side in (first, second):
-            closed = _tightened(_tightened(hull, a, b, side[a, b]), b, a, side[b, a])
-            if closed is None or not np.array_equal(closed, side):
-                break
-        else:
-            return hull
+        for others in itertools.islice(itertools.product(*choices), CHOICES):
+            nodes = (node, *others)
+            if len(set(nodes)) == len(nodes) and _tiles(hull, sides, nodes):
+                return hull
     return None
+
+
+def _tiles(hull: np.ndarray, sides: list, nodes: tuple) -> bool:
+    """Whether each side is the hull cut to its cell of the nodes' potential
+    (:func:`_partition_hull`)."""
+    potential = [0] + [-int(sides[0][nodes[0], g]) for g in nodes[1:]]
+    for k, side in enumerate(sides):
+        closed = hull
+        for other, node in enumerate(nodes):
+            if other != k:
+                bound = potential[k] - potential[other]
+                if side[nodes[k], node] != bound:
+                    return False
+                closed = _tightened(closed, nodes[k], node, bound)
+        if closed is None or not np.array_equal(closed, side):
+            return False
+    return True
 
 
 def _matrix(path: Path, pairs: list, scale: int) -> np.ndarray | None:
@@ -178,11 +206,41 @@ def _merged_in_order(items: list) -> list:
     for item in items:
         stack.append(item)
         while len(stack) > 1:
-            union = _union(stack[-2].matrix, stack[-1].matrix)
+            union = _partition_hull([stack[-2].matrix, stack[-1].matrix])
             if union is None:
                 break
             stack[-2:] = [_Closed(union, stack[-1].path, True)]
     return stack
+
+
+def merge_group(paths: list[Path]) -> list[Path] | None:
+    """Paths with the same future — one output, or one state of the program (``frontier.py``)
+    — and the same draws, merged: all of them into one when their union is the hull of their
+    constraints (:func:`_partition_hull`), else as a stack in their order; ``None`` when one of
+    them is not of difference constraints on continuous noise (:func:`_pairs`)."""
+    members = []
+    for path in paths:
+        pairs = _pairs(path)
+        if pairs is None or path.noises != paths[0].noises:
+            return None
+        members.append((path, pairs))
+    return _merged_group(members)
+
+
+def _merged_group(members: list) -> list[Path]:
+    """The paths ``[(path, pairs)]`` of one group, merged (:func:`merge_group`)."""
+    if len(members) == 1:
+        return [members[0][0]]
+    ends = [end for _, pairs in members for *_, low, high in pairs
+            for end in (low, high) if end is not None]
+    scale = math.lcm(*(end.denominator for end in ends)) if ends else 1
+    items = [(_matrix(path, pairs, scale), path) for path, pairs in members]
+    kept = [path for matrix, path in items if matrix is None]
+    closed = [_Closed(matrix, path, False) for matrix, path in items if matrix is not None]
+    whole = _partition_hull([item.matrix for item in closed]) if len(closed) > 2 else None
+    closed = [_Closed(whole, closed[-1].path, True)] if whole is not None \
+        else _merged_in_order(closed)
+    return kept + [_reduced(item, scale) if item.merged else item.path for item in closed]
 
 
 def merge_paths(paths: list[Path]) -> list[Path]:
@@ -201,15 +259,5 @@ def merge_paths(paths: list[Path]) -> list[Path]:
         else:
             members.append((path, pairs))
     for members in groups.values():
-        if len(members) == 1:
-            kept.append(members[0][0])
-            continue
-        ends = [end for _, pairs in members for *_, low, high in pairs
-                for end in (low, high) if end is not None]
-        scale = math.lcm(*(end.denominator for end in ends)) if ends else 1
-        items = [(_matrix(path, pairs, scale), path) for path, pairs in members]
-        kept += [path for matrix, path in items if matrix is None]
-        closed = _merged_in_order([_Closed(matrix, path, False) for matrix, path in items
-                                   if matrix is not None])
-        kept += [_reduced(item, scale) if item.merged else item.path for item in closed]
+        kept += _merged_group(members)
     return kept

@@ -127,6 +127,8 @@ class Run:
         self.replaying = False
         self.empty_index = None            # (file, line) of an indexing that left no entry
         self.new_decision = True           # the answer of a decision not taken before
+        self.frontier = None               # the breadth-first exploration's hooks (frontier.py)
+        self.installs: dict = {}           # decision → constraints taken in place of the own
 
     # -- restarting
 
@@ -247,6 +249,16 @@ class Run:
         self.intervals[key] = (low, high)
         self.fractions[fraction_key] = (fraction_low, fraction_high)
 
+    def use_intervals(self, fractions: dict) -> None:
+        """Take the constraints ``fractions`` (as :attr:`Path.intervals`) in place of the run's
+        own: a run that continues a merged group of runs (``frontier.py``)."""
+        self.fractions = dict(fractions)
+        self.intervals = {
+            tuple((k, c.numerator, c.denominator) for k, c in key):
+                tuple(None if end is None else fmpq(end.numerator, end.denominator)
+                      for end in ends)
+            for key, ends in fractions.items()}
+
     def integer_valued(self, coeffs: dict) -> bool:
         """Whether a noise of ``coeffs`` has an integer-valued law."""
         return any(self.noises[k].law.integer_valued for k in coeffs)
@@ -304,6 +316,15 @@ class Run:
         key, factor = _run_key(difference.coeffs)
         bound = self._bound(key, factor, difference.const, positive, strict)
         implied = self._implied(key, factor if positive else -factor, bound)
+        if implied is None and self.frontier is not None:
+            installed = self.installs.pop(self.position, None)
+            if installed is not None:
+                self.use_intervals(installed)
+                implied = self._implied(key, factor if positive else -factor, bound)
+                if implied is not None and self._decide(event) != implied:
+                    raise _Infeasible
+            elif self.position == len(self.decisions):
+                self.frontier.suspend(self, (key, factor, bound, positive, strict))
         if implied is None:
             implied = self._decide(event)
             self._restrict(key, (factor > 0) == (positive == implied), bound)
@@ -319,6 +340,8 @@ class Run:
         if self.replaying:
             winner = self.replayed()
             return winner, values[winner]
+        if self.frontier is not None:
+            self.frontier.abandon()
         self.steps += 1
         if self.steps > self.step_limit:
             self._too_many_steps()

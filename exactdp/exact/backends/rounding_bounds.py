@@ -26,6 +26,10 @@ UNDERFLOW = arb(2) ** -1075
 #: Doubles below ``2^{−500}`` are not lifted with a relative error (:func:`relative_doubles`):
 #: products of two of them stay normal.
 LIFT_FLOOR = 2.0 ** -500
+#: A sum in doubles is taken where its a-priori rounding bound is at most this share of the
+#: tolerance (the quadrature's errors take about a quarter of it); ``0`` turns every sum in
+#: doubles off (their Arb balls are then computed instead).
+DOUBLE_SHARE = arb(1) / 16
 
 
 def factor_bound(roundings: int, inputs: int, input_error: arb) -> arb:
@@ -37,6 +41,24 @@ def factor_bound(roundings: int, inputs: int, input_error: arb) -> arb:
     """
     slack = UNIT_ROUNDOFF / (1 - UNIT_ROUNDOFF)
     return arb(((1 + slack) ** roundings * (1 + input_error) ** inputs - 1).upper())
+
+
+def fits(theta: arb, tolerance: arb) -> bool:
+    """Whether a relative rounding bound ``θ`` on values at most 1 fits the accuracy
+    ``tolerance`` asked (:data:`DOUBLE_SHARE` of it; never when that is 0)."""
+    return DOUBLE_SHARE > 0 and theta <= DOUBLE_SHARE * tolerance
+
+
+def enclosures(values: np.ndarray, relative: arb, absolute: arb) -> list:
+    """The balls ``v ± (θ·v + η)`` of non-negative doubles ``v`` (``θ = relative``,
+    ``η = absolute``): each exact value ``x`` with ``|x − v| ≤ θv + η``.  The radii are
+    computed in doubles from ``θ`` and ``η`` rounded up, then times ``1 + 4u``: three
+    roundings (the product, the sum and that product) leave at least
+    ``(θv + η)(1 − u)³(1 + 4u) ≥ θv + η``; Arb rounds a radius up."""
+    theta = float(np.nextafter(float(relative.upper()), np.inf))
+    eta = float(np.nextafter(float(absolute.upper()), np.inf))
+    radii = (values * theta + eta) * (1 + 2.0 ** -50)
+    return [arb(v, r) for v, r in zip(values.tolist(), radii.tolist())]
 
 
 def relative_doubles(columns: list) -> tuple:

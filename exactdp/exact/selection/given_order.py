@@ -17,10 +17,13 @@ import bisect
 import functools
 from fractions import Fraction
 
+import numpy as np
 from flint import arb
 
 from ...precision import to_arb
+from ..backends.rounding_bounds import UNDERFLOW, enclosures, factor_bound, fits
 from ..backends.vector_quadrature import Leading, integrate_vector
+from .fewer_in_doubles import fewer_before_in_doubles, sweep_bounds
 from .generating import at_least_bound, fewer_before, fewer_than_bound
 from .pass_probabilities import PassProbabilities
 
@@ -40,7 +43,9 @@ def given_order_probabilities(laws: PassProbabilities, c: int, tolerance: arb, p
     left-out kink touches are bounded instead of integrated; where ``c`` or more passing
     queries are provably unlikely (:func:`~exactdp.exact.selection.generating.at_least_bound`)
     every ``Pr[fewer than c before i pass]`` is taken as ``[1 − that bound, 1]``; elsewhere the
-    sweep over the queries stops once it is negligible.  ``progress`` and ``jobs`` as
+    sweep over the queries stops once it is negligible, in doubles where the a-priori bound on
+    their rounding fits ``tolerance`` (:func:`integrands_in_doubles`), else in Arb balls.
+    ``progress`` and ``jobs`` as
     :func:`~exactdp.exact.backends.vector_quadrature.integrate_vector`."""
     negligible = tolerance * NEGLIGIBLE
     cuts, limits = merged_cuts(laws, c, negligible)
@@ -58,11 +63,17 @@ def given_order_probabilities(laws: PassProbabilities, c: int, tolerance: arb, p
         bound = at_least_bound(passes, fails, laws.counts, c)
         return bound if bound <= negligible else None
 
+    order = np.asarray(laws.positions)
+
     def evaluate(z, middle):
-        density, passes, fails = laws.distinct_values(z, middle)
-        weighted = [density * s for s in passes]  # p_ρ S_i, once per distinct answer
         piece = piece_of(middle)
         first, most = limits[piece][0], few_pass(piece)
+        quick = integrands_in_doubles(laws, order, z, middle, c, negligible, first, most,
+                                      tolerance)
+        if quick is not None:
+            return quick
+        density, passes, fails = laws.distinct_values(z, middle)
+        weighted = [density * s for s in passes]  # p_ρ S_i, once per distinct answer
         if most is not None:  # then every sum lies in [1 − most, 1]: no sweep
             almost = arb(1) - arb(0, most.upper())
             return Leading([weighted[k] * almost for k in laws.positions[:first]],
@@ -80,6 +91,53 @@ def given_order_probabilities(laws: PassProbabilities, c: int, tolerance: arb, p
     return integrate_vector(evaluate, functools.partial(laws.bound, cutoff=c), cuts,
                             laws.tails, tolerance, progress, SWEEP_EVALUATION_COST,
                             beyond=beyond, jobs=jobs)
+
+
+def integrands_in_doubles(laws: PassProbabilities, positions: np.ndarray, z, middle: Fraction,
+                          c: int, negligible: arb, limit: int, most: arb | None,
+                          tolerance: arb) -> Leading | None:
+    """The given-order integrands ``p_ρ S_i h_i`` of the first ``limit`` queries at ``z``
+    (``positions``: ``laws.positions`` as an array), ``h_i = Pr[fewer than c of the queries
+    before i pass | z]``, from the doubles of :meth:`PassProbabilities.pass_fail_doubles`, as
+    :class:`Leading` values: where ``most`` (a bound on ``Pr[c or more of all the queries
+    pass]``) is given, ``h_i ∈ [1 − most, 1]``; otherwise by the sweep in doubles
+    (:func:`~exactdp.exact.selection.fewer_in_doubles.fewer_before_in_doubles`), the queries
+    after its stop in one ball as in :func:`given_order_probabilities`.  ``None`` without those
+    doubles, or where the bound on their rounding does not fit ``tolerance``.
+
+    With ``p_ρ``, ``S`` within ``ε`` of their doubles, ``p_ρ S_i`` lies within
+    ``θ_1 v̂ + 2^{−1075}`` of its double ``v̂`` (``θ_1 = factor_bound(1, 2, ε)``), so with
+    ``h_i ∈ 1 ± most`` the integrand within ``θ v̂ + 2^{−1073}``, ``θ = (1 + θ_1)(1 + most) − 1``.
+    With ``ĥ_i`` within ``θ_h ĥ_i + η`` of ``h_i`` (:func:`sweep_bounds`) the product
+    ``p_ρ S_i h_i``, two roundings, lies within ``θ·v̂ + p̂_ρ(1 + ε)η + 2^{−1073}`` of its
+    double ``v̂``, ``θ = (1 + θ_h)(1 + θ_2) − 1``, ``θ_2 = factor_bound(2, 2, ε)``; the sweep
+    stops where ``ĥ_i(1 + θ_h) + η`` is at most ``negligible``."""
+    lifted = laws.pass_fail_doubles([(z, arb(1), middle)])
+    if lifted is None:
+        return None
+    scale, passes, fails, scale_error, pass_error = lifted
+    error = max(scale_error, pass_error)
+    density = float(scale[0, 0])
+    weighted = density * passes[:, 0]
+    if most is not None:
+        rounding = factor_bound(1, 2, error)
+        if not fits(rounding, tolerance):
+            return None
+        theta = (1 + rounding) * (1 + arb(most.upper())) - 1
+        return Leading(enclosures(weighted[positions[:limit]], theta, 4 * UNDERFLOW), arb(0),
+                       len(positions))
+    theta_h, eta = sweep_bounds(limit, c, pass_error)
+    theta = (1 + theta_h) * (1 + factor_bound(2, 2, error)) - 1
+    if not fits(theta, tolerance):
+        return None
+    stop_below = float(((negligible - eta) / (1 + theta_h)).lower())
+    swept, stop = fewer_before_in_doubles(passes[:, 0], fails[:, 0], positions, c,
+                                          float(np.nextafter(stop_below, 0)), limit)
+    values = weighted[positions[:len(swept)]] * swept
+    largest = arb(density) * (1 + error)
+    balls = enclosures(values, theta, largest * eta + 4 * UNDERFLOW)
+    rest = arb(0) if stop is None else arb(0, (largest * (arb(stop) * (1 + theta_h) + eta)).upper())
+    return Leading(balls, rest, len(positions))
 
 
 def merged_cuts(laws: PassProbabilities, c: int, negligible: arb) -> tuple:

@@ -22,7 +22,7 @@ from flint import acb, arb, arb_poly, ctx
 
 from ...noise import Kind
 from ...precision import to_arb
-from ..backends.rounding_bounds import (LIFT_FLOOR, UNDERFLOW, UNIT_ROUNDOFF,
+from ..backends.rounding_bounds import (LIFT_FLOOR, UNDERFLOW, factor_bound,
                                         relative_doubles)
 from .generating import MAX_SERIES_TERMS, largest_modulus, log_generating_series, product_bound
 
@@ -108,16 +108,8 @@ class PassProbabilities:
 
     def distinct_doubles(self, nodes: list) -> tuple | None:
         """``w_ν p_ρ(z_ν) S`` and ``F`` of every distinct answer at every node ``(z, w, middle)``
-        of ``nodes``, as doubles with one relative error, from the closed forms; ``None``
-        without closed forms, or where a double would leave the range the bound covers.
-
-        On each side of the kink ``S`` is ``t = a_k w`` or ``1 − t``, ``w = e^{rz}``: ``a_k``,
-        ``w`` and ``w_ν p_ρ(z_ν)`` are Arb balls lifted into doubles within ``ε_0``
-        (:func:`~exactdp.exact.backends.rounding_bounds.relative_doubles`), each between
-        ``2^{−500}`` and ``2^{500}`` so that no product of two underflows; ``t`` is one product,
-        within ``(1 + ε_0)²(1 + u) − 1`` and at most 1/2 (else ``None``); ``1 − t`` is within
-        ``ε_t t/(1 − t) + u ≤ ε_t + u`` more; ``w p_ρ S`` one product more
-        (docs/mathematics.md §12.5).
+        of ``nodes``, as doubles with one relative error, from the closed forms
+        (:meth:`pass_fail_doubles`, ``w p_ρ S`` one product more); ``None`` where those are.
 
         Returns
         -------
@@ -126,13 +118,43 @@ class PassProbabilities:
             :func:`~exactdp.exact.backends.rounding_bounds.relative_doubles` gives them: rows
             per answer, columns per node; ``passing`` below ``2^{−500}`` taken as 0.
         """
+        lifted = self.pass_fail_doubles(nodes)
+        if lifted is None:
+            return None
+        scale, passes, fails, scale_error, pass_error = lifted
+        passing = scale * passes
+        error = (1 + factor_bound(1, 1, scale_error)) * (1 + pass_error) - 1
+        small = passing < LIFT_FLOOR
+        dropped = (arb(float(passing[small].max())) + UNDERFLOW) * (1 + error) if small.any() \
+            else arb(0)
+        largest = arb(float(passing.max())) * (1 + error)
+        return np.where(small, 0.0, passing), fails, arb(error.upper()), dropped, largest
+
+    def pass_fail_doubles(self, nodes: list) -> tuple | None:
+        """``w_ν p_ρ(z_ν)`` of every node ``(z, w, middle)`` of ``nodes``, and ``S`` and ``F`` of
+        every distinct answer there, as doubles, from the closed forms; ``None`` without closed
+        forms, or where a double would leave the range the bound covers.
+
+        On each side of the kink ``S`` is ``t = a_k w`` or ``1 − t``, ``w = e^{rz}``: ``a_k``,
+        ``w`` and ``w_ν p_ρ(z_ν)`` are Arb balls lifted into doubles within ``ε_0``
+        (:func:`~exactdp.exact.backends.rounding_bounds.relative_doubles`; the ``a_k`` once per
+        precision), each between ``2^{−500}`` and ``2^{500}`` so that no product of two
+        underflows; ``t`` is one product, within ``ε_t = (1 + ε_0)²(1 + u') − 1`` and at most
+        1/2 (else ``None``); ``1 − t`` is one subtraction, within ``(1 + ε_t)(1 + u') − 1``
+        (the error ``ε_t t`` of ``t`` is at most ``ε_t(1 − t)``; docs/mathematics.md §12.5).
+
+        Returns
+        -------
+        tuple or None
+            ``(scales, passes, fails, ε_scale, ε)``: the ``w p_ρ`` (a row over the nodes) within
+            the relative error ``ε_scale``, ``S`` and ``F`` (rows per answer, columns per node)
+            within ``ε``.
+        """
         if not self.noise.closed_form:
             return None
         sides = (1, -1)
         pieces = {side: self.noise.piece(Kind.SF, side) for side in sides}
-        answers = len(self.distinct)
-        constants, constant_error, _, _ = relative_doubles(
-            [[self._constant(side, k) for k in range(answers)] for side in sides])
+        constants, constant_error = self._lifted_constants()
         scales, powers, lefts = [], {side: [] for side in sides}, []
         for z, weight, middle in nodes:
             density, _, _, left = self.functions(middle)
@@ -146,24 +168,29 @@ class PassProbabilities:
         if not (lifted >= DOUBLE_RANGE[0]).all() or not (lifted <= DOUBLE_RANGE[1]).all():
             return None
         # side 1 for the answers before each node's `left`, side −1 from it
-        on_right = np.arange(answers)[:, None] < np.array(lefts)[None, :]
+        on_right = np.arange(len(self.distinct))[:, None] < np.array(lefts)[None, :]
         products = np.where(on_right, np.outer(constants[0], exponentials[0]),
                             np.outer(constants[1], exponentials[1]))
         one_minus = np.where(on_right, pieces[1].one_minus, pieces[-1].one_minus)
         lift_error = max(constant_error, power_error)
-        product_error = (1 + lift_error) ** 2 * (1 + UNIT_ROUNDOFF) - 1
+        product_error = factor_bound(1, 2, lift_error)
         if not (products * (1 + float(product_error.upper())) <= 0.5).all():
             return None
         complement = 1.0 - products
         passes = np.where(one_minus, complement, products)
         fails = np.where(one_minus, products, complement)
-        passing = scale * passes
-        error = (1 + scale_error) * (1 + product_error + UNIT_ROUNDOFF) * (1 + UNIT_ROUNDOFF) - 1
-        small = passing < LIFT_FLOOR
-        dropped = (arb(float(passing[small].max())) + UNDERFLOW) * (1 + error) if small.any() \
-            else arb(0)
-        largest = arb(float(passing.max())) * (1 + error)
-        return np.where(small, 0.0, passing), fails, arb(error.upper()), dropped, largest
+        return scale, passes, fails, scale_error, factor_bound(1, 1, product_error)
+
+    def _lifted_constants(self) -> tuple:
+        """The constants ``a_k`` of both sides (:meth:`_constant`) as doubles, and their relative
+        error (:func:`~exactdp.exact.backends.rounding_bounds.relative_doubles`), once per
+        precision."""
+        key = ("lifted", ctx.prec)
+        if key not in self._constants:
+            lifted = relative_doubles([[self._constant(side, k) for k in range(len(self.distinct))]
+                                       for side in (1, -1)])
+            self._constants[key] = lifted[:2]
+        return self._constants[key]
 
     def __call__(self, z, middle: Fraction) -> tuple:
         """``(p_ρ(z), [S_j], [F_j])`` for every query ``j`` in order."""

@@ -11,11 +11,12 @@ from flint import arb
 
 from ...mechanisms.description import ThresholdMechanism
 from ..backends.interval_arrays import ArbArrays
+from ..backends import rounding_bounds
 from ..backends.rounding_bounds import relative_doubles
 from ..backends.vector_quadrature import quadrature_rule
 from .kinds import EVALUATION_COST
 from .pass_probabilities import PassProbabilities
-from .threshold_chain import DOUBLE_SHARE, chain_in_blocks, chain_in_doubles
+from .threshold_chain import chain_in_blocks, chain_in_doubles
 
 #: Steps of the chain of a redrawn threshold (one query, one level, one node:
 #: :func:`redrawn_threshold`) taken to cost about one call of the quadrature's bound
@@ -79,10 +80,11 @@ def _in_doubles(laws: PassProbabilities, nodes: list, c: int, error: arb, tolera
     """:func:`~exactdp.exact.selection.threshold_chain.chain_in_doubles` on the node values in
     doubles (:meth:`PassProbabilities.distinct_doubles` from closed forms, else the Arb balls
     lifted), or ``None`` where it does not apply: a ``w p_ρ S`` above 1, a fail too small, or
-    a rounding bound beyond its share of ``tolerance`` (never when :data:`DOUBLE_SHARE` is 0:
-    then nothing is computed).  Each ``w p_ρ S`` taken as 0 adds at most its bound to every
+    a rounding bound beyond its share of ``tolerance`` (never when
+    :data:`~exactdp.exact.backends.rounding_bounds.DOUBLE_SHARE` is 0: then nothing is
+    computed).  Each ``w p_ρ S`` taken as 0 adds at most its bound to every
     kernel value per node."""
-    if DOUBLE_SHARE == 0:
+    if rounding_bounds.DOUBLE_SHARE == 0:
         return None
     lifted = laws.distinct_doubles(nodes)
     if lifted is None:

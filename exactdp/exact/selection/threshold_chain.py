@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from flint import arb, arb_mat, ctx
 
-from ..backends.rounding_bounds import LIFT_FLOOR, UNDERFLOW, factor_bound
+from ..backends.rounding_bounds import LIFT_FLOOR, UNDERFLOW, factor_bound, fits
 
 #: Queries per block of :func:`chain_in_blocks`: the sums over the nodes are products of
 #: ``B × m`` by ``m × c`` matrices, plus ``B × B`` within the block.
@@ -40,17 +40,14 @@ CHAIN_BLOCK = 16
 DOUBLE_BLOCK = 128
 #: ``log2`` of the least product of fails at a node within a block of :func:`chain_in_doubles`.
 BLOCK_FLOOR_LOG2 = -470
-#: The a-priori rounding bound of :func:`chain_in_doubles` may be at most this share of the
-#: tolerance (the rule's errors add up to about a quarter of it per query).
-DOUBLE_SHARE = arb(1) / 16
 
 
 def chain_in_doubles(passing: np.ndarray, failing: np.ndarray, positions: list, c: int,
                      error: arb, input_error: arb, tolerance: arb, progress=None) -> list | None:
     """``P_k`` for every query ``k`` (module docstring) in doubles, by numpy and BLAS products
     over blocks of queries, each ``P_k`` a ball from the a-priori bound on their rounding
-    (docs/mathematics.md §12.5); ``None`` where that bound exceeds :data:`DOUBLE_SHARE` times
-    ``tolerance``, or a fail is below
+    (docs/mathematics.md §12.5); ``None`` where that bound does not fit ``tolerance``
+    (:func:`~exactdp.exact.backends.rounding_bounds.fits`), or a fail is below
     :data:`~exactdp.exact.backends.rounding_bounds.LIFT_FLOOR`.
 
     Within a block from ``k_0`` with ``D_k = Π_{k_0≤j<k} F_j`` the chain is the Arb one's
@@ -94,7 +91,7 @@ def chain_in_doubles(passing: np.ndarray, failing: np.ndarray, positions: list, 
     # block, then one per carry (docs/mathematics.md §12.5)
     roundings = nodes + 3 * DOUBLE_BLOCK + 6 + len(blocks) * (DOUBLE_BLOCK + 2)
     theta = factor_bound(roundings, n + 1, input_error)
-    if theta > DOUBLE_SHARE * tolerance:
+    if not fits(theta, tolerance):
         return None
     underflow = (nodes + DOUBLE_BLOCK + 8 * nodes * len(blocks) * (DOUBLE_BLOCK + 1)) * (
         16 * UNDERFLOW)
