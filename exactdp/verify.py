@@ -309,7 +309,7 @@ def _input_ends(mech, inputs: list, comparison: Comparison, jobs: int,
     input's outputs all at once, their ends), then each distinct form of the whole domain
     evaluated once; each input's probabilities are then read from its forms.  Every form is
     evaluated alone in a task, so the ends do not depend on the number of workers."""
-    form_tasks = [(mech, inputs[start:start + INPUTS_PER_TASK], comparison)
+    form_tasks = [(mech, inputs[start:start + INPUTS_PER_TASK], comparison, len(inputs))
                   for start in range(0, len(inputs), INPUTS_PER_TASK)]
     positions, per_input = {}, []    # form → its position in ``forms``; each input's outputs
     forms: list[tuple] = []          # (form, evaluator) of every distinct form, first met first
@@ -373,9 +373,10 @@ def _ends(ball, comparison: Comparison) -> tuple:
 def _task_forms(task) -> tuple[list, list[dict]]:
     """The integral forms of the outputs of each input of one task, collected: ``(forms,
     [{output: position in forms, or its ends}])``, the ends of an input whose family computes
-    its outputs all at once (its probabilities checked to sum to 1)."""
-    mech, inputs, comparison = task
-    collector, outputs = FormCollector(), []
+    its outputs all at once (its probabilities checked to sum to 1); the task's last entry is
+    the size of the whole domain (``FormCollector.inputs``)."""
+    mech, inputs, comparison, domain_size = task
+    collector, outputs = FormCollector(domain_size), []
     for d in inputs:
         d = Runs.from_items(d)
         values = output_probabilities(mech, d, BULK_DIGITS, collector)

@@ -20,6 +20,7 @@ import exactdp
 from exactdp.cli import main
 from exactdp.errors import InputError
 from exactdp.exact.divergences.output_pairs import FormCollector, output_probabilities
+from exactdp.exact.form.threshold_rules import FORMS_SHARED_FROM
 from exactdp.exact.divergences.pair_bounds import Comparison, float_ends
 from exactdp.sequences import Runs
 from exactdp.verify import MAX_INPUTS, _input_ends, _Neighbours, verify
@@ -154,7 +155,7 @@ def test_each_distinct_integral_form_of_the_domain_is_collected_once():
     # k answers are 0 and on the (k+1)-th answer, that of ⊥^n on how many answers are 0 (the
     # form groups equal factors into powers): Σ_k 2(k + 1) + (n + 1) = (n + 1)² forms
     mech = exactdp.mechanism("svt_gaussian", sigma1=4, sigma2=8)
-    collector = FormCollector()
+    collector = FormCollector(FORMS_SHARED_FROM)
     for d in itertools.product((Fraction(0), Fraction(1)), repeat=4):
         positions = output_probabilities(mech, Runs.from_items(d), 20, collector)
         assert len(positions) == 5 and all(isinstance(p, int) for p in positions.values())

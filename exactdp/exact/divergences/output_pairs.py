@@ -132,9 +132,12 @@ class FormCollector:
     """The distinct integral forms of the outputs of many inputs, collected instead of evaluated
     (:func:`output_probabilities`' ``collector``), each once with the function that evaluates
     it: ``forms`` lists the pairs ``(form, evaluator)`` in the order they were first met, for
-    :func:`certified_result`."""
+    :func:`certified_result`; ``inputs`` is how many inputs the caller collects them for (its
+    whole domain, of which one collector may see a part: a family that can evaluate all
+    outputs of an input at once compares it with the fewest inputs from which collecting pays)."""
 
-    def __init__(self):
+    def __init__(self, inputs: int):
+        self.inputs = inputs
         self.forms: list[tuple] = []
         self._positions: dict = {}
 
