@@ -22,25 +22,31 @@ artifact's ``scripts/benchmark.py`` that exactdp can express, with the artifact'
 A below-threshold or noisy-min program on ``x`` is the catalogue's above-threshold or noisy-max
 mechanism on ``−x`` (the noises are symmetric about 0 and the threshold's mean is 0).  The other
 programs are written here in StatDP's convention (``exactdp.program``, docs/programs.md), line
-for line from the artifact's ``.dip`` files.  Programs whose noises are compared with each other
-(k-Min-Max, m-Range with two noisy ends) are listed too: exactdp refuses them today, and the row
+for line from the artifact's ``.dip`` files.  A program exactdp refuses is listed too: the row
 says so with the refusal's message.
 
+The artifact's ``dipc`` folder (programs of Laplace noise) is run as its
+``scripts/benchmark_laplace.py`` runs it: each program on the ordered pairs of its file in
+``examples/dipc_inputs`` (mode ``pairs``), the claim ``(ε, 0)`` (pure ε-DP), ``-k 8``:
+``svt_4`` at ε = 1 (``--prec 24``), ``svt_5`` at 0.5, ``svt_6`` at 1; the four programs its
+scripts do not run (``svt_3``, ``nmax3``, ``new_nmax3``, ``sparse``) at ε = 1 on the pairs of
+:data:`DIPC`.  exactdp's δ is the largest ``privacy_profile`` of the pairs.
+
 Each exactdp run is a fresh child process (no cache shared between repeats), timed in CPU
-seconds of the call: *cold*, the process's first call (the modules it needs are imported then,
-``scipy.special`` among them), and *loaded*, after an untimed call on ``N + 1`` queries (the
-modules imported, no result shared).  If the environment variable ``DIPAPPROX``
-names the artifact's directory (built: its ``src/main.py`` runs with the Python named by
-``DIPAPPROX_PYTHON``, default this one, and compiles its generated C against FLINT/Arb), the
-artifact runs on the same input in the same run: its whole command (parse, C generation, ``gcc``,
-integration; CPU seconds of the children) and its compiled program alone, re-run (a command
-of more than ``LONG`` = 30 s runs once and stands for both).  Without
+seconds of the call: *cold*, the process's first call (the modules it needs are imported then),
+and *loaded*, after an untimed call on ``N + 1`` queries, or for ``dipc`` on the first pair
+with 2 added to every entry (the modules imported, no result shared).  If the environment
+variable ``DIPAPPROX`` names the artifact's directory (built: its ``src/main.py`` runs with the
+Python named by ``DIPAPPROX_PYTHON``, default this one, and compiles its generated C against
+FLINT/Arb), the artifact runs on the same input in the same run: its whole command (parse, C
+generation, ``gcc``, integration; CPU seconds of the children) and its compiled program alone,
+re-run (a command of more than ``LONG`` = 30 s runs once and stands for both).  Without
 ``DIPAPPROX`` only exactdp's side is printed.  Nothing is downloaded or built here.  The whole
 script is pinned to one core (``--core``).
 
 Run: ``DIPAPPROX=/path/to/approximate-dp python benchmarks/dipapprox_side_by_side.py
-[--repeats 3] [--only svt_max] [--sizes 2,5] [--modes single,all] [--core 0]`` from the
-repository root.
+[--repeats 3] [--only svt_max,dipc_svt_4] [--sizes 2,5] [--modes single,all,pairs] [--core 0]``
+from the repository root.
 """
 
 from __future__ import annotations
