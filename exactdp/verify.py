@@ -58,10 +58,9 @@ BULK_DIGITS = 20
 #: certification asks for (``dps + PART_GUARD_DIGITS``, where that is above
 #: :data:`BULK_DIGITS`), so that certifying the worst pair evaluates none of their forms again
 #: (``output_pairs.known_results``): a program of Laplace and Gaussian noises (DiPApprox's
-#: ``svt_mix1_max``) takes 0.066 s instead of 0.132 s on ``{0,1}``, 1.78 s instead of 2.00 s on
-#: ``{0,1}^7`` (128 inputs), and Gaussian ``svt_max`` on ``{0,1}^8``, which gains nothing
-#: (its pair is certified on shared nodes), 1.83 s instead of 1.79 s
-#: (benchmarks/verify_small_domains.py).
+#: ``svt_mix1_max``) takes 0.063 s instead of 0.124 s on ``{0,1}``, 1.84 s instead of 2.06 s on
+#: ``{0,1}^7`` (128 inputs); Gaussian ``svt_max``, which gains nothing (its pair is certified on
+#: shared nodes), 0.296 s instead of 0.277 s on ``{0,1}^5`` (benchmarks/verify_small_domains.py).
 REUSED_UP_TO = 128
 #: Inputs per task of the step that collects their integral forms (progress is reported per
 #: task).

@@ -43,8 +43,8 @@ from ..losses.worst_output import (Witness, best_witness, maximise_over_values, 
 #: Fewest inputs of a domain (``FormCollector.inputs``) from which ``exactdp verify`` collects
 #: the forms of Gaussian noisy max's indices, each distinct form evaluated once, instead of a
 #: pass over all answers of each input on shared nodes: ``noisy_max_gaussian`` on ``{0,1}^N``
-#: takes 0.066 s (pass) against 0.078 s (forms) at N = 3, 0.129 s against 0.107 s at N = 4
-#: (16 inputs) and 0.215 s against 0.143 s at N = 5 (benchmarks/verify_small_domains.py).
+#: takes 0.072 s (pass) against 0.089 s (forms) at N = 3, 0.141 s against 0.124 s at N = 4
+#: (16 inputs) and 0.281 s against 0.174 s at N = 5 (benchmarks/verify_small_domains.py).
 FORMS_SHARED_FROM = 16
 
 

@@ -30,8 +30,8 @@ from .threshold import build_output_integral
 #: Fewest inputs of a domain (``FormCollector.inputs``) from which ``exactdp verify`` collects
 #: the forms of a Gaussian ⊤/⊥ mechanism's outputs, each distinct form evaluated once, instead
 #: of a pass over all outputs of each input on shared nodes: ``svt_gaussian`` on ``{0,1}^N``
-#: takes 0.063 s (pass) against 0.249 s (forms) at N = 3, 1.13 s against 1.17 s at N = 7
-#: (128 inputs) and 2.09 s against 1.71 s at N = 8 (benchmarks/verify_small_domains.py).
+#: takes 0.090 s (pass) against 0.276 s (forms) at N = 3, 1.18 s against 1.30 s at N = 7
+#: (128 inputs) and 2.43 s against 1.80 s at N = 8 (benchmarks/verify_small_domains.py).
 FORMS_SHARED_FROM = 128
 
 
