@@ -30,12 +30,13 @@ TAIL = 26.0
 def log_half_erfc_and_erfcx(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(log(½ erfc(t)), erfcx(t))`` elementwise (module docstring); ``−inf`` and ``0`` at
     ``t = +inf``, ``0`` and ``inf`` at ``−inf``, ``nan`` at ``nan``."""
-    t = np.asarray(t, dtype=float)
+    shape = np.shape(t)
+    t = np.asarray(t, dtype=float).ravel()
     log_tail = np.full(t.shape, np.nan)
     scaled = np.full(t.shape, np.nan)
     near = t < TAIL
     inside = t[near]
-    small = np.fromiter(map(math.erfc, np.abs(inside).ravel()), float, inside.size)  # ≤ 1
+    small = np.fromiter(map(math.erfc, np.abs(inside)), float, inside.size)  # ≤ 1
     positive = inside >= 0
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         log_tail[near] = np.where(positive, np.log(small / 2), np.log1p(-small / 2))
@@ -43,7 +44,7 @@ def log_half_erfc_and_erfcx(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     half = arb(1) / 2
     with ctx.workprec(53):
         log_norm, root_pi = (2 * arb.pi().sqrt()).log(), arb.pi().sqrt()
-        for index in zip(*np.nonzero(t >= TAIL)):
+        for index in np.flatnonzero(t >= TAIL):
             if math.isinf(t[index]):
                 log_tail[index], scaled[index] = -math.inf, 0.0
                 continue
@@ -51,4 +52,4 @@ def log_half_erfc_and_erfcx(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             u = square.hypgeom_u(half, half)
             log_tail[index] = float((u.log() - log_norm - square).mid())
             scaled[index] = float((u / root_pi).mid())
-    return log_tail, scaled
+    return log_tail.reshape(shape), scaled.reshape(shape)
