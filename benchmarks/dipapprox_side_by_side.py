@@ -30,7 +30,9 @@ The artifact's ``dipc`` folder (programs of Laplace noise) is run as its
 ``examples/dipc_inputs`` (mode ``pairs``), the claim ``(ε, 0)`` (pure ε-DP), ``-k 8``:
 ``svt_4`` at ε = 1 (``--prec 24``), ``svt_5`` at 0.5, ``svt_6`` at 1; the four programs its
 scripts do not run (``svt_3``, ``nmax3``, ``new_nmax3``, ``sparse``) at ε = 1 on the pairs of
-:data:`DIPC`.  exactdp's δ is the largest ``privacy_profile`` of the pairs.
+:data:`DIPC`.  exactdp's δ is the largest ``privacy_profile`` of the pairs, or for ``sparse``,
+whose 316 pairs are every neighbouring pair of ``{-1,0,1}^3`` (every answer moving by at most
+1, a program's neighbours), the worst of ``verify`` on that domain.
 
 Each exactdp run is a fresh child process (no cache shared between repeats), timed in CPU
 seconds of the call: *cold*, the process's first call (the modules it needs are imported then),
@@ -213,7 +215,9 @@ class Family:
     to exactdp's ``−x`` (below-threshold and noisy-min through their mirror images).  A
     ``dipc`` program has a ``name`` of its own, is run on the ordered ``pairs`` of its file
     ``pairs_file`` in ``examples/dipc_inputs`` (mode ``pairs``) with the claim ``(ε, delta)``,
-    and may pass the artifact more ``options``."""
+    and may pass the artifact more ``options``; when the pairs are every neighbouring pair of
+    ``domain^N`` (every answer moving by at most 1, a program's neighbours), exactdp decides
+    them with ``verify``, each input's outputs computed once."""
     folder: str
     sizes: tuple[int, ...]
     model: Callable[[int], object]
@@ -227,6 +231,7 @@ class Family:
     pairs_file: str = ""
     delta: str = DELTA
     options: tuple[str, ...] = ()
+    domain: tuple = ()
 
     @property
     def key(self) -> str:
@@ -303,12 +308,13 @@ _NEAR_CUBE = tuple((d1, d2) for d1 in itertools.product((-1, 0, 1), repeat=3)
 
 
 def _dipc(name: str, n: int, model, eps: str, pairs: tuple, pairs_file: str = "",
-          options: tuple[str, ...] = ()) -> Family:
+          options: tuple[str, ...] = (), domain: tuple = ()) -> Family:
     """A program of the artifact's ``dipc`` folder, claim ``(ε, 0)`` with truncation ``-k 8``
     (its ``scripts/benchmark_laplace.py``)."""
     return Family("dipc", (n,), model, eps, eps=eps, truncation=8,
                   file=f"{name}.dip", name=f"dipc_{name}", pairs=pairs,
-                  pairs_file=pairs_file or f"{name}.json", delta="0", options=options)
+                  pairs_file=pairs_file or f"{name}.json", delta="0", options=options,
+                  domain=domain)
 
 
 #: The ``dipc`` folder: ``svt_4``, ``svt_5`` and ``svt_6`` as the artifact's
@@ -332,7 +338,7 @@ DIPC = [
     _dipc("new_nmax3", 3, _program(noisy_max_bucket, scale=2, cuts=(0,), values=(0, 1)),
           "1", _swapped([((1, 0, 1), (1, 1, 1))]), pairs_file="nmax3.json"),
     _dipc("sparse", 3, _program(sparse, threshold_scale=2, query_scale=4), "1",
-          _NEAR_CUBE, pairs_file="3.json"),
+          _NEAR_CUBE, pairs_file="3.json", domain=(-1, 0, 1)),
 ]
 FAMILIES += DIPC
 BY_KEY = {family.key: family for family in FAMILIES}
@@ -365,6 +371,13 @@ def exactdp_run(key: str, n: int, mode: str) -> dict:
         if mode == "all":
             value = verify(mech, [0, sign], n, eps=family.eps_priv, delta=family.delta,
                            dps=DIGITS, allow_any_pair=True).value
+        elif mode == "pairs" and family.domain:
+            verdict = verify(mech, family.domain, n, eps=family.eps_priv, delta=family.delta,
+                             dps=DIGITS)
+            if verdict.pairs != len(family.pairs):
+                raise RuntimeError(f"verify compared {verdict.pairs} pairs, the artifact "
+                                   f"{len(family.pairs)}")
+            value = verdict.value
         else:
             pairs = (_pairs(family, mode) if family.pairs else
                      [[[sign * v for v in d] for d in single_pair(n)]])
