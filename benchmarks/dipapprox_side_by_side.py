@@ -22,30 +22,39 @@ artifact's ``scripts/benchmark.py`` that exactdp can express, with the artifact'
 A below-threshold or noisy-min program on ``x`` is the catalogue's above-threshold or noisy-max
 mechanism on ``−x`` (the noises are symmetric about 0 and the threshold's mean is 0).  The other
 programs are written here in StatDP's convention (``exactdp.program``, docs/programs.md), line
-for line from the artifact's ``.dip`` files.  Programs whose noises are compared with each other
-(k-Min-Max, m-Range with two noisy ends) are listed too: exactdp refuses them today, and the row
+for line from the artifact's ``.dip`` files.  A program exactdp refuses is listed too: the row
 says so with the refusal's message.
 
+The artifact's ``dipc`` folder (programs of Laplace noise) is run as its
+``scripts/benchmark_laplace.py`` runs it: each program on the ordered pairs of its file in
+``examples/dipc_inputs`` (mode ``pairs``), the claim ``(ε, 0)`` (pure ε-DP), ``-k 8``:
+``svt_4`` at ε = 1 (``--prec 24``), ``svt_5`` at 0.5, ``svt_6`` at 1; the four programs its
+scripts do not run (``svt_3``, ``nmax3``, ``new_nmax3``, ``sparse``) at ε = 1 on the pairs of
+:data:`DIPC`.  exactdp's δ is the largest ``privacy_profile`` of the pairs, or for ``sparse``,
+whose 316 pairs are every neighbouring pair of ``{-1,0,1}^3`` (every answer moving by at most
+1, a program's neighbours), the worst of ``verify`` on that domain.
+
 Each exactdp run is a fresh child process (no cache shared between repeats), timed in CPU
-seconds of the call: *cold*, the process's first call (the modules it needs are imported then,
-``scipy.special`` among them), and *loaded*, after an untimed call on ``N + 1`` queries (the
-modules imported, no result shared).  If the environment variable ``DIPAPPROX``
-names the artifact's directory (built: its ``src/main.py`` runs with the Python named by
-``DIPAPPROX_PYTHON``, default this one, and compiles its generated C against FLINT/Arb), the
-artifact runs on the same input in the same run: its whole command (parse, C generation, ``gcc``,
-integration; CPU seconds of the children) and its compiled program alone, re-run (a command
-of more than ``LONG`` = 30 s runs once and stands for both).  Without
+seconds of the call: *cold*, the process's first call (the modules it needs are imported then),
+and *loaded*, after an untimed call on ``N + 1`` queries, or for ``dipc`` on the first pair
+with 2 added to every entry (the modules imported, no result shared).  If the environment
+variable ``DIPAPPROX`` names the artifact's directory (built: its ``src/main.py`` runs with the
+Python named by ``DIPAPPROX_PYTHON``, default this one, and compiles its generated C against
+FLINT/Arb), the artifact runs on the same input in the same run: its whole command (parse, C
+generation, ``gcc``, integration; CPU seconds of the children) and its compiled program alone,
+re-run (a command of more than ``LONG`` = 30 s runs once and stands for both).  Without
 ``DIPAPPROX`` only exactdp's side is printed.  Nothing is downloaded or built here.  The whole
 script is pinned to one core (``--core``).
 
 Run: ``DIPAPPROX=/path/to/approximate-dp python benchmarks/dipapprox_side_by_side.py
-[--repeats 3] [--only svt_max] [--sizes 2,5] [--modes single,all] [--core 0]`` from the
-repository root.
+[--repeats 3] [--only svt_max,dipc_svt_4] [--sizes 2,5] [--modes single,all,pairs] [--core 0]``
+from the repository root.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import re
@@ -136,14 +145,79 @@ def mrange(prng, queries, epsilon=None, *, scale, gaussian, length):
     return tuple(out)
 
 
+def all_above_threshold(prng, queries, epsilon=None, *, scale):
+    """``dipc/svt_6.dip``: every noisy query compared with one noisy threshold (mean 0), the
+    noises ``Lap(scale)``; ``OUTPUT[i] = 1`` when query ``i`` is above it (none stops)."""
+    threshold = prng.laplace(scale=scale)
+    return tuple(int(query + prng.laplace(scale=scale) > threshold) for query in queries)
+
+
+def below_threshold_sign(prng, queries, epsilon=None, *, scale):
+    """``dipc/svt_3.dip``: the first noisy query below one noisy threshold (mean 0), the noises
+    ``Lap(scale)``, stops; its ``OUTPUT[i]`` is 1 when that noisy query is at least 0, else 0
+    (as the artifact writes it, the same as no query below the threshold)."""
+    threshold = prng.laplace(scale=scale)
+    out = [0] * len(queries)
+    for i, query in enumerate(queries):
+        noisy = query + prng.laplace(scale=scale)
+        if noisy < threshold:
+            out[i] = 0 if noisy < 0 else 1
+            break
+    return tuple(out)
+
+
+def noisy_max_bucket(prng, queries, epsilon=None, *, scale, cuts, values):
+    """``dipc/nmax3.dip`` and ``new_nmax3.dip``: the largest of three noisy queries (noises
+    ``Lap(scale)``, found by the artifact's nested comparisons), released as ``values[k]`` for
+    the first cut ``cuts[k]`` it is below (the last value when none).  The artifact's unused
+    threshold noise ``TH`` is not drawn (it changes no output's probability)."""
+    first, second, third = (query + prng.laplace(scale=scale) for query in queries)
+    if first > second:
+        top = first if first > third else third
+    else:
+        top = second if second > third else third
+    for cut, value in zip(cuts, values):
+        if top < cut:
+            return (value,)
+    return (values[-1],)
+
+
+def sparse(prng, queries, epsilon=None, *, threshold_scale, query_scale):
+    """``dipc/sparse.dip``: three queries, each against a threshold of its own (``Lap`` noises,
+    threshold means 0); after query 0 is above its threshold, query 1, and query 2 only if
+    query 1 is not; after query 0 is not, query 1 and then query 2 whatever query 1 gave."""
+    def above(query):
+        return query + prng.laplace(scale=query_scale) > prng.laplace(scale=threshold_scale)
+
+    out = [0, 0, 0]
+    if above(queries[0]):
+        out[0] = 1
+        if above(queries[1]):
+            out[1] = 1
+        elif above(queries[2]):
+            out[2] = 1
+    else:
+        if above(queries[1]):
+            out[1] = 1
+        if above(queries[2]):
+            out[2] = 1
+    return tuple(out)
+
+
 # ---- the benchmarks ----
 
 @dataclass(frozen=True)
 class Family:
-    """One folder of the artifact's ``examples``: its files, parameters and exactdp's model.
+    """One folder of the artifact's ``examples`` (or one program of its ``dipc`` folder): its
+    files, parameters and exactdp's model.
 
     ``model(n)`` is an exactdp mechanism or program; ``negate`` maps the artifact's input ``x``
-    to exactdp's ``−x`` (below-threshold and noisy-min through their mirror images)."""
+    to exactdp's ``−x`` (below-threshold and noisy-min through their mirror images).  A
+    ``dipc`` program has a ``name`` of its own, is run on the ordered ``pairs`` of its file
+    ``pairs_file`` in ``examples/dipc_inputs`` (mode ``pairs``) with the claim ``(ε, delta)``,
+    and may pass the artifact more ``options``; when the pairs are every neighbouring pair of
+    ``domain^N`` (every answer moving by at most 1, a program's neighbours), exactdp decides
+    them with ``verify``, each input's outputs computed once."""
     folder: str
     sizes: tuple[int, ...]
     model: Callable[[int], object]
@@ -152,6 +226,17 @@ class Family:
     truncation: int = 4
     negate: bool = False
     file: str = "example_{n}.dip"
+    name: str = ""
+    pairs: tuple = ()
+    pairs_file: str = ""
+    delta: str = DELTA
+    options: tuple[str, ...] = ()
+    domain: tuple = ()
+
+    @property
+    def key(self) -> str:
+        """The name ``--only`` takes: the program's own name, else the folder's."""
+        return self.name or self.folder
 
 
 def _svt_gaussian(n):
@@ -209,7 +294,54 @@ FAMILIES = [
                                                                   length=n),
            "0.5", truncation=8, file="mrange_{n}.dip"),
 ]
-BY_FOLDER = {family.folder: family for family in FAMILIES}
+
+
+def _swapped(pairs: list) -> tuple:
+    """Each ordered pair and its reverse, as the artifact's ``dipc_inputs`` list them."""
+    return tuple(pair for d1, d2 in pairs for pair in ((d1, d2), (d2, d1)))
+
+
+#: ``{-1,0,1}^3`` at distance at most 1 in every entry, ordered, distinct (``3.json``).
+_NEAR_CUBE = tuple((d1, d2) for d1 in itertools.product((-1, 0, 1), repeat=3)
+                   for d2 in itertools.product((-1, 0, 1), repeat=3)
+                   if d1 != d2 and all(abs(a - b) <= 1 for a, b in zip(d1, d2)))
+
+
+def _dipc(name: str, n: int, model, eps: str, pairs: tuple, pairs_file: str = "",
+          options: tuple[str, ...] = (), domain: tuple = ()) -> Family:
+    """A program of the artifact's ``dipc`` folder, claim ``(ε, 0)`` with truncation ``-k 8``
+    (its ``scripts/benchmark_laplace.py``)."""
+    return Family("dipc", (n,), model, eps, eps=eps, truncation=8,
+                  file=f"{name}.dip", name=f"dipc_{name}", pairs=pairs,
+                  pairs_file=pairs_file or f"{name}.json", delta="0", options=options,
+                  domain=domain)
+
+
+#: The ``dipc`` folder: ``svt_4``, ``svt_5`` and ``svt_6`` as the artifact's
+#: ``scripts/benchmark_laplace.py`` runs them (ε = 1, 0.5, 1; ``--prec 24`` for ``svt_4``);
+#: the four programs its scripts do not run at ε = 1, on the pairs of ``svt_3.json``,
+#: ``nmax3.json`` (``new_nmax3`` too, which has no file of its own) and ``3.json`` (``sparse``).
+DIPC = [
+    _dipc("svt_4", 2, _program(threshold_test, threshold_scale=4,
+                               query_scale=Fraction("1.33333333333334"),
+                               threshold_gaussian=False, query_gaussian=False, below=False),
+          "1", _swapped([((-1, 0), (0, -1))]), options=("--prec", "24")),
+    _dipc("svt_5", 2, _program(threshold_test, threshold_scale=4, query_scale=0,
+                               threshold_gaussian=False, query_gaussian=False, below=False),
+          "0.5", (((-1, 0), (-1, -1)),)),
+    _dipc("svt_6", 3, _program(all_above_threshold, scale=2), "1",
+          _swapped([((-1, -1, 0), (0, 0, -1))])),
+    _dipc("svt_3", 5, _program(below_threshold_sign, scale=2), "1",
+          _swapped([((-1,) * 5, (0,) * 5)])),
+    _dipc("nmax3", 3, _program(noisy_max_bucket, scale=2, cuts=(-1, 0), values=(-1, 0, 1)),
+          "1", _swapped([((1, 0, 1), (1, 1, 1))])),
+    _dipc("new_nmax3", 3, _program(noisy_max_bucket, scale=2, cuts=(0,), values=(0, 1)),
+          "1", _swapped([((1, 0, 1), (1, 1, 1))]), pairs_file="nmax3.json"),
+    _dipc("sparse", 3, _program(sparse, threshold_scale=2, query_scale=4), "1",
+          _NEAR_CUBE, pairs_file="3.json", domain=(-1, 0, 1)),
+]
+FAMILIES += DIPC
+BY_KEY = {family.key: family for family in FAMILIES}
 
 
 def single_pair(n: int) -> list[list[int]]:
@@ -220,22 +352,38 @@ def single_pair(n: int) -> list[list[int]]:
 
 # ---- one exactdp run (in a child process) ----
 
-def exactdp_run(folder: str, n: int, mode: str) -> dict:
-    """exactdp's verdict and certified δ on one benchmark, with the CPU seconds it took."""
-    family = BY_FOLDER[folder]
+def _pairs(family: Family, mode: str) -> tuple:
+    """The ordered pairs of a ``pairs`` run; ``shifted``: the first of them with 2 added to
+    every entry (the untimed call of a *loaded* run)."""
+    if mode == "pairs":
+        return family.pairs
+    return (tuple(tuple(v + 2 for v in d) for d in family.pairs[0]),)
+
+
+def exactdp_run(key: str, n: int, mode: str) -> dict:
+    """exactdp's verdict and certified δ on one benchmark, with the CPU seconds it took: on
+    the single pair, on the whole domain (``all``), or the largest δ of the ``pairs``."""
+    family = BY_KEY[key]
     sign = -1 if family.negate else 1
     start = time.process_time()
     try:
         mech = family.model(n)
-        if mode == "single":
-            d1, d2 = ([sign * v for v in d] for d in single_pair(n))
-            point = exactdp.privacy_profile(mech, d1, d2, [family.eps_priv], dps=DIGITS,
-                                            allow_any_pair=True)[0]
-            value = point.delta
+        if mode == "all":
+            value = verify(mech, [0, sign], n, eps=family.eps_priv, delta=family.delta,
+                           dps=DIGITS, allow_any_pair=True).value
+        elif mode == "pairs" and family.domain:
+            verdict = verify(mech, family.domain, n, eps=family.eps_priv, delta=family.delta,
+                             dps=DIGITS)
+            if verdict.pairs != len(family.pairs):
+                raise RuntimeError(f"verify compared {verdict.pairs} pairs, the artifact "
+                                   f"{len(family.pairs)}")
+            value = verdict.value
         else:
-            result = verify(mech, [0, sign], n, eps=family.eps_priv, delta=DELTA, dps=DIGITS,
-                            allow_any_pair=True)
-            value = result.value
+            pairs = (_pairs(family, mode) if family.pairs else
+                     [[[sign * v for v in d] for d in single_pair(n)]])
+            value = max((exactdp.privacy_profile(mech, list(d1), list(d2), [family.eps_priv],
+                                                 dps=DIGITS, allow_any_pair=True)[0].delta
+                         for d1, d2 in pairs), key=lambda delta: delta.upper)
     except exactdp.ExactDPError as error:
         message = str(error).splitlines()[0]  # "η3 (law, drawn at …) is compared with …"
         if " (" in message and ") " in message:
@@ -243,22 +391,23 @@ def exactdp_run(folder: str, n: int, mode: str) -> dict:
         return {"verdict": "refused", "detail": message, "cpu": time.process_time() - start}
     seconds = time.process_time() - start
     verdict = {"within": "private", "violation": "not private", "undecided": "undecided"}
-    return {"verdict": verdict[value.compared_with(Fraction(DELTA))],
+    return {"verdict": verdict[value.compared_with(Fraction(family.delta))],
             "detail": f"δ = {exactdp.format_value(value.value, 6)}", "cpu": seconds}
 
 
-def exactdp_median(folder: str, n: int, mode: str, repeats: int) -> dict:
+def exactdp_median(key: str, n: int, mode: str, repeats: int) -> dict:
     """:func:`exactdp_run` in fresh processes, ``repeats`` times each way: ``cold`` (the first
-    call of the process: it imports the modules it needs, scipy.special among them) and
-    ``loaded`` (after an untimed call on ``N + 1`` queries, which imports them but shares no
-    result with the timed call); the last answer and the median CPU seconds of each."""
+    call of the process: it imports the modules it needs) and ``loaded`` (after an untimed
+    call on ``N + 1`` queries, or on a shifted pair in mode ``pairs``, which imports them but
+    shares no result with the timed call); the last answer and the median CPU seconds of
+    each."""
     runs = {"cold": [], "loaded": []}
     for _ in range(repeats):
         for way, runs_of_way in runs.items():
-            child = subprocess.run([sys.executable, __file__, "--child", folder, str(n), mode,
+            child = subprocess.run([sys.executable, __file__, "--child", key, str(n), mode,
                                     way], capture_output=True, text=True, check=False)
             if child.returncode:
-                raise RuntimeError(f"{folder} {n} {mode}: "
+                raise RuntimeError(f"{key} {n} {mode}: "
                                    f"{child.stderr.strip().splitlines()[-1]}")
             runs_of_way.append(json.loads(child.stdout))
     return runs["cold"][-1] | {way: statistics.median(run["cpu"] for run in runs_of_way)
@@ -299,16 +448,22 @@ def dipapprox_median(artifact: Path, family: Family, n: int, mode: str, repeats:
     program alone (re-run with the same arguments; past :data:`LONG` seconds, one run of the
     command, which stands for both)."""
     python = os.environ.get("DIPAPPROX_PYTHON", sys.executable)
-    claim = ["-e", family.eps, "-d", DELTA, "-k", str(family.truncation),
-             "--epriv", family.eps_priv]
+    claim = ["-e", family.eps, "-d", family.delta, "-k", str(family.truncation),
+             "--epriv", family.eps_priv, *family.options]
     command = [python, str(artifact / "src" / "main.py"), "-f",
                str(artifact / "examples" / family.folder / family.file.format(n=n)), *claim]
+    if mode == "pairs":
+        inputs = artifact / "examples" / "dipc_inputs" / family.pairs_file
+        listed = {tuple(map(tuple, pair)) for pair in json.loads(inputs.read_text())}
+        if listed != set(family.pairs):
+            raise RuntimeError(f"{inputs} does not list the pairs this script assumes")
+        command += ["--input", str(inputs)]
     if mode == "single":
         inputs = artifact / "examples" / "inputs" / f"inputs_{n}.json"
         if json.loads(inputs.read_text()) != [single_pair(n)]:
             raise RuntimeError(f"{inputs} is not the pair this script assumes")
         command += ["--input", str(inputs)]
-    binary = ["./temp_program", "-eps", family.eps, "-delta", DELTA,
+    binary = ["./temp_program", "-eps", family.eps, "-delta", family.delta,
               "-k", str(family.truncation), "-D", "1", "-epriv", family.eps_priv]
     whole, alone, verdict = [], [], None
     with tempfile.TemporaryDirectory() as work:
@@ -327,24 +482,31 @@ def dipapprox_median(artifact: Path, family: Family, n: int, mode: str, repeats:
 # ---- the table ----
 
 def _cases(args) -> list[tuple[Family, int, str]]:
-    folders = args.only.split(",") if args.only else [f.folder for f in FAMILIES]
+    """The benchmarks to run: a ``dipc`` program on its pairs (mode ``pairs``), every other
+    folder single and/or on the whole domain (``--modes``)."""
+    keys = args.only.split(",") if args.only else [f.key for f in FAMILIES]
     sizes = {int(s) for s in args.sizes.split(",")} if args.sizes else None
+    modes = args.modes.split(",")
     cases = []
-    for folder in folders:
-        family = BY_FOLDER[folder]
+    for key in keys:
+        family = BY_KEY[key]
         for n in family.sizes:
-            if sizes is None or n in sizes:
-                cases += [(family, n, mode) for mode in args.modes.split(",")
-                          if mode == "single" or n <= args.largest_domain]
+            if family.pairs:
+                cases += [(family, n, "pairs")] if "pairs" in modes else []
+            elif sizes is None or n in sizes:
+                cases += [(family, n, mode) for mode in modes
+                          if mode == "single" or (mode == "all" and n <= args.largest_domain)]
     return cases
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--only", help="comma-separated folders (default: all)")
-    parser.add_argument("--sizes", help="comma-separated N (default: the artifact's)")
-    parser.add_argument("--modes", default="single,all")
+    parser.add_argument("--only", help="comma-separated folders, or dipc_NAME for a program "
+                        "of the dipc folder (default: all)")
+    parser.add_argument("--sizes", help="comma-separated N (default: the artifact's; not "
+                        "for dipc)")
+    parser.add_argument("--modes", default="single,all,pairs")
     parser.add_argument("--largest-domain", type=int, default=7,
                         help="largest N of an 'all' run (the artifact's script stops at 7)")
     parser.add_argument("--core", type=int, default=0, help="the one core to run on")
@@ -353,16 +515,18 @@ def main() -> None:
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        folder, n, mode, way = args.child
+        key, n, mode, way = args.child
         if way == "loaded":
-            exactdp_run(folder, int(n) + 1, "single")
-        print(json.dumps(exactdp_run(folder, int(n), mode)))
+            exactdp_run(key, int(n) + (mode != "pairs"),
+                        "shifted" if mode == "pairs" else "single")
+        print(json.dumps(exactdp_run(key, int(n), mode)))
         return
     os.sched_setaffinity(0, {args.core})
     artifact = os.environ.get("DIPAPPROX")
     print(f"one core ({args.core}); CPU seconds, medians of {args.repeats}; exactdp's δ "
           f"certified to {DIGITS} digits; exactdp cold: a fresh process's first call (imports "
-          f"included), loaded: after a call on N + 1 queries; DiPApprox: its whole command, and "
+          f"included), loaded: after a call on N + 1 queries (pairs: on a shifted pair); "
+          f"DiPApprox: its whole command, and "
           f"its compiled program alone")
     if not artifact:
         print("DIPAPPROX is not set: DiPApprox was not run")
@@ -374,7 +538,7 @@ def main() -> None:
     print(f"{'':<22} {'':<6} {'':<11} {'':>6} {'':>6}  {'':<11} {'':>7} {'':>7}  "
           f"{'cold':>5} {'load':>5}")
     for family, n, mode in _cases(args):
-        ours = exactdp_median(family.folder, n, mode, args.repeats)
+        ours = exactdp_median(family.key, n, mode, args.repeats)
         theirs = {"verdict": "not run", "cpu": None, "integration": None}
         if artifact:
             try:
@@ -390,7 +554,8 @@ def main() -> None:
         flag = ("  DISAGREE" if theirs["verdict"] in ("private", "not private")
                 and ours["verdict"] in ("private", "not private")
                 and theirs["verdict"] != ours["verdict"] else "")
-        print(f"{family.folder + '_' + str(n):<22} {mode:<6} {ours['verdict']:<11} "
+        name = family.name or f"{family.folder}_{n}"
+        print(f"{name:<22} {mode:<6} {ours['verdict']:<11} "
               f"{ours['cold']:6.3f} {ours['loaded']:6.3f}  {theirs['verdict']:<11} {cells[0]} "
               f"{cells[1]}  {ratios[0]} {ratios[1]}  {ours['detail']}{flag}", flush=True)
 

@@ -562,18 +562,18 @@ class Gaussian(NoiseLaw):
         return 1 / (2 * self.scale ** 2)
 
     def float_log(self, kind: Kind, x: np.ndarray):
-        """By scipy's ``log_ndtr`` (Cephes' ``ndtr`` and an asymptotic series in the tails) and
-        ``erfcx(t) = e^{t²} erfc(t)``: ``log F(x) = log Φ(x/σ)``, ``log S(x) = log Φ(−x/σ)``,
-        the slopes ``±p/g = ±√(2/π)/(σ·erfcx(∓x/(σ√2)))`` (no cancellation of two large logs
-        in the tails) and the density's ``−x/σ²``."""
-        from scipy.special import erfcx, log_ndtr
+        """With ``t = ∓x/(σ√2)`` (``−`` for the CDF): ``log F`` or ``log S = log(½ erfc(t))``,
+        the slopes ``±p/g = ±√(2/π)/(σ·erfcx(t))``, ``erfcx(t) = e^{t²} erfc(t)`` (no
+        cancellation of two large logs in the tails; both from ``normal_doubles.py``), and the
+        density's ``−x/σ²``."""
+        from .normal_doubles import log_half_erfc_and_erfcx
         sigma = float(self.scale)
         if kind is Kind.PDF:
             return (-(x / sigma) ** 2 / 2 - math.log(sigma * math.sqrt(2 * math.pi)),
                     -x / sigma ** 2)
         sign = -1.0 if kind is Kind.CDF else 1.0
-        return (log_ndtr(-sign * x / sigma),
-                -sign * math.sqrt(2 / math.pi) / (sigma * erfcx(sign * x / (sigma * math.sqrt(2)))))
+        log_tail, scaled = log_half_erfc_and_erfcx(sign * x / (sigma * math.sqrt(2)))
+        return log_tail, -sign * math.sqrt(2 / math.pi) / (sigma * scaled)
 
     def _ball_log(self, kind: Kind, side: int) -> BallLog:
         """In balls, with ``u = x/(σ√2)``: ``log F = log(½ erfc(−u))``, ``log S =

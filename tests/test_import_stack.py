@@ -21,7 +21,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "exactdp"
 LAYERS = (
     ("foundation", ("errors", "checks", "precision", "refinement", "sequences", "registry",
                     "progress", "cluster", "workers", "formatting", "sampled_outputs", "data")),
-    ("noise laws", ("noise", "discrete_gaussian_law")),
+    ("noise laws", ("noise", "discrete_gaussian_law", "normal_doubles")),
     ("mechanisms", ("mechanisms",)),
     ("events", ("events",)),
     ("exact engine", ("exact",)),

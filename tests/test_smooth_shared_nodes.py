@@ -143,12 +143,14 @@ def test_runs_of_equal_queries_and_the_limit():
 
 
 def test_the_gaussian_double_precision_logs():
-    # Gaussian.float_log (scipy's log_ndtr, which the bounds sum) against mpmath's logs of
+    # Gaussian.float_log (normal_doubles.py, which the bounds sum) against mpmath's logs of
     # erfc and the density at 50 digits, and their derivatives by mpmath.diff, to 1e-12
-    # relative, from the far left tail (log F ≈ −2·10^4) to the far right.
+    # relative, from the far left tail (log F ≈ −5.6·10^10) to the far right, on both sides
+    # of normal_doubles.TAIL (t = ±26 at x = ±110.3: C library's erfc below, Arb's U above).
     from exactdp.noise import Gaussian, Kind
     law = Gaussian(Fraction(3))
-    points = np.array([-600.0, -40.0, -3.0, 0.0, 0.5, 7.0, 90.0])
+    points = np.array([-1e6, -600.0, -110.5, -110.0, -40.0, -3.0, 0.0, 0.5, 7.0, 90.0, 110.0,
+                       110.5])
     with mpmath.workdps(50):
         sigma = mpmath.mpf(3)
 

@@ -19,7 +19,9 @@ from flint import arb
 import exactdp
 from exactdp.cli import main
 from exactdp.errors import InputError
-from exactdp.exact.divergences.output_pairs import FormCollector, output_probabilities
+from exactdp.exact.divergences.output_pairs import (FormCollector, certified_result,
+                                                     known_results, output_probabilities)
+from exactdp.exact.form.threshold_rules import FORMS_SHARED_FROM
 from exactdp.exact.divergences.pair_bounds import Comparison, float_ends
 from exactdp.sequences import Runs
 from exactdp.verify import MAX_INPUTS, _input_ends, _Neighbours, verify
@@ -154,11 +156,35 @@ def test_each_distinct_integral_form_of_the_domain_is_collected_once():
     # k answers are 0 and on the (k+1)-th answer, that of ⊥^n on how many answers are 0 (the
     # form groups equal factors into powers): Σ_k 2(k + 1) + (n + 1) = (n + 1)² forms
     mech = exactdp.mechanism("svt_gaussian", sigma1=4, sigma2=8)
-    collector = FormCollector()
+    collector = FormCollector(FORMS_SHARED_FROM)
     for d in itertools.product((Fraction(0), Fraction(1)), repeat=4):
         positions = output_probabilities(mech, Runs.from_items(d), 20, collector)
         assert len(positions) == 5 and all(isinstance(p, int) for p in positions.values())
     assert len(collector.forms) == 25
+    # on a domain of fewer inputs each input's outputs are evaluated at once (balls), none
+    # collected
+    small = FormCollector(FORMS_SHARED_FROM - 1)
+    balls = output_probabilities(mech, Runs.from_items([0, 1, 0, 1]), 20, small)
+    assert len(balls) == 5 and not any(isinstance(p, int) for p in balls.values())
+    assert small.forms == []
+
+
+def test_a_certification_takes_the_forms_certified_already():
+    # within known_results a form certified to 22 digits is taken from there when 22 or fewer
+    # are asked for (the very object), and evaluated anew when more are
+    mech = exactdp.mechanism("svt_gaussian", sigma1=4, sigma2=8)
+    collector = FormCollector(FORMS_SHARED_FROM)
+    output_probabilities(mech, Runs.from_items([0, 1]), 22, collector)
+    (form, evaluator), = collector.forms[:1]
+    known = certified_result(form, evaluator, 22, mech.name)
+    with known_results({form: known}, 22):
+        assert certified_result(form, evaluator, 12, mech.name) is known
+        assert certified_result(form, evaluator, 22, mech.name) is known
+        deeper = certified_result(form, evaluator, 30, mech.name)
+    assert deeper is not known and max(deeper.lower, known.lower) <= min(deeper.upper,
+                                                                         known.upper)
+    assert deeper.upper - deeper.lower < known.upper - known.lower
+    assert certified_result(form, evaluator, 12, mech.name) is not known
 
 
 def test_same_verdict_on_a_dask_cluster(capsys):

@@ -305,7 +305,6 @@ def _plan(geometry, dps: int, log_bounds, known=None) -> _Plan:
     are shared out from a rough estimate of each ``log Pr``, or from ``known`` (a list of them,
     None where unknown).  The pieces that need more than :data:`MAX_ORDER` nodes are marked
     ``split``."""
-    from scipy.special import logsumexp  # (here: scipy.special takes a while to import)
     final = geometry.outputs - 1  # the index of the last output
     bounds = log_bounds(geometry)
     middle, half = geometry.middle, geometry.half
@@ -314,7 +313,7 @@ def _plan(geometry, dps: int, log_bounds, known=None) -> _Plan:
         at_middle = bounds(middle, middle, 0.0, every)  # (one point: low is high)
         on_segment = bounds(middle - half, middle + half, 0.0, every)
         log_width = np.log(2 * half)
-        estimate = logsumexp(at_middle + log_width, axis=1)                  # log Pr, roughly
+        estimate = np.logaddexp.reduce(at_middle + log_width, axis=1)        # log Pr, roughly
         if known is not None:
             estimate = np.array([e if k is None else k for e, k in zip(estimate, known)])
         budget = estimate + math.log(ERROR_SHARE) - dps * math.log(10)      # (outputs,)

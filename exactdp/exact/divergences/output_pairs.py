@@ -15,6 +15,8 @@ noise (``form/histogram.py``), the :class:`LocationShift` ``(law, μ1, μ2)``.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -88,11 +90,33 @@ def ball_of(result: CertifiedProbability) -> arb:
     return ball_between(result.lower, result.upper)
 
 
+#: ``(digits, {form: certified probability})`` of :func:`known_results` (none outside it).
+_KNOWN: contextvars.ContextVar[tuple[int, dict]] = contextvars.ContextVar("known_results",
+                                                                          default=(0, {}))
+
+
+@contextlib.contextmanager
+def known_results(results: dict, digits: int):
+    """Within the block, :func:`certified_result` takes the probability of a form of
+    ``results`` (``{form: CertifiedProbability}``, each certified to ``digits`` digits) from
+    there when it is asked for at most ``digits`` digits: a caller that evaluated the forms
+    already (``exactdp verify``, before certifying one pair) has them evaluated once."""
+    token = _KNOWN.set((digits, results))
+    try:
+        yield
+    finally:
+        _KNOWN.reset(token)
+
+
 def certified_result(form, evaluator: Callable, dps: int, name: str) -> CertifiedProbability:
     """The certified probability of one output, ``evaluator(form, dps, "certified", …)``
     (:func:`~.probability.evaluate` of an integral form, or a program's ``evaluate_signed``), at
-    flint's precision for ``dps`` digits; a law without a certified rule gives
+    flint's precision for ``dps`` digits, or one certified to at least ``dps`` digits
+    already (:func:`known_results`); a law without a certified rule gives
     :class:`~exactdp.errors.MethodUnavailableError` (``name``: the mechanism)."""
+    digits, known = _KNOWN.get()
+    if dps <= digits and form in known:
+        return known[form]
     with flint_context(working_bits(dps, guard=COMBINE_GUARD_DIGITS)):
         result = evaluator(form, dps, "certified", f"{name}: probability of an output")
     if not isinstance(result, CertifiedProbability):
@@ -132,9 +156,12 @@ class FormCollector:
     """The distinct integral forms of the outputs of many inputs, collected instead of evaluated
     (:func:`output_probabilities`' ``collector``), each once with the function that evaluates
     it: ``forms`` lists the pairs ``(form, evaluator)`` in the order they were first met, for
-    :func:`certified_result`."""
+    :func:`certified_result`; ``inputs`` is how many inputs the caller collects them for (its
+    whole domain, of which one collector may see a part: a family that can evaluate all
+    outputs of an input at once compares it with the fewest inputs from which collecting pays)."""
 
-    def __init__(self):
+    def __init__(self, inputs: int):
+        self.inputs = inputs
         self.forms: list[tuple] = []
         self._positions: dict = {}
 

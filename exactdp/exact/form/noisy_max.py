@@ -40,6 +40,13 @@ from ..probability import evaluate, probability
 from ..losses.worst_output import (Witness, best_witness, maximise_over_values, pair_witness,
                                    value_grid, worst_output)
 
+#: Fewest inputs of a domain (``FormCollector.inputs``) from which ``exactdp verify`` collects
+#: the forms of Gaussian noisy max's indices, each distinct form evaluated once, instead of a
+#: pass over all answers of each input on shared nodes: ``noisy_max_gaussian`` on ``{0,1}^N``
+#: takes 0.072 s (pass) against 0.089 s (forms) at N = 3, 0.141 s against 0.124 s at N = 4
+#: (16 inputs) and 0.281 s against 0.174 s at N = 5 (benchmarks/verify_small_domains.py).
+FORMS_SHARED_FROM = 16
+
 
 def answer_counts(queries) -> Counter:
     """How often each distinct answer occurs."""
@@ -164,9 +171,10 @@ def _answer_balls(mech: NoisyMaxMechanism, d: Runs, firsts: dict, dps: int,
     """``{v: Pr[argmax = i]}`` on ``d`` for each answer ``v`` of ``firsts`` (``{v: an index i
     with d_i = v}``): on shared nodes for a smooth law (``noisy_max_nodes.answer_probabilities``)
     unless a ``collector`` gathers the forms of inputs of at most ``MAX_ENUMERATED_QUERIES``
-    queries (a caller sharing the forms across many inputs, ``exactdp verify``, does better one
-    answer at a time than with a pass of erfc's per input, where there are few; the values are
-    then the forms' positions, ``output_pairs.certified_balls``), else the certified probability
+    queries for a domain of many inputs (a caller sharing the forms across them, ``exactdp
+    verify``, does better one answer at a time than with a pass of erfc's per input, where the
+    queries are few and the inputs at least :data:`FORMS_SHARED_FROM`; the values are then
+    the forms' positions, ``output_pairs.certified_balls``), else the certified probability
     of the index ``firsts[v]`` (also where the shared nodes fail, as at scales far below the
     answers' spread, whose bounds in double precision are too coarse, on at most
     ``MAX_ENUMERATED_QUERIES`` distinct answers)."""
@@ -180,6 +188,7 @@ def _answer_balls(mech: NoisyMaxMechanism, d: Runs, firsts: dict, dps: int,
         return {answer: balls[(index,)] for answer, index in firsts.items()}
 
     shared = noisy_max_nodes.applies(mech) and (collector is None
+                                                or collector.inputs < FORMS_SHARED_FROM
                                                 or len(d) > MAX_ENUMERATED_QUERIES)
     return at_once_or_alone(shared, len(firsts), at_once, alone)
 
