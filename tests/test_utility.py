@@ -1255,17 +1255,19 @@ def test_retraversal_falls_back_to_arb_balls_where_doubles_are_too_wide(monkeypa
 
 
 def test_retraversal_chunks_of_any_size_give_the_same_probabilities(monkeypatch):
-    # the traversals in chunks of at most 3 (the memory bound CHUNK_ENTRIES at its smallest
-    # useful value for these 4 queries and c = 2) against the default chunks of up to 512: the
-    # chunk boundaries carry F^{r−1} over exactly, so the enclosures must overlap
+    # the columns (node, traversal) in chunks of at most 3 (the memory bound CHUNK_ENTRIES at
+    # its smallest useful value for these 4 queries and c = 2) against the default chunks of up
+    # to 512: each column is computed on its own, so the enclosures must overlap
     from exactdp.exact.selection import retraversal
     from exactdp.exact.selection.retraversal import largest_chunk
 
-    assert largest_chunk(10_000, 300) == 1 and largest_chunk(200, 6) == retraversal.TRAVERSAL_CHUNK
+    # the kept functionals (2·√n + 2 of c entries) stay within the bound at the paper's scale
+    assert (2 * 100 + 2) * 300 * largest_chunk(10_000, 300) <= retraversal.CHUNK_ENTRIES
+    assert largest_chunk(200, 6) == retraversal.TRAVERSAL_CHUNK
     mech = exactdp.mechanism("svt_retraversal", eps1=1, eps2=1, c=2, T=1)
     queries = [3, 0, 1, 2]
     whole = selection_probabilities(mech, queries, digits=6)
-    monkeypatch.setattr(retraversal, "CHUNK_ENTRIES", 3 * len(queries) * 2)
+    monkeypatch.setattr(retraversal, "CHUNK_ENTRIES", 3 * 4 * len(queries))
     assert largest_chunk(len(queries), 2) == 3
     chunked = selection_probabilities(mech, queries, digits=6)
     for a, b in zip(whole, chunked):

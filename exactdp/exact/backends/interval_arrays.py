@@ -169,3 +169,35 @@ class ArbArrays:
     @staticmethod
     def balls(x: np.ndarray) -> list:
         return list(x.ravel())
+
+
+class PlainDoubles:
+    """Plain double-precision arrays, the same interface as :class:`FloatIntervals` for the
+    operations of a recurrence of sums and products of non-negative numbers (no ``one_minus``):
+    no enclosure is kept, the caller bounds the rounding a priori
+    (:func:`~exactdp.exact.backends.rounding_bounds.factor_bound`), at a quarter of the
+    intervals' work."""
+
+    @staticmethod
+    def constant(value: float, shape: tuple) -> np.ndarray:
+        return np.full(shape, float(value))
+
+    @staticmethod
+    def mul(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return x * y
+
+    @staticmethod
+    def add(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return x + y
+
+    @staticmethod
+    def mul_add(a: np.ndarray, x: np.ndarray, b: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return a * x + b * y
+
+    @staticmethod
+    def dot(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return (x * y).sum(axis=-2)
+
+    @staticmethod
+    def total(x: np.ndarray, axis: int) -> np.ndarray:
+        return x.sum(axis=axis)

@@ -8,7 +8,6 @@ analytically (docs/mathematics.md §12.4).
 from __future__ import annotations
 
 import bisect
-import functools
 import math
 from fractions import Fraction
 
@@ -18,19 +17,22 @@ from flint import arb
 from ...errors import InputError, PrecisionError
 from ...mechanisms.selection import RetraversalMechanism
 from ...precision import to_arb
+from ...workers import forked_map
+from ..backends.interval_arrays import ArbArrays, FloatIntervals, PlainDoubles
 from ..backends.peak_search import first_integer
-from ..backends.vector_quadrature import integrate_vector
+from ..backends.rounding_bounds import UNDERFLOW, factor_bound, relative_doubles
+from ..backends.vector_quadrature import quadrature_rule
 from .generating import generating_value, truncated_power, truncated_product
 from .given_order import given_order_probabilities
-from .kinds import (EVALUATION_COST, PiecesInTurn, SelectionKind, in_intervals_first,
-                    register_kind)
+from .kinds import (EVALUATION_COST, FLOAT_DIGITS, PiecesInTurn, SelectionKind,
+                    in_intervals_first, register_kind)
 from .pass_probabilities import PassProbabilities
 
 #: Most traversals of Sparse Vector with retraversal modelled exactly.
 MAX_TRAVERSALS = 200_000
 #: The traversals whose terms are integrated by the given-order Sparse Vector's sweep
 #: (``given_order.py``): 1, the first; 0 sends every traversal through the recurrence of
-#: :func:`_traversal_chunk` (the computation before the sweep took the first, which
+#: :func:`later_traversals` (the computation before the sweep took the first, which
 #: ``benchmarks/retraversal_speed.py`` times against it).
 SWEPT_TRAVERSALS = 1
 
@@ -68,115 +70,206 @@ def retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: arb
         first = given_order_probabilities(laws, c, tolerance / 2, in_turn.next(), jobs)
     later = [arb(0)] * len(values)
     if max(per_cell) > SWEPT_TRAVERSALS:
-        later = in_intervals_first(functools.partial(
-            later_traversals, laws, grid, per_cell, c, tolerance / 4, in_turn.next(),
-            jobs=jobs), digits, tolerance)
+        later = later_traversals(laws, grid, per_cell, c, tolerance / 4, in_turn.next(),
+                                 digits, jobs)
     return [p + q + arb(0, remainder.upper()) for p, q in zip(first, later)]
 
 
 def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int,
-                     tolerance: arb, progress, arithmetic, jobs: int) -> list:
+                     tolerance: arb, progress, digits: int, jobs: int) -> list:
     """``∫ p_ρ(z) Σ_{r=s+1}^{R_k} S_i F_i^{r−1} Q_{i,r} dz`` for every ``i`` over the cells
-    of ``grid`` (``s`` = :data:`SWEPT_TRAVERSALS`, ``R_k = per_cell[k]`` on cell ``k``), the
-    traversals computed in chunks, each a recurrence over the queries vectorised over its
-    traversals (:func:`_traversal_chunk`), in ``arithmetic``
-    (``exact/backends/interval_arrays.py``); its tails are left to the first traversal's
-    integral, which bounds the whole integrand (at most ``p_ρ``) outside the range (with no
-    first traversal swept, they are this integral's)."""
+    of ``grid`` (``s`` = :data:`SWEPT_TRAVERSALS`, ``R_k = per_cell[k]`` on cell ``k``) by one
+    Gauss–Legendre rule (:func:`~exactdp.exact.backends.vector_quadrature.quadrature_rule`,
+    bounded by :func:`traversal_bound`), its nodes evaluated together: every pair of a node
+    and a traversal is a column of one array, the columns taken in chunks, each a recurrence
+    over the queries vectorised over its columns (:func:`_fewer_in_traversal`), the chunks in
+    ``jobs`` worker processes.  Up to :data:`~exactdp.exact.selection.kinds.FLOAT_DIGITS`
+    digits in plain doubles with an a-priori rounding bound (:func:`_doubles_error`), else
+    (or where a value leaves the range that bound covers) as
+    :func:`~exactdp.exact.selection.kinds.in_intervals_first` chooses.  Its tails are left to
+    the first traversal's integral, which bounds the whole integrand (at most ``p_ρ``) outside
+    the range (with no first traversal swept, they are this integral's).  ``progress`` is told
+    the chunks, then counts them."""
     n = len(laws.positions)
+    bounding = FloatIntervals() if digits <= FLOAT_DIGITS else ArbArrays()
 
     def traversals_at(middle: Fraction) -> int:
         return per_cell[bisect.bisect_right(grid, middle) - 1]
 
-    def evaluate(z, middle):
-        density, _, fails = laws(z, middle)
-        fails = arithmetic.lift(fails)
-        passing = arithmetic.one_minus(fails)
-        total = arithmetic.constant(0, (n,))
-        # F^{r−1} at the chunk's first r
-        earliest = fails if SWEPT_TRAVERSALS else arithmetic.constant(1, (n,))
-        sizes = _chunk_sizes(max(0, traversals_at(middle) - SWEPT_TRAVERSALS), n, c)
-        table = _powers(arithmetic, fails, max(sizes, default=0) + 1)
-        for size in sizes:
-            earlier, fewer, earliest = _traversal_chunk(arithmetic, table, earliest, size, c)
-            weights = arithmetic.mul(passing[..., None], earlier)  # S_i F_i^{r−1}
-            total = arithmetic.add(total, arithmetic.total(arithmetic.mul(weights, fewer), -1))
-        return [density * p for p in arithmetic.balls(total)]
-
     def bound(z, middle):
         density, passes, fails = laws.distinct_values(z, middle)
-        return abs(density) * traversal_bound(arithmetic, passes, fails, laws.counts,
+        return abs(density) * traversal_bound(bounding, passes, fails, laws.counts,
                                                traversals_at(middle))
 
     used = [k for k, traversals in enumerate(per_cell) if traversals > SWEPT_TRAVERSALS]
     cuts = grid[used[0]:used[-1] + 2]
     tails = arb(0) if SWEPT_TRAVERSALS else laws.tails
-    return integrate_vector(evaluate, bound, cuts, tails, tolerance, progress,
-                            EVALUATION_COST, jobs=jobs)
+    nodes, error = quadrature_rule(bound, cuts, tails, tolerance, EVALUATION_COST,
+                                   progress=progress, jobs=jobs)
+    radius = arb(0, error.upper())
+    # the columns: (node, traversal r) for r = s + 1 … R at each node
+    columns = [(k, r) for k, (_, _, middle) in enumerate(nodes)
+               for r in range(SWEPT_TRAVERSALS + 1, traversals_at(middle) + 1)]
+    size = largest_chunk(n, c)
+    chunks = [columns[k:k + size] for k in range(0, len(columns), size)]
+    if progress is not None:
+        progress(0, note=f"traversal chunks: {len(chunks)} of {len(columns)} node traversals")
+    positions = np.array(laws.positions)
+    values = [laws.distinct_values(z, middle) + (weight,) for z, weight, middle in nodes]
+
+    def summed(arithmetic, lifted: list) -> np.ndarray:
+        """``Σ_ν Σ_r w_ν p_ρ(z_ν) S_i F_i^{r−1} Q_{i,r}`` over the columns, ``lifted`` the
+        nodes' ``(w p_ρ, S, F)`` in ``arithmetic``, the chunks in worker processes."""
+        def chunk_sum(chunk: list):
+            scale, passing, fails = (np.stack([lifted[k][part] for k, _ in chunk], axis=-1)
+                                     for part in range(3))
+            exponents = np.array([r - 1 for _, r in chunk])
+            earlier, sums = _column_powers(arithmetic, fails, exponents)  # F^{r−1}, Σ_{k<r−1}
+            passed_earlier = arithmetic.mul(passing, sums)  # 1 − F^{r−1} = S·Σ_{k<r−1} F^k
+            weights = arithmetic.mul(passing, earlier)  # S F^{r−1}
+            fewer = _fewer_in_traversal(arithmetic, earlier, passed_earlier,
+                                        arithmetic.mul(earlier, fails),
+                                        arithmetic.add(passed_earlier, weights), c)
+            weights = arithmetic.mul(weights, scale[..., None, :])
+            return arithmetic.total(arithmetic.mul(weights, fewer), -1)
+
+        total = arithmetic.constant(0, (n,))
+        for done, part in enumerate(forked_map(chunk_sum, chunks, jobs), 1):
+            total = arithmetic.add(total, part)
+            if progress is not None:
+                progress(done)
+        return total
+
+    if digits <= FLOAT_DIGITS:
+        lifted = _lifted_doubles(values, positions)
+        if lifted is not None:
+            lifted, lift_error = lifted
+            total = summed(PlainDoubles(), lifted)
+            theta, underflow = _doubles_error(n, c, columns, len(chunks), lift_error)
+            if theta is not None:
+                return [arb(float(v)) + arb(0, (theta * float(v) + underflow).upper()) + radius
+                        for v in total]
+
+    def in_arithmetic(arithmetic) -> list:
+        lifted = [(arithmetic.lift([weight * density])[..., 0],
+                   arithmetic.lift(passes)[..., positions], arithmetic.lift(fails)[..., positions])
+                  for density, passes, fails, weight in values]
+        return [p + radius for p in arithmetic.balls(summed(arithmetic, lifted))]
+    return in_intervals_first(in_arithmetic, digits, tolerance)
 
 
-#: Most traversals computed in one vectorised chunk (:func:`_traversal_chunk`), and most
-#: entries of its largest array (the functionals: queries × c × traversals, 16 bytes each in
-#: double intervals), which bounds its memory.
+def _lifted_doubles(values: list, positions: np.ndarray) -> tuple | None:
+    """The nodes' ``(w p_ρ, S, F)`` (``values``: ``(p_ρ, S, F, w)`` per node, ``S`` and ``F``
+    per distinct answer, balls) as doubles, ``S`` and ``F`` per query, with one relative error
+    (:func:`~exactdp.exact.backends.rounding_bounds.relative_doubles`): ``(lifted, ε)``;
+    ``None`` where one lies below :data:`~exactdp.exact.backends.rounding_bounds.LIFT_FLOOR`
+    or a scale above 1 (the range :func:`_doubles_error` covers)."""
+    rows = [[weight * density] + list(passes) + list(fails)
+            for density, passes, fails, weight in values]
+    doubles, error, dropped, largest = relative_doubles(rows)
+    if not dropped.is_zero() or not doubles[:, 0].max() <= 1:
+        return None
+    d = (doubles.shape[1] - 1) // 2
+    return [(row[0], row[1:d + 1][positions], row[d + 1:][positions]) for row in doubles], error
+
+
+def _doubles_error(n: int, c: int, columns: list, chunks: int, lift_error: arb) -> tuple:
+    """``(θ, η)``: the sum of :func:`later_traversals` computed in plain doubles lies within
+    ``[v(1 − θ) − η, v(1 + θ) + η]`` of the exact one on the exact inputs, ``v`` the computed
+    value (docs/mathematics.md §12.4): each term of it has at most
+    ``K = (n + 1)(κ + 2) + c + columns + chunks`` roundings, ``κ = 2R + ⌈log₂ R⌉ + 1`` those of
+    a query's factor at the most traversals ``R``, and ``D = (n + 1)R + 2`` inputs each within
+    the relative error ``lift_error`` (:func:`~exactdp.exact.backends.rounding_bounds
+    .factor_bound`); a product that underflows errs by at most ``2^{−1075}`` absolutely, and
+    every value is at most ``1 + θ``, so the at most ``N = 4(n + 1)(c + 2)·columns`` products
+    add at most ``η = 4N·2^{−1075}``.  ``(None, None)`` where ``(1 + θ)^{n+3} > 2``."""
+    most = max(r for _, r in columns)
+    kappa = 2 * most + most.bit_length() + 1
+    roundings = (n + 1) * (kappa + 2) + c + len(columns) + chunks
+    theta = factor_bound(roundings, (n + 1) * most + 2, lift_error)
+    if not (1 + theta) ** (n + 3) <= 2:
+        return None, None
+    products = 4 * (n + 1) * (c + 2) * len(columns)
+    return theta, 4 * products * UNDERFLOW
+
+
+#: Most columns (a node and a traversal) computed in one vectorised chunk
+#: (:func:`_fewer_in_traversal`), and most entries of its largest arrays (the functionals kept:
+#: about ``2√n`` of ``c`` entries per column, and the queries' powers, ``n`` per column; 16
+#: bytes each in double intervals), which bounds its memory.
 TRAVERSAL_CHUNK = 512
 CHUNK_ENTRIES = 4_000_000
 
 
 def largest_chunk(n: int, c: int) -> int:
-    """The most traversals per chunk for ``n`` queries and cutoff ``c``."""
-    return max(1, min(TRAVERSAL_CHUNK, CHUNK_ENTRIES // (n * c)))
+    """The most columns per chunk for ``n`` queries and cutoff ``c``."""
+    kept = (2 * _segment(n) + 2) * c
+    return max(1, min(TRAVERSAL_CHUNK, CHUNK_ENTRIES // max(kept, 4 * n)))
 
 
-def _chunk_sizes(traversals: int, n: int, c: int) -> list:
-    """``traversals`` split into chunks of at most :func:`largest_chunk` traversals."""
-    full, rest = divmod(traversals, largest_chunk(n, c))
-    return [largest_chunk(n, c)] * full + ([rest] if rest else [])
+def _segment(n: int) -> int:
+    """The queries per segment of :func:`_fewer_in_traversal`, about ``√n``."""
+    return max(1, math.isqrt(n))
 
 
-def _powers(arithmetic, bases, count: int):
-    """``bases^k`` for ``k = 0 … count − 1`` (shape ``(len(bases), count)``), by doubling."""
-    table = np.concatenate((arithmetic.constant(1, (bases.shape[-1], 1)), bases[..., None]),
-                           axis=-1)
-    while table.shape[-1] < count:
-        top = arithmetic.mul(table[..., -1:], bases[..., None])  # bases^{columns}
-        table = np.concatenate((table, arithmetic.mul(table, top)), axis=-1)
-    return table[..., :count]
+def _column_powers(arithmetic, bases, exponents: np.ndarray) -> tuple:
+    """``(x^e, Σ_{k<e} x^k)`` for ``x = bases[..., i, k]``, ``e = exponents[k]`` (``bases`` of
+    shape ``(n, columns)``), by binary powering as :func:`_geometric_at`: only sums and
+    products of non-negative numbers; ``x^e`` has at most ``e`` roundings, the sum at most
+    ``2e + ⌈log₂ e⌉ + 1`` (docs/mathematics.md §12.4)."""
+    shape = bases.shape[-2:]
+    power, total = arithmetic.constant(1, shape), arithmetic.constant(0, shape)
+    step_power, step_total = bases, arithmetic.constant(1, shape)
+    for bit in range(int(exponents.max(initial=0)).bit_length()):
+        chosen = ((exponents >> bit) & 1).astype(bool)
+        total = np.where(chosen, arithmetic.add(total, arithmetic.mul(power, step_total)), total)
+        power = np.where(chosen, arithmetic.mul(power, step_power), power)
+        step_total = arithmetic.add(step_total, arithmetic.mul(step_power, step_total))
+        step_power = arithmetic.mul(step_power, step_power)
+    return power, total
 
 
-def _traversal_chunk(arithmetic, table, earliest, size: int, c: int) -> tuple:
-    """For the ``size`` traversals ``r`` from the one where ``F_i^{r−1}`` is ``earliest``: the
-    arrays ``F_i^{r−1}`` and ``Q_{i,r}`` (:func:`retraversal`), shape ``(n, size)``, and
-    ``F_i^{r−1}`` for the traversal after the chunk (``table``: ``F_i^k`` for ``k = 0 …`` at
-    least ``size``, :func:`_powers`).  ``Q`` follows the recurrences of
-    :func:`~exactdp.exact.selection.generating.weighted_around` over the queries (the prefix
+def _fewer_in_traversal(arithmetic, earlier, passed_earlier, later, passed_later, c: int):
+    """``Q_{i,r}`` (:func:`retraversal`) for every column ``(ν, r)`` of ``earlier`` =
+    ``F_i^{r−1}`` and ``later`` = ``F_i^r`` (shape ``(n, columns)``; ``passed_…`` one minus
+    them), by the recurrences of
+    :func:`~exactdp.exact.selection.generating.weighted_around` over the queries: the prefix
     ``Π_{j<i}(F_j^r + (1 − F_j^r)y)`` truncated at degree ``c``, and the functional
-    ``u_k = Pr[fewer than c − k of the queries after i passed by traversal r − 1]``), each step
-    one operation on the whole chunk."""
-    earlier = arithmetic.mul(earliest[..., None], table[..., :size])  # F^{r−1}
-    later = arithmetic.mul(earliest[..., None], table[..., 1:size + 1])  # F^r
-    return earlier, _fewer_in_traversal(arithmetic, earlier, later, c), later[..., -1].copy()
-
-
-def _fewer_in_traversal(arithmetic, earlier, later, c: int):
-    """``Q_{i,r}`` for every traversal of a chunk (:func:`_traversal_chunk`): the prefix and
-    the functional are arrays of shape ``(c, chunk)``."""
+    ``u_k = Pr[fewer than c − k of the queries after i passed by traversal r − 1]``
+    (``u ← F_i^{r−1} u + (1 − F_i^{r−1}) shift(u)``), each step one operation on all the
+    columns, arrays of shape ``(c, columns)``.  The functionals run backwards and the prefix
+    forwards, so the functionals are kept at the ends of segments of about ``√n`` queries and
+    recomputed within each segment as the prefix reaches it (twice the functional's steps, a
+    ``2√n``-th of the memory)."""
     n, size = earlier.shape[-2:]
-    passed_earlier, passed_later = arithmetic.one_minus(earlier), arithmetic.one_minus(later)
     zero = arithmetic.constant(0, (1, size))
-    functional, functionals = arithmetic.constant(1, (c, size)), [None] * n
-    for i in range(n - 1, -1, -1):
-        functionals[i] = functional
+
+    def before(functional, i: int):
+        """The functional of query ``i − 1`` from that of ``i``."""
         shifted = np.concatenate((functional[..., 1:, :], zero), axis=-2)
-        functional = arithmetic.mul_add(earlier[..., i, None, :], functional,
-                                        passed_earlier[..., i, None, :], shifted)
+        return arithmetic.mul_add(earlier[..., i, None, :], functional,
+                                  passed_earlier[..., i, None, :], shifted)
+
+    length = _segment(n)
+    ends = list(range(length, n, length)) + [n]  # the segments [previous end, end)
+    kept, functional = {}, arithmetic.constant(1, (c, size))
+    for i in range(n - 1, -1, -1):
+        if i + 1 in ends:
+            kept[i + 1] = functional  # the functional of query i
+        functional = before(functional, i)
     prefix = np.concatenate((arithmetic.constant(1, (1, size)),
                              arithmetic.constant(0, (c - 1, size))), axis=-2)
     fewer = []
-    for i in range(n):
-        fewer.append(arithmetic.dot(prefix, functionals[i]))
-        shifted = np.concatenate((zero, prefix[..., :-1, :]), axis=-2)
-        prefix = arithmetic.mul_add(later[..., i, None, :], prefix, passed_later[..., i, None, :],
-                                    shifted)
+    for start, end in zip([0] + ends[:-1], ends):
+        functionals, functional = [kept[end]], kept[end]
+        for i in range(end - 1, start, -1):
+            functional = before(functional, i)
+            functionals.append(functional)
+        for i, functional in zip(range(start, end), reversed(functionals)):
+            fewer.append(arithmetic.dot(prefix, functional))
+            shifted = np.concatenate((zero, prefix[..., :-1, :]), axis=-2)
+            prefix = arithmetic.mul_add(later[..., i, None, :], prefix,
+                                        passed_later[..., i, None, :], shifted)
     return np.stack(fewer, axis=-2)
 
 
@@ -219,8 +312,7 @@ def traversal_bound(arithmetic, passes: list, fails: list, counts: list,
                               arithmetic.add(sums[..., right], powers[..., right]))
     lengths = (points[right] - points[left] + 1).astype(float)
     product = arithmetic.mul(arithmetic.from_upper(largest), arithmetic.from_upper(lengths))
-    for j, count in enumerate(counts):
-        product = arithmetic.mul(product, _integer_power(arithmetic, ends[..., j, :], count))
+    product = arithmetic.mul(product, _product_of_powers(arithmetic, ends, np.array(counts)))
     return arithmetic.upper(arithmetic.total(product, -1))
 
 
@@ -244,16 +336,20 @@ def _geometric_at(arithmetic, bases, exponents: np.ndarray) -> tuple:
     return power, total
 
 
-def _integer_power(arithmetic, x, exponent: int):
-    """``x^exponent`` elementwise, by repeated squaring."""
-    result = None
-    while exponent:
-        if exponent & 1:
-            result = x if result is None else arithmetic.mul(result, x)
-        exponent >>= 1
-        if exponent:
-            x = arithmetic.mul(x, x)
-    return result
+def _product_of_powers(arithmetic, bases, exponents: np.ndarray):
+    """``Π_j bases[..., j, :]^exponents[j]``: the powers by binary powering (all rows at once),
+    then the product over the rows by halving."""
+    shape = bases.shape[-2:]
+    power, step = arithmetic.constant(1, shape), bases
+    for bit in range(int(exponents.max()).bit_length()):
+        chosen = ((exponents >> bit) & 1).astype(bool)[:, None]
+        power = np.where(chosen, arithmetic.mul(power, step), power)
+        step = arithmetic.mul(step, step)
+    while power.shape[-2] > 1:
+        if power.shape[-2] % 2:
+            power = np.concatenate((power, arithmetic.constant(1, (1, shape[1]))), axis=-2)
+        power = arithmetic.mul(power[..., 0::2, :], power[..., 1::2, :])
+    return power[..., 0, :]
 
 
 def _grid(cuts: list, scale: Fraction) -> list:
@@ -312,7 +408,8 @@ def dropped_bound(fails: list, counts: list, c: int, traversals: int, enough: ar
     ``x^{1−c} G_R(x)·F_i^R/(F_i^R + (1 − F_i^R)x)``, ``G_R(x) = Π_j (F_j^R + (1 − F_j^R)x)^{n_j}``
     (the last factor grows with ``F_i^R``: taken at the largest), in ``O(d)`` operations
     (:func:`_markov_point` places ``x``; for ``c = 1``, ``x = 0``, ``E[0^{M′}] = Pr[M′ = 0]``).
-    Where that exceeds ``enough`` the last term is computed instead, the first ``c``
+    Where that exceeds ``enough`` (and ``enough < 1``: the sum is at most ``F_i^R``, which
+    then does) the last term is computed instead, the first ``c``
     coefficients of ``G_R`` (:func:`~exactdp.exact.selection.generating.truncated_product`,
     ``O(d·c)`` products), exact where Markov's bound is loose, near 1 (docs/mathematics.md
     §12.4)."""
@@ -326,6 +423,8 @@ def dropped_bound(fails: list, counts: list, c: int, traversals: int, enough: ar
                  * top / (top + (1 - top) * x)).upper())
     if bound <= enough:
         return bound
+    if enough >= 1:  # the dropped terms are at most F_i^R
+        return top
     groups = [truncated_power(f, s, count, c) for f, s, count in zip(powers, passes, counts)]
     fewer = arb(sum(truncated_product(groups, c).coeffs()[:c], arb(0)).upper())
     return fewer if fewer < bound else bound
