@@ -106,32 +106,42 @@ def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int
     tails = arb(0) if SWEPT_TRAVERSALS else laws.tails
     nodes, error = quadrature_rule(bound, cuts, tails, tolerance, EVALUATION_COST,
                                    progress=progress, jobs=jobs)
-    radius = arb(0, error.upper())
-    # the columns: (node, traversal r) for r = s + 1 … R at each node
+    # the columns: (node, traversal r) for r = s + 1 … R at each node; those where every
+    # Q_{i,r} is provably within δ of 1 or of 0 are not computed (:func:`_settled_columns`)
     columns = [(k, r) for k, (_, _, middle) in enumerate(nodes)
                for r in range(SWEPT_TRAVERSALS + 1, traversals_at(middle) + 1)]
-    size = largest_chunk(n, c)
-    chunks = [columns[k:k + size] for k in range(0, len(columns), size)]
-    if progress is not None:
-        progress(0, note=f"traversal chunks: {len(chunks)} of {len(columns)} node traversals")
-    positions = np.array(laws.positions)
     values = [laws.distinct_values(z, middle) + (weight,) for z, weight, middle in nodes]
+    settled = _settled_columns(values, columns, laws.counts, c, tolerance * SETTLED)
+    settled_error = tolerance * SETTLED * sum((w * p for p, _, _, w in values), arb(0))
+    radius = arb(0, (error + settled_error).upper())
+    size = largest_chunk(n, c)
+    chunks = [(part[k:k + size], recurred) for recurred, part in (
+        (True, [column for column, at in zip(columns, settled) if at == 0]),
+        (False, [column for column, at in zip(columns, settled) if at == 1]))
+        for k in range(0, len(part), size)]
+    if progress is not None:
+        progress(0, note=f"traversal chunks: {len(chunks)} of {len(columns)} node traversals, "
+                         f"{int((settled != 0).sum())} settled")
+    positions = np.array(laws.positions)
 
     def summed(arithmetic, lifted: list) -> np.ndarray:
         """``Σ_ν Σ_r w_ν p_ρ(z_ν) S_i F_i^{r−1} Q_{i,r}`` over the columns, ``lifted`` the
-        nodes' ``(w p_ρ, S, F)`` in ``arithmetic``, the chunks in worker processes."""
-        def chunk_sum(chunk: list):
+        nodes' ``(w p_ρ, S, F)`` in ``arithmetic``, ``Q`` by the recurrence or taken as 1, the
+        chunks in worker processes."""
+        def chunk_sum(chunk: tuple):
+            chunk, recurred = chunk
             scale, passing, fails = (np.stack([lifted[k][part] for k, _ in chunk], axis=-1)
                                      for part in range(3))
             exponents = np.array([r - 1 for _, r in chunk])
             earlier, sums = _column_powers(arithmetic, fails, exponents)  # F^{r−1}, Σ_{k<r−1}
-            passed_earlier = arithmetic.mul(passing, sums)  # 1 − F^{r−1} = S·Σ_{k<r−1} F^k
             weights = arithmetic.mul(passing, earlier)  # S F^{r−1}
-            fewer = _fewer_in_traversal(arithmetic, earlier, passed_earlier,
-                                        arithmetic.mul(earlier, fails),
-                                        arithmetic.add(passed_earlier, weights), c)
-            weights = arithmetic.mul(weights, scale[..., None, :])
-            return arithmetic.total(arithmetic.mul(weights, fewer), -1)
+            if recurred:
+                passed_earlier = arithmetic.mul(passing, sums)  # 1 − F^{r−1} = S·Σ F^k
+                fewer = _fewer_in_traversal(arithmetic, earlier, passed_earlier,
+                                            arithmetic.mul(earlier, fails),
+                                            arithmetic.add(passed_earlier, weights), c)
+                weights = arithmetic.mul(weights, fewer)
+            return arithmetic.total(arithmetic.mul(weights, scale[..., None, :]), -1)
 
         total = arithmetic.constant(0, (n,))
         for done, part in enumerate(forked_map(chunk_sum, chunks, jobs), 1):
@@ -156,6 +166,46 @@ def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int
                   for density, passes, fails, weight in values]
         return [p + radius for p in arithmetic.balls(summed(arithmetic, lifted))]
     return in_intervals_first(in_arithmetic, digits, tolerance)
+
+
+#: The share of the later traversals' tolerance below which a column's ``Q_{i,r}`` is taken as
+#: 1 or 0 (:func:`_settled_columns`).
+SETTLED = 0.125
+
+
+@np.errstate(over="ignore", invalid="ignore")
+def _settled_columns(values: list, columns: list, counts: list, c: int, delta: arb) -> np.ndarray:
+    """For each column ``(ν, r)`` (``values``: ``(p_ρ, S, F, w)`` per node, ``S`` and ``F`` per
+    distinct answer): ``1`` where every ``Q_{i,r} ≥ 1 − δ``, ``−1`` where every
+    ``Q_{i,r} ≤ δ``, else ``0``.  The queries before ``(r, i)`` are at most the ``M_r`` of all
+    the queries with ``R_j ≤ r`` and at least ``M_{r−1} − 1``, so ``Q_{i,r} ≥ 1 − Pr[M_r ≥ c]``
+    and ``Q_{i,r} ≤ Pr[M_{r−1} ≤ c]``; by Markov's inequality for ``x^M``
+    (Chernoff's bound) ``Pr[M_t ≥ c] ≤ x^{−c} G_t(x)`` for ``x ≥ 1`` and
+    ``Pr[M_t ≤ c] ≤ x^{−c} G_t(x)`` for ``0 < x ≤ 1``,
+    ``G_t(x) = Π_j (F_j^t + (1 − F_j^t)x)^{n_j}``, at ``x = c/E[M_t]`` (any ``x`` gives a
+    bound: it is evaluated in double intervals, its powers overflowing to no bound)."""
+    settled = np.zeros(len(columns), dtype=int)
+    if not columns:
+        return settled
+    arithmetic = FloatIntervals()
+    lifted = [(arithmetic.lift(passes), arithmetic.lift(fails)) for _, passes, fails, _ in values]
+    passing, fails = (np.stack([lifted[k][part] for k, _ in columns], axis=-1)
+                      for part in range(2))
+    multiplicities = np.array(counts)
+    for sign, shift in ((1, 0), (-1, 1)):  # M_r ≥ c, then M_{r−1} ≤ c
+        exponents = np.array([r - shift for _, r in columns])
+        powers, sums = _column_powers(arithmetic, fails, exponents)
+        passed = arithmetic.mul(passing, sums)  # 1 − F^t
+        means = multiplicities @ ((passed[0] + passed[1]) / 2)
+        with np.errstate(divide="ignore"):
+            points = np.clip(c / means, 2.0 ** -20, 2.0 ** 20)
+        useful = points > 1 if sign == 1 else points < 1
+        x = arithmetic.lift([arb(float(p)) for p in points])
+        scaled = arithmetic.lift([arb(float(p)) ** -c for p in points])  # x^{−c}
+        bases = arithmetic.add(powers, arithmetic.mul(passed, x[..., None, :]))
+        bounds = arithmetic.mul(_product_of_powers(arithmetic, bases, multiplicities), scaled)
+        settled[useful & (bounds[1] <= float(delta.lower())) & (settled == 0)] = sign
+    return settled
 
 
 def _lifted_doubles(values: list, positions: np.ndarray) -> tuple | None:
