@@ -112,8 +112,18 @@ def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int
                for r in range(SWEPT_TRAVERSALS + 1, traversals_at(middle) + 1)]
     values = [laws.distinct_values(z, middle) + (weight,) for z, weight, middle in nodes]
     settled = _settled_columns(values, columns, laws.counts, c, tolerance * SETTLED)
-    settled_error = tolerance * SETTLED * sum((w * p for p, _, _, w in values), arb(0))
-    radius = arb(0, (error + settled_error).upper())
+    scales = [w * p for p, _, _, w in values]
+    # the passive answers of each node (:func:`_passive_answers`), and their own terms' bound
+    logs = [[-f.log() for f in fails] for _, _, fails, _ in values]  # −log F per answer
+    traversals = [traversals_at(middle) for _, _, middle in nodes]
+    passive = [_passive_answers(passes, fails, minus_logs, laws.counts, most,
+                                tolerance * PASSIVE / (len(nodes) * abs(scale)), tolerance)
+               for (_, passes, fails, _), minus_logs, most, scale
+               in zip(values, logs, traversals, scales)]
+    passive_radius = np.zeros(len(laws.counts))  # the passive queries' own terms, by answer
+    for scale, (answers, own) in zip(scales, passive):
+        passive_radius[answers] += float(abs(scale).upper()) * own[answers]
+    radius = arb(0, (error + tolerance * SETTLED * sum(scales, arb(0))).upper())
     size = largest_chunk(n, c)
     chunks = [(part[k:k + size], recurred) for recurred, part in (
         (True, [column for column, at in zip(columns, settled) if at == 0]),
@@ -124,48 +134,168 @@ def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int
                          f"{int((settled != 0).sum())} settled")
     positions = np.array(laws.positions)
 
-    def summed(arithmetic, lifted: list) -> np.ndarray:
-        """``Σ_ν Σ_r w_ν p_ρ(z_ν) S_i F_i^{r−1} Q_{i,r}`` over the columns, ``lifted`` the
-        nodes' ``(w p_ρ, S, F)`` in ``arithmetic``, ``Q`` by the recurrence or taken as 1, the
-        chunks in worker processes."""
+    def summed(arithmetic, lifted: list) -> tuple:
+        """Lower and upper bounds on ``Σ_ν Σ_r w_ν p_ρ(z_ν) S_i F_i^{r−1} Q_{i,r}`` over the
+        columns (``0`` for the passive queries of a chunk, :func:`_passive_answers`),
+        ``lifted`` the nodes' ``(w p_ρ, S, F)`` in ``arithmetic``, ``Q`` by the recurrence
+        (from both starts of :func:`_passive_starts`) or taken as 1, the chunks in worker
+        processes; and the largest relative error of the values lifted for the starts."""
         def chunk_sum(chunk: tuple):
             chunk, recurred = chunk
             scale, passing, fails = (np.stack([lifted[k][part] for k, _ in chunk], axis=-1)
                                      for part in range(3))
             exponents = np.array([r - 1 for _, r in chunk])
+            if not recurred:
+                earlier, _ = _column_powers(arithmetic, fails, exponents)
+                weights = arithmetic.mul(arithmetic.mul(passing, earlier), scale[..., None, :])
+                total = arithmetic.total(weights, -1)
+                return total, total, arb(0)
+            quiet = sorted(set.intersection(*(set(passive[k][0]) for k, _ in chunk)))
+            active = np.flatnonzero(~np.isin(laws.positions, quiet))
+            starts, lift_error = _passive_starts(arithmetic, chunk, quiet, values, logs,
+                                                 laws.counts, c)
+            passing, fails = passing[..., active, :], fails[..., active, :]
             earlier, sums = _column_powers(arithmetic, fails, exponents)  # F^{r−1}, Σ_{k<r−1}
             weights = arithmetic.mul(passing, earlier)  # S F^{r−1}
-            if recurred:
-                passed_earlier = arithmetic.mul(passing, sums)  # 1 − F^{r−1} = S·Σ F^k
-                fewer = _fewer_in_traversal(arithmetic, earlier, passed_earlier,
-                                            arithmetic.mul(earlier, fails),
-                                            arithmetic.add(passed_earlier, weights), c)
-                weights = arithmetic.mul(weights, fewer)
-            return arithmetic.total(arithmetic.mul(weights, scale[..., None, :]), -1)
+            passed_earlier = arithmetic.mul(passing, sums)  # 1 − F^{r−1} = S·Σ F^k
+            later, passed_later = (arithmetic.mul(earlier, fails),
+                                   arithmetic.add(passed_earlier, weights))
+            weights = arithmetic.mul(weights, scale[..., None, :])
+            totals = []
+            for start in starts:  # the lower start, then the upper one
+                fewer = _fewer_in_traversal(arithmetic, earlier, passed_earlier, later,
+                                            passed_later, start)
+                total = arithmetic.constant(0, (n,))
+                total[..., active] = arithmetic.total(arithmetic.mul(weights, fewer), -1)
+                totals.append(total)
+            return totals[0], totals[-1], lift_error
 
-        total = arithmetic.constant(0, (n,))
-        for done, part in enumerate(forked_map(chunk_sum, chunks, jobs), 1):
-            total = arithmetic.add(total, part)
+        lower, upper = arithmetic.constant(0, (n,)), arithmetic.constant(0, (n,))
+        most_error = arb(0)
+        for done, (low, high, lift_error) in enumerate(forked_map(chunk_sum, chunks, jobs), 1):
+            lower, upper = arithmetic.add(lower, low), arithmetic.add(upper, high)
+            most_error = max(most_error, lift_error)
             if progress is not None:
                 progress(done)
-        return total
+        return lower, upper, most_error
+
+    def enclosed(balls: list) -> list:
+        """The balls, each with the quadrature's, the settled columns' and the passive
+        queries' errors."""
+        return [p + radius + arb(0, float(passive_radius[answer]) * (1 + 2.0 ** -40))
+                for p, answer in zip(balls, laws.positions)]
 
     if digits <= FLOAT_DIGITS:
         lifted = _lifted_doubles(values, positions)
         if lifted is not None:
-            lifted, lift_error = lifted
-            total = summed(PlainDoubles(), lifted)
-            theta, underflow = _doubles_error(n, c, columns, len(chunks), lift_error)
+            lifted, lift_error, dropped = lifted
+            # the values lifted as 0 (:func:`_lifted_doubles`), over every node
+            dropped *= (sum(scales, arb(0)) + 1) * (n * max(traversals) + len(nodes))
+            lower, upper, start_error = summed(PlainDoubles(), lifted)
+            theta, underflow = _doubles_error(n, c, columns, len(chunks),
+                                              max(lift_error, start_error))
             if theta is not None:
-                return [arb(float(v)) + arb(0, (theta * float(v) + underflow).upper()) + radius
-                        for v in total]
+                underflow += dropped
+                return enclosed([(arb(float(low)) * (1 - theta) - underflow).union(
+                                    arb(float(high)) * (1 + theta) + underflow)
+                                 for low, high in zip(lower, upper)])
 
     def in_arithmetic(arithmetic) -> list:
         lifted = [(arithmetic.lift([weight * density])[..., 0],
                    arithmetic.lift(passes)[..., positions], arithmetic.lift(fails)[..., positions])
                   for density, passes, fails, weight in values]
-        return [p + radius for p in arithmetic.balls(summed(arithmetic, lifted))]
+        lower, upper, _ = summed(arithmetic, lifted)
+        return enclosed([low.union(high) for low, high in zip(arithmetic.balls(lower),
+                                                             arithmetic.balls(upper))])
     return in_intervals_first(in_arithmetic, digits, tolerance)
+
+
+#: The share of the later traversals' tolerance the passive queries may cost
+#: (:func:`_passive_answers`).
+PASSIVE = 0.125
+
+
+def _passive_answers(passes: list, fails: list, logs: list, counts: list, traversals: int,
+                     share: arb, tolerance: arb) -> tuple:
+    """The answers whose queries are taken as passive at a node (``passes``, ``fails``, ``logs``:
+    ``S``, ``F``, ``−log F`` per distinct answer; ``counts`` their multiplicities; ``R`` =
+    ``traversals``): their positions are dropped and their count among the queries passed is
+    bounded by Poisson variables (:func:`_passive_starts`), their own terms taken in
+    ``[0, F_a^s − F_a^R]`` (``s`` = :data:`SWEPT_TRAVERSALS`).  The answers least likely to
+    pass are taken while each query's ``R·S_a`` stays within ``tolerance/4``, Le Cam's
+    ``R²Σ_P n_a S_a²`` within ``share`` and ``λ_R = R Σ_P n_a(−log F_a)`` within 300 (so that
+    ``e^{−λ}`` is a normal double).  Returns ``(answers, own)``: their indices and the bounds
+    ``F_a^s − F_a^R`` of every answer (a numpy array)."""
+    order = sorted(range(len(passes)), key=lambda a: float(passes[a].mid()))
+    own = np.array([float((fails[a] ** SWEPT_TRAVERSALS - fails[a] ** traversals).upper())
+                    for a in range(len(passes))])
+    chosen, squares, rate = [], arb(0), arb(0)
+    for a in order:
+        squares += counts[a] * passes[a] ** 2
+        rate += counts[a] * logs[a]
+        if not (traversals * passes[a] <= tolerance / 4 and traversals ** 2 * squares <= share
+                and traversals * rate <= 300):
+            break
+        chosen.append(a)
+    return chosen, own
+
+
+def _passive_starts(arithmetic, chunk: list, quiet: list, values: list, logs: list,
+                    counts: list, c: int) -> tuple:
+    """The functionals after the last query (:func:`_fewer_in_traversal`) for each column
+    ``(ν, r)`` of ``chunk`` with the queries of the answers ``quiet`` passive (``values``:
+    ``(p_ρ, S, F, w)`` per node; ``logs``: ``−log F`` per node and answer), ``u_k`` bounds on
+    ``Pr[W ≤ c − 1 − k]``, ``W`` the passive queries before ``(r, i)``: between those passed
+    by traversal ``r − 1`` and by ``r``.  Lower: a query passed by ``r`` with probability
+    ``1 − F^r``, at most Poisson with mean ``−r log F`` stochastically (equal at 0), so
+    ``W ≤ Π``, Poisson with ``λ = r Σ n_a(−log F_a)`` (rounded up to a double of at least
+    ``2^{−400}``).  Upper: by Le Cam's inequality the count passed by ``r − 1`` is within
+    ``Σ p_j² ≤ (r − 1)² Σ n_a S_a²`` in total variation of a Poisson variable with mean
+    ``Σ p_j ≥ μ = (r − 1)Σ n_a S_a − C(r − 1, 2)Σ n_a S_a²`` (``p_j = 1 − F_j^{r−1}``,
+    Bonferroni), whose distribution function is at most that of mean ``μ`` (rounded down):
+    ``u_k ≤ Pr[Π_μ ≤ c − 1 − k] + (r − 1)² Σ n_a S_a²`` (docs/mathematics.md §12.4).  Returns
+    ``([lower] or [lower, upper], ε)``: the starts (shape ``(c, columns)``, computed from
+    ``e^{−λ}``, ``λ`` and ``1/m`` by sums and products; one start where nothing is passive)
+    and the relative error the doubles were lifted with (``0`` in intervals)."""
+    if not quiet:
+        return [arithmetic.constant(1, (c, len(chunk)))], arb(0)
+    sums = {}
+    for k in {k for k, _ in chunk}:
+        passes = values[k][1]
+        sums[k] = tuple(sum((counts[a] * x[a] for a in quiet), arb(0)) for x in (
+            logs[k], passes, [s ** 2 for s in passes]))
+    rates = [arb(max(math.nextafter(float((r * sums[k][0]).upper()), math.inf), 2.0 ** -400))
+             for k, r in chunk]
+    means = [arb(max(0.0, math.nextafter(float(((r - 1) * sums[k][1] - (r - 1) * (r - 2) / 2
+                                                * sums[k][2]).lower()), -math.inf)))
+             for k, r in chunk]
+    slack = [arb(math.nextafter(float(((r - 1) ** 2 * sums[k][2]).upper()), math.inf))
+             for k, r in chunk]
+    inverses = [arb(1) / m for m in range(1, c)]
+    if isinstance(arithmetic, PlainDoubles):
+        firsts = [[(-x).exp() for x in rates], [(-x).exp() for x in means]]
+        doubles, lift_error, _, _ = relative_doubles(firsts)
+        lift_error = max(lift_error, arb(2) ** -52)  # the 1/m
+        firsts = list(doubles)
+        lifted = [np.array([float(x) for x in xs]) for xs in (rates, means, slack)]
+        inverses = np.array([float(x.mid()) for x in inverses])
+    else:
+        firsts = [arithmetic.lift([(-x).exp() for x in xs]) for xs in (rates, means)]
+        lifted = [arithmetic.lift(xs) for xs in (rates, means, slack)]
+        inverses = arithmetic.lift(inverses)
+        lift_error = arb(0)
+    starts = []
+    for first, rate in zip(firsts, lifted):
+        masses = [first]  # Pr[Π = m], m = 0 … c − 1
+        for m in range(1, c):
+            masses.append(arithmetic.mul(masses[-1],
+                                         arithmetic.mul(rate, inverses[..., m - 1, None])))
+        cumulative = [masses[0]]
+        for m in range(1, c):
+            cumulative.append(arithmetic.add(cumulative[-1], masses[m]))
+        starts.append(np.stack(cumulative[::-1], axis=-2))
+    starts[1] = arithmetic.add(starts[1], lifted[2][..., None, :])
+    return starts, lift_error
 
 
 #: The share of the later traversals' tolerance below which a column's ``Q_{i,r}`` is taken as
@@ -211,16 +341,20 @@ def _settled_columns(values: list, columns: list, counts: list, c: int, delta: a
 def _lifted_doubles(values: list, positions: np.ndarray) -> tuple | None:
     """The nodes' ``(w p_ρ, S, F)`` (``values``: ``(p_ρ, S, F, w)`` per node, ``S`` and ``F``
     per distinct answer, balls) as doubles, ``S`` and ``F`` per query, with one relative error
-    (:func:`~exactdp.exact.backends.rounding_bounds.relative_doubles`): ``(lifted, ε)``;
-    ``None`` where one lies below :data:`~exactdp.exact.backends.rounding_bounds.LIFT_FLOOR`
-    or a scale above 1 (the range :func:`_doubles_error` covers)."""
+    (:func:`~exactdp.exact.backends.rounding_bounds.relative_doubles`): ``(lifted, ε, τ)``,
+    those below :data:`~exactdp.exact.backends.rounding_bounds.LIFT_FLOOR` lifted as 0 and at
+    most ``τ`` (a query whose ``F`` or ``S`` is taken as 0 changes every probability by at most
+    ``F`` or ``R·S``: the two processes differ only where it fails its first traversal, or
+    passes by the ``R``-th); ``None`` where a scale exceeds 1 (the range
+    :func:`_doubles_error` covers)."""
     rows = [[weight * density] + list(passes) + list(fails)
             for density, passes, fails, weight in values]
-    doubles, error, dropped, largest = relative_doubles(rows)
-    if not dropped.is_zero() or not doubles[:, 0].max() <= 1:
+    doubles, error, dropped, _ = relative_doubles(rows)
+    if not doubles[:, 0].max() <= 1:
         return None
     d = (doubles.shape[1] - 1) // 2
-    return [(row[0], row[1:d + 1][positions], row[d + 1:][positions]) for row in doubles], error
+    return ([(row[0], row[1:d + 1][positions], row[d + 1:][positions]) for row in doubles],
+            error, dropped)
 
 
 def _doubles_error(n: int, c: int, columns: list, chunks: int, lift_error: arb) -> tuple:
@@ -235,8 +369,8 @@ def _doubles_error(n: int, c: int, columns: list, chunks: int, lift_error: arb) 
     add at most ``η = 4N·2^{−1075}``.  ``(None, None)`` where ``(1 + θ)^{n+3} > 2``."""
     most = max(r for _, r in columns)
     kappa = 2 * most + most.bit_length() + 1
-    roundings = (n + 1) * (kappa + 2) + c + len(columns) + chunks
-    theta = factor_bound(roundings, (n + 1) * most + 2, lift_error)
+    roundings = (n + 1) * (kappa + 2) + 4 * c + len(columns) + chunks
+    theta = factor_bound(roundings, (n + 1) * most + 2 * c + 4, lift_error)
     if not (1 + theta) ** (n + 3) <= 2:
         return None, None
     products = 4 * (n + 1) * (c + 2) * len(columns)
@@ -279,7 +413,7 @@ def _column_powers(arithmetic, bases, exponents: np.ndarray) -> tuple:
     return power, total
 
 
-def _fewer_in_traversal(arithmetic, earlier, passed_earlier, later, passed_later, c: int):
+def _fewer_in_traversal(arithmetic, earlier, passed_earlier, later, passed_later, start):
     """``Q_{i,r}`` (:func:`retraversal`) for every column ``(ν, r)`` of ``earlier`` =
     ``F_i^{r−1}`` and ``later`` = ``F_i^r`` (shape ``(n, columns)``; ``passed_…`` one minus
     them), by the recurrences of
@@ -292,6 +426,9 @@ def _fewer_in_traversal(arithmetic, earlier, passed_earlier, later, passed_later
     recomputed within each segment as the prefix reaches it (twice the functional's steps, a
     ``2√n``-th of the memory)."""
     n, size = earlier.shape[-2:]
+    c = start.shape[-2]
+    if n == 0:
+        return earlier
     zero = arithmetic.constant(0, (1, size))
 
     def before(functional, i: int):
@@ -302,7 +439,7 @@ def _fewer_in_traversal(arithmetic, earlier, passed_earlier, later, passed_later
 
     length = _segment(n)
     ends = list(range(length, n, length)) + [n]  # the segments [previous end, end)
-    kept, functional = {}, arithmetic.constant(1, (c, size))
+    kept, functional = {}, start
     for i in range(n - 1, -1, -1):
         if i + 1 in ends:
             kept[i + 1] = functional  # the functional of query i
