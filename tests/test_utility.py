@@ -1257,7 +1257,7 @@ def test_retraversal_falls_back_to_arb_balls_where_doubles_are_too_wide(monkeypa
 def test_retraversal_chunks_of_any_size_give_the_same_probabilities(monkeypatch):
     # the columns (node, traversal) in chunks of at most 3 (the memory bound CHUNK_ENTRIES at
     # its smallest useful value for these 4 queries and c = 2) against the default chunks of up
-    # to 512: each column is computed on its own, so the enclosures must overlap
+    # to 4096: each column is computed on its own, so the enclosures must overlap
     from exactdp.exact.selection import retraversal
     from exactdp.exact.selection.retraversal import largest_chunk
 

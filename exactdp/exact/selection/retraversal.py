@@ -124,11 +124,12 @@ def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int
     for scale, (answers, own) in zip(scales, passive):
         passive_radius[answers] += float(abs(scale).upper()) * own[answers]
     radius = arb(0, (error + tolerance * SETTLED * sum(scales, arb(0))).upper())
-    size = largest_chunk(n, c)
-    chunks = [(part[k:k + size], recurred) for recurred, part in (
-        (True, [column for column, at in zip(columns, settled) if at == 0]),
-        (False, [column for column, at in zip(columns, settled) if at == 1]))
-        for k in range(0, len(part), size)]
+    chunks = [(part, False) for part in _chunks(
+        [column for column, at in zip(columns, settled) if at == 1], lambda nodes: n, c)]
+    chunks += [(part, True) for part in _chunks(
+        [column for column, at in zip(columns, settled) if at == 0], lambda nodes: sum(
+            count for answer, count in enumerate(laws.counts)
+            if not all(answer in passive[k][0] for k in nodes)), c)]
     if progress is not None:
         progress(0, note=f"traversal chunks: {len(chunks)} of {len(columns)} node traversals, "
                          f"{int((settled != 0).sum())} settled")
@@ -142,10 +143,10 @@ def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int
         processes; and the largest relative error of the values lifted for the starts."""
         def chunk_sum(chunk: tuple):
             chunk, recurred = chunk
-            scale, passing, fails = (np.stack([lifted[k][part] for k, _ in chunk], axis=-1)
-                                     for part in range(3))
             exponents = np.array([r - 1 for _, r in chunk])
             if not recurred:
+                scale, passing, fails = (np.stack([lifted[k][part] for k, _ in chunk], axis=-1)
+                                         for part in range(3))
                 earlier, _ = _column_powers(arithmetic, fails, exponents)
                 weights = arithmetic.mul(arithmetic.mul(passing, earlier), scale[..., None, :])
                 total = arithmetic.total(weights, -1)
@@ -154,7 +155,9 @@ def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int
             active = np.flatnonzero(~np.isin(laws.positions, quiet))
             starts, lift_error = _passive_starts(arithmetic, chunk, quiet, values, logs,
                                                  laws.counts, c)
-            passing, fails = passing[..., active, :], fails[..., active, :]
+            scale, passing, fails = (np.stack([lifted[k][part][..., active] if part else
+                                               lifted[k][part] for k, _ in chunk], axis=-1)
+                                     for part in range(3))
             earlier, sums = _column_powers(arithmetic, fails, exponents)  # F^{r−1}, Σ_{k<r−1}
             weights = arithmetic.mul(passing, earlier)  # S F^{r−1}
             passed_earlier = arithmetic.mul(passing, sums)  # 1 − F^{r−1} = S·Σ F^k
@@ -319,9 +322,20 @@ def _settled_columns(values: list, columns: list, counts: list, c: int, delta: a
         return settled
     arithmetic = FloatIntervals()
     lifted = [(arithmetic.lift(passes), arithmetic.lift(fails)) for _, passes, fails, _ in values]
+    size = max(1, CHUNK_ENTRIES // (4 * len(counts)))
+    for start in range(0, len(columns), size):
+        settled[start:start + size] = _settled_chunk(
+            arithmetic, lifted, columns[start:start + size], np.array(counts), c, delta)
+    return settled
+
+
+def _settled_chunk(arithmetic, lifted: list, columns: list, multiplicities: np.ndarray, c: int,
+                   delta: arb) -> np.ndarray:
+    """:func:`_settled_columns` on some of the columns (``lifted``: the nodes' ``S`` and ``F``
+    per distinct answer in double intervals)."""
+    settled = np.zeros(len(columns), dtype=int)
     passing, fails = (np.stack([lifted[k][part] for k, _ in columns], axis=-1)
                       for part in range(2))
-    multiplicities = np.array(counts)
     for sign, shift in ((1, 0), (-1, 1)):  # M_r ≥ c, then M_{r−1} ≤ c
         exponents = np.array([r - shift for _, r in columns])
         powers, sums = _column_powers(arithmetic, fails, exponents)
@@ -381,7 +395,7 @@ def _doubles_error(n: int, c: int, columns: list, chunks: int, lift_error: arb) 
 #: (:func:`_fewer_in_traversal`), and most entries of its largest arrays (the functionals kept:
 #: about ``2√n`` of ``c`` entries per column, and the queries' powers, ``n`` per column; 16
 #: bytes each in double intervals), which bounds its memory.
-TRAVERSAL_CHUNK = 512
+TRAVERSAL_CHUNK = 4096
 CHUNK_ENTRIES = 4_000_000
 
 
@@ -389,6 +403,23 @@ def largest_chunk(n: int, c: int) -> int:
     """The most columns per chunk for ``n`` queries and cutoff ``c``."""
     kept = (2 * _segment(n) + 2) * c
     return max(1, min(TRAVERSAL_CHUNK, CHUNK_ENTRIES // max(kept, 4 * n)))
+
+
+def _chunks(columns: list, queries, c: int) -> list:
+    """``columns`` (sorted by node) cut into consecutive chunks of at most
+    :func:`largest_chunk` columns for ``queries(nodes)`` queries, the number the recurrence
+    runs over for the chunk's set of nodes."""
+    chunks, current, nodes, most = [], [], set(), 0
+    for column in columns:
+        if column[0] not in nodes:
+            nodes = nodes | {column[0]}
+            most = largest_chunk(queries(nodes), c)
+        if len(current) >= most:
+            chunks.append(current)
+            current, nodes = [], {column[0]}
+            most = largest_chunk(queries(nodes), c)
+        current.append(column)
+    return chunks + ([current] if current else [])
 
 
 def _segment(n: int) -> int:
