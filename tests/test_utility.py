@@ -337,6 +337,62 @@ def test_retraversal_with_one_selection_equals_the_geometric_series(digits):
                     digits=digits)
 
 
+def test_retraversal_with_passive_queries_equals_the_geometric_series(monkeypatch):
+    # c = 1, the threshold far above the low answers and the top query needing up to tens of
+    # traversals: the low answers are passive, and the enclosures must still hold the closed
+    # form
+    from exactdp.exact.selection import retraversal
+
+    seen = []
+    passive_answers = retraversal._passive_answers
+
+    def counted_passive(*args):
+        chosen, own = passive_answers(*args)
+        seen.append(len(chosen))
+        return chosen, own
+    monkeypatch.setattr(retraversal, "_passive_answers", counted_passive)
+    mech = exactdp.mechanism("svt_retraversal", eps1=4, eps2=1, c=1, T=8)
+    queries = [-16, 8, -16, -16, 6, -16, -16]
+    with mpmath.workdps(20):
+        reference = retraversal_reference(mech, queries)
+    assert_encloses(selection_probabilities(mech, queries, digits=4), reference, digits=4)
+    assert max(seen) > 0
+
+
+def test_retraversal_passive_queries_agree_with_all_active(monkeypatch):
+    # c = 2: with passive queries (the low answers) and with every query active (PASSIVE = 0
+    # leaves no room for any), the enclosures must overlap and the passive ones hold the
+    # others' midpoints within their radius
+    from exactdp.exact.selection import retraversal
+
+    mech = exactdp.mechanism("svt_retraversal", eps1=4, eps2=2, c=2, T=7)
+    queries = [-16, 8, -16, 7, -16, -16, 5, -16]
+    passive = selection_probabilities(mech, queries, digits=5)
+    monkeypatch.setattr(retraversal, "PASSIVE", 0.0)
+    active = selection_probabilities(mech, queries, digits=5)
+    for quick, full in zip(passive, active):
+        assert quick.overlaps(full) and quick.contains(full.mid())
+        assert float(quick.rad()) < 1e-5
+
+
+def test_retraversal_settled_traversals_agree_with_the_recurrence(monkeypatch):
+    # c = 40 of 400 queries, about 4 passing per traversal: the traversals well before and
+    # well after the 40th pass are settled (Q taken as 1 or 0); with none settled (SETTLED = 0)
+    # every one runs the recurrence, and the enclosures must overlap
+    from exactdp.exact.selection import retraversal
+
+    notes = []
+    mech = exactdp.mechanism("svt_retraversal", eps1=1, eps2=1, c=40, T=315)
+    queries = [0, 3, 1, 1, 2] * 80
+    settled = selection_probabilities(mech, queries, digits=2,
+                                      progress=lambda done, note="": notes.append(note))
+    assert any(note.endswith("settled") and not note.endswith(" 0 settled") for note in notes)
+    monkeypatch.setattr(retraversal, "SETTLED", 0.0)
+    recurred = selection_probabilities(mech, queries, digits=2)
+    for quick, full in zip(settled, recurred):
+        assert quick.overlaps(full) and float(quick.rad()) < 1e-3
+
+
 def test_retraversal_in_double_intervals_agrees_with_arb_balls():
     # c = 2, the threshold amid the answers: the double-precision enclosures (6 digits) must
     # hold the Arb ones' midpoints (one digit beyond FLOAT_DIGITS) and be as narrow

@@ -117,7 +117,7 @@ def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int
     logs = [[-f.log() for f in fails] for _, _, fails, _ in values]  # −log F per answer
     traversals = [traversals_at(middle) for _, _, middle in nodes]
     passive = [_passive_answers(passes, fails, minus_logs, laws.counts, most,
-                                tolerance * PASSIVE / (len(nodes) * abs(scale)), tolerance)
+                                tolerance * PASSIVE / (len(nodes) * abs(scale)))
                for (_, passes, fails, _), minus_logs, most, scale
                in zip(values, logs, traversals, scales)]
     passive_radius = np.zeros(len(laws.counts))  # the passive queries' own terms, by answer
@@ -219,15 +219,15 @@ PASSIVE = 0.125
 
 
 def _passive_answers(passes: list, fails: list, logs: list, counts: list, traversals: int,
-                     share: arb, tolerance: arb) -> tuple:
+                     share: arb) -> tuple:
     """The answers whose queries are taken as passive at a node (``passes``, ``fails``, ``logs``:
     ``S``, ``F``, ``−log F`` per distinct answer; ``counts`` their multiplicities; ``R`` =
     ``traversals``): their positions are dropped and their count among the queries passed is
     bounded by Poisson variables (:func:`_passive_starts`), their own terms taken in
     ``[0, F_a^s − F_a^R]`` (``s`` = :data:`SWEPT_TRAVERSALS`).  The answers least likely to
-    pass are taken while each query's ``R·S_a`` stays within ``tolerance/4``, Le Cam's
-    ``R²Σ_P n_a S_a²`` within ``share`` and ``λ_R = R Σ_P n_a(−log F_a)`` within 300 (so that
-    ``e^{−λ}`` is a normal double).  Returns ``(answers, own)``: their indices and the bounds
+    pass are taken while each query's ``R·S_a ≥ F_a^s − F_a^R`` and Le Cam's
+    ``R²Σ_P n_a S_a²`` stay within ``share`` and ``λ_R = R Σ_P n_a(−log F_a)`` within 300 (so
+    that ``e^{−λ}`` is a normal double).  Returns ``(answers, own)``: their indices and the bounds
     ``F_a^s − F_a^R`` of every answer (a numpy array)."""
     order = sorted(range(len(passes)), key=lambda a: float(passes[a].mid()))
     own = np.array([float((fails[a] ** SWEPT_TRAVERSALS - fails[a] ** traversals).upper())
@@ -236,7 +236,7 @@ def _passive_answers(passes: list, fails: list, logs: list, counts: list, traver
     for a in order:
         squares += counts[a] * passes[a] ** 2
         rate += counts[a] * logs[a]
-        if not (traversals * passes[a] <= tolerance / 4 and traversals ** 2 * squares <= share
+        if not (traversals * passes[a] <= share and traversals ** 2 * squares <= share
                 and traversals * rate <= 300):
             break
         chosen.append(a)
