@@ -171,28 +171,18 @@ class ArbArrays:
         return list(x.ravel())
 
 
-class PlainDoubles:
-    """Plain double-precision arrays, the same interface as :class:`FloatIntervals` for the
-    operations of a recurrence of sums and products of non-negative numbers (no ``one_minus``):
-    no enclosure is kept, the caller bounds the rounding a priori
-    (:func:`~exactdp.exact.backends.rounding_bounds.factor_bound`), at a quarter of the
+class PlainDoubles(ArbArrays):
+    """Plain double-precision arrays for a recurrence of sums and products of non-negative
+    numbers: the elementwise operations of :class:`ArbArrays` (``x·y``, ``x + y``,
+    ``a·x + b·y``) on float arrays, with their own constants and reductions; no enclosure is
+    kept (nor lifted: the caller lifts with
+    :func:`~exactdp.exact.backends.rounding_bounds.relative_doubles` and bounds the rounding a
+    priori, :func:`~exactdp.exact.backends.rounding_bounds.factor_bound`), at a quarter of the
     intervals' work."""
 
     @staticmethod
     def constant(value: float, shape: tuple) -> np.ndarray:
         return np.full(shape, float(value))
-
-    @staticmethod
-    def mul(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        return x * y
-
-    @staticmethod
-    def add(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        return x + y
-
-    @staticmethod
-    def mul_add(a: np.ndarray, x: np.ndarray, b: np.ndarray, y: np.ndarray) -> np.ndarray:
-        return a * x + b * y
 
     @staticmethod
     def dot(x: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -429,7 +429,8 @@ def _segment(n: int) -> int:
 
 def _column_powers(arithmetic, bases, exponents: np.ndarray) -> tuple:
     """``(x^e, Σ_{k<e} x^k)`` for ``x = bases[..., i, k]``, ``e = exponents[k]`` (``bases`` of
-    shape ``(n, columns)``), by binary powering as :func:`_geometric_at`: only sums and
+    shape ``(n, columns)``), by binary powering (``(x^m, G(m))`` and ``(x^l, G(l))`` combine
+    to ``(x^{m+l}, G(m) + x^m G(l))``): only sums and
     products of non-negative numbers; ``x^e`` has at most ``e`` roundings, the sum at most
     ``2e + ⌈log₂ e⌉ + 1`` (docs/mathematics.md §12.4)."""
     shape = bases.shape[-2:]
@@ -521,7 +522,8 @@ def traversal_bound(arithmetic, passes: list, fails: list, counts: list,
     # blocks [points[k], points[k + 1]] (one block [1, 1] for a single traversal)
     left = np.arange(max(1, len(points) - 1))
     right = np.minimum(left + 1, len(points) - 1)
-    powers, sums = _geometric_at(arithmetic, sizes, points - 1)  # a^{p−1}, Σ_{k<p−1} a^k
+    powers, sums = _column_powers(  # a^{p−1}, Σ_{k<p−1} a^k
+        arithmetic, np.broadcast_to(sizes[..., None], sizes.shape + (len(points),)), points - 1)
     at_points = arithmetic.mul(passing[..., None], powers)  # s_i a_i^{p−1}
     largest = np.maximum(arithmetic.largest(at_points[..., left], -2),
                          arithmetic.largest(at_points[..., right], -2))
@@ -536,22 +538,6 @@ def traversal_bound(arithmetic, passes: list, fails: list, counts: list,
 
 #: Blocks of traversals of :func:`traversal_bound`.
 BOUND_BLOCKS = 512
-
-
-def _geometric_at(arithmetic, bases, exponents: np.ndarray) -> tuple:
-    """``(bases^p, Σ_{k<p} bases^k)`` for each ``p`` of ``exponents`` (shape
-    ``(len(bases), len(exponents))``), by binary powering: ``(x^m, G(m))`` and ``(x^l, G(l))``
-    combine to ``(x^{m+l}, G(m) + x^m G(l))``."""
-    shape = (bases.shape[-1], len(exponents))
-    power, total = arithmetic.constant(1, shape), arithmetic.constant(0, shape)
-    step_power, step_total = bases[..., None], arithmetic.constant(1, (shape[0], 1))
-    for bit in range(int(exponents.max()).bit_length()):
-        chosen = ((exponents >> bit) & 1).astype(bool)
-        total = np.where(chosen, arithmetic.add(total, arithmetic.mul(power, step_total)), total)
-        power = np.where(chosen, arithmetic.mul(power, step_power), power)
-        step_total = arithmetic.add(step_total, arithmetic.mul(step_power, step_total))
-        step_power = arithmetic.mul(step_power, step_power)
-    return power, total
 
 
 def _product_of_powers(arithmetic, bases, exponents: np.ndarray):
