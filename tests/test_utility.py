@@ -1297,12 +1297,16 @@ def test_retraversal_bound_holds_on_complex_points(arithmetic, traversals, block
 
 
 def test_retraversal_falls_back_to_arb_balls_where_doubles_are_too_wide(monkeypatch):
-    # double-precision intervals made useless (every node value ± 1): the probabilities must
-    # still come out to the digits asked for, from Arb balls
+    # plain doubles refused (their a-priori bound made unusable) and double-precision intervals
+    # made useless (every node value ± 1): the probabilities must still come out to the digits
+    # asked for, from Arb balls
+    from exactdp.exact.selection import retraversal
+
     mech = exactdp.mechanism("svt_retraversal", eps1=2, eps2=1, c=2, T=0)
     queries = [3, 0, 1, 2]
     honest = selection_probabilities(mech, queries, digits=6)
     widened = FloatIntervals.balls
+    monkeypatch.setattr(retraversal, "_doubles_error", lambda *args: (None, None))
     monkeypatch.setattr(FloatIntervals, "balls",
                         staticmethod(lambda x: [b + arb(0, 1) for b in widened(x)]))
     fallen_back = selection_probabilities(mech, queries, digits=6)
