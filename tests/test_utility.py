@@ -344,13 +344,13 @@ def test_retraversal_with_passive_queries_equals_the_geometric_series(monkeypatc
     from exactdp.exact.selection import retraversal
 
     seen = []
-    passive_answers = retraversal._passive_answers
+    passive_answers = retraversal.passive_answers
 
     def counted_passive(*args):
         chosen, own = passive_answers(*args)
         seen.append(len(chosen))
         return chosen, own
-    monkeypatch.setattr(retraversal, "_passive_answers", counted_passive)
+    monkeypatch.setattr(retraversal, "passive_answers", counted_passive)
     mech = exactdp.mechanism("svt_retraversal", eps1=4, eps2=1, c=1, T=8)
     queries = [-16, 8, -16, -16, 6, -16, -16]
     with mpmath.workdps(20):
@@ -1306,7 +1306,7 @@ def test_retraversal_falls_back_to_arb_balls_where_doubles_are_too_wide(monkeypa
     queries = [3, 0, 1, 2]
     honest = selection_probabilities(mech, queries, digits=6)
     widened = FloatIntervals.balls
-    monkeypatch.setattr(retraversal, "_doubles_error", lambda *args: (None, None))
+    monkeypatch.setattr(retraversal, "doubles_error", lambda *args: (None, None))
     monkeypatch.setattr(FloatIntervals, "balls",
                         staticmethod(lambda x: [b + arb(0, 1) for b in widened(x)]))
     fallen_back = selection_probabilities(mech, queries, digits=6)

@@ -20,13 +20,14 @@ from ...precision import to_arb
 from ...workers import forked_map
 from ..backends.interval_arrays import ArbArrays, FloatIntervals, PlainDoubles
 from ..backends.peak_search import first_integer
-from ..backends.rounding_bounds import UNDERFLOW, factor_bound, relative_doubles
 from ..backends.vector_quadrature import quadrature_rule
 from .generating import generating_value, truncated_power, truncated_product
 from .given_order import given_order_probabilities
 from .kinds import (EVALUATION_COST, FLOAT_DIGITS, PiecesInTurn, SelectionKind,
                     in_intervals_first, register_kind)
 from .pass_probabilities import PassProbabilities
+from .traversal_columns import (column_powers, doubles_error, lifted_doubles, passive_answers,
+                                passive_starts, product_of_powers, settled_columns)
 
 #: Most traversals of Sparse Vector with retraversal modelled exactly.
 MAX_TRAVERSALS = 200_000
@@ -82,10 +83,11 @@ def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int
     Gauss–Legendre rule (:func:`~exactdp.exact.backends.vector_quadrature.quadrature_rule`,
     bounded by :func:`traversal_bound`), its nodes evaluated together: every pair of a node
     and a traversal is a column of one array, the columns taken in chunks, each a recurrence
-    over the queries vectorised over its columns (:func:`_fewer_in_traversal`), the chunks in
+    over the queries vectorised over its columns (:func:`fewer_in_traversal`), the chunks in
     ``jobs`` worker processes.  Up to :data:`~exactdp.exact.selection.kinds.FLOAT_DIGITS`
-    digits in plain doubles with an a-priori rounding bound (:func:`_doubles_error`), else
-    (or where a value leaves the range that bound covers) as
+    digits in plain doubles with an a-priori rounding bound
+    (:func:`~.traversal_columns.doubles_error`), else (or where a value leaves the range that
+    bound covers) as
     :func:`~exactdp.exact.selection.kinds.in_intervals_first` chooses.  Its tails are left to
     the first traversal's integral, which bounds the whole integrand (at most ``p_ρ``) outside
     the range (with no first traversal swept, they are this integral's).  ``progress`` is told
@@ -107,17 +109,18 @@ def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int
     nodes, error = quadrature_rule(bound, cuts, tails, tolerance, EVALUATION_COST,
                                    progress=progress, jobs=jobs)
     # the columns: (node, traversal r) for r = s + 1 … R at each node; those where every
-    # Q_{i,r} is provably within δ of 1 or of 0 are not computed (:func:`_settled_columns`)
+    # Q_{i,r} is provably within δ of 1 or of 0 are not computed (settled_columns)
     columns = [(k, r) for k, (_, _, middle) in enumerate(nodes)
                for r in range(SWEPT_TRAVERSALS + 1, traversals_at(middle) + 1)]
     values = [laws.distinct_values(z, middle) + (weight,) for z, weight, middle in nodes]
-    settled = _settled_columns(values, columns, laws.counts, c, tolerance * SETTLED)
+    settled = settled_columns(values, columns, laws.counts, c, tolerance * SETTLED,
+                              CHUNK_ENTRIES)
     scales = [w * p for p, _, _, w in values]
-    # the passive answers of each node (:func:`_passive_answers`), and their own terms' bound
+    # the passive answers of each node (passive_answers), and their own terms' bound
     logs = [[-f.log() for f in fails] for _, _, fails, _ in values]  # −log F per answer
     traversals = [traversals_at(middle) for _, _, middle in nodes]
-    passive = [_passive_answers(passes, fails, minus_logs, laws.counts, most,
-                                tolerance * PASSIVE / (len(nodes) * abs(scale)))
+    passive = [passive_answers(passes, fails, minus_logs, laws.counts, most,
+                                tolerance * PASSIVE / (len(nodes) * abs(scale)), SWEPT_TRAVERSALS)
                for (_, passes, fails, _), minus_logs, most, scale
                in zip(values, logs, traversals, scales)]
     passive_radius = np.zeros(len(laws.counts))  # the passive queries' own terms, by answer
@@ -137,9 +140,10 @@ def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int
 
     def summed(arithmetic, lifted: list) -> tuple:
         """Lower and upper bounds on ``Σ_ν Σ_r w_ν p_ρ(z_ν) S_i F_i^{r−1} Q_{i,r}`` over the
-        columns (``0`` for the passive queries of a chunk, :func:`_passive_answers`),
-        ``lifted`` the nodes' ``(w p_ρ, S, F)`` in ``arithmetic``, ``Q`` by the recurrence
-        (from both starts of :func:`_passive_starts`) or taken as 1, the chunks in worker
+        columns (``0`` for the passive queries of a chunk,
+        :func:`~.traversal_columns.passive_answers`), ``lifted`` the nodes' ``(w p_ρ, S, F)`` in
+        ``arithmetic``, ``Q`` by the recurrence (from both starts of
+        :func:`~.traversal_columns.passive_starts`) or taken as 1, the chunks in worker
         processes; and the largest relative error of the values lifted for the starts."""
         def chunk_sum(chunk: tuple):
             chunk, recurred = chunk
@@ -147,18 +151,18 @@ def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int
             if not recurred:
                 scale, passing, fails = (np.stack([lifted[k][part] for k, _ in chunk], axis=-1)
                                          for part in range(3))
-                earlier, _ = _column_powers(arithmetic, fails, exponents)
+                earlier, _ = column_powers(arithmetic, fails, exponents)
                 weights = arithmetic.mul(arithmetic.mul(passing, earlier), scale[..., None, :])
                 total = arithmetic.total(weights, -1)
                 return total, total, arb(0)
             quiet = sorted(set.intersection(*(set(passive[k][0]) for k, _ in chunk)))
             active = np.flatnonzero(~np.isin(laws.positions, quiet))
-            starts, lift_error = _passive_starts(arithmetic, chunk, quiet, values, logs,
+            starts, lift_error = passive_starts(arithmetic, chunk, quiet, values, logs,
                                                  laws.counts, c)
             scale, passing, fails = (np.stack([lifted[k][part][..., active] if part else
                                                lifted[k][part] for k, _ in chunk], axis=-1)
                                      for part in range(3))
-            earlier, sums = _column_powers(arithmetic, fails, exponents)  # F^{r−1}, Σ_{k<r−1}
+            earlier, sums = column_powers(arithmetic, fails, exponents)  # F^{r−1}, Σ_{k<r−1}
             weights = arithmetic.mul(passing, earlier)  # S F^{r−1}
             passed_earlier = arithmetic.mul(passing, sums)  # 1 − F^{r−1} = S·Σ F^k
             later, passed_later = (arithmetic.mul(earlier, fails),
@@ -166,7 +170,7 @@ def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int
             weights = arithmetic.mul(weights, scale[..., None, :])
             totals = []
             for start in starts:  # the lower start, then the upper one
-                fewer = _fewer_in_traversal(arithmetic, earlier, passed_earlier, later,
+                fewer = fewer_in_traversal(arithmetic, earlier, passed_earlier, later,
                                             passed_later, start)
                 total = arithmetic.constant(0, (n,))
                 total[..., active] = arithmetic.total(arithmetic.mul(weights, fewer), -1)
@@ -189,13 +193,13 @@ def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int
                 for p, answer in zip(balls, laws.positions)]
 
     if digits <= FLOAT_DIGITS:
-        lifted = _lifted_doubles(values, positions)
+        lifted = lifted_doubles(values, positions)
         if lifted is not None:
             lifted, lift_error, dropped = lifted
-            # the values lifted as 0 (:func:`_lifted_doubles`), over every node
+            # the values lifted as 0 (:func:`~.traversal_columns.lifted_doubles`), over every node
             dropped *= (sum(scales, arb(0)) + 1) * (n * max(traversals) + len(nodes))
             lower, upper, start_error = summed(PlainDoubles(), lifted)
-            theta, underflow = _doubles_error(n, c, columns, len(chunks),
+            theta, underflow = doubles_error(n, c, columns, len(chunks),
                                               max(lift_error, start_error))
             if theta is not None:
                 underflow += dropped
@@ -214,185 +218,17 @@ def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int
 
 
 #: The share of the later traversals' tolerance the passive queries may cost
-#: (:func:`_passive_answers`).
+#: (:func:`~.traversal_columns.passive_answers`).
 PASSIVE = 0.125
 
 
-def _passive_answers(passes: list, fails: list, logs: list, counts: list, traversals: int,
-                     share: arb) -> tuple:
-    """The answers whose queries are taken as passive at a node (``passes``, ``fails``, ``logs``:
-    ``S``, ``F``, ``−log F`` per distinct answer; ``counts`` their multiplicities; ``R`` =
-    ``traversals``): their positions are dropped and their count among the queries passed is
-    bounded by Poisson variables (:func:`_passive_starts`), their own terms taken in
-    ``[0, F_a^s − F_a^R]`` (``s`` = :data:`SWEPT_TRAVERSALS`).  The answers least likely to
-    pass are taken while each query's ``R·S_a ≥ F_a^s − F_a^R`` and Le Cam's
-    ``R²Σ_P n_a S_a²`` stay within ``share`` and ``λ_R = R Σ_P n_a(−log F_a)`` within 300 (so
-    that ``e^{−λ}`` is a normal double).  Returns ``(answers, own)``: their indices and the bounds
-    ``F_a^s − F_a^R`` of every answer (a numpy array)."""
-    order = sorted(range(len(passes)), key=lambda a: float(passes[a].mid()))
-    own = np.array([float((fails[a] ** SWEPT_TRAVERSALS - fails[a] ** traversals).upper())
-                    for a in range(len(passes))])
-    chosen, squares, rate = [], arb(0), arb(0)
-    for a in order:
-        squares += counts[a] * passes[a] ** 2
-        rate += counts[a] * logs[a]
-        if not (traversals * passes[a] <= share and traversals ** 2 * squares <= share
-                and traversals * rate <= 300):
-            break
-        chosen.append(a)
-    return chosen, own
-
-
-def _passive_starts(arithmetic, chunk: list, quiet: list, values: list, logs: list,
-                    counts: list, c: int) -> tuple:
-    """The functionals after the last query (:func:`_fewer_in_traversal`) for each column
-    ``(ν, r)`` of ``chunk`` with the queries of the answers ``quiet`` passive (``values``:
-    ``(p_ρ, S, F, w)`` per node; ``logs``: ``−log F`` per node and answer), ``u_k`` bounds on
-    ``Pr[W ≤ c − 1 − k]``, ``W`` the passive queries before ``(r, i)``: between those passed
-    by traversal ``r − 1`` and by ``r``.  Lower: a query passed by ``r`` with probability
-    ``1 − F^r``, at most Poisson with mean ``−r log F`` stochastically (equal at 0), so
-    ``W ≤ Π``, Poisson with ``λ = r Σ n_a(−log F_a)`` (rounded up to a double of at least
-    ``2^{−400}``).  Upper: by Le Cam's inequality the count passed by ``r − 1`` is within
-    ``Σ p_j² ≤ (r − 1)² Σ n_a S_a²`` in total variation of a Poisson variable with mean
-    ``Σ p_j ≥ μ = (r − 1)Σ n_a S_a − C(r − 1, 2)Σ n_a S_a²`` (``p_j = 1 − F_j^{r−1}``,
-    Bonferroni), whose distribution function is at most that of mean ``μ`` (rounded down):
-    ``u_k ≤ Pr[Π_μ ≤ c − 1 − k] + (r − 1)² Σ n_a S_a²`` (docs/mathematics.md §12.4).  Returns
-    ``([lower] or [lower, upper], ε)``: the starts (shape ``(c, columns)``, computed from
-    ``e^{−λ}``, ``λ`` and ``1/m`` by sums and products; one start where nothing is passive)
-    and the relative error the doubles were lifted with (``0`` in intervals)."""
-    if not quiet:
-        return [arithmetic.constant(1, (c, len(chunk)))], arb(0)
-    sums = {}
-    for k in {k for k, _ in chunk}:
-        passes = values[k][1]
-        sums[k] = tuple(sum((counts[a] * x[a] for a in quiet), arb(0)) for x in (
-            logs[k], passes, [s ** 2 for s in passes]))
-    rates = [arb(max(math.nextafter(float((r * sums[k][0]).upper()), math.inf), 2.0 ** -400))
-             for k, r in chunk]
-    means = [arb(max(0.0, math.nextafter(float(((r - 1) * sums[k][1] - (r - 1) * (r - 2) / 2
-                                                * sums[k][2]).lower()), -math.inf)))
-             for k, r in chunk]
-    slack = [arb(math.nextafter(float(((r - 1) ** 2 * sums[k][2]).upper()), math.inf))
-             for k, r in chunk]
-    inverses = [arb(1) / m for m in range(1, c)]
-    if isinstance(arithmetic, PlainDoubles):
-        firsts = [[(-x).exp() for x in rates], [(-x).exp() for x in means]]
-        doubles, lift_error, _, _ = relative_doubles(firsts)
-        lift_error = max(lift_error, arb(2) ** -52)  # the 1/m
-        firsts = list(doubles)
-        lifted = [np.array([float(x) for x in xs]) for xs in (rates, means, slack)]
-        inverses = np.array([float(x.mid()) for x in inverses])
-    else:
-        firsts = [arithmetic.lift([(-x).exp() for x in xs]) for xs in (rates, means)]
-        lifted = [arithmetic.lift(xs) for xs in (rates, means, slack)]
-        inverses = arithmetic.lift(inverses)
-        lift_error = arb(0)
-    starts = []
-    for first, rate in zip(firsts, lifted):
-        masses = [first]  # Pr[Π = m], m = 0 … c − 1
-        for m in range(1, c):
-            masses.append(arithmetic.mul(masses[-1],
-                                         arithmetic.mul(rate, inverses[..., m - 1, None])))
-        cumulative = [masses[0]]
-        for m in range(1, c):
-            cumulative.append(arithmetic.add(cumulative[-1], masses[m]))
-        starts.append(np.stack(cumulative[::-1], axis=-2))
-    starts[1] = arithmetic.add(starts[1], lifted[2][..., None, :])
-    return starts, lift_error
-
-
 #: The share of the later traversals' tolerance below which a column's ``Q_{i,r}`` is taken as
-#: 1 or 0 (:func:`_settled_columns`).
+#: 1 or 0 (:func:`~.traversal_columns.settled_columns`).
 SETTLED = 0.125
 
 
-@np.errstate(over="ignore", invalid="ignore")
-def _settled_columns(values: list, columns: list, counts: list, c: int, delta: arb) -> np.ndarray:
-    """For each column ``(ν, r)`` (``values``: ``(p_ρ, S, F, w)`` per node, ``S`` and ``F`` per
-    distinct answer): ``1`` where every ``Q_{i,r} ≥ 1 − δ``, ``−1`` where every
-    ``Q_{i,r} ≤ δ``, else ``0``.  The queries before ``(r, i)`` are at most the ``M_r`` of all
-    the queries with ``R_j ≤ r`` and at least ``M_{r−1} − 1``, so ``Q_{i,r} ≥ 1 − Pr[M_r ≥ c]``
-    and ``Q_{i,r} ≤ Pr[M_{r−1} ≤ c]``; by Markov's inequality for ``x^M``
-    (Chernoff's bound) ``Pr[M_t ≥ c] ≤ x^{−c} G_t(x)`` for ``x ≥ 1`` and
-    ``Pr[M_t ≤ c] ≤ x^{−c} G_t(x)`` for ``0 < x ≤ 1``,
-    ``G_t(x) = Π_j (F_j^t + (1 − F_j^t)x)^{n_j}``, at ``x = c/E[M_t]`` (any ``x`` gives a
-    bound: it is evaluated in double intervals, its powers overflowing to no bound)."""
-    settled = np.zeros(len(columns), dtype=int)
-    if not columns:
-        return settled
-    arithmetic = FloatIntervals()
-    lifted = [(arithmetic.lift(passes), arithmetic.lift(fails)) for _, passes, fails, _ in values]
-    size = max(1, CHUNK_ENTRIES // (4 * len(counts)))
-    for start in range(0, len(columns), size):
-        settled[start:start + size] = _settled_chunk(
-            arithmetic, lifted, columns[start:start + size], np.array(counts), c, delta)
-    return settled
-
-
-def _settled_chunk(arithmetic, lifted: list, columns: list, multiplicities: np.ndarray, c: int,
-                   delta: arb) -> np.ndarray:
-    """:func:`_settled_columns` on some of the columns (``lifted``: the nodes' ``S`` and ``F``
-    per distinct answer in double intervals)."""
-    settled = np.zeros(len(columns), dtype=int)
-    passing, fails = (np.stack([lifted[k][part] for k, _ in columns], axis=-1)
-                      for part in range(2))
-    for sign, shift in ((1, 0), (-1, 1)):  # M_r ≥ c, then M_{r−1} ≤ c
-        exponents = np.array([r - shift for _, r in columns])
-        powers, sums = _column_powers(arithmetic, fails, exponents)
-        passed = arithmetic.mul(passing, sums)  # 1 − F^t
-        means = multiplicities @ ((passed[0] + passed[1]) / 2)
-        with np.errstate(divide="ignore"):
-            points = np.clip(c / means, 2.0 ** -20, 2.0 ** 20)
-        useful = points > 1 if sign == 1 else points < 1
-        x = arithmetic.lift([arb(float(p)) for p in points])
-        scaled = arithmetic.lift([arb(float(p)) ** -c for p in points])  # x^{−c}
-        bases = arithmetic.add(powers, arithmetic.mul(passed, x[..., None, :]))
-        bounds = arithmetic.mul(_product_of_powers(arithmetic, bases, multiplicities), scaled)
-        settled[useful & (bounds[1] <= float(delta.lower())) & (settled == 0)] = sign
-    return settled
-
-
-def _lifted_doubles(values: list, positions: np.ndarray) -> tuple | None:
-    """The nodes' ``(w p_ρ, S, F)`` (``values``: ``(p_ρ, S, F, w)`` per node, ``S`` and ``F``
-    per distinct answer, balls) as doubles, ``S`` and ``F`` per query, with one relative error
-    (:func:`~exactdp.exact.backends.rounding_bounds.relative_doubles`): ``(lifted, ε, τ)``,
-    those below :data:`~exactdp.exact.backends.rounding_bounds.LIFT_FLOOR` lifted as 0 and at
-    most ``τ`` (a query whose ``F`` or ``S`` is taken as 0 changes every probability by at most
-    ``F`` or ``R·S``: the two processes differ only where it fails its first traversal, or
-    passes by the ``R``-th); ``None`` where a scale exceeds 1 (the range
-    :func:`_doubles_error` covers)."""
-    rows = [[weight * density] + list(passes) + list(fails)
-            for density, passes, fails, weight in values]
-    doubles, error, dropped, _ = relative_doubles(rows)
-    if not doubles[:, 0].max() <= 1:
-        return None
-    d = (doubles.shape[1] - 1) // 2
-    return ([(row[0], row[1:d + 1][positions], row[d + 1:][positions]) for row in doubles],
-            error, dropped)
-
-
-def _doubles_error(n: int, c: int, columns: list, chunks: int, lift_error: arb) -> tuple:
-    """``(θ, η)``: the sum of :func:`later_traversals` computed in plain doubles lies within
-    ``[v(1 − θ) − η, v(1 + θ) + η]`` of the exact one on the exact inputs, ``v`` the computed
-    value (docs/mathematics.md §12.4): each term of it has at most
-    ``K = (n + 1)(κ + 2) + c + columns + chunks`` roundings, ``κ = 2R + ⌈log₂ R⌉ + 1`` those of
-    a query's factor at the most traversals ``R``, and ``D = (n + 1)R + 2`` inputs each within
-    the relative error ``lift_error`` (:func:`~exactdp.exact.backends.rounding_bounds
-    .factor_bound`); a product that underflows errs by at most ``2^{−1075}`` absolutely, and
-    every value is at most ``1 + θ``, so the at most ``N = 4(n + 1)(c + 2)·columns`` products
-    add at most ``η = 4N·2^{−1075}``.  ``(None, None)`` where ``(1 + θ)^{n+3} > 2``."""
-    most = max(r for _, r in columns)
-    kappa = 2 * most + most.bit_length() + 1
-    roundings = (n + 1) * (kappa + 2) + 4 * c + len(columns) + chunks
-    theta = factor_bound(roundings, (n + 1) * most + 2 * c + 4, lift_error)
-    if not (1 + theta) ** (n + 3) <= 2:
-        return None, None
-    products = 4 * (n + 1) * (c + 2) * len(columns)
-    return theta, 4 * products * UNDERFLOW
-
-
 #: Most columns (a node and a traversal) computed in one vectorised chunk
-#: (:func:`_fewer_in_traversal`), and most entries of its largest arrays (the functionals kept:
+#: (:func:`fewer_in_traversal`), and most entries of its largest arrays (the functionals kept:
 #: about ``2√n`` of ``c`` entries per column, and the queries' powers, ``n`` per column; 16
 #: bytes each in double intervals), which bounds its memory.
 TRAVERSAL_CHUNK = 4096
@@ -423,29 +259,11 @@ def _chunks(columns: list, queries, c: int) -> list:
 
 
 def _segment(n: int) -> int:
-    """The queries per segment of :func:`_fewer_in_traversal`, about ``√n``."""
+    """The queries per segment of :func:`fewer_in_traversal`, about ``√n``."""
     return max(1, math.isqrt(n))
 
 
-def _column_powers(arithmetic, bases, exponents: np.ndarray) -> tuple:
-    """``(x^e, Σ_{k<e} x^k)`` for ``x = bases[..., i, k]``, ``e = exponents[k]`` (``bases`` of
-    shape ``(n, columns)``), by binary powering (``(x^m, G(m))`` and ``(x^l, G(l))`` combine
-    to ``(x^{m+l}, G(m) + x^m G(l))``): only sums and
-    products of non-negative numbers; ``x^e`` has at most ``e`` roundings, the sum at most
-    ``2e + ⌈log₂ e⌉ + 1`` (docs/mathematics.md §12.4)."""
-    shape = bases.shape[-2:]
-    power, total = arithmetic.constant(1, shape), arithmetic.constant(0, shape)
-    step_power, step_total = bases, arithmetic.constant(1, shape)
-    for bit in range(int(exponents.max(initial=0)).bit_length()):
-        chosen = ((exponents >> bit) & 1).astype(bool)
-        total = np.where(chosen, arithmetic.add(total, arithmetic.mul(power, step_total)), total)
-        power = np.where(chosen, arithmetic.mul(power, step_power), power)
-        step_total = arithmetic.add(step_total, arithmetic.mul(step_power, step_total))
-        step_power = arithmetic.mul(step_power, step_power)
-    return power, total
-
-
-def _fewer_in_traversal(arithmetic, earlier, passed_earlier, later, passed_later, start):
+def fewer_in_traversal(arithmetic, earlier, passed_earlier, later, passed_later, start):
     """``Q_{i,r}`` (:func:`retraversal`) for every column ``(ν, r)`` of ``earlier`` =
     ``F_i^{r−1}`` and ``later`` = ``F_i^r`` (shape ``(n, columns)``; ``passed_…`` one minus
     them), by the recurrences of
@@ -522,7 +340,7 @@ def traversal_bound(arithmetic, passes: list, fails: list, counts: list,
     # blocks [points[k], points[k + 1]] (one block [1, 1] for a single traversal)
     left = np.arange(max(1, len(points) - 1))
     right = np.minimum(left + 1, len(points) - 1)
-    powers, sums = _column_powers(  # a^{p−1}, Σ_{k<p−1} a^k
+    powers, sums = column_powers(  # a^{p−1}, Σ_{k<p−1} a^k
         arithmetic, np.broadcast_to(sizes[..., None], sizes.shape + (len(points),)), points - 1)
     at_points = arithmetic.mul(passing[..., None], powers)  # s_i a_i^{p−1}
     largest = np.maximum(arithmetic.largest(at_points[..., left], -2),
@@ -532,28 +350,12 @@ def traversal_bound(arithmetic, passes: list, fails: list, counts: list,
                               arithmetic.add(sums[..., right], powers[..., right]))
     lengths = (points[right] - points[left] + 1).astype(float)
     product = arithmetic.mul(arithmetic.from_upper(largest), arithmetic.from_upper(lengths))
-    product = arithmetic.mul(product, _product_of_powers(arithmetic, ends, np.array(counts)))
+    product = arithmetic.mul(product, product_of_powers(arithmetic, ends, np.array(counts)))
     return arithmetic.upper(arithmetic.total(product, -1))
 
 
 #: Blocks of traversals of :func:`traversal_bound`.
 BOUND_BLOCKS = 512
-
-
-def _product_of_powers(arithmetic, bases, exponents: np.ndarray):
-    """``Π_j bases[..., j, :]^exponents[j]``: the powers by binary powering (all rows at once),
-    then the product over the rows by halving."""
-    shape = bases.shape[-2:]
-    power, step = arithmetic.constant(1, shape), bases
-    for bit in range(int(exponents.max()).bit_length()):
-        chosen = ((exponents >> bit) & 1).astype(bool)[:, None]
-        power = np.where(chosen, arithmetic.mul(power, step), power)
-        step = arithmetic.mul(step, step)
-    while power.shape[-2] > 1:
-        if power.shape[-2] % 2:
-            power = np.concatenate((power, arithmetic.constant(1, (1, shape[1]))), axis=-2)
-        power = arithmetic.mul(power[..., 0::2, :], power[..., 1::2, :])
-    return power[..., 0, :]
 
 
 def _grid(cuts: list, scale: Fraction) -> list:
