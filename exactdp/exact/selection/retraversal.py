@@ -87,11 +87,10 @@ def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int
     ``jobs`` worker processes.  Up to :data:`~exactdp.exact.selection.kinds.FLOAT_DIGITS`
     digits in plain doubles with an a-priori rounding bound
     (:func:`~.traversal_columns.doubles_error`), else (or where a value leaves the range that
-    bound covers) as
-    :func:`~exactdp.exact.selection.kinds.in_intervals_first` chooses.  Its tails are left to
-    the first traversal's integral, which bounds the whole integrand (at most ``p_ρ``) outside
-    the range (with no first traversal swept, they are this integral's).  ``progress`` is told
-    the chunks, then counts them."""
+    bound covers) as :func:`~exactdp.exact.selection.kinds.in_intervals_first` chooses.  Its
+    tails are left to the first traversal's integral, which bounds the whole integrand (at
+    most ``p_ρ``) outside the range (with no first traversal swept, they are this
+    integral's).  ``progress`` is told the chunks, then counts them."""
     n = len(laws.positions)
     bounding = FloatIntervals() if digits <= FLOAT_DIGITS else ArbArrays()
 
@@ -120,19 +119,20 @@ def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int
     logs = [[-f.log() for f in fails] for _, _, fails, _ in values]  # −log F per answer
     traversals = [traversals_at(middle) for _, _, middle in nodes]
     passive = [passive_answers(passes, fails, minus_logs, laws.counts, most,
-                                tolerance * PASSIVE / (len(nodes) * abs(scale)), SWEPT_TRAVERSALS)
+                               tolerance * PASSIVE / (len(nodes) * abs(scale)), SWEPT_TRAVERSALS)
                for (_, passes, fails, _), minus_logs, most, scale
                in zip(values, logs, traversals, scales)]
     passive_radius = np.zeros(len(laws.counts))  # the passive queries' own terms, by answer
     for scale, (answers, own) in zip(scales, passive):
         passive_radius[answers] += float(abs(scale).upper()) * own[answers]
+    passive = [set(answers) for answers, _ in passive]
     radius = arb(0, (error + tolerance * SETTLED * sum(scales, arb(0))).upper())
     chunks = [(part, False) for part in _chunks(
         [column for column, at in zip(columns, settled) if at == 1], lambda nodes: n, c)]
     chunks += [(part, True) for part in _chunks(
         [column for column, at in zip(columns, settled) if at == 0], lambda nodes: sum(
             count for answer, count in enumerate(laws.counts)
-            if not all(answer in passive[k][0] for k in nodes)), c)]
+            if not all(answer in passive[k] for k in nodes)), c)]
     if progress is not None:
         progress(0, note=f"traversal chunks: {len(chunks)} of {len(columns)} node traversals, "
                          f"{int((settled != 0).sum())} settled")
@@ -155,10 +155,10 @@ def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int
                 weights = arithmetic.mul(arithmetic.mul(passing, earlier), scale[..., None, :])
                 total = arithmetic.total(weights, -1)
                 return total, total, arb(0)
-            quiet = sorted(set.intersection(*(set(passive[k][0]) for k, _ in chunk)))
+            quiet = sorted(set.intersection(*(passive[k] for k, _ in chunk)))
             active = np.flatnonzero(~np.isin(laws.positions, quiet))
             starts, lift_error = passive_starts(arithmetic, chunk, quiet, values, logs,
-                                                 laws.counts, c)
+                                                laws.counts, c)
             scale, passing, fails = (np.stack([lifted[k][part][..., active] if part else
                                                lifted[k][part] for k, _ in chunk], axis=-1)
                                      for part in range(3))
@@ -171,7 +171,7 @@ def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int
             totals = []
             for start in starts:  # the lower start, then the upper one
                 fewer = fewer_in_traversal(arithmetic, earlier, passed_earlier, later,
-                                            passed_later, start)
+                                           passed_later, start)
                 total = arithmetic.constant(0, (n,))
                 total[..., active] = arithmetic.total(arithmetic.mul(weights, fewer), -1)
                 totals.append(total)
@@ -200,7 +200,7 @@ def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int
             dropped *= (sum(scales, arb(0)) + 1) * (n * max(traversals) + len(nodes))
             lower, upper, start_error = summed(PlainDoubles(), lifted)
             theta, underflow = doubles_error(n, c, columns, len(chunks),
-                                              max(lift_error, start_error))
+                                             max(lift_error, start_error))
             if theta is not None:
                 underflow += dropped
                 return enclosed([(arb(float(low)) * (1 - theta) - underflow).union(
