@@ -355,7 +355,7 @@ def traversal_bound(arithmetic, passes: list, fails: list, counts: list,
 
 
 #: Blocks of traversals of :func:`traversal_bound`.
-BOUND_BLOCKS = 512
+BOUND_BLOCKS = 64
 
 
 def _grid(cuts: list, scale: Fraction) -> list:

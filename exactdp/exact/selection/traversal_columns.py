@@ -127,23 +127,31 @@ def settled_columns(values: list, columns: list, counts: list, c: int, delta: ar
 def _settled_chunk(arithmetic, lifted: list, columns: list, multiplicities: np.ndarray, c: int,
                    delta: arb) -> np.ndarray:
     """:func:`settled_columns` on some of the columns (``lifted``: the nodes' ``S`` and ``F``
-    per distinct answer in double intervals)."""
+    per distinct answer in double intervals).  The bound is evaluated only on the columns whose
+    expected count, in doubles, lies at least ``3√max(c, E[M])`` from ``c`` (elsewhere it
+    would not fall below ``δ``; which columns are tried changes no enclosure)."""
     settled = np.zeros(len(columns), dtype=int)
     passing, fails = (np.stack([lifted[k][part] for k, _ in columns], axis=-1)
                       for part in range(2))
     for sign, shift in ((1, 0), (-1, 1)):  # M_r ≥ c, then M_{r−1} ≤ c
         exponents = np.array([r - shift for _, r in columns])
-        powers, sums = column_powers(arithmetic, fails, exponents)
-        passed = arithmetic.mul(passing, sums)  # 1 − F^t
-        means = multiplicities @ ((passed[0] + passed[1]) / 2)
+        middles = [(x[0] + x[1]) / 2 for x in (passing, fails)]
+        _, sums = column_powers(PlainDoubles(), middles[1], exponents)
+        means = multiplicities @ (middles[0] * sums)  # E[M_t], roughly
+        with np.errstate(invalid="ignore"):
+            tried = np.flatnonzero((sign * (c - means) >= 3 * np.sqrt(np.maximum(c, means)))
+                                   & (settled == 0))
+        if not len(tried):
+            continue
+        powers, sums = column_powers(arithmetic, fails[..., tried], exponents[tried])
+        passed = arithmetic.mul(passing[..., tried], sums)  # 1 − F^t
         with np.errstate(divide="ignore"):
-            points = np.clip(c / means, 2.0 ** -20, 2.0 ** 20)
-        useful = points > 1 if sign == 1 else points < 1
+            points = np.clip(c / means[tried], 2.0 ** -20, 2.0 ** 20)
         x = arithmetic.lift([arb(float(p)) for p in points])
         scaled = arithmetic.lift([arb(float(p)) ** -c for p in points])  # x^{−c}
         bases = arithmetic.add(powers, arithmetic.mul(passed, x[..., None, :]))
         bounds = arithmetic.mul(product_of_powers(arithmetic, bases, multiplicities), scaled)
-        settled[useful & (bounds[1] <= float(delta.lower())) & (settled == 0)] = sign
+        settled[tried[bounds[1] <= float(delta.lower())]] = sign
     return settled
 
 
