@@ -49,11 +49,11 @@ def retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: arb
     The first term, ``S_i·Pr[fewer than c of the queries before i pass]``, is the given-order
     Sparse Vector's integrand (:func:`given_order_probabilities`, its sweep stopping where the
     rest is negligible).  The threshold noise's range is cut into cells; on cell ``k`` the
-    traversals ``2 … R_k`` are integrated (:func:`later_traversals`, in double-precision
-    intervals up to ``digits``, :func:`~exactdp.exact.selection.kinds.in_intervals_first`) and
-    the rest bounded analytically (:func:`traversals_per_cell`): where many queries pass in one
+    traversals ``2 … R_k`` are integrated (:func:`later_traversals`, to ``digits``) and the
+    rest bounded analytically (:func:`traversals_per_cell`): where many queries pass in one
     traversal, ``R_k = 1`` and no later traversal is computed at all.  ``progress`` is told the
-    traversals modelled, then the pieces of both integrals, counted on."""
+    traversals modelled, then the pieces of the first integral and the chunks of the later
+    traversals, counted on."""
     hub = mech.threshold_noise
     laws = PassProbabilities(hub, mech.query_noise, mech.threshold, values, tolerance)
     grid = _grid(laws.cuts, hub.scale)
