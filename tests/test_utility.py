@@ -1384,6 +1384,42 @@ def test_worker_processes_give_the_same_balls():
             assert counted == sorted(counted) and counted[-1] >= int(planned[-1].split()[-1])
 
 
+#: Run in a fresh interpreter (as :data:`WORKER_SCRIPT`): Sparse Vector with retraversal whose
+#: later traversals run in plain doubles and in double intervals, in one process and in two.
+RETRAVERSAL_WORKER_SCRIPT = """
+import json
+import exactdp
+from exactdp.exact.selection import retraversal, selection_probabilities
+from exactdp.workers import will_fork
+mech = exactdp.mechanism("svt_retraversal", eps1=1, eps2=1, c=40, T=315)
+queries = [0, 3, 1, 1, 2] * 80
+report = []
+for doubles in (True, False):
+    if not doubles:
+        retraversal.doubles_error = lambda *args: (None, None)
+    notes = []
+    alone = selection_probabilities(mech, queries, digits=2)
+    both = selection_probabilities(mech, queries, digits=2, jobs=2,
+                                   progress=lambda done, note="": notes.append(note))
+    same = all(a.mid() == b.mid() and a.rad() == b.rad() for a, b in zip(alone, both))
+    chunks = [note for note in notes if note.startswith("traversal chunks")]
+    report.append(dict(forked=will_fork(2), same=same, chunks=chunks))
+print(json.dumps(report))
+"""
+
+
+def test_retraversal_later_traversals_in_worker_processes_give_the_same_balls():
+    # the later traversals' chunks in two forked workers (their results cross as numpy arrays
+    # and doubles): the same balls as in one process, in plain doubles and in intervals
+    import subprocess
+    import sys
+
+    finished = subprocess.run([sys.executable, "-c", RETRAVERSAL_WORKER_SCRIPT],
+                              capture_output=True, text=True, timeout=600, check=True)
+    for case in json.loads(finished.stdout):
+        assert case["forked"] and case["same"] and case["chunks"]
+
+
 def test_pieces_in_turn_count_each_quadrature_after_the_ones_before():
     # two quadratures of 3 and 2 pieces, with a note between: the pieces come out as 1 … 5
     from exactdp.exact.selection.kinds import PiecesInTurn

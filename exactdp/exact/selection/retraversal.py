@@ -154,7 +154,7 @@ def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int
                 earlier, _ = column_powers(arithmetic, fails, exponents)
                 weights = arithmetic.mul(arithmetic.mul(passing, earlier), scale[..., None, :])
                 total = arithmetic.total(weights, -1)
-                return total, total, arb(0)
+                return total, total, 0.0
             quiet = sorted(set.intersection(*(passive[k] for k, _ in chunk)))
             active = np.flatnonzero(~np.isin(laws.positions, quiet))
             starts, lift_error = passive_starts(arithmetic, chunk, quiet, values, logs,
@@ -175,16 +175,20 @@ def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int
                 total = arithmetic.constant(0, (n,))
                 total[..., active] = arithmetic.total(arithmetic.mul(weights, fewer), -1)
                 totals.append(total)
-            return totals[0], totals[-1], lift_error
+            # an upper bound on the error as a double: the result crosses from a worker process
+            return totals[0], totals[-1], math.nextafter(float(lift_error.upper()), math.inf)
 
         lower, upper = arithmetic.constant(0, (n,)), arithmetic.constant(0, (n,))
-        most_error = arb(0)
-        for done, (low, high, lift_error) in enumerate(forked_map(chunk_sum, chunks, jobs), 1):
+        most_error = 0.0
+        # Arb balls do not cross from a worker process: their chunks run here
+        workers = 1 if type(arithmetic) is ArbArrays else jobs
+        for done, (low, high, lift_error) in enumerate(
+                forked_map(chunk_sum, chunks, workers), 1):
             lower, upper = arithmetic.add(lower, low), arithmetic.add(upper, high)
             most_error = max(most_error, lift_error)
             if progress is not None:
                 progress(done)
-        return lower, upper, most_error
+        return lower, upper, arb(most_error)
 
     def enclosed(balls: list) -> list:
         """The balls, each with the quadrature's, the settled columns' and the passive
