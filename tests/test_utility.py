@@ -338,6 +338,62 @@ def test_retraversal_with_one_selection_equals_the_geometric_series(digits):
                     digits=digits)
 
 
+def test_retraversal_with_passive_queries_equals_the_geometric_series(monkeypatch):
+    # c = 1, the threshold far above the low answers and the top query needing up to tens of
+    # traversals: the low answers are passive, and the enclosures must still hold the closed
+    # form
+    from exactdp.exact.selection import retraversal
+
+    seen = []
+    passive_answers = retraversal.passive_answers
+
+    def counted_passive(*args):
+        chosen, own = passive_answers(*args)
+        seen.append(len(chosen))
+        return chosen, own
+    monkeypatch.setattr(retraversal, "passive_answers", counted_passive)
+    mech = exactdp.mechanism("svt_retraversal", eps1=4, eps2=1, c=1, T=8)
+    queries = [-16, 8, -16, -16, 6, -16, -16]
+    with mpmath.workdps(20):
+        reference = retraversal_reference(mech, queries)
+    assert_encloses(selection_probabilities(mech, queries, digits=4), reference, digits=4)
+    assert max(seen) > 0
+
+
+def test_retraversal_passive_queries_agree_with_all_active(monkeypatch):
+    # c = 2: with passive queries (the low answers) and with every query active (PASSIVE = 0
+    # leaves no room for any), the enclosures must overlap and the passive ones hold the
+    # others' midpoints within their radius
+    from exactdp.exact.selection import retraversal
+
+    mech = exactdp.mechanism("svt_retraversal", eps1=4, eps2=2, c=2, T=7)
+    queries = [-16, 8, -16, 7, -16, -16, 5, -16]
+    passive = selection_probabilities(mech, queries, digits=5)
+    monkeypatch.setattr(retraversal, "PASSIVE", 0.0)
+    active = selection_probabilities(mech, queries, digits=5)
+    for quick, full in zip(passive, active):
+        assert quick.overlaps(full) and quick.contains(full.mid())
+        assert float(quick.rad()) < 1e-5
+
+
+def test_retraversal_settled_traversals_agree_with_the_recurrence(monkeypatch):
+    # c = 40 of 400 queries, about 4 passing per traversal: the traversals well before and
+    # well after the 40th pass are settled (Q taken as 1 or 0); with none settled (SETTLED = 0)
+    # every one runs the recurrence, and the enclosures must overlap
+    from exactdp.exact.selection import retraversal
+
+    notes = []
+    mech = exactdp.mechanism("svt_retraversal", eps1=1, eps2=1, c=40, T=315)
+    queries = [0, 3, 1, 1, 2] * 80
+    settled = selection_probabilities(mech, queries, digits=2,
+                                      progress=lambda done, note="": notes.append(note))
+    assert any(note.endswith("settled") and not note.endswith(" 0 settled") for note in notes)
+    monkeypatch.setattr(retraversal, "SETTLED", 0.0)
+    recurred = selection_probabilities(mech, queries, digits=2)
+    for quick, full in zip(settled, recurred):
+        assert quick.overlaps(full) and float(quick.rad()) < 1e-3
+
+
 def test_retraversal_in_double_intervals_agrees_with_arb_balls():
     # c = 2, the threshold amid the answers: the double-precision enclosures (6 digits) must
     # hold the Arb ones' midpoints (one digit beyond FLOAT_DIGITS) and be as narrow
@@ -1242,12 +1298,16 @@ def test_retraversal_bound_holds_on_complex_points(arithmetic, traversals, block
 
 
 def test_retraversal_falls_back_to_arb_balls_where_doubles_are_too_wide(monkeypatch):
-    # double-precision intervals made useless (every node value ± 1): the probabilities must
-    # still come out to the digits asked for, from Arb balls
+    # plain doubles refused (their a-priori bound made unusable) and double-precision intervals
+    # made useless (every node value ± 1): the probabilities must still come out to the digits
+    # asked for, from Arb balls
+    from exactdp.exact.selection import retraversal
+
     mech = exactdp.mechanism("svt_retraversal", eps1=2, eps2=1, c=2, T=0)
     queries = [3, 0, 1, 2]
     honest = selection_probabilities(mech, queries, digits=6)
     widened = FloatIntervals.balls
+    monkeypatch.setattr(retraversal, "doubles_error", lambda *args: (None, None))
     monkeypatch.setattr(FloatIntervals, "balls",
                         staticmethod(lambda x: [b + arb(0, 1) for b in widened(x)]))
     fallen_back = selection_probabilities(mech, queries, digits=6)
@@ -1256,17 +1316,19 @@ def test_retraversal_falls_back_to_arb_balls_where_doubles_are_too_wide(monkeypa
 
 
 def test_retraversal_chunks_of_any_size_give_the_same_probabilities(monkeypatch):
-    # the traversals in chunks of at most 3 (the memory bound CHUNK_ENTRIES at its smallest
-    # useful value for these 4 queries and c = 2) against the default chunks of up to 512: the
-    # chunk boundaries carry F^{r−1} over exactly, so the enclosures must overlap
+    # the columns (node, traversal) in chunks of at most 3 (the memory bound CHUNK_ENTRIES at
+    # its smallest useful value for these 4 queries and c = 2) against the default chunks of up
+    # to 4096: each column is computed on its own, so the enclosures must overlap
     from exactdp.exact.selection import retraversal
     from exactdp.exact.selection.retraversal import largest_chunk
 
-    assert largest_chunk(10_000, 300) == 1 and largest_chunk(200, 6) == retraversal.TRAVERSAL_CHUNK
+    # the kept functionals (2·√n + 2 of c entries) stay within the bound at the paper's scale
+    assert (2 * 100 + 2) * 300 * largest_chunk(10_000, 300) <= retraversal.CHUNK_ENTRIES
+    assert largest_chunk(200, 6) == retraversal.TRAVERSAL_CHUNK
     mech = exactdp.mechanism("svt_retraversal", eps1=1, eps2=1, c=2, T=1)
     queries = [3, 0, 1, 2]
     whole = selection_probabilities(mech, queries, digits=6)
-    monkeypatch.setattr(retraversal, "CHUNK_ENTRIES", 3 * len(queries) * 2)
+    monkeypatch.setattr(retraversal, "CHUNK_ENTRIES", 3 * 4 * len(queries))
     assert largest_chunk(len(queries), 2) == 3
     chunked = selection_probabilities(mech, queries, digits=6)
     for a, b in zip(whole, chunked):
@@ -1321,6 +1383,42 @@ def test_worker_processes_give_the_same_balls():
         if name != "svt2":  # svt2's rule only: its chain sums over the nodes in this process
             counted = [done for done, note in case["calls"] if not note]  # after each part
             assert counted == sorted(counted) and counted[-1] >= int(planned[-1].split()[-1])
+
+
+#: Run in a fresh interpreter (as :data:`WORKER_SCRIPT`): Sparse Vector with retraversal whose
+#: later traversals run in plain doubles and in double intervals, in one process and in two.
+RETRAVERSAL_WORKER_SCRIPT = """
+import json
+import exactdp
+from exactdp.exact.selection import retraversal, selection_probabilities
+from exactdp.workers import will_fork
+mech = exactdp.mechanism("svt_retraversal", eps1=1, eps2=1, c=40, T=315)
+queries = [0, 3, 1, 1, 2] * 80
+report = []
+for doubles in (True, False):
+    if not doubles:
+        retraversal.doubles_error = lambda *args: (None, None)
+    notes = []
+    alone = selection_probabilities(mech, queries, digits=2)
+    both = selection_probabilities(mech, queries, digits=2, jobs=2,
+                                   progress=lambda done, note="": notes.append(note))
+    same = all(a.mid() == b.mid() and a.rad() == b.rad() for a, b in zip(alone, both))
+    chunks = [note for note in notes if note.startswith("traversal chunks")]
+    report.append(dict(forked=will_fork(2), same=same, chunks=chunks))
+print(json.dumps(report))
+"""
+
+
+def test_retraversal_later_traversals_in_worker_processes_give_the_same_balls():
+    # the later traversals' chunks in two forked workers (their results cross as numpy arrays
+    # and doubles): the same balls as in one process, in plain doubles and in intervals
+    import subprocess
+    import sys
+
+    finished = subprocess.run([sys.executable, "-c", RETRAVERSAL_WORKER_SCRIPT],
+                              capture_output=True, text=True, timeout=600, check=True)
+    for case in json.loads(finished.stdout):
+        assert case["forked"] and case["same"] and case["chunks"]
 
 
 def test_pieces_in_turn_count_each_quadrature_after_the_ones_before():

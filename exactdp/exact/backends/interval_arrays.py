@@ -169,3 +169,25 @@ class ArbArrays:
     @staticmethod
     def balls(x: np.ndarray) -> list:
         return list(x.ravel())
+
+
+class PlainDoubles(ArbArrays):
+    """Plain double-precision arrays for a recurrence of sums and products of non-negative
+    numbers: the elementwise operations of :class:`ArbArrays` (``x·y``, ``x + y``,
+    ``a·x + b·y``) on float arrays, with their own constants and reductions; no enclosure is
+    kept (nor lifted: the caller lifts with
+    :func:`~exactdp.exact.backends.rounding_bounds.relative_doubles` and bounds the rounding a
+    priori, :func:`~exactdp.exact.backends.rounding_bounds.factor_bound`), at a quarter of the
+    intervals' work."""
+
+    @staticmethod
+    def constant(value: float, shape: tuple) -> np.ndarray:
+        return np.full(shape, float(value))
+
+    @staticmethod
+    def dot(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return (x * y).sum(axis=-2)
+
+    @staticmethod
+    def total(x: np.ndarray, axis: int) -> np.ndarray:
+        return x.sum(axis=axis)

@@ -8,7 +8,6 @@ analytically (docs/mathematics.md §12.4).
 from __future__ import annotations
 
 import bisect
-import functools
 import math
 from fractions import Fraction
 
@@ -18,19 +17,23 @@ from flint import arb
 from ...errors import InputError, PrecisionError
 from ...mechanisms.selection import RetraversalMechanism
 from ...precision import to_arb
+from ...workers import forked_map
+from ..backends.interval_arrays import ArbArrays, FloatIntervals, PlainDoubles
 from ..backends.peak_search import first_integer
-from ..backends.vector_quadrature import integrate_vector
+from ..backends.vector_quadrature import quadrature_rule
 from .generating import generating_value, truncated_power, truncated_product
 from .given_order import given_order_probabilities
-from .kinds import (EVALUATION_COST, PiecesInTurn, SelectionKind, in_intervals_first,
-                    register_kind)
+from .kinds import (EVALUATION_COST, FLOAT_DIGITS, PiecesInTurn, SelectionKind,
+                    in_intervals_first, register_kind)
 from .pass_probabilities import PassProbabilities
+from .traversal_columns import (column_powers, doubles_error, lifted_doubles, passive_answers,
+                                passive_starts, product_of_powers, settled_columns)
 
 #: Most traversals of Sparse Vector with retraversal modelled exactly.
 MAX_TRAVERSALS = 200_000
 #: The traversals whose terms are integrated by the given-order Sparse Vector's sweep
 #: (``given_order.py``): 1, the first; 0 sends every traversal through the recurrence of
-#: :func:`_traversal_chunk` (the computation before the sweep took the first, which
+#: :func:`later_traversals` (the computation before the sweep took the first, which
 #: ``benchmarks/retraversal_speed.py`` times against it).
 SWEPT_TRAVERSALS = 1
 
@@ -46,11 +49,11 @@ def retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: arb
     The first term, ``S_i·Pr[fewer than c of the queries before i pass]``, is the given-order
     Sparse Vector's integrand (:func:`given_order_probabilities`, its sweep stopping where the
     rest is negligible).  The threshold noise's range is cut into cells; on cell ``k`` the
-    traversals ``2 … R_k`` are integrated (:func:`later_traversals`, in double-precision
-    intervals up to ``digits``, :func:`~exactdp.exact.selection.kinds.in_intervals_first`) and
-    the rest bounded analytically (:func:`traversals_per_cell`): where many queries pass in one
+    traversals ``2 … R_k`` are integrated (:func:`later_traversals`, to ``digits``) and the
+    rest bounded analytically (:func:`traversals_per_cell`): where many queries pass in one
     traversal, ``R_k = 1`` and no later traversal is computed at all.  ``progress`` is told the
-    traversals modelled, then the pieces of both integrals, counted on."""
+    traversals modelled, then the pieces of the first integral and the chunks of the later
+    traversals, counted on."""
     hub = mech.threshold_noise
     laws = PassProbabilities(hub, mech.query_noise, mech.threshold, values, tolerance)
     grid = _grid(laws.cuts, hub.scale)
@@ -68,115 +71,246 @@ def retraversal(mech: RetraversalMechanism, values: list, c: int, tolerance: arb
         first = given_order_probabilities(laws, c, tolerance / 2, in_turn.next(), jobs)
     later = [arb(0)] * len(values)
     if max(per_cell) > SWEPT_TRAVERSALS:
-        later = in_intervals_first(functools.partial(
-            later_traversals, laws, grid, per_cell, c, tolerance / 4, in_turn.next(),
-            jobs=jobs), digits, tolerance)
+        later = later_traversals(laws, grid, per_cell, c, tolerance / 4, in_turn.next(),
+                                 digits, jobs)
     return [p + q + arb(0, remainder.upper()) for p, q in zip(first, later)]
 
 
 def later_traversals(laws: PassProbabilities, grid: list, per_cell: list, c: int,
-                     tolerance: arb, progress, arithmetic, jobs: int) -> list:
+                     tolerance: arb, progress, digits: int, jobs: int) -> list:
     """``∫ p_ρ(z) Σ_{r=s+1}^{R_k} S_i F_i^{r−1} Q_{i,r} dz`` for every ``i`` over the cells
-    of ``grid`` (``s`` = :data:`SWEPT_TRAVERSALS`, ``R_k = per_cell[k]`` on cell ``k``), the
-    traversals computed in chunks, each a recurrence over the queries vectorised over its
-    traversals (:func:`_traversal_chunk`), in ``arithmetic``
-    (``exact/backends/interval_arrays.py``); its tails are left to the first traversal's
-    integral, which bounds the whole integrand (at most ``p_ρ``) outside the range (with no
-    first traversal swept, they are this integral's)."""
+    of ``grid`` (``s`` = :data:`SWEPT_TRAVERSALS`, ``R_k = per_cell[k]`` on cell ``k``) by one
+    Gauss–Legendre rule (:func:`~exactdp.exact.backends.vector_quadrature.quadrature_rule`,
+    bounded by :func:`traversal_bound`), its nodes evaluated together: every pair of a node
+    and a traversal is a column of one array, the columns taken in chunks, each a recurrence
+    over the queries vectorised over its columns (:func:`fewer_in_traversal`), the chunks in
+    ``jobs`` worker processes.  Up to :data:`~exactdp.exact.selection.kinds.FLOAT_DIGITS`
+    digits in plain doubles with an a-priori rounding bound
+    (:func:`~.traversal_columns.doubles_error`), else (or where a value leaves the range that
+    bound covers) as :func:`~exactdp.exact.selection.kinds.in_intervals_first` chooses.  Its
+    tails are left to the first traversal's integral, which bounds the whole integrand (at
+    most ``p_ρ``) outside the range (with no first traversal swept, they are this
+    integral's).  ``progress`` is told the chunks, then counts them."""
     n = len(laws.positions)
+    bounding = FloatIntervals() if digits <= FLOAT_DIGITS else ArbArrays()
 
     def traversals_at(middle: Fraction) -> int:
         return per_cell[bisect.bisect_right(grid, middle) - 1]
 
-    def evaluate(z, middle):
-        density, _, fails = laws(z, middle)
-        fails = arithmetic.lift(fails)
-        passing = arithmetic.one_minus(fails)
-        total = arithmetic.constant(0, (n,))
-        # F^{r−1} at the chunk's first r
-        earliest = fails if SWEPT_TRAVERSALS else arithmetic.constant(1, (n,))
-        sizes = _chunk_sizes(max(0, traversals_at(middle) - SWEPT_TRAVERSALS), n, c)
-        table = _powers(arithmetic, fails, max(sizes, default=0) + 1)
-        for size in sizes:
-            earlier, fewer, earliest = _traversal_chunk(arithmetic, table, earliest, size, c)
-            weights = arithmetic.mul(passing[..., None], earlier)  # S_i F_i^{r−1}
-            total = arithmetic.add(total, arithmetic.total(arithmetic.mul(weights, fewer), -1))
-        return [density * p for p in arithmetic.balls(total)]
-
     def bound(z, middle):
         density, passes, fails = laws.distinct_values(z, middle)
-        return abs(density) * traversal_bound(arithmetic, passes, fails, laws.counts,
+        return abs(density) * traversal_bound(bounding, passes, fails, laws.counts,
                                                traversals_at(middle))
 
     used = [k for k, traversals in enumerate(per_cell) if traversals > SWEPT_TRAVERSALS]
     cuts = grid[used[0]:used[-1] + 2]
     tails = arb(0) if SWEPT_TRAVERSALS else laws.tails
-    return integrate_vector(evaluate, bound, cuts, tails, tolerance, progress,
-                            EVALUATION_COST, jobs=jobs)
+    nodes, error = quadrature_rule(bound, cuts, tails, tolerance, EVALUATION_COST,
+                                   progress=progress, jobs=jobs)
+    # the columns: (node, traversal r) for r = s + 1 … R at each node; those where every
+    # Q_{i,r} is provably within δ of 1 or of 0 are not computed (settled_columns)
+    columns = [(k, r) for k, (_, _, middle) in enumerate(nodes)
+               for r in range(SWEPT_TRAVERSALS + 1, traversals_at(middle) + 1)]
+    values = [laws.distinct_values(z, middle) + (weight,) for z, weight, middle in nodes]
+    settled = settled_columns(values, columns, laws.counts, c, tolerance * SETTLED,
+                              CHUNK_ENTRIES)
+    scales = [w * p for p, _, _, w in values]
+    # the passive answers of each node (passive_answers), and their own terms' bound
+    logs = [[-f.log() for f in fails] for _, _, fails, _ in values]  # −log F per answer
+    traversals = [traversals_at(middle) for _, _, middle in nodes]
+    passive = [passive_answers(passes, fails, minus_logs, laws.counts, most,
+                               tolerance * PASSIVE / (len(nodes) * abs(scale)), SWEPT_TRAVERSALS)
+               for (_, passes, fails, _), minus_logs, most, scale
+               in zip(values, logs, traversals, scales)]
+    passive_radius = np.zeros(len(laws.counts))  # the passive queries' own terms, by answer
+    for scale, (answers, own) in zip(scales, passive):
+        passive_radius[answers] += float(abs(scale).upper()) * own[answers]
+    passive = [set(answers) for answers, _ in passive]
+    radius = arb(0, (error + tolerance * SETTLED * sum(scales, arb(0))).upper())
+    chunks = [(part, False) for part in _chunks(
+        [column for column, at in zip(columns, settled) if at == 1], lambda nodes: n, c)]
+    chunks += [(part, True) for part in _chunks(
+        [column for column, at in zip(columns, settled) if at == 0], lambda nodes: sum(
+            count for answer, count in enumerate(laws.counts)
+            if not all(answer in passive[k] for k in nodes)), c)]
+    if progress is not None:
+        progress(0, note=f"traversal chunks: {len(chunks)} of {len(columns)} node traversals, "
+                         f"{int((settled != 0).sum())} settled")
+    positions = np.array(laws.positions)
+
+    def summed(arithmetic, lifted: list) -> tuple:
+        """Lower and upper bounds on ``Σ_ν Σ_r w_ν p_ρ(z_ν) S_i F_i^{r−1} Q_{i,r}`` over the
+        columns (``0`` for the passive queries of a chunk,
+        :func:`~.traversal_columns.passive_answers`), ``lifted`` the nodes' ``(w p_ρ, S, F)`` in
+        ``arithmetic``, ``Q`` by the recurrence (from both starts of
+        :func:`~.traversal_columns.passive_starts`) or taken as 1, the chunks in worker
+        processes; and the largest relative error of the values lifted for the starts."""
+        def chunk_sum(chunk: tuple):
+            chunk, recurred = chunk
+            exponents = np.array([r - 1 for _, r in chunk])
+            if not recurred:
+                scale, passing, fails = (np.stack([lifted[k][part] for k, _ in chunk], axis=-1)
+                                         for part in range(3))
+                earlier, _ = column_powers(arithmetic, fails, exponents)
+                weights = arithmetic.mul(arithmetic.mul(passing, earlier), scale[..., None, :])
+                total = arithmetic.total(weights, -1)
+                return total, total, 0.0
+            quiet = sorted(set.intersection(*(passive[k] for k, _ in chunk)))
+            active = np.flatnonzero(~np.isin(laws.positions, quiet))
+            starts, lift_error = passive_starts(arithmetic, chunk, quiet, values, logs,
+                                                laws.counts, c)
+            scale, passing, fails = (np.stack([lifted[k][part][..., active] if part else
+                                               lifted[k][part] for k, _ in chunk], axis=-1)
+                                     for part in range(3))
+            earlier, sums = column_powers(arithmetic, fails, exponents)  # F^{r−1}, Σ_{k<r−1}
+            weights = arithmetic.mul(passing, earlier)  # S F^{r−1}
+            passed_earlier = arithmetic.mul(passing, sums)  # 1 − F^{r−1} = S·Σ F^k
+            later, passed_later = (arithmetic.mul(earlier, fails),
+                                   arithmetic.add(passed_earlier, weights))
+            weights = arithmetic.mul(weights, scale[..., None, :])
+            totals = []
+            for start in starts:  # the lower start, then the upper one
+                fewer = fewer_in_traversal(arithmetic, earlier, passed_earlier, later,
+                                           passed_later, start)
+                total = arithmetic.constant(0, (n,))
+                total[..., active] = arithmetic.total(arithmetic.mul(weights, fewer), -1)
+                totals.append(total)
+            # an upper bound on the error as a double: the result crosses from a worker process
+            return totals[0], totals[-1], math.nextafter(float(lift_error.upper()), math.inf)
+
+        lower, upper = arithmetic.constant(0, (n,)), arithmetic.constant(0, (n,))
+        most_error = 0.0
+        # Arb balls do not cross from a worker process: their chunks run here
+        workers = 1 if type(arithmetic) is ArbArrays else jobs
+        for done, (low, high, lift_error) in enumerate(
+                forked_map(chunk_sum, chunks, workers), 1):
+            lower, upper = arithmetic.add(lower, low), arithmetic.add(upper, high)
+            most_error = max(most_error, lift_error)
+            if progress is not None:
+                progress(done)
+        return lower, upper, arb(most_error)
+
+    def enclosed(balls: list) -> list:
+        """The balls, each with the quadrature's, the settled columns' and the passive
+        queries' errors."""
+        return [p + radius + arb(0, float(passive_radius[answer]) * (1 + 2.0 ** -40))
+                for p, answer in zip(balls, laws.positions)]
+
+    if digits <= FLOAT_DIGITS:
+        lifted = lifted_doubles(values, positions)
+        if lifted is not None:
+            lifted, lift_error, dropped = lifted
+            # the values lifted as 0 (:func:`~.traversal_columns.lifted_doubles`), over every node
+            dropped *= (sum(scales, arb(0)) + 1) * (n * max(traversals) + len(nodes))
+            lower, upper, start_error = summed(PlainDoubles(), lifted)
+            theta, underflow = doubles_error(n, c, columns, len(chunks),
+                                             max(lift_error, start_error))
+            if theta is not None:
+                underflow += dropped
+                return enclosed([(arb(float(low)) * (1 - theta) - underflow).union(
+                                    arb(float(high)) * (1 + theta) + underflow)
+                                 for low, high in zip(lower, upper)])
+
+    def in_arithmetic(arithmetic) -> list:
+        lifted = [(arithmetic.lift([weight * density])[..., 0],
+                   arithmetic.lift(passes)[..., positions], arithmetic.lift(fails)[..., positions])
+                  for density, passes, fails, weight in values]
+        lower, upper, _ = summed(arithmetic, lifted)
+        return enclosed([low.union(high) for low, high in zip(arithmetic.balls(lower),
+                                                             arithmetic.balls(upper))])
+    return in_intervals_first(in_arithmetic, digits, tolerance)
 
 
-#: Most traversals computed in one vectorised chunk (:func:`_traversal_chunk`), and most
-#: entries of its largest array (the functionals: queries × c × traversals, 16 bytes each in
-#: double intervals), which bounds its memory.
-TRAVERSAL_CHUNK = 512
+#: The share of the later traversals' tolerance the passive queries may cost
+#: (:func:`~.traversal_columns.passive_answers`).
+PASSIVE = 0.125
+
+
+#: The share of the later traversals' tolerance below which a column's ``Q_{i,r}`` is taken as
+#: 1 or 0 (:func:`~.traversal_columns.settled_columns`).
+SETTLED = 0.125
+
+
+#: Most columns (a node and a traversal) computed in one vectorised chunk
+#: (:func:`fewer_in_traversal`), and most entries of its largest arrays (the functionals kept:
+#: about ``2√n`` of ``c`` entries per column, and the queries' powers, ``n`` per column; 16
+#: bytes each in double intervals), which bounds its memory.
+TRAVERSAL_CHUNK = 4096
 CHUNK_ENTRIES = 4_000_000
 
 
 def largest_chunk(n: int, c: int) -> int:
-    """The most traversals per chunk for ``n`` queries and cutoff ``c``."""
-    return max(1, min(TRAVERSAL_CHUNK, CHUNK_ENTRIES // (n * c)))
+    """The most columns per chunk for ``n`` queries and cutoff ``c``."""
+    kept = (2 * _segment(n) + 2) * c
+    return max(1, min(TRAVERSAL_CHUNK, CHUNK_ENTRIES // max(kept, 4 * n)))
 
 
-def _chunk_sizes(traversals: int, n: int, c: int) -> list:
-    """``traversals`` split into chunks of at most :func:`largest_chunk` traversals."""
-    full, rest = divmod(traversals, largest_chunk(n, c))
-    return [largest_chunk(n, c)] * full + ([rest] if rest else [])
+def _chunks(columns: list, queries, c: int) -> list:
+    """``columns`` (sorted by node) cut into consecutive chunks of at most
+    :func:`largest_chunk` columns for ``queries(nodes)`` queries, the number the recurrence
+    runs over for the chunk's set of nodes."""
+    chunks, current, nodes, most = [], [], set(), 0
+    for column in columns:
+        if column[0] not in nodes:
+            nodes = nodes | {column[0]}
+            most = largest_chunk(queries(nodes), c)
+        if len(current) >= most:
+            chunks.append(current)
+            current, nodes = [], {column[0]}
+            most = largest_chunk(queries(nodes), c)
+        current.append(column)
+    return chunks + ([current] if current else [])
 
 
-def _powers(arithmetic, bases, count: int):
-    """``bases^k`` for ``k = 0 … count − 1`` (shape ``(len(bases), count)``), by doubling."""
-    table = np.concatenate((arithmetic.constant(1, (bases.shape[-1], 1)), bases[..., None]),
-                           axis=-1)
-    while table.shape[-1] < count:
-        top = arithmetic.mul(table[..., -1:], bases[..., None])  # bases^{columns}
-        table = np.concatenate((table, arithmetic.mul(table, top)), axis=-1)
-    return table[..., :count]
+def _segment(n: int) -> int:
+    """The queries per segment of :func:`fewer_in_traversal`, about ``√n``."""
+    return max(1, math.isqrt(n))
 
 
-def _traversal_chunk(arithmetic, table, earliest, size: int, c: int) -> tuple:
-    """For the ``size`` traversals ``r`` from the one where ``F_i^{r−1}`` is ``earliest``: the
-    arrays ``F_i^{r−1}`` and ``Q_{i,r}`` (:func:`retraversal`), shape ``(n, size)``, and
-    ``F_i^{r−1}`` for the traversal after the chunk (``table``: ``F_i^k`` for ``k = 0 …`` at
-    least ``size``, :func:`_powers`).  ``Q`` follows the recurrences of
-    :func:`~exactdp.exact.selection.generating.weighted_around` over the queries (the prefix
+def fewer_in_traversal(arithmetic, earlier, passed_earlier, later, passed_later, start):
+    """``Q_{i,r}`` (:func:`retraversal`) for every column ``(ν, r)`` of ``earlier`` =
+    ``F_i^{r−1}`` and ``later`` = ``F_i^r`` (shape ``(n, columns)``; ``passed_…`` one minus
+    them), by the recurrences of
+    :func:`~exactdp.exact.selection.generating.weighted_around` over the queries: the prefix
     ``Π_{j<i}(F_j^r + (1 − F_j^r)y)`` truncated at degree ``c``, and the functional
-    ``u_k = Pr[fewer than c − k of the queries after i passed by traversal r − 1]``), each step
-    one operation on the whole chunk."""
-    earlier = arithmetic.mul(earliest[..., None], table[..., :size])  # F^{r−1}
-    later = arithmetic.mul(earliest[..., None], table[..., 1:size + 1])  # F^r
-    return earlier, _fewer_in_traversal(arithmetic, earlier, later, c), later[..., -1].copy()
-
-
-def _fewer_in_traversal(arithmetic, earlier, later, c: int):
-    """``Q_{i,r}`` for every traversal of a chunk (:func:`_traversal_chunk`): the prefix and
-    the functional are arrays of shape ``(c, chunk)``."""
+    ``u_k = Pr[fewer than c − k of the queries after i passed by traversal r − 1]``
+    (``u ← F_i^{r−1} u + (1 − F_i^{r−1}) shift(u)``), each step one operation on all the
+    columns, arrays of shape ``(c, columns)``.  The functionals run backwards and the prefix
+    forwards, so the functionals are kept at the ends of segments of about ``√n`` queries and
+    recomputed within each segment as the prefix reaches it (twice the functional's steps, a
+    ``2√n``-th of the memory)."""
     n, size = earlier.shape[-2:]
-    passed_earlier, passed_later = arithmetic.one_minus(earlier), arithmetic.one_minus(later)
+    c = start.shape[-2]
+    if n == 0:
+        return earlier
     zero = arithmetic.constant(0, (1, size))
-    functional, functionals = arithmetic.constant(1, (c, size)), [None] * n
-    for i in range(n - 1, -1, -1):
-        functionals[i] = functional
+
+    def before(functional, i: int):
+        """The functional of query ``i − 1`` from that of ``i``."""
         shifted = np.concatenate((functional[..., 1:, :], zero), axis=-2)
-        functional = arithmetic.mul_add(earlier[..., i, None, :], functional,
-                                        passed_earlier[..., i, None, :], shifted)
+        return arithmetic.mul_add(earlier[..., i, None, :], functional,
+                                  passed_earlier[..., i, None, :], shifted)
+
+    length = _segment(n)
+    ends = list(range(length, n, length)) + [n]  # the segments [previous end, end)
+    kept, functional = {}, start
+    for i in range(n - 1, -1, -1):
+        if i + 1 in ends:
+            kept[i + 1] = functional  # the functional of query i
+        functional = before(functional, i)
     prefix = np.concatenate((arithmetic.constant(1, (1, size)),
                              arithmetic.constant(0, (c - 1, size))), axis=-2)
     fewer = []
-    for i in range(n):
-        fewer.append(arithmetic.dot(prefix, functionals[i]))
-        shifted = np.concatenate((zero, prefix[..., :-1, :]), axis=-2)
-        prefix = arithmetic.mul_add(later[..., i, None, :], prefix, passed_later[..., i, None, :],
-                                    shifted)
+    for start, end in zip([0] + ends[:-1], ends):
+        functionals, functional = [kept[end]], kept[end]
+        for i in range(end - 1, start, -1):
+            functional = before(functional, i)
+            functionals.append(functional)
+        for i, functional in zip(range(start, end), reversed(functionals)):
+            fewer.append(arithmetic.dot(prefix, functional))
+            shifted = np.concatenate((zero, prefix[..., :-1, :]), axis=-2)
+            prefix = arithmetic.mul_add(later[..., i, None, :], prefix,
+                                        passed_later[..., i, None, :], shifted)
     return np.stack(fewer, axis=-2)
 
 
@@ -210,7 +344,8 @@ def traversal_bound(arithmetic, passes: list, fails: list, counts: list,
     # blocks [points[k], points[k + 1]] (one block [1, 1] for a single traversal)
     left = np.arange(max(1, len(points) - 1))
     right = np.minimum(left + 1, len(points) - 1)
-    powers, sums = _geometric_at(arithmetic, sizes, points - 1)  # a^{p−1}, Σ_{k<p−1} a^k
+    powers, sums = column_powers(  # a^{p−1}, Σ_{k<p−1} a^k
+        arithmetic, np.broadcast_to(sizes[..., None], sizes.shape + (len(points),)), points - 1)
     at_points = arithmetic.mul(passing[..., None], powers)  # s_i a_i^{p−1}
     largest = np.maximum(arithmetic.largest(at_points[..., left], -2),
                          arithmetic.largest(at_points[..., right], -2))
@@ -219,41 +354,12 @@ def traversal_bound(arithmetic, passes: list, fails: list, counts: list,
                               arithmetic.add(sums[..., right], powers[..., right]))
     lengths = (points[right] - points[left] + 1).astype(float)
     product = arithmetic.mul(arithmetic.from_upper(largest), arithmetic.from_upper(lengths))
-    for j, count in enumerate(counts):
-        product = arithmetic.mul(product, _integer_power(arithmetic, ends[..., j, :], count))
+    product = arithmetic.mul(product, product_of_powers(arithmetic, ends, np.array(counts)))
     return arithmetic.upper(arithmetic.total(product, -1))
 
 
 #: Blocks of traversals of :func:`traversal_bound`.
-BOUND_BLOCKS = 512
-
-
-def _geometric_at(arithmetic, bases, exponents: np.ndarray) -> tuple:
-    """``(bases^p, Σ_{k<p} bases^k)`` for each ``p`` of ``exponents`` (shape
-    ``(len(bases), len(exponents))``), by binary powering: ``(x^m, G(m))`` and ``(x^l, G(l))``
-    combine to ``(x^{m+l}, G(m) + x^m G(l))``."""
-    shape = (bases.shape[-1], len(exponents))
-    power, total = arithmetic.constant(1, shape), arithmetic.constant(0, shape)
-    step_power, step_total = bases[..., None], arithmetic.constant(1, (shape[0], 1))
-    for bit in range(int(exponents.max()).bit_length()):
-        chosen = ((exponents >> bit) & 1).astype(bool)
-        total = np.where(chosen, arithmetic.add(total, arithmetic.mul(power, step_total)), total)
-        power = np.where(chosen, arithmetic.mul(power, step_power), power)
-        step_total = arithmetic.add(step_total, arithmetic.mul(step_power, step_total))
-        step_power = arithmetic.mul(step_power, step_power)
-    return power, total
-
-
-def _integer_power(arithmetic, x, exponent: int):
-    """``x^exponent`` elementwise, by repeated squaring."""
-    result = None
-    while exponent:
-        if exponent & 1:
-            result = x if result is None else arithmetic.mul(result, x)
-        exponent >>= 1
-        if exponent:
-            x = arithmetic.mul(x, x)
-    return result
+BOUND_BLOCKS = 64
 
 
 def _grid(cuts: list, scale: Fraction) -> list:
@@ -312,7 +418,8 @@ def dropped_bound(fails: list, counts: list, c: int, traversals: int, enough: ar
     ``x^{1−c} G_R(x)·F_i^R/(F_i^R + (1 − F_i^R)x)``, ``G_R(x) = Π_j (F_j^R + (1 − F_j^R)x)^{n_j}``
     (the last factor grows with ``F_i^R``: taken at the largest), in ``O(d)`` operations
     (:func:`_markov_point` places ``x``; for ``c = 1``, ``x = 0``, ``E[0^{M′}] = Pr[M′ = 0]``).
-    Where that exceeds ``enough`` the last term is computed instead, the first ``c``
+    Where that exceeds ``enough`` (and ``enough < 1``: the sum is at most ``F_i^R``, which
+    then does) the last term is computed instead, the first ``c``
     coefficients of ``G_R`` (:func:`~exactdp.exact.selection.generating.truncated_product`,
     ``O(d·c)`` products), exact where Markov's bound is loose, near 1 (docs/mathematics.md
     §12.4)."""
@@ -326,6 +433,8 @@ def dropped_bound(fails: list, counts: list, c: int, traversals: int, enough: ar
                  * top / (top + (1 - top) * x)).upper())
     if bound <= enough:
         return bound
+    if enough >= 1:  # the dropped terms are at most F_i^R
+        return top
     groups = [truncated_power(f, s, count, c) for f, s, count in zip(powers, passes, counts)]
     fewer = arb(sum(truncated_product(groups, c).coeffs()[:c], arb(0)).upper())
     return fewer if fewer < bound else bound
