@@ -52,9 +52,9 @@ def fits(theta: arb, tolerance: arb) -> bool:
 def enclosures(values: np.ndarray, relative: arb, absolute: arb) -> list:
     """The balls ``v ± (θ·v + η)`` of non-negative doubles ``v`` (``θ = relative``,
     ``η = absolute``): each exact value ``x`` with ``|x − v| ≤ θv + η``.  The radii are
-    computed in doubles from ``θ`` and ``η`` rounded up, then times ``1 + 4u``: three
-    roundings (the product, the sum and that product) leave at least
-    ``(θv + η)(1 − u)³(1 + 4u) ≥ θv + η``; Arb rounds a radius up."""
+    computed in doubles from ``θ`` and ``η`` rounded up, then times ``1 + 2^{−50} = 1 + 8u``:
+    three roundings (the product, the sum and that product) leave at least
+    ``(θv + η)(1 − u)³(1 + 8u) ≥ θv + η``; Arb rounds a radius up."""
     theta = float(np.nextafter(float(relative.upper()), np.inf))
     eta = float(np.nextafter(float(absolute.upper()), np.inf))
     radii = (values * theta + eta) * (1 + 2.0 ** -50)
