@@ -37,7 +37,9 @@ The evaluation reads the integral form (``form/integral_form.py``) and nothing e
   messages in closed form (``backends/nested_messages.py``), a group with two hubs on the
   cells of the hubs' plane (``backends/hub_pairs.py``): piecewise exponential laws; for smooth
   laws (Gaussian, Gumbel) by a Gauss–Legendre rule per message with the ellipse bound, the
-  inner messages bounded on complex balls (``backends/nested_quadrature.py``);
+  inner messages bounded on complex balls (``backends/nested_quadrature.py``); two such
+  integrals whose regions are one up to exchanging noises of equal law
+  (``form/exchangeable_noises.py``) are computed once (:data:`GROUPS_KEPT` kept);
 * a **term** is the sum of the logs; the **form** ``log Σ_t e^{ℓ_t}``.
 
 Arb's exponent range is unbounded, so ``1e-428491`` is a ball like any other.  The working
@@ -51,6 +53,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
 import math
 from fractions import Fraction
 from typing import NamedTuple
@@ -68,6 +71,7 @@ from .discrete_hub import log_sum
 from .off_axis import on_flat_side, tangent_log_bound
 from .arithmetics import BALLS
 from .exponential_sums import ExponentialProduct, integrate, product_on_piece
+from ..form.exchangeable_noises import group_key
 from ..form.integral_form import Integral, IntegralForm, Term, interior_point
 from ..form.log_integrand import LogIntegrand
 from ..form.nested_integral import HubPair, NestedIntegral
@@ -503,9 +507,32 @@ NESTED_RULES = {NestedIntegral: (log_nested, "nested closed form"),
                 HubPair: (log_hub_pair, "hub-pair closed form")}
 
 
+#: Integrals over several noises whose logs are kept, by their key
+#: (``form/exchangeable_noises.py``) and the goal (a log certified to the goal at another
+#: working precision is as good: the precision carries guard bits beyond the goal).
+GROUPS_KEPT = 256
+
+
+@dataclasses.dataclass(frozen=True)
+class _Group:
+    """An integral over several noises, equal to another by its :func:`group_key` alone."""
+
+    key: object
+    integral: NestedIntegral | HubPair = dataclasses.field(compare=False)
+
+
 def log_several_noises(integral: NestedIntegral | HubPair, goal: int):
     """``(log of an integral over several noises as a ball or None, method name)``: by nested
-    quadrature where every law is smooth (``nested_quadrature.py``), else in closed form."""
+    quadrature where every law is smooth (``nested_quadrature.py``), else in closed form; once
+    for the integrals equal by exchanging noises (``form/exchangeable_noises.py``) at one
+    goal."""
+    return _log_group(_Group(group_key(integral), integral), goal)
+
+
+@functools.lru_cache(maxsize=GROUPS_KEPT)
+def _log_group(group: _Group, goal: int):
+    """:func:`log_several_noises` of ``group.integral``."""
+    integral = group.integral
     if smooth(integral):
         return log_nested_smooth(integral, goal), "nested quadrature"
     rule, name = NESTED_RULES[type(integral)]

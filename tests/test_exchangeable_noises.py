@@ -1,0 +1,87 @@
+"""Integrals over several noises equal by exchanging noises of one law
+(``exact/form/exchangeable_noises.py``): their keys, and the value one of them takes from
+another (``certified.log_several_noises``).
+
+References: ``Pr[a < c < b − 1]`` for ``a, b, c ~ N(0, 1)`` independent by ``mpmath.quad`` of
+``p(c)·Φ(c)·(1 − Φ(c + 1))`` (its error estimate as slack).
+"""
+
+from fractions import Fraction
+
+import mpmath
+from flint import ctx
+
+from exactdp.exact.backends.certified import log_several_noises
+from exactdp.exact.form.exchangeable_noises import group_key
+from exactdp.exact.form.nested_integral import Branch, HubPair, Leaf, NestedIntegral
+from exactdp.noise import Gaussian, Laplace
+from tests.conftest import assert_encloses
+
+ONE = Gaussian(Fraction(1))
+ZERO, UNIT = Fraction(0), Fraction(1)
+
+
+def hub_pair(inner_lowers=(), inner_uppers=(), leaf_lowers=(), leaf_uppers=(), law=ONE,
+             leaf_law=ONE) -> HubPair:
+    """Hubs ``z₁`` (no bound of its own) and ``z₂`` (bounds ``(α, β)``: ``α + βz₁``) and one
+    leaf (bounds ``(α, β₁, β₂)``)."""
+    return HubPair(Branch(law), Branch(law, lowers=inner_lowers, uppers=inner_uppers),
+                   (Leaf(leaf_law, lowers=leaf_lowers, uppers=leaf_uppers),))
+
+
+#: ``Pr[z₁ < c < z₂]`` with ``z₂ > z₁``: k-Min-Max's noise inside the range.
+BETWEEN = hub_pair(inner_lowers=((ZERO, UNIT),), leaf_lowers=((ZERO, UNIT, ZERO),),
+                   leaf_uppers=((ZERO, ZERO, UNIT),))
+#: ``Pr[z₁ < z₂ < c]``, ``c > z₁`` given too (implied by the others).
+ABOVE_BOTH = hub_pair(inner_lowers=((ZERO, UNIT),),
+                      leaf_lowers=((ZERO, ZERO, UNIT), (ZERO, UNIT, ZERO)))
+
+
+def test_exchanged_noises_and_implied_bounds_share_a_key():
+    """``Pr[a < c < b]`` and ``Pr[a < b < c]`` (one implied bound more) are the same integral
+    once ``b`` and ``c`` are exchanged; so is a chain ``a < b < c`` written as a tree."""
+    chain = NestedIntegral(Branch(ONE, children=(
+        Branch(ONE, lowers=((ZERO, UNIT),), children=(Branch(ONE, lowers=((ZERO, UNIT),)),)),)))
+    assert group_key(BETWEEN) == group_key(ABOVE_BOTH) == group_key(chain)
+
+
+def test_other_regions_and_laws_have_other_keys():
+    """A shifted bound, a leaf of another law, a free inner hub are other integrals (the leaf
+    below both hubs is not: ``Pr[c < a < b] = Pr[a < c < b]``)."""
+    shifted = hub_pair(inner_lowers=((ZERO, UNIT),), leaf_lowers=((UNIT, UNIT, ZERO),),
+                       leaf_uppers=((ZERO, ZERO, UNIT),))
+    other_law = hub_pair(inner_lowers=((ZERO, UNIT),), leaf_lowers=((ZERO, UNIT, ZERO),),
+                         leaf_uppers=((ZERO, ZERO, UNIT),), leaf_law=Gaussian(Fraction(2)))
+    laplace = hub_pair(inner_lowers=((ZERO, UNIT),), leaf_lowers=((ZERO, UNIT, ZERO),),
+                       leaf_uppers=((ZERO, ZERO, UNIT),), leaf_law=Laplace(Fraction(1)))
+    free = hub_pair(leaf_uppers=((ZERO, UNIT, ZERO),))
+    keys = [group_key(integral) for integral in (BETWEEN, shifted, other_law, laplace, free)]
+    assert len(set(keys)) == len(keys)
+    below = hub_pair(inner_lowers=((ZERO, UNIT),), leaf_uppers=((ZERO, UNIT, ZERO),))
+    assert group_key(below) == group_key(BETWEEN)
+
+
+def test_bounds_that_are_not_differences_keep_their_own_key():
+    """A bound ``z₂ > 2z₁`` is no difference bound, and an empty region (``z₂ > z₁ + 1`` and
+    ``z₂ < z₁``) has no closure: each integral is its own key."""
+    scaled = hub_pair(inner_lowers=((ZERO, Fraction(2)),))
+    empty = hub_pair(inner_lowers=((UNIT, UNIT),), inner_uppers=((ZERO, UNIT),))
+    assert group_key(scaled) is scaled and group_key(empty) is empty
+
+
+def test_an_integral_takes_the_value_of_its_exchanged_twin():
+    """``Pr[a < c < b − 1]`` as hubs ``a``, ``b`` with the leaf ``c``, then as hubs ``c``, ``b``
+    with the leaf ``a`` (the second takes the first's value): both enclose
+    ``∫ p(c)·Φ(c)·(1 − Φ(c + 1)) dc``."""
+    hubs_a_b = hub_pair(inner_lowers=((UNIT, UNIT),), leaf_lowers=((ZERO, UNIT, ZERO),),
+                        leaf_uppers=((-UNIT, ZERO, UNIT),))
+    hubs_c_b = hub_pair(inner_lowers=((UNIT, UNIT),), leaf_uppers=((ZERO, UNIT, ZERO),))
+    assert group_key(hubs_a_b) == group_key(hubs_c_b)
+    with mpmath.workdps(30):
+        expected, error = mpmath.quad(lambda c: mpmath.npdf(c) * mpmath.ncdf(c)
+                                      * (1 - mpmath.ncdf(c + 1)), [-mpmath.inf, 0, mpmath.inf],
+                                      error=True)
+    for integral in (hubs_a_b, hubs_c_b):
+        with ctx.workprec(90):
+            log_value, _ = log_several_noises(integral, 60)
+            assert_encloses(log_value.exp(), expected, 15, slack=error)
