@@ -10,7 +10,9 @@ of such a domain in one call.  :func:`verify` does it in three steps (docs/verif
    integral form evaluated once across the domain (the integral form groups equal factors into
    powers, so the ~11,000 output probabilities of Sparse Vector on ``{0,1}^10`` are 121
    integrals): the inputs' forms collected, then the distinct forms evaluated, each round
-   split across worker processes (``exactdp.workers.parallel_map``);
+   split across worker processes (``exactdp.workers.parallel_map``); for an ``(ε, δ)`` claim
+   first to :data:`~exactdp.exact.divergences.profile.SCREEN_DIGITS` digits, which stand where
+   step 2 finds every ``δ(ε)`` exactly 0;
 2. float64 bounds, rounded outward, of the pair's ``δ(ε)``, Rényi sum or ``D_∞`` for every
    ordered neighbouring pair at once (``exact/divergences/pair_bounds.py``): a pair whose upper
    bound meets the claim is proven to meet it;
@@ -38,7 +40,7 @@ from .exact.divergences.output_pairs import (FormCollector, ball_of, certified_r
                                              check_complete, known_results,
                                              output_probabilities)
 from .exact.divergences.pair_bounds import Comparison, float_ends
-from .exact.divergences.profile import privacy_profile
+from .exact.divergences.profile import SCREEN_DIGITS, privacy_profile
 from .exact.divergences.renyi import check_alphas, renyi_divergence
 from .formatting import decimal_text, printed_number
 from .precision import (COMBINE_GUARD_DIGITS, PART_GUARD_DIGITS, Enclosure, check_dps, to_arb,
@@ -197,9 +199,19 @@ def verify(mech, values, length: int, eps=None, delta=0, alpha=None, bound=None,
                          f"them anyway")
     digits = (max(BULK_DIGITS, dps + PART_GUARD_DIGITS) if len(inputs) <= REUSED_UP_TO
               else BULK_DIGITS)
-    rows, columns, outputs, known = _input_ends(mech, inputs, comparison, jobs, progress,
-                                                digits)
-    bulk = _compare(comparison, rows, columns, neighbours, progress, jobs)
+    bulk = None
+    if comparison.kind == "delta" and SCREEN_DIGITS < digits:
+        # every δ(ε) exactly 0 at the screen's digits: exactly 0 at any (profile.SCREEN_DIGITS)
+        screened = _input_ends(mech, inputs, comparison, jobs, progress, SCREEN_DIGITS)
+        bulk = _compare(comparison, *screened[:2], neighbours, progress, jobs)
+        if bulk.worst_bound <= 0:
+            digits, (rows, columns, outputs, known) = SCREEN_DIGITS, screened
+        else:
+            bulk = None
+    if bulk is None:
+        rows, columns, outputs, known = _input_ends(mech, inputs, comparison, jobs, progress,
+                                                    digits)
+        bulk = _compare(comparison, rows, columns, neighbours, progress, jobs)
     with known_results(known, digits):
         private, witness, value, certified = _certify(mech, comparison, inputs, bulk, dps,
                                                       progress)

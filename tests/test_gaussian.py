@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from flint import acb, ctx
+from flint import acb, arb, ctx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -84,6 +84,25 @@ def test_the_ball_functions_continue_to_complex_arguments():
             ball = law.ball_log(kind).value(point)
             assert abs(complex(ball.mid()) - complex(value)) < 1e-14
             assert ball.rad() < 1e-40
+
+
+@pytest.mark.parametrize("centre, radius", [((0.5, 1.0), 0.5), ((-2.0, 0.5), 1.0),
+                                             ((3.0, 2.0), 1.5), ((5.0, 3.0), 2.0),
+                                             ((0.0, 0.0), 0.3)])
+def test_the_tails_on_a_wide_complex_ball_bound_every_point_of_it(centre, radius):
+    """On a ball at least ``WIDE_BALL`` wide (``noise._erfc``: a disc from ``erfc(x)·e^{y²}``
+    and ``2 + erfc(−x)·e^{y²}``) the CDF and the survival function are at most the ball's
+    modulus bound at every point of a 21 × 21 grid of the ball (corners included), by mpmath's
+    complex ``erfc`` at 40 digits, and that bound is within 4 times the largest of them."""
+    law = Gaussian(Fraction(1))
+    ball = acb(arb(centre[0], radius), arb(centre[1], radius))
+    with mpmath.workdps(40):
+        grid = [mpmath.mpc(centre[0] + radius * (i / 10 - 1), centre[1] + radius * (j / 10 - 1))
+                for i in range(21) for j in range(21)]
+        for kind, sign in ((Kind.CDF, -1), (Kind.SF, 1)):
+            bound = mpmath.mpf(law.ball_log(kind).value(ball).abs_upper().str(30, radius=False))
+            largest = max(abs(mpmath.erfc(sign * w / mpmath.sqrt(2))) / 2 for w in grid)
+            assert largest <= bound <= 4 * largest
 
 
 @settings(max_examples=8, deadline=None)

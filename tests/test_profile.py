@@ -260,3 +260,24 @@ def test_histograms_differing_in_two_bins_are_refused():
     with pytest.raises(MethodUnavailableError, match="2 bins differ"):
         exactdp.privacy_profile(exactdp.mechanism("histogram"), [0, 0], [1, 1], [1],
                                 allow_any_pair=True)
+
+
+def test_a_zero_delta_is_decided_from_the_screens_digits(monkeypatch):
+    """svt1 is ε-DP (Lyu, Su & Li, Theorem 2): at ``ε = 2`` every output's ``p1`` is below
+    ``e^ε·p2`` with probabilities to ``SCREEN_DIGITS`` digits, and δ is exactly 0 without
+    more; at ``ε = 0`` δ is positive, and the probabilities are computed to ``dps +
+    PART_GUARD_DIGITS`` digits as well, giving the δ computed without the screen."""
+    from exactdp.exact.divergences import profile
+    from exactdp.precision import PART_GUARD_DIGITS
+    asked = []
+    original = profile.complete_pairs
+    monkeypatch.setattr(profile, "complete_pairs",
+                        lambda mech, d1, d2, dps: asked.append(dps) or original(mech, d1, d2, dps))
+    mech = exactdp.mechanism("svt1", eps=1)
+    zero, = exactdp.privacy_profile(mech, [0, 0], [1, 1], [2], dps=12)
+    assert zero.delta.value == zero.delta.upper == 0 and asked == [profile.SCREEN_DIGITS]
+    asked.clear()
+    positive, = exactdp.privacy_profile(mech, [0, 0], [1, 1], [0], dps=12)
+    assert positive.delta.lower > 0 and asked == [profile.SCREEN_DIGITS, 12 + PART_GUARD_DIGITS]
+    monkeypatch.setattr(profile, "SCREEN_DIGITS", 10 ** 6)
+    assert exactdp.privacy_profile(mech, [0, 0], [1, 1], [0], dps=12)[0] == positive

@@ -23,6 +23,7 @@ from exactdp.exact.divergences.output_pairs import (FormCollector, certified_res
                                                      known_results, output_probabilities)
 from exactdp.exact.form.threshold_rules import FORMS_SHARED_FROM
 from exactdp.exact.divergences.pair_bounds import Comparison, float_ends
+from exactdp.exact.divergences.profile import SCREEN_DIGITS
 from exactdp.sequences import Runs
 from exactdp.verify import MAX_INPUTS, _input_ends, _Neighbours, verify
 from .conftest import _rational, assert_encloses
@@ -110,6 +111,17 @@ def test_a_private_mechanism_is_proven_private_just_above_its_budget():
     # exactly where the float bounds cannot (equality at the tight pairs)
     verdict = verify(exactdp.mechanism("svt1", eps=1), "0,1", 3, eps="1.01")
     assert verdict.private and verdict.value.upper == 0
+
+
+def test_a_domain_of_zero_deltas_is_compared_from_the_screens_digits():
+    # every pair's δ exactly 0 with probabilities to SCREEN_DIGITS digits: nothing more is
+    # computed; a positive δ compares the domain again with more digits
+    mech = exactdp.mechanism("svt1", eps=1)
+    verdict = verify(mech, "0,1", 2, eps="1.01", dps=12)
+    assert verdict.private and verdict.value.upper == 0
+    assert f"(certified, {SCREEN_DIGITS} digits)" in verdict.method
+    refuted = verify(mech, "0,1", 2, eps="0.1", dps=12)
+    assert not refuted.private and f"(certified, {SCREEN_DIGITS} digits)" not in refuted.method
 
 
 def test_neighbours_agree_with_the_mechanisms_own_check_on_every_pair():

@@ -38,8 +38,9 @@ The evaluation reads the integral form (``form/integral_form.py``) and nothing e
   cells of the hubs' plane (``backends/hub_pairs.py``): piecewise exponential laws; for smooth
   laws (Gaussian, Gumbel) by a Gauss–Legendre rule per message with the ellipse bound, the
   inner messages bounded on complex balls (``backends/nested_quadrature.py``); two such
-  integrals whose regions are one up to exchanging noises of equal law
-  (``form/exchangeable_noises.py``) are computed once (:data:`GROUPS_KEPT` kept);
+  integrals whose regions are one up to exchanging noises of equal law or reflecting them all
+  (``form/noise_symmetries.py``) are computed once (:data:`KEPT` kept), and so are one-hub
+  integrals equal by the reflection;
 * a **term** is the sum of the logs; the **form** ``log Σ_t e^{ℓ_t}``.
 
 Arb's exponent range is unbounded, so ``1e-428491`` is a ball like any other.  The working
@@ -71,7 +72,7 @@ from .discrete_hub import log_sum
 from .off_axis import on_flat_side, tangent_log_bound
 from .arithmetics import BALLS
 from .exponential_sums import ExponentialProduct, integrate, product_on_piece
-from ..form.exchangeable_noises import group_key
+from ..form.noise_symmetries import group_key, integral_key
 from ..form.integral_form import Integral, IntegralForm, Term, interior_point
 from ..form.log_integrand import LogIntegrand
 from ..form.nested_integral import HubPair, NestedIntegral
@@ -87,6 +88,10 @@ from .vector_quadrature import integrate_vector
 #: Closed form when every piece's Laurent polynomial has at most this degree (else integrate;
 #: the closed form is the cheaper up to about this degree, ``benchmarks/distinct_values.py``).
 CLOSED_FORM_DEGREE = 64
+#: Integrals whose logs are kept, by the integral (or the key of an integral over several noises,
+#: ``form/noise_symmetries.py``) and the goal: a log certified to the goal at another working
+#: precision is as good (the precision carries guard bits beyond the goal).
+KEPT = 256
 #: The working precision is doubled at most this many times before giving up.
 MAX_DOUBLINGS = 4
 #: The drop of the log integrand below its peak where the certified rules cut the domain (besides
@@ -473,13 +478,29 @@ def _closed_pieces(integral: Integral):
     return [products[index] for index in range(len(spans)) if products[index][0] is not None]
 
 
+@dataclasses.dataclass(frozen=True)
+class _Keyed:
+    """An integral, equal to another by its key alone (``form/noise_symmetries.py``)."""
+
+    key: object
+    integral: Integral | NestedIntegral | HubPair = dataclasses.field(compare=False)
+
+
 def log_integral(integral: Integral, goal: int) -> tuple[arb, str]:
     """``(log I as a ball, method name)`` of a non-empty integral, aiming at a relative accuracy
-    ``2^{−goal}``: the closed form where every piece's expansion is small (piecewise exponential
-    laws), else the rigorous piecewise Gauss–Legendre rule
-    (``piecewise_gauss.log_integral_certified``), else :func:`integrate_piecewise` (Gauss–Legendre
-    with the ellipse bound, ``acb.integral`` as its fallback).  Over an integer-valued hub the
-    integral is a sum (``discrete_hub.log_sum``)."""
+    ``2^{−goal}``, once for an integral and its reflection (``form/noise_symmetries.py``; the
+    last :data:`KEPT` kept: the forms of one domain share many): :func:`_log_integral`."""
+    return _log_integral(_Keyed(integral_key(integral), integral), goal)
+
+
+@functools.lru_cache(maxsize=KEPT)
+def _log_integral(keyed: _Keyed, goal: int) -> tuple[arb, str]:
+    """:func:`log_integral` of ``keyed.integral``: the closed form where every piece's
+    expansion is small (piecewise exponential laws), else the rigorous piecewise Gauss–Legendre
+    rule (``piecewise_gauss.log_integral_certified``), else :func:`integrate_piecewise`
+    (Gauss–Legendre with the ellipse bound, ``acb.integral`` as its fallback).  Over an
+    integer-valued hub the integral is a sum (``discrete_hub.log_sum``)."""
+    integral = keyed.integral
     if integral.hub.integer_valued:
         return log_sum(integral, goal), "discrete sum"
     laws = [integral.hub] + [factor.law for factor in integral.factors]
@@ -507,32 +528,18 @@ NESTED_RULES = {NestedIntegral: (log_nested, "nested closed form"),
                 HubPair: (log_hub_pair, "hub-pair closed form")}
 
 
-#: Integrals over several noises whose logs are kept, by their key
-#: (``form/exchangeable_noises.py``) and the goal (a log certified to the goal at another
-#: working precision is as good: the precision carries guard bits beyond the goal).
-GROUPS_KEPT = 256
-
-
-@dataclasses.dataclass(frozen=True)
-class _Group:
-    """An integral over several noises, equal to another by its :func:`group_key` alone."""
-
-    key: object
-    integral: NestedIntegral | HubPair = dataclasses.field(compare=False)
-
-
 def log_several_noises(integral: NestedIntegral | HubPair, goal: int):
     """``(log of an integral over several noises as a ball or None, method name)``: by nested
     quadrature where every law is smooth (``nested_quadrature.py``), else in closed form; once
-    for the integrals equal by exchanging noises (``form/exchangeable_noises.py``) at one
-    goal."""
-    return _log_group(_Group(group_key(integral), integral), goal)
+    for the integrals equal by a symmetry of their noises (``form/noise_symmetries.py``) at one
+    goal (the last :data:`KEPT` kept)."""
+    return _log_group(_Keyed(group_key(integral), integral), goal)
 
 
-@functools.lru_cache(maxsize=GROUPS_KEPT)
-def _log_group(group: _Group, goal: int):
-    """:func:`log_several_noises` of ``group.integral``."""
-    integral = group.integral
+@functools.lru_cache(maxsize=KEPT)
+def _log_group(keyed: _Keyed, goal: int):
+    """:func:`log_several_noises` of ``keyed.integral``."""
+    integral = keyed.integral
     if smooth(integral):
         return log_nested_smooth(integral, goal), "nested quadrature"
     rule, name = NESTED_RULES[type(integral)]

@@ -1,9 +1,10 @@
-"""Integrals over several noises equal by exchanging noises of one law
-(``exact/form/exchangeable_noises.py``): their keys, and the value one of them takes from
-another (``certified.log_several_noises``).
+"""Integrals equal by a symmetry of their noises (``exact/form/noise_symmetries.py``):
+exchanging noises of one law, reflecting them all; their keys, and the value one takes from
+another (``certified.log_several_noises``, ``certified.log_integral``).
 
-References: ``Pr[a < c < b − 1]`` for ``a, b, c ~ N(0, 1)`` independent by ``mpmath.quad`` of
-``p(c)·Φ(c)·(1 − Φ(c + 1))`` (its error estimate as slack).
+References: ``mpmath.quad`` (its error estimate as slack) of ``p(c)·Φ(c)·(1 − Φ(c + 1))`` for
+``Pr[a < c < b − 1]`` with ``a, b, c ~ N(0, 1)`` independent, of ``p(c)·Φ(c − 1)·(1 − Φ(c))``
+for ``Pr[a + 1 < c < b]``, and of the one-hub integrals written out.
 """
 
 from fractions import Fraction
@@ -11,10 +12,11 @@ from fractions import Fraction
 import mpmath
 from flint import ctx
 
-from exactdp.exact.backends.certified import log_several_noises
-from exactdp.exact.form.exchangeable_noises import group_key
+from exactdp.exact.backends.certified import log_integral, log_several_noises
+from exactdp.exact.form.integral_form import Factor, Integral
+from exactdp.exact.form.noise_symmetries import group_key, integral_key
 from exactdp.exact.form.nested_integral import Branch, HubPair, Leaf, NestedIntegral
-from exactdp.noise import Gaussian, Laplace
+from exactdp.noise import Gaussian, Gumbel, Kind, Laplace
 from tests.conftest import assert_encloses
 
 ONE = Gaussian(Fraction(1))
@@ -84,4 +86,44 @@ def test_an_integral_takes_the_value_of_its_exchanged_twin():
     for integral in (hubs_a_b, hubs_c_b):
         with ctx.workprec(90):
             log_value, _ = log_several_noises(integral, 60)
+            assert_encloses(log_value.exp(), expected, 15, slack=error)
+
+
+def test_a_group_takes_the_value_of_its_reflection():
+    """``Pr[a + 1 < c < b]`` (hubs ``a < b``) and its reflection ``Pr[b' < c' < a' − 1]``
+    (hubs ``a' > b'``): one key, both enclose ``∫ p(c)·Φ(c − 1)·(1 − Φ(c)) dc``."""
+    above = hub_pair(inner_lowers=((ZERO, UNIT),), leaf_lowers=((UNIT, UNIT, ZERO),),
+                     leaf_uppers=((ZERO, ZERO, UNIT),))
+    reflected = hub_pair(inner_uppers=((ZERO, UNIT),), leaf_lowers=((ZERO, ZERO, UNIT),),
+                         leaf_uppers=((-UNIT, UNIT, ZERO),))
+    assert group_key(above) == group_key(reflected)
+    with mpmath.workdps(30):
+        expected, error = mpmath.quad(lambda c: mpmath.npdf(c) * mpmath.ncdf(c - 1)
+                                      * (1 - mpmath.ncdf(c)), [-mpmath.inf, 0, mpmath.inf],
+                                      error=True)
+    for integral in (above, reflected):
+        with ctx.workprec(90):
+            log_value, _ = log_several_noises(integral, 60)
+            assert_encloses(log_value.exp(), expected, 15, slack=error)
+
+
+def test_a_one_hub_integral_takes_the_value_of_its_reflection():
+    """``∫_{−∞}^{2} p(z)·Φ(z − 1)·(1 − Φ(z)) dz`` and its reflection
+    ``∫_{−2}^{∞} p(z)·(1 − Φ(z + 1))·Φ(z) dz``: one key, each enclosing its own
+    ``mpmath.quad``; a Gumbel hub (not symmetric) keeps its own key."""
+    own = Integral(ONE, (Factor(ONE, Kind.CDF, UNIT, 1), Factor(ONE, Kind.SF, ZERO, 1)),
+                   upper=Fraction(2))
+    reflected = Integral(ONE, (Factor(ONE, Kind.SF, -UNIT, 1), Factor(ONE, Kind.CDF, ZERO, 1)),
+                         lower=Fraction(-2))
+    assert integral_key(own) == integral_key(reflected)
+    gumbel = Integral(Gumbel(UNIT), own.factors, upper=Fraction(2))
+    assert integral_key(gumbel) is gumbel
+    with mpmath.workdps(30):
+        references = [mpmath.quad(lambda z: mpmath.npdf(z) * mpmath.ncdf(z - 1)
+                                  * (1 - mpmath.ncdf(z)), [-mpmath.inf, 0, 2], error=True),
+                      mpmath.quad(lambda z: mpmath.npdf(z) * (1 - mpmath.ncdf(z + 1))
+                                  * mpmath.ncdf(z), [-2, 0, mpmath.inf], error=True)]
+    for integral, (expected, error) in zip((own, reflected), references):
+        with ctx.workprec(90):
+            log_value, _ = log_integral(integral, 60)
             assert_encloses(log_value.exp(), expected, 15, slack=error)
