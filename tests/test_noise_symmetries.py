@@ -10,6 +10,7 @@ for ``Pr[a + 1 < c < b]``, and of the one-hub integrals written out.
 from fractions import Fraction
 
 import mpmath
+import pytest
 from flint import ctx
 
 from exactdp.exact.backends.certified import log_integral, log_several_noises
@@ -71,37 +72,29 @@ def test_bounds_that_are_not_differences_keep_their_own_key():
     assert group_key(scaled) is scaled and group_key(empty) is empty
 
 
-def test_an_integral_takes_the_value_of_its_exchanged_twin():
-    """``Pr[a < c < b − 1]`` as hubs ``a``, ``b`` with the leaf ``c``, then as hubs ``c``, ``b``
-    with the leaf ``a`` (the second takes the first's value): both enclose
-    ``∫ p(c)·Φ(c)·(1 − Φ(c + 1)) dc``."""
-    hubs_a_b = hub_pair(inner_lowers=((UNIT, UNIT),), leaf_lowers=((ZERO, UNIT, ZERO),),
-                        leaf_uppers=((-UNIT, ZERO, UNIT),))
-    hubs_c_b = hub_pair(inner_lowers=((UNIT, UNIT),), leaf_uppers=((ZERO, UNIT, ZERO),))
-    assert group_key(hubs_a_b) == group_key(hubs_c_b)
-    with mpmath.workdps(30):
-        expected, error = mpmath.quad(lambda c: mpmath.npdf(c) * mpmath.ncdf(c)
-                                      * (1 - mpmath.ncdf(c + 1)), [-mpmath.inf, 0, mpmath.inf],
-                                      error=True)
-    for integral in (hubs_a_b, hubs_c_b):
-        with ctx.workprec(90):
-            log_value, _ = log_several_noises(integral, 60)
-            assert_encloses(log_value.exp(), expected, 15, slack=error)
+#: Two groups of one key, exchanged or reflected, and the bounds ``(l, u)`` of their
+#: ``Pr[a + l < c < b − u]``: ``Pr[a < c < b − 1]`` as hubs ``a``, ``b`` with the leaf ``c`` and
+#: as hubs ``c``, ``b`` with the leaf ``a``; ``Pr[a + 1 < c < b]`` (hubs ``a < b``) and its
+#: reflection ``Pr[b' < c' < a' − 1]`` (hubs ``a' > b'``).
+TWINS = [(hub_pair(inner_lowers=((UNIT, UNIT),), leaf_lowers=((ZERO, UNIT, ZERO),),
+                   leaf_uppers=((-UNIT, ZERO, UNIT),)),
+          hub_pair(inner_lowers=((UNIT, UNIT),), leaf_uppers=((ZERO, UNIT, ZERO),)), 0, 1),
+         (hub_pair(inner_lowers=((ZERO, UNIT),), leaf_lowers=((UNIT, UNIT, ZERO),),
+                   leaf_uppers=((ZERO, ZERO, UNIT),)),
+          hub_pair(inner_uppers=((ZERO, UNIT),), leaf_lowers=((ZERO, ZERO, UNIT),),
+                   leaf_uppers=((-UNIT, UNIT, ZERO),)), 1, 0)]
 
 
-def test_a_group_takes_the_value_of_its_reflection():
-    """``Pr[a + 1 < c < b]`` (hubs ``a < b``) and its reflection ``Pr[b' < c' < a' − 1]``
-    (hubs ``a' > b'``): one key, both enclose ``∫ p(c)·Φ(c − 1)·(1 − Φ(c)) dc``."""
-    above = hub_pair(inner_lowers=((ZERO, UNIT),), leaf_lowers=((UNIT, UNIT, ZERO),),
-                     leaf_uppers=((ZERO, ZERO, UNIT),))
-    reflected = hub_pair(inner_uppers=((ZERO, UNIT),), leaf_lowers=((ZERO, ZERO, UNIT),),
-                         leaf_uppers=((-UNIT, UNIT, ZERO),))
-    assert group_key(above) == group_key(reflected)
+@pytest.mark.parametrize("first, second, low, high", TWINS)
+def test_a_group_takes_the_value_of_its_twin(first, second, low, high):
+    """Two groups of one key (:data:`TWINS`; the second takes the first's value) both enclose
+    ``Pr[a + l < c < b − u] = ∫ p(c)·Φ(c − l)·(1 − Φ(c + u)) dc``."""
+    assert group_key(first) == group_key(second)
     with mpmath.workdps(30):
-        expected, error = mpmath.quad(lambda c: mpmath.npdf(c) * mpmath.ncdf(c - 1)
-                                      * (1 - mpmath.ncdf(c)), [-mpmath.inf, 0, mpmath.inf],
-                                      error=True)
-    for integral in (above, reflected):
+        expected, error = mpmath.quad(lambda c: mpmath.npdf(c) * mpmath.ncdf(c - low)
+                                      * (1 - mpmath.ncdf(c + high)),
+                                      [-mpmath.inf, 0, mpmath.inf], error=True)
+    for integral in (first, second):
         with ctx.workprec(90):
             log_value, _ = log_several_noises(integral, 60)
             assert_encloses(log_value.exp(), expected, 15, slack=error)
