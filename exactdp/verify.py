@@ -39,6 +39,7 @@ from .exact.backends.piece_series import flint_context
 from .exact.divergences.output_pairs import (FormCollector, ball_of, certified_result,
                                              check_complete, known_results,
                                              output_probabilities)
+from .exact.backends.certified import shared_integrals
 from .exact.divergences.pair_bounds import Comparison, float_ends
 from .exact.divergences.profile import SCREEN_DIGITS, privacy_profile
 from .exact.divergences.renyi import check_alphas, renyi_divergence
@@ -419,9 +420,12 @@ def _task_forms(task) -> tuple[list, list[dict]]:
 
 def _task_results(task) -> list:
     """The certified probability of each form of one task (``(mechanism's name, [(form,
-    evaluator)], digits)``)."""
+    evaluator)], digits)``), an integral the forms share (up to a symmetry of its noises)
+    computed once (``certified.shared_integrals``; the tasks are the same whatever the
+    workers, and so are the results)."""
     name, forms, digits = task
-    return [certified_result(form, evaluator, digits, name) for form, evaluator in forms]
+    with shared_integrals():
+        return [certified_result(form, evaluator, digits, name) for form, evaluator in forms]
 
 
 @dataclass

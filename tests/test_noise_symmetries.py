@@ -13,7 +13,8 @@ import mpmath
 import pytest
 from flint import ctx
 
-from exactdp.exact.backends.certified import log_integral, log_several_noises
+from exactdp.exact.backends.certified import (log_integral, log_several_noises,
+                                              shared_integrals)
 from exactdp.exact.form.integral_form import Factor, Integral
 from exactdp.exact.form.noise_symmetries import group_key, integral_key
 from exactdp.exact.form.nested_integral import Branch, HubPair, Leaf, NestedIntegral
@@ -87,23 +88,26 @@ TWINS = [(hub_pair(inner_lowers=((UNIT, UNIT),), leaf_lowers=((ZERO, UNIT, ZERO)
 
 @pytest.mark.parametrize("first, second, low, high", TWINS)
 def test_a_group_takes_the_value_of_its_twin(first, second, low, high):
-    """Two groups of one key (:data:`TWINS`; the second takes the first's value) both enclose
+    """Two groups of one key (:data:`TWINS`; the second takes the first's value within
+    ``shared_integrals``) both enclose
     ``Pr[a + l < c < b − u] = ∫ p(c)·Φ(c − l)·(1 − Φ(c + u)) dc``."""
     assert group_key(first) == group_key(second)
     with mpmath.workdps(30):
         expected, error = mpmath.quad(lambda c: mpmath.npdf(c) * mpmath.ncdf(c - low)
                                       * (1 - mpmath.ncdf(c + high)),
                                       [-mpmath.inf, 0, mpmath.inf], error=True)
-    for integral in (first, second):
-        with ctx.workprec(90):
-            log_value, _ = log_several_noises(integral, 60)
-            assert_encloses(log_value.exp(), expected, 15, slack=error)
+    with shared_integrals():
+        for integral in (first, second):
+            with ctx.workprec(90):
+                log_value, _ = log_several_noises(integral, 60)
+                assert_encloses(log_value.exp(), expected, 15, slack=error)
 
 
 def test_a_one_hub_integral_takes_the_value_of_its_reflection():
     """``∫_{−∞}^{2} p(z)·Φ(z − 1)·(1 − Φ(z)) dz`` and its reflection
     ``∫_{−2}^{∞} p(z)·(1 − Φ(z + 1))·Φ(z) dz``: one key, each enclosing its own
-    ``mpmath.quad``; a Gumbel hub (not symmetric) keeps its own key."""
+    ``mpmath.quad`` (the second with the first's value, within ``shared_integrals``); a Gumbel
+    hub (not symmetric) keeps its own key."""
     own = Integral(ONE, (Factor(ONE, Kind.CDF, UNIT, 1), Factor(ONE, Kind.SF, ZERO, 1)),
                    upper=Fraction(2))
     reflected = Integral(ONE, (Factor(ONE, Kind.SF, -UNIT, 1), Factor(ONE, Kind.CDF, ZERO, 1)),
@@ -116,7 +120,8 @@ def test_a_one_hub_integral_takes_the_value_of_its_reflection():
                                   * (1 - mpmath.ncdf(z)), [-mpmath.inf, 0, 2], error=True),
                       mpmath.quad(lambda z: mpmath.npdf(z) * (1 - mpmath.ncdf(z + 1))
                                   * mpmath.ncdf(z), [-2, 0, mpmath.inf], error=True)]
-    for integral, (expected, error) in zip((own, reflected), references):
-        with ctx.workprec(90):
-            log_value, _ = log_integral(integral, 60)
-            assert_encloses(log_value.exp(), expected, 15, slack=error)
+    with shared_integrals():
+        for integral, (expected, error) in zip((own, reflected), references):
+            with ctx.workprec(90):
+                log_value, _ = log_integral(integral, 60)
+                assert_encloses(log_value.exp(), expected, 15, slack=error)

@@ -39,8 +39,8 @@ The evaluation reads the integral form (``form/integral_form.py``) and nothing e
   laws (Gaussian, Gumbel) by a Gauss–Legendre rule per message with the ellipse bound, the
   inner messages bounded on complex balls (``backends/nested_quadrature.py``); two such
   integrals whose regions are one up to exchanging noises of equal law or reflecting them all
-  (``form/noise_symmetries.py``) are computed once (:data:`KEPT` kept), and so are one-hub
-  integrals equal by the reflection;
+  (``form/noise_symmetries.py``), and one-hub integrals equal by the reflection, are computed
+  once within :func:`shared_integrals`;
 * a **term** is the sum of the logs; the **form** ``log Σ_t e^{ℓ_t}``.
 
 Arb's exponent range is unbounded, so ``1e-428491`` is a ball like any other.  The working
@@ -53,8 +53,9 @@ which never carries a factor) is refused with :class:`~exactdp.errors.MethodUnav
 from __future__ import annotations
 
 import bisect
+import contextlib
+import contextvars
 import dataclasses
-import functools
 import math
 from fractions import Fraction
 from typing import NamedTuple
@@ -88,10 +89,6 @@ from .vector_quadrature import integrate_vector
 #: Closed form when every piece's Laurent polynomial has at most this degree (else integrate;
 #: the closed form is the cheaper up to about this degree, ``benchmarks/distinct_values.py``).
 CLOSED_FORM_DEGREE = 64
-#: Integrals whose logs are kept, by the integral (or the key of an integral over several noises,
-#: ``form/noise_symmetries.py``) and the goal: a log certified to the goal at another working
-#: precision is as good (the precision carries guard bits beyond the goal).
-KEPT = 256
 #: The working precision is doubled at most this many times before giving up.
 MAX_DOUBLINGS = 4
 #: The drop of the log integrand below its peak where the certified rules cut the domain (besides
@@ -478,29 +475,54 @@ def _closed_pieces(integral: Integral):
     return [products[index] for index in range(len(spans)) if products[index][0] is not None]
 
 
-@dataclasses.dataclass(frozen=True)
-class _Keyed:
-    """An integral, equal to another by its key alone (``form/noise_symmetries.py``)."""
+#: ``{(key, goal): log}`` of the integrals computed within :func:`shared_integrals` (``None``
+#: outside it).
+_SHARED: contextvars.ContextVar[dict | None] = contextvars.ContextVar("shared_integrals",
+                                                                      default=None)
 
-    key: object
-    integral: Integral | NestedIntegral | HubPair = dataclasses.field(compare=False)
+
+@contextlib.contextmanager
+def shared_integrals():
+    """Within the block (the outermost one, where blocks nest), an integral is computed once per
+    goal for itself and the integrals equal to it by a symmetry of their noises
+    (``form/noise_symmetries.py``): the outputs of a pair of inputs, or the forms of a domain,
+    share many (a log certified to a goal at another working precision is as good: the precision
+    carries guard bits beyond the goal)."""
+    if _SHARED.get() is not None:
+        yield
+        return
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def _shared(key, goal: int, compute):
+    """``compute()``, or its value for an equal ``key`` and ``goal`` computed within
+    :func:`shared_integrals`."""
+    known = _SHARED.get()
+    if known is None:
+        return compute()
+    if (key, goal) not in known:
+        known[key, goal] = compute()
+    return known[key, goal]
 
 
 def log_integral(integral: Integral, goal: int) -> tuple[arb, str]:
     """``(log I as a ball, method name)`` of a non-empty integral, aiming at a relative accuracy
-    ``2^{−goal}``, once for an integral and its reflection (``form/noise_symmetries.py``; the
-    last :data:`KEPT` kept: the forms of one domain share many): :func:`_log_integral`."""
-    return _log_integral(_Keyed(integral_key(integral), integral), goal)
+    ``2^{−goal}``, once for an integral and its reflection within :func:`shared_integrals`
+    (``form/noise_symmetries.integral_key``): :func:`_log_integral`."""
+    return _shared(("one hub", integral_key(integral)), goal,
+                   lambda: _log_integral(integral, goal))
 
 
-@functools.lru_cache(maxsize=KEPT)
-def _log_integral(keyed: _Keyed, goal: int) -> tuple[arb, str]:
-    """:func:`log_integral` of ``keyed.integral``: the closed form where every piece's
+def _log_integral(integral: Integral, goal: int) -> tuple[arb, str]:
+    """:func:`log_integral`: the closed form where every piece's
     expansion is small (piecewise exponential laws), else the rigorous piecewise Gauss–Legendre
     rule (``piecewise_gauss.log_integral_certified``), else :func:`integrate_piecewise`
     (Gauss–Legendre with the ellipse bound, ``acb.integral`` as its fallback).  Over an
     integer-valued hub the integral is a sum (``discrete_hub.log_sum``)."""
-    integral = keyed.integral
     if integral.hub.integer_valued:
         return log_sum(integral, goal), "discrete sum"
     laws = [integral.hub] + [factor.law for factor in integral.factors]
@@ -531,15 +553,14 @@ NESTED_RULES = {NestedIntegral: (log_nested, "nested closed form"),
 def log_several_noises(integral: NestedIntegral | HubPair, goal: int):
     """``(log of an integral over several noises as a ball or None, method name)``: by nested
     quadrature where every law is smooth (``nested_quadrature.py``), else in closed form; once
-    for the integrals equal by a symmetry of their noises (``form/noise_symmetries.py``) at one
-    goal (the last :data:`KEPT` kept)."""
-    return _log_group(_Keyed(group_key(integral), integral), goal)
+    for the integrals equal by a symmetry of their noises within :func:`shared_integrals`
+    (``form/noise_symmetries.group_key``)."""
+    return _shared(("several", group_key(integral)), goal,
+                   lambda: _log_group(integral, goal))
 
 
-@functools.lru_cache(maxsize=KEPT)
-def _log_group(keyed: _Keyed, goal: int):
-    """:func:`log_several_noises` of ``keyed.integral``."""
-    integral = keyed.integral
+def _log_group(integral: NestedIntegral | HubPair, goal: int):
+    """:func:`log_several_noises`."""
     if smooth(integral):
         return log_nested_smooth(integral, goal), "nested quadrature"
     rule, name = NESTED_RULES[type(integral)]

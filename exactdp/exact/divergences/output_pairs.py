@@ -33,6 +33,7 @@ from ...precision import (COMBINE_GUARD_DIGITS, CertifiedProbability, Enclosure,
 from ...progress import START_DELAY, Progress
 from ...refinement import refine
 from ...sequences import Runs
+from ..backends.certified import shared_integrals
 from ..backends.piece_series import flint_context
 
 @dataclass(frozen=True)
@@ -204,11 +205,14 @@ def exchangeable_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[OutputPair] |
 def output_probability_pairs(mech, d1: Runs, d2: Runs, dps: int) -> list[OutputPair]:
     """The :class:`OutputPair` of every class of outputs of either input (an output of one input
     only has the exact probability 0 on the other): :func:`exchangeable_pairs` where the family
-    groups them, else one class per output from :func:`output_probabilities` of each input."""
+    groups them, else one class per output from :func:`output_probabilities` of each input
+    (within ``certified.shared_integrals``: an integral the two inputs share, up to a symmetry
+    of its noises, is computed once)."""
     classes = exchangeable_pairs(mech, d1, d2, dps)
     if classes is not None:
         return classes
-    sides = [output_probabilities(mech, d, dps) for d in (d1, d2)]
+    with shared_integrals():
+        sides = [output_probabilities(mech, d, dps) for d in (d1, d2)]
     outputs = dict.fromkeys([*sides[0], *sides[1]])
     return [OutputPair(sides[0].get(output, arb(0)), sides[1].get(output, arb(0)), 1, output)
             for output in outputs]
