@@ -35,11 +35,11 @@ import mpmath
 import numpy as np
 
 from .errors import InputError, PrecisionError
+from .exact.backends.certified import shared_integrals
 from .exact.backends.piece_series import flint_context
 from .exact.divergences.output_pairs import (FormCollector, ball_of, certified_result,
                                              check_complete, known_results,
                                              output_probabilities)
-from .exact.backends.certified import shared_integrals
 from .exact.divergences.pair_bounds import Comparison, float_ends
 from .exact.divergences.profile import SCREEN_DIGITS, privacy_profile
 from .exact.divergences.renyi import check_alphas, renyi_divergence
@@ -200,18 +200,23 @@ def verify(mech, values, length: int, eps=None, delta=0, alpha=None, bound=None,
                          f"them anyway")
     digits = (max(BULK_DIGITS, dps + PART_GUARD_DIGITS) if len(inputs) <= REUSED_UP_TO
               else BULK_DIGITS)
-    bulk = None
+    bulk, collected = None, None
     if comparison.kind == "delta" and SCREEN_DIGITS < digits:
         # every δ(ε) exactly 0 at the screen's digits: exactly 0 at any (profile.SCREEN_DIGITS)
-        screened = _input_ends(mech, inputs, comparison, jobs, progress, SCREEN_DIGITS)
+        collected = _collected_forms(mech, inputs, comparison, jobs, progress, SCREEN_DIGITS)
+        screened = _input_ends(mech, inputs, comparison, jobs, progress, SCREEN_DIGITS,
+                               collected)
         bulk = _compare(comparison, *screened[:2], neighbours, progress, jobs)
         if bulk.worst_bound <= 0:
             digits, (rows, columns, outputs, known) = SCREEN_DIGITS, screened
-        else:
+        else:   # the forms again, at more digits (an input's outputs at once: collected anew)
             bulk = None
+            if any(not isinstance(value, int) for values in collected[1]
+                   for value in values.values()):
+                collected = None
     if bulk is None:
         rows, columns, outputs, known = _input_ends(mech, inputs, comparison, jobs, progress,
-                                                    digits)
+                                                    digits, collected)
         bulk = _compare(comparison, rows, columns, neighbours, progress, jobs)
     with known_results(known, digits):
         private, witness, value, certified = _certify(mech, comparison, inputs, bulk, dps,
@@ -327,35 +332,20 @@ class _Neighbours:
 
 
 def _input_ends(mech, inputs: list, comparison: Comparison, jobs: int, progress,
-                digits: int = BULK_DIGITS) -> tuple[tuple, tuple, int, dict]:
+                digits: int = BULK_DIGITS,
+                collected: tuple | None = None) -> tuple[tuple, tuple, int, dict]:
     """The float ends of ``r`` and ``c`` (``pair_bounds``) of every output on every input, from
     probabilities certified to ``digits`` digits: ``((r_lo, r_hi), (c_lo, c_hi), outputs,
     {form: its certified probability})``, arrays of shape ``(inputs, outputs)``, an output an
     input cannot produce at its exact-zero ends.
 
     Two rounds of tasks, each split across the workers: the inputs' integral forms, collected
-    (:class:`~exactdp.exact.divergences.output_pairs.FormCollector`; where a family computes an
-    input's outputs all at once, their ends), then each distinct form of the whole domain
-    evaluated once; each input's probabilities are then read from its forms.  Every form is
-    evaluated alone in a task, so the ends do not depend on the number of workers."""
-    form_tasks = [(mech, inputs[start:start + INPUTS_PER_TASK], comparison, len(inputs), digits)
-                  for start in range(0, len(inputs), INPUTS_PER_TASK)]
-    positions, per_input = {}, []    # form → its position in ``forms``; each input's outputs
-    forms: list[tuple] = []          # (form, evaluator) of every distinct form, first met first
-    with Progress(len(inputs), f"{mech.name}: integral forms", "input", progress,
-                  delay=START_DELAY) as bar:
-        for task, (collected, outputs) in zip(form_tasks, _mapped(_task_forms, form_tasks, jobs,
-                                                                   first_here=True)):
-            global_position = []
-            for form, evaluator in collected:
-                if form not in positions:
-                    positions[form] = len(forms)
-                    forms.append((form, evaluator))
-                global_position.append(positions[form])
-            per_input.extend({output: global_position[value] if isinstance(value, int)
-                              else value for output, value in values.items()}
-                             for values in outputs)
-            bar.update(len(task[1]))
+    (:func:`_collected_forms`, or ``collected`` if given), then each distinct form of the whole
+    domain evaluated once, a few forms per task; each input's probabilities are then read from
+    its forms.  The tasks do not depend on the number of workers, and neither do the ends."""
+    forms, per_input = collected or _collected_forms(mech, inputs, comparison, jobs, progress,
+                                                     digits)
+    per_input = list(per_input)
     evaluation_tasks = [(mech.name, forms[start:start + FORMS_PER_TASK], digits)
                         for start in range(0, len(forms), FORMS_PER_TASK)]
     results = []
@@ -379,6 +369,35 @@ def _input_ends(mech, inputs: list, comparison: Comparison, jobs: int, progress,
                       for ends in per_input])
     return ((table[..., 0], table[..., 1]), (table[..., 2], table[..., 3]), len(keys),
             {form: result for (form, _), result in zip(forms, results)})
+
+
+def _collected_forms(mech, inputs: list, comparison: Comparison, jobs: int, progress,
+                     digits: int) -> tuple[list, list]:
+    """``(forms, per input {output: position of its form in forms})``: the inputs' integral
+    forms collected in tasks split across the workers
+    (:class:`~exactdp.exact.divergences.output_pairs.FormCollector`; ``forms`` the pairs
+    ``(form, evaluator)`` of the domain, first met first), or where a family computes an input's
+    outputs all at once, their ends (``{output: ends}``, from probabilities to ``digits``
+    digits)."""
+    form_tasks = [(mech, inputs[start:start + INPUTS_PER_TASK], comparison, len(inputs), digits)
+                  for start in range(0, len(inputs), INPUTS_PER_TASK)]
+    positions, per_input = {}, []    # form → its position in ``forms``; each input's outputs
+    forms: list[tuple] = []          # (form, evaluator) of every distinct form, first met first
+    with Progress(len(inputs), f"{mech.name}: integral forms", "input", progress,
+                  delay=START_DELAY) as bar:
+        for task, (collected, outputs) in zip(form_tasks, _mapped(_task_forms, form_tasks, jobs,
+                                                                   first_here=True)):
+            global_position = []
+            for form, evaluator in collected:
+                if form not in positions:
+                    positions[form] = len(forms)
+                    forms.append((form, evaluator))
+                global_position.append(positions[form])
+            per_input.extend({output: global_position[value] if isinstance(value, int)
+                              else value for output, value in values.items()}
+                             for values in outputs)
+            bar.update(len(task[1]))
+    return forms, per_input
 
 
 def _mapped(function, tasks: list, jobs: int, first_here: bool = False):
