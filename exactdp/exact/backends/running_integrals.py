@@ -100,10 +100,11 @@ class RunningIntegral:
         count = math.ceil((self.end + 2 * height - low) / height)
         found = []
         with ctx.workprec(BOUND_BITS):
-            imaginary = to_arb(height / 2) + arb(0, 1) * to_arb(height / 2)
+            left, half = to_arb(low), to_arb(height / 2)
+            spread = arb(0, 1) * half   # the balls cover the boxes (their centres are balls)
+            imaginary = half + spread
             for j in range(count):
-                real = to_arb(low + (j + Fraction(1, 2)) * height) + arb(0, 1) * to_arb(height / 2)
-                bounds = self.moduli(acb(real, imaginary))
+                bounds = self.moduli(acb(left + (2 * j + 1) * half + spread, imaginary))
                 self.size = len(bounds)
                 largest = arb(0)
                 for bound in bounds:
