@@ -266,7 +266,8 @@ def test_a_zero_delta_is_decided_from_the_screens_digits(monkeypatch):
     """svt1 is ε-DP (Lyu, Su & Li, Theorem 2): at ``ε = 2`` every output's ``p1`` is below
     ``e^ε·p2`` with probabilities to ``SCREEN_DIGITS`` digits, and δ is exactly 0 without
     more; at ``ε = 0`` δ is positive, and the probabilities are computed to ``dps +
-    PART_GUARD_DIGITS`` digits as well, giving the δ computed without the screen."""
+    PART_GUARD_DIGITS`` digits as well, giving the δ computed without the screen (and a profile
+    of several ``ε`` is computed without it)."""
     from exactdp.exact.divergences import profile
     from exactdp.precision import PART_GUARD_DIGITS
     asked = []
@@ -279,5 +280,8 @@ def test_a_zero_delta_is_decided_from_the_screens_digits(monkeypatch):
     asked.clear()
     positive, = exactdp.privacy_profile(mech, [0, 0], [1, 1], [0], dps=12)
     assert positive.delta.lower > 0 and asked == [profile.SCREEN_DIGITS, 12 + PART_GUARD_DIGITS]
+    asked.clear()   # several ε: not screened
+    curve = exactdp.privacy_profile(mech, [0, 0], [1, 1], [0, 2], dps=12)
+    assert curve == [positive, zero] and asked == [12 + PART_GUARD_DIGITS]
     monkeypatch.setattr(profile, "SCREEN_DIGITS", 10 ** 6)
     assert exactdp.privacy_profile(mech, [0, 0], [1, 1], [0], dps=12)[0] == positive

@@ -58,11 +58,12 @@ class ProfilePoint:
     grid_step: Fraction | None = None
 
 
-#: Digits of the output probabilities a pair is first compared with: where every output's
-#: ``p1`` is certified below ``e^ε·p2`` with them, ``δ(ε)`` is exactly 0 whatever the digits
-#: asked, and the probabilities are not computed to ``dps + PART_GUARD_DIGITS`` digits (Gaussian
-#: k-Min-Max on 3 queries: one pair's probabilities to 3 digits take about a third of the time
-#: of 22; where δ is positive the first comparison is the time lost).
+#: Digits of the output probabilities a pair is first compared with at one ``ε``: where every
+#: output's ``p1`` is certified below ``e^ε·p2`` with them, ``δ(ε)`` is exactly 0 whatever the
+#: digits asked, and the probabilities are not computed to ``dps + PART_GUARD_DIGITS`` digits
+#: (Gaussian k-Min-Max on 3 queries: one pair's probabilities to 3 digits take about a third of
+#: the time of 22; where δ is positive the first comparison is the time lost, and a profile of
+#: several ``ε``, positive where it is of interest, is not screened).
 SCREEN_DIGITS = 3
 
 
@@ -120,14 +121,15 @@ def privacy_profile(mech, d1, d2, eps_list, dps: int = 30, allow_any_pair: bool 
     Notes
     -----
     Discrete outputs: ``δ(ε) = Σ_a max(0, p1(a) − e^ε p2(a))`` over every output, each
-    probability a ball (first to :data:`SCREEN_DIGITS` digits: where they certify every term
-    0, ``δ(ε)`` is exactly 0 and no more digits are computed); composed ``K`` times, the
-    convolution of the privacy-loss distribution's atoms (``divergences/composition.py``),
-    exact up to ``composition.MAX_COMPOSED_ATOMS`` composed atoms and beyond that a certified
-    bracket from losses coarsened to a grid (``divergences/coarsened_composition.py``; its
-    points carry the ``grid_step`` and may prove fewer digits than ``dps``).  A Gaussian shift
-    by ``Δ`` with ``σ``: Balle & Wang, "Improving the Gaussian Mechanism for Differential Privacy:
-    Analytical Calibration and Optimal Denoising", ICML 2018, Theorem 8,
+    probability a ball (for one ``ε`` first to :data:`SCREEN_DIGITS` digits: where they
+    certify every term 0, ``δ(ε)`` is exactly 0 and no more digits are computed); composed
+    ``K`` times, the convolution of the privacy-loss distribution's atoms
+    (``divergences/composition.py``), exact up to ``composition.MAX_COMPOSED_ATOMS`` composed
+    atoms and beyond that a certified bracket from losses coarsened to a grid
+    (``divergences/coarsened_composition.py``; its points carry the ``grid_step`` and may prove
+    fewer digits than ``dps``).  A Gaussian shift by ``Δ`` with ``σ``: Balle & Wang,
+    "Improving the Gaussian Mechanism for Differential Privacy: Analytical Calibration and
+    Optimal Denoising", ICML 2018, Theorem 8,
     ``δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ)``, and with ``√K·Δ`` for ``Δ`` composed
     ``K`` times.
     A Laplace shift by ``Δ`` with scale ``b``: ``δ(ε) = 1 − e^{(ε − Δ/b)/2}`` for
@@ -157,8 +159,8 @@ def privacy_profile(mech, d1, d2, eps_list, dps: int = 30, allow_any_pair: bool 
     by_runs = profile_by_runs(mech, d1, d2, dps)
     if by_runs is not None:
         return [ProfilePoint(eps, by_runs(eps)) for eps in values]
-    pairs = _output_pairs(mech, d1, d2, dps,
-                          lambda pairs: all(_exactly_zero(pairs, eps) for eps in values))
+    pairs = _output_pairs(mech, d1, d2, dps, None if len(values) > 1 else
+                          lambda pairs: _exactly_zero(pairs, values[0]))
     return [ProfilePoint(eps, _discrete_delta(pairs, eps, dps, mech.name)) for eps in values]
 
 
@@ -224,12 +226,14 @@ def profile_both_ways(mech, d1, d2, eps, dps: int = 30,
     return ProfilePoint(eps, forward), ProfilePoint(eps, backward)
 
 
-def _output_pairs(mech, d1: Runs, d2: Runs, dps: int, settled: Callable[[list], bool]) -> list:
-    """The :class:`~.output_pairs.OutputPair` of every class of outputs, first to
-    :data:`SCREEN_DIGITS` digits, kept where ``settled(pairs)`` (every ``δ`` asked is exactly 0
-    with them, :func:`_exactly_zero`), else to ``dps + PART_GUARD_DIGITS`` digits."""
+def _output_pairs(mech, d1: Runs, d2: Runs, dps: int,
+                  settled: Callable[[list], bool] | None) -> list:
+    """The :class:`~.output_pairs.OutputPair` of every class of outputs to ``dps +
+    PART_GUARD_DIGITS`` digits, or with ``settled`` first to :data:`SCREEN_DIGITS` digits, kept
+    where ``settled(pairs)`` (the one ``δ`` asked is exactly 0 with them,
+    :func:`_exactly_zero`)."""
     digits = dps + PART_GUARD_DIGITS
-    if SCREEN_DIGITS < digits:
+    if settled is not None and SCREEN_DIGITS < digits:
         pairs = complete_pairs(mech, d1, d2, SCREEN_DIGITS)
         if settled(pairs):
             return pairs
