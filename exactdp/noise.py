@@ -611,26 +611,16 @@ class Gaussian(NoiseLaw):
         return rng.normal(loc, float(self.scale), size)
 
 
-#: Half-width (in units of ``σ√2``) from which a complex ball's ``erfc`` is bounded by a disc.
-WIDE_BALL = 1 / 8
-
-
 def _erfc(u):
     """``erfc(u)`` on a real (``arb``) or complex (``acb``) ball.  On a real ball that is not
     a point, Arb propagates the radius with a bound that loses about ``u²·2^{−27}`` nats at a
     large ``u`` (every digit from ``u ≈ 3·10^5``, where a Gaussian of scale ``10^{−6}`` is
     evaluated 0.5 from its centre): here ``erfc`` is taken at the midpoint and the radius
     propagated by the mean value theorem with the largest ``|erfc'(x)| = (2/√π)e^{−x²}`` on
-    the ball, at its smallest ``|x|``.
-
-    On a complex ball at least :data:`WIDE_BALL` wide in one direction (a box bounding an
-    integrand off the real line), a disc from real functions: ``|erfc(x + iy)| ≤ erfc(x)·e^{y²}``
-    (the path from ``x + iy`` parallel to the real axis, :meth:`Gaussian.off_axis_growth`) and
-    ``erfc(w) = 2 − erfc(−w)``, so ``|erfc(x + iy)| ≤ min(erfc(x_−), 2 + erfc(−x_+))·e^{Y²}``
-    over the ball (``erfc`` decreasing; ``x_±`` its real ends, ``Y`` its largest ``|y|``):
-    within a few times Arb's complex ``erfc`` on such a ball, often tighter, and five times
-    cheaper."""
-    if isinstance(u, acb) and max(u.real.rad(), u.imag.rad()) >= WIDE_BALL:
+    the ball, at its smallest ``|x|``.  On a complex ball of a radius at least 1/8, the disc
+    ``|erfc(x + iy)| ≤ min(erfc(x₋), 2 + erfc(−x₊))·e^{Y²}`` (docs/mathematics.md §16; ``x₋ ≤ x₊``
+    its real ends, ``Y`` its largest ``|y|``): about as tight as Arb's there, five times cheaper."""
+    if isinstance(u, acb) and max(u.real.rad(), u.imag.rad()) >= 0.125:
         growth = (arb(abs(u.imag).upper()) ** 2).exp()
         bound = min((growth * _erfc(arb(u.real.lower()))).upper(),
                     (2 + growth * _erfc(-arb(u.real.upper()))).upper())

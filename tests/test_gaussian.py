@@ -90,7 +90,7 @@ def test_the_ball_functions_continue_to_complex_arguments():
                                              ((3.0, 2.0), 1.5), ((5.0, 3.0), 2.0),
                                              ((0.0, 0.0), 0.3)])
 def test_the_tails_on_a_wide_complex_ball_bound_every_point_of_it(centre, radius):
-    """On a ball at least ``WIDE_BALL`` wide (``noise._erfc``: a disc from ``erfc(x)·e^{y²}``
+    """On a ball of a radius at least 1/8 (``noise._erfc``: a disc from ``erfc(x)·e^{y²}``
     and ``2 + erfc(−x)·e^{y²}``) the CDF and the survival function are at most the ball's
     modulus bound at every point of a 21 × 21 grid of the ball (corners included), by mpmath's
     complex ``erfc`` at 40 digits, and that bound is within 4 times the largest of them."""
