@@ -35,9 +35,11 @@ The evaluation reads the integral form (``form/integral_form.py``) and nothing e
     ball like any other (no underflow);
 * a **nested integral** (a tree of compared noises, ``form/nested_integral.py``) by its
   messages in closed form (``backends/nested_messages.py``), a group with two hubs on the
-  cells of the hubs' plane (``backends/hub_pairs.py``): piecewise exponential laws; for smooth
-  laws (Gaussian, Gumbel) by a Gauss–Legendre rule per message with the ellipse bound, the
-  inner messages bounded on complex balls (``backends/nested_quadrature.py``);
+  cells of the hubs' plane (``backends/hub_pairs.py``), a group with three hubs on the slabs
+  of the hubs' space (``backends/hub_triples.py``): piecewise exponential laws; for smooth
+  laws (Gaussian, Gumbel; a tree or two hubs) by a Gauss–Legendre rule per message with the
+  ellipse bound, the inner messages bounded on complex balls
+  (``backends/nested_quadrature.py``);
 * a **term** is the sum of the logs; the **form** ``log Σ_t e^{ℓ_t}``.
 
 Arb's exponent range is unbounded, so ``1e-428491`` is a ball like any other.  The working
@@ -70,8 +72,9 @@ from .arithmetics import BALLS
 from .exponential_sums import ExponentialProduct, integrate, product_on_piece
 from ..form.integral_form import Integral, IntegralForm, Term, interior_point
 from ..form.log_integrand import LogIntegrand
-from ..form.nested_integral import HubPair, NestedIntegral
+from ..form.nested_integral import HubPair, HubTriple, NestedIntegral
 from .hub_pairs import log_hub_pair
+from .hub_triples import log_hub_triple
 from .nested_messages import log_nested
 from .nested_quadrature import log_nested_smooth, smooth
 from .piece_series import PiecewiseExponential
@@ -500,13 +503,15 @@ def log_constant(law: NoiseLaw, kind: Kind, point: Fraction) -> arb | None:
 #: The closed forms of the integrals over several noises (``form/nested_integral.py``):
 #: ``type → (log of the integral as a ball or None for an exact zero, method name)``.
 NESTED_RULES = {NestedIntegral: (log_nested, "nested closed form"),
-                HubPair: (log_hub_pair, "hub-pair closed form")}
+                HubPair: (log_hub_pair, "hub-pair closed form"),
+                HubTriple: (log_hub_triple, "hub-triple closed form")}
 
 
-def log_several_noises(integral: NestedIntegral | HubPair, goal: int):
+def log_several_noises(integral: NestedIntegral | HubPair | HubTriple, goal: int):
     """``(log of an integral over several noises as a ball or None, method name)``: by nested
-    quadrature where every law is smooth (``nested_quadrature.py``), else in closed form."""
-    if smooth(integral):
+    quadrature where every law is smooth (``nested_quadrature.py``; not yet for three hubs),
+    else in closed form."""
+    if smooth(integral) and not isinstance(integral, HubTriple):
         return log_nested_smooth(integral, goal), "nested quadrature"
     rule, name = NESTED_RULES[type(integral)]
     return rule(integral), name
