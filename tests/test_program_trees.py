@@ -3,8 +3,8 @@
 References: the catalogue's Report Noisy Max (its one-dimensional integral) for the running best,
 which sums 2^(n−1) paths of nested integrals, or their merge into n stars; nested
 ``mpmath.quad`` for a chain of four noises; ``mpmath.quad`` over another noise for k-Min-Max
-and three mutually compared noises; seeded simulation in binomial intervals for m-Range; the
-refusal of a cycle outside the class.
+and three mutually compared noises; seeded simulation in binomial intervals for m-Range.  Three
+hubs and the refusal of four: ``tests/test_program_hub_triples.py``.
 """
 
 from fractions import Fraction
@@ -92,18 +92,6 @@ def test_chain_against_nested_quadrature():
         expected = mpmath.quad(inner, [-mpmath.inf, -1, -half + off, off, 0, mpmath.inf])
     assert_encloses(exactdp.probability(mech, [q0, q1], "T,T,T", dps=12), expected, 12,
                     slack=mpmath.mpf(10) ** -13)
-
-
-def test_cycle_is_refused_naming_it():
-    """Five noises compared around a cycle are outside the class: one line naming the cycle."""
-    def five_cycle(prng, queries, epsilon):
-        n = [prng.laplace(scale=1.0) for _ in range(5)]
-        return [bool(n[i] > n[(i + 1) % 5]) for i in range(5)]
-    with pytest.raises(InputError, match=r"^η1, η2, η3, η4, η5 form a cycle of comparisons "
-                                         r"\(drawn at test_program_trees\.py lines \d+, \d+, \d+, "
-                                         r"\d+, \d+\): not a tree") as error:
-        exactdp.probability(program(five_cycle, epsilon=EPS), [0], "T,T,F,T,F")
-    assert "\n" not in str(error.value)
 
 
 def test_k_min_max_against_quadrature():

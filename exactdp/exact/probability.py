@@ -163,8 +163,8 @@ def evaluate(form: IntegralForm, dps: int = 30, method: str = "auto",
         try:
             return evaluate_certified(form, dps, what)
         except MethodUnavailableError:
-            if method == "certified" or _has_discrete_noise(form):
-                raise  # the estimate has nothing more to offer discrete noise
+            if method == "certified" or _has_discrete_noise(form) or _several_noises(form):
+                raise  # the estimate has nothing more to offer these
             method = "estimate"
     if _has_discrete_noise(form):
         raise MethodUnavailableError(f"method {method!r} integrates continuous noise; discrete "
@@ -187,6 +187,13 @@ def evaluate(form: IntegralForm, dps: int = 30, method: str = "auto",
             name = f"estimate {name}"
         return Probability.from_log(top + mpmath.log(total), relative, name, form.is_density,
                                     dps, what, method)
+
+
+def _several_noises(form: IntegralForm) -> bool:
+    """Whether a term of ``form`` integrates over several noises (the certified method
+    only)."""
+    return any(isinstance(integral, (NestedIntegral, HubPair, HubTriple))
+               for term in form.terms for integral, _ in term.integrals)
 
 
 def _has_discrete_noise(form: IntegralForm) -> bool:

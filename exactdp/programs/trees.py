@@ -80,8 +80,7 @@ def cycle_error(cycle: list, component: set, path: Path) -> TracingError:
              f" in the group {', '.join(f'η{k + 1}' for k in sorted(component))}")
     return TracingError(f"{', '.join(f'η{k + 1}' for k in cycle)} form a cycle of comparisons "
                         f"(drawn at {where}lines {lines}){group}: not a tree of "
-                        f"one-dimensional integrals, and no three hubs are compared with "
-                        f"every other noise")
+                        f"one-dimensional integrals nor a group of at most three hubs")
 
 
 def tree_integral(path: Path, component: set, groups: dict):

@@ -1,0 +1,192 @@
+"""Programs whose compared noises form a group with three hubs: the closed form over the hubs'
+space (``backends/hub_triples.py``).
+
+References: nested ``mpmath.quad`` over two of the noises (the third hub integrated out by its
+CDF) for two outputs of the noisy grid; seeded simulation in binomial intervals for every
+output of it; for five i.i.d. noises compared around a cycle, the brute-force count of the
+orderings that give each output; ``scipy.optimize.linprog`` for the Fourier–Motzkin test of
+the cells; the refusal of four hubs and of Gaussian noise.
+"""
+
+import itertools
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from scipy import optimize, stats
+
+import exactdp
+from exactdp.errors import InputError, MethodUnavailableError
+from exactdp.exact.form.nested_integral import feasible
+from exactdp.programs import program
+from tests.conftest import assert_encloses
+from tests.programs.compared_noises import noisy_grid, noisy_grid_gaussian
+
+EPS = Fraction(7, 10)
+GRID_QUERIES = [0, 1]
+
+
+def laplace(location: int, scale: Fraction):
+    """The density, CDF and survival function of ``location + Lap(scale)`` in mpmath."""
+    b = mpmath.mpf(scale.numerator) / scale.denominator
+
+    def pdf(x):
+        return mpmath.exp(-abs(x - location) / b) / (2 * b)
+
+    def cdf(x):
+        y = x - location
+        return mpmath.exp(y / b) / 2 if y < 0 else 1 - mpmath.exp(-y / b) / 2
+    return pdf, cdf, lambda x: 1 - cdf(x)
+
+
+def split(points, low=-mpmath.inf, high=mpmath.inf):
+    """``[low, the points strictly between, high]``: ``mpmath.quad``'s pieces at the kinks."""
+    return [low] + sorted(p for p in set(points) if low < p < high) + [high]
+
+
+def grid_laws():
+    """The grid's cut points ``c + Lap(4/ε)`` for ``c = −1, 0, 1`` and queries ``q + Lap(2/ε)``."""
+    cuts = [laplace(c, 4 / EPS) for c in (-1, 0, 1)]
+    queries = [laplace(q, 2 / EPS) for q in GRID_QUERIES]
+    return cuts, queries
+
+
+def grid_probability(output: str):
+    """The certified probability of an output of the grid, checked to be a three-hub group."""
+    p = exactdp.probability(program(noisy_grid, epsilon=EPS), GRID_QUERIES, output, dps=20)
+    assert "hub-triple" in p.method
+    return p
+
+
+def test_grid_both_in_the_middle_bucket_against_quadrature():
+    """Both queries in bucket 2: ``low < mid < high`` and ``max(low, mid) < v_i < high``, which
+    (as ``low < mid``) is ``∫ p_M(m)·F_L(m) ∫_m^∞ p_H(h)·Π_i (F_i(h) − F_i(m)) dh dm`` —
+    the low cut point integrated out by its CDF, the engine's innermost hub (high) here
+    integrated by ``mpmath.quad`` inside the middle one, at the kinks −1, 0, 1."""
+    ((_, cdf_low, _), (pdf_mid, _, _), (pdf_high, _, _)), queries = grid_laws()
+    with mpmath.workdps(12):
+        def inner(m):
+            return mpmath.quad(lambda h: pdf_high(h) * mpmath.fprod(
+                cdf(h) - cdf(m) for _, cdf, _ in queries), split([0, 1], m))
+        expected = mpmath.quad(lambda m: pdf_mid(m) * cdf_low(m) * inner(m),
+                               split([-1, 0, 1]))
+    assert_encloses(grid_probability("2,2"), expected, 10, slack=mpmath.mpf(10) ** -11)
+
+
+def test_grid_a_chain_of_buckets_against_quadrature():
+    """Query 0 in bucket 1 and query 1 in bucket 3: ``low < v₀ < mid < high < v₁`` (the other
+    comparisons follow), ``∫ p_M(m)·(∫_{−∞}^m p₀(v)F_L(v) dv)·(∫_m^∞ p_H(h)S₁(h) dh) dm`` by
+    nested ``mpmath.quad``."""
+    ((_, cdf_low, _), (pdf_mid, _, _), (pdf_high, _, _)), queries = grid_laws()
+    (pdf_first, _, _), (_, _, sf_second) = queries
+    with mpmath.workdps(12):
+        def below(m):
+            return mpmath.quad(lambda v: pdf_first(v) * cdf_low(v), split([-1, 0], high=m))
+
+        def above(m):
+            return mpmath.quad(lambda h: pdf_high(h) * sf_second(h), split([1], m))
+        expected = mpmath.quad(lambda m: pdf_mid(m) * below(m) * above(m), split([-1, 0, 1]))
+    assert_encloses(grid_probability("1,3"), expected, 10, slack=mpmath.mpf(10) ** -11)
+
+
+def test_grid_against_seeded_simulation():
+    """Every output of the grid on two queries against 400,000 seeded runs of the program: each
+    exact probability lies in the 99.99% Clopper–Pearson interval of its count, and the
+    probabilities sum to 1."""
+    runs = 400_000
+    mech = program(noisy_grid, epsilon=EPS)
+    rng = np.random.default_rng(20261128)
+    eps = float(EPS)
+    low, mid, high = (c + rng.laplace(0, 4 / eps, runs) for c in (-1, 0, 1))
+    ordered = (low < mid) & (mid < high)
+    buckets = [np.where(v < low, 0, np.where(v < mid, 1, np.where(v < high, 2, 3)))
+               for v in (q + rng.laplace(0, 2 / eps, runs) for q in GRID_QUERIES)]
+    counts = {"-1,-1": ~ordered}
+    for first, second in itertools.product(range(4), repeat=2):
+        counts[f"{first},{second}"] = ordered & (buckets[0] == first) & (buckets[1] == second)
+    total = 0
+    for output, hits in counts.items():
+        p = exactdp.probability(mech, GRID_QUERIES, output, dps=15)
+        interval = stats.binomtest(int(hits.sum()), runs).proportion_ci(0.9999)
+        assert interval.low <= p.value <= interval.high, (output, p.value, interval)
+        total += p.value
+    assert abs(total - 1) < 1e-14
+
+
+def five_cycle(prng, queries, epsilon):
+    """Five noises, each compared with the next around a cycle: three hubs (η1, η3, η4) and
+    every other noise compared with two of them."""
+    n = [prng.laplace(scale=1.0) for _ in range(5)]
+    return [bool(n[i] > n[(i + 1) % 5]) for i in range(5)]
+
+
+def five_cycle_exponential(prng, queries, epsilon):
+    """:func:`five_cycle` with exponential noise."""
+    n = [prng.exponential(scale=1.0) for _ in range(5)]
+    return [bool(n[i] > n[(i + 1) % 5]) for i in range(5)]
+
+
+@pytest.mark.parametrize("function", [five_cycle, five_cycle_exponential])
+def test_five_cycle_is_the_count_of_orderings(function):
+    """For i.i.d. continuous noise every ordering of the five values has probability 1/5!, so
+    an output's probability is the number of the 120 permutations giving it over 120 (brute
+    force); the output of five ⊤ is impossible: an exact zero."""
+    mech = program(function, epsilon=EPS)
+    counts: dict = {}
+    for ranks in itertools.permutations(range(5)):
+        output = ",".join("T" if ranks[i] > ranks[(i + 1) % 5] else "F" for i in range(5))
+        counts[output] = counts.get(output, 0) + 1
+    for output, count in counts.items():
+        p = exactdp.probability(mech, [0], output, dps=20)
+        assert_encloses(p, Fraction(count, math.factorial(5)), 20)
+    for output in ("T,T,T,T,T", "F,F,F,F,F"):
+        assert output not in counts
+        p = exactdp.probability(mech, [0], output, dps=20)
+        assert p.value == 0 and p.upper == 0
+
+
+def test_seven_cycle_is_refused_naming_it():
+    """Seven noises compared around a cycle need four hubs: one line naming the cycle."""
+    def seven_cycle(prng, queries, epsilon):
+        n = [prng.laplace(scale=1.0) for _ in range(7)]
+        return [bool(n[i] > n[(i + 1) % 7]) for i in range(7)]
+    with pytest.raises(InputError, match=r"^η1, η2, η3, η4, η5, η6, η7 form a cycle of "
+                                         r"comparisons \(drawn at test_program_hub_triples\.py "
+                                         r"lines \d+(, \d+){6}\): not a tree of one-dimensional "
+                                         r"integrals nor a group of at most three hubs$") as error:
+        exactdp.probability(program(seven_cycle, epsilon=EPS), [0], "T,F,T,F,T,F,F")
+    assert "\n" not in str(error.value)
+
+
+def test_gaussian_grid_is_refused_in_one_line():
+    """Three hubs of Gaussian noise have no certified rule yet: one line saying so."""
+    mech = program(noisy_grid_gaussian, epsilon=EPS)
+    with pytest.raises(MethodUnavailableError, match=r"^a group of noises compared with three "
+                                                     r"hubs has a certified rule for Laplace "
+                                                     r"and exponential noise only, not for "
+                                                     r"N\(0, 4²\) noise$") as error:
+        exactdp.probability(mech, GRID_QUERIES, "2,2", dps=10)
+    assert "\n" not in str(error.value)
+
+
+def test_feasible_against_linear_programming():
+    """The Fourier–Motzkin test of strict inequalities ``c₀ + c₁z₁ + c₂z₂ > 0`` against
+    ``scipy.optimize.linprog`` (the largest common slack ``t ≤ 1`` is positive exactly when
+    they have a solution) on 300 seeded random systems of 2 to 6 small integer
+    inequalities."""
+    rng = np.random.default_rng(7)
+    decided = set()
+    for _ in range(300):
+        rows = [tuple(Fraction(int(x)) for x in rng.integers(-3, 4, 3))
+                for _ in range(rng.integers(2, 7))]
+        # maximise t subject to −c₁z₁ − c₂z₂ + t ≤ c₀, t ≤ 1
+        result = optimize.linprog([0, 0, -1], A_ub=[[-float(c[1]), -float(c[2]), 1]
+                                                    for c in rows],
+                                  b_ub=[float(c[0]) for c in rows],
+                                  bounds=[(None, None), (None, None), (None, 1)])
+        expected = result.status == 0 and -result.fun > 1e-9
+        assert feasible(rows) == expected, rows
+        decided.add(expected)
+    assert decided == {True, False}
