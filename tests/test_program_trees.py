@@ -15,7 +15,6 @@ import pytest
 from scipy import stats
 
 import exactdp
-from exactdp.errors import InputError
 from exactdp.exact.form.integral_form import Integral
 from exactdp.programs import program
 from exactdp.exact.form.nested_integral import NestedIntegral
