@@ -15,7 +15,9 @@ two lines ``α + βz₁`` is an antiderivative in ``z₂`` composed with the lin
 (``nested_messages.ExpPolynomial.composed``): an exponential polynomial in ``z₁`` on that
 interval.  Summed over the cells, it is the inner message ``I(z₁)``, and the probability is
 ``∫ p₁(z₁) I(z₁) dz₁`` between the outer hub's bounds (``nested_messages.message_of``).
-Every line and break is an exact rational, so each cell's pieces are decided exactly.
+Every line and break is an exact rational, so each cell's pieces are decided exactly.  The
+leaves' factors and the integral over the last hub between two ends are written for any number
+of hubs (:class:`LeafFunction`, :func:`last_integral`): ``hub_triples.py`` uses them for three.
 """
 
 from __future__ import annotations

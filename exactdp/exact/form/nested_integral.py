@@ -19,7 +19,9 @@ The certified back-ends evaluate it (``backends/nested_messages.py`` in closed f
 piecewise exponential laws, ``backends/nested_quadrature.py`` by nested quadrature for smooth
 ones); the other methods do not.  The functions below are the geometry both share: where a
 message's bounds cross or meet a break of its integrand, which bounds are active on a piece,
-and the cells of the plane of a :class:`HubPair`'s two hubs.
+the cells of the plane of a :class:`HubPair`'s two hubs and the slabs of the space of a
+:class:`HubTriple`'s three (``backends/hub_triples.py``), with the test of strict linear
+inequalities that leaves out the planes missing the hubs' region.
 """
 
 from __future__ import annotations
