@@ -79,14 +79,14 @@ def assert_encloses(enclosure, reference, digits: int, *, absolute: bool = False
 def assert_in_simulation(mech, queries, counts: dict, runs: int, dps: int = 15):
     """Each output's exact probability (``counts`` maps an output to the boolean array of the
     seeded runs that gave it, ``runs`` of them) lies in the 99.99% Clopper–Pearson interval of
-    its count; returns the sums of the enclosures' lower and upper ends, for the caller to
-    check that they hold 1."""
+    its count; returns the sums of the enclosures' lower and upper ends (exact rationals), for
+    the caller to check that they hold 1."""
     lower = upper = 0
     for output, hits in counts.items():
         p = exactdp.probability(mech, queries, output, dps=dps)
         interval = stats.binomtest(int(hits.sum()), runs).proportion_ci(0.9999)
         assert interval.low <= p.value <= interval.high, (output, p.value, interval)
-        lower, upper = lower + p.lower, upper + p.upper
+        lower, upper = lower + _rational(p.lower), upper + _rational(p.upper)
     return lower, upper
 
 
