@@ -204,16 +204,25 @@ def test_five_cycle_is_the_count_of_orderings(function):
         assert p.value == 0 and p.upper == 0
 
 
-def test_seven_cycle_is_refused_naming_it():
-    """Seven noises compared around a cycle need four hubs: one line naming the cycle."""
-    def seven_cycle(prng, queries, epsilon):
-        n = [prng.laplace(scale=1.0) for _ in range(7)]
-        return [bool(n[i] > n[(i + 1) % 7]) for i in range(7)]
+def seven_cycle(prng, queries, epsilon, extra=False):
+    """Seven noises compared around a cycle (four hubs needed); with ``extra``, an eighth noise
+    compared with the first."""
+    n = [prng.laplace(scale=1.0) for _ in range(7)]
+    out = [bool(n[i] > n[(i + 1) % 7]) for i in range(7)]
+    return out + [bool(queries[0] + prng.laplace(scale=1.0) > n[0])] if extra else out
+
+
+@pytest.mark.parametrize("extra, output, group", [
+    (False, "T,F,T,F,T,F,F", ""),
+    (True, "T,F,T,F,T,F,F,T", " in the group η1, η2, η3, η4, η5, η6, η7, η8")])
+def test_seven_cycle_is_refused_naming_it(extra, output, group):
+    """Four hubs are refused: one line naming the cycle, and the group when it is larger."""
     with pytest.raises(InputError, match=r"^η1, η2, η3, η4, η5, η6, η7 form a cycle of "
                                          r"comparisons \(drawn at test_program_hub_triples\.py "
-                                         r"lines \d+(, \d+){6}\): not a tree of one-dimensional "
-                                         r"integrals nor a group of at most three hubs$") as error:
-        exactdp.probability(program(seven_cycle, epsilon=EPS), [0], "T,F,T,F,T,F,F")
+                                         r"lines \d+(, \d+){6}\)" + group + r": not a tree of "
+                                         r"one-dimensional integrals nor a group of at most "
+                                         r"three hubs$") as error:
+        exactdp.probability(program(seven_cycle, epsilon=EPS, extra=extra), [0], output)
     assert "\n" not in str(error.value)
 
 
