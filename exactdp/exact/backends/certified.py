@@ -509,9 +509,8 @@ NESTED_RULES = {NestedIntegral: (log_nested, "nested closed form"),
 
 def log_several_noises(integral: NestedIntegral | HubPair | HubTriple, goal: int):
     """``(log of an integral over several noises as a ball or None, method name)``: by nested
-    quadrature where every law is smooth (``nested_quadrature.py``; not yet for three hubs),
-    else in closed form."""
-    if smooth(integral) and not isinstance(integral, HubTriple):
+    quadrature where every law is smooth (``nested_quadrature.py``), else in closed form."""
+    if smooth(integral):
         return log_nested_smooth(integral, goal), "nested quadrature"
     rule, name = NESTED_RULES[type(integral)]
     return rule(integral), name

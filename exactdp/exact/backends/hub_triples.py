@@ -29,7 +29,6 @@ from dataclasses import replace
 
 from flint import arb, ctx
 
-from ...errors import MethodUnavailableError
 from ..form.nested_integral import HubTriple, Leaf, space_cells
 from .hub_pairs import LeafFunction, last_integral, lifted, times_factors
 from .nested_messages import ExpPolynomial, Piecewise, constant_value, integrand_of, message_of
@@ -84,11 +83,6 @@ def middle_message(integral: HubTriple) -> Piecewise:
 def log_hub_triple(integral: HubTriple) -> arb | None:
     """``log`` of the group's probability as a ball (``None`` for an exact zero), at flint's
     current precision plus bits for the cancellation of the sums."""
-    for law in integral.laws():
-        if not law.closed_form:
-            raise MethodUnavailableError(f"a group of noises compared with three hubs has a "
-                                         f"certified rule for Laplace and exponential noise "
-                                         f"only, not for {law} noise")
     with ctx.workprec(ctx.prec + 10 * len(integral.laws())):
         outer = integral.outer
         value = constant_value(message_of(outer.law, outer.densities,
