@@ -5,7 +5,8 @@ References: nested ``mpmath.quad`` over two of the noises (the third hub integra
 CDF) for two outputs of the noisy grid; seeded simulation in binomial intervals for every
 output of it; for five i.i.d. noises compared around a cycle, the brute-force count of the
 orderings that give each output; ``scipy.optimize.linprog`` for the Fourier–Motzkin test of
-the cells; the refusal of four hubs and of Gaussian noise.
+the cells; for Gaussian noise, a Gauss–Legendre rule in double precision and the count of
+orderings; the refusal of four hubs and of Gumbel noise.
 """
 
 import itertools
@@ -17,6 +18,7 @@ import numpy as np
 import pytest
 from flint import arb, ctx
 from scipy import optimize
+from scipy.special import ndtr, roots_legendre
 
 import exactdp
 from exactdp.errors import InputError, MethodUnavailableError
@@ -226,14 +228,73 @@ def test_seven_cycle_is_refused_naming_it(extra, output, group):
     assert "\n" not in str(error.value)
 
 
-def test_gaussian_grid_is_refused_in_one_line():
-    """Three hubs of Gaussian noise have no certified rule yet: one line saying so."""
+def gaussian_grid_references() -> dict:
+    """The Gaussian grid's outputs ``2,2`` and ``1,3`` (cut points ``c + N(0, 4²)``, queries
+    ``q + N(0, 2²)``) by the formulas of the Laplace tests above, each integral a Gauss–Legendre
+    rule of 400 nodes in double precision on ``[−40, 41]`` (ten standard deviations of the cut
+    points: tails below 10⁻²²), tensor products for the inner integrals."""
+    nodes, weights = roots_legendre(400)
+
+    def rule(low, high):
+        """Nodes and weights on ``[low, high]`` (arrays: one rule per row)."""
+        low, high = np.asarray(low, float)[..., None], np.asarray(high, float)[..., None]
+        return low + (high - low) * (nodes + 1) / 2, weights * (high - low) / 2
+
+    def pdf(x, location, sigma):
+        return np.exp(-((x - location) / sigma) ** 2 / 2) / (sigma * np.sqrt(2 * np.pi))
+
+    def cdf(x, location, sigma):
+        return ndtr((x - location) / sigma)
+    m, w = rule(-40, 41)
+    h, v = rule(m, 41)
+    middle = (pdf(h, 1, 4) * (cdf(h, 0, 2) - cdf(m[:, None], 0, 2))
+              * (cdf(h, 1, 2) - cdf(m[:, None], 1, 2)) * v).sum(axis=1)
+    below_x, below_w = rule(-40, m)
+    below = (pdf(below_x, 0, 2) * cdf(below_x, -1, 4) * below_w).sum(axis=1)
+    above = (pdf(h, 1, 4) * (1 - cdf(h, 1, 2)) * v).sum(axis=1)
+    return {"2,2": (pdf(m, 0, 4) * cdf(m, -1, 4) * middle * w).sum(),
+            "1,3": (pdf(m, 0, 4) * below * above * w).sum()}
+
+
+def test_gaussian_grid_against_tensor_gauss_legendre():
+    """Gaussian cut points and queries: the three hubs by nested running integrals
+    (``backends/nested_quadrature.py``) against the two integrals of the Laplace tests by a
+    Gauss–Legendre rule in double precision (:func:`gaussian_grid_references`)."""
     mech = program(noisy_grid_gaussian, epsilon=EPS)
+    for output, expected in gaussian_grid_references().items():
+        p = exactdp.probability(mech, GRID_QUERIES, output, dps=10)
+        assert p.method == "certified nested quadrature"
+        assert_encloses(p, expected, 10, slack=1e-13)
+
+
+def five_cycle_gaussian(prng, queries, epsilon):
+    """:func:`five_cycle` with Gaussian noise."""
+    n = [prng.normal(scale=1.0) for _ in range(5)]
+    return [bool(n[i] > n[(i + 1) % 5]) for i in range(5)]
+
+
+def test_gaussian_five_cycle_is_the_count_of_orderings():
+    """Five i.i.d. Gaussian noises around a cycle by nested running integrals: three outputs
+    against the count of the orderings that give them (brute force over the 120)."""
+    mech = program(five_cycle_gaussian, epsilon=EPS)
+    for output, count in (("T,T,F,T,F", 8), ("F,F,F,F,T", 1), ("T,T,T,F,F", 3)):
+        assert sum(all((ranks[i] > ranks[(i + 1) % 5]) == (side == "T")
+                       for i, side in enumerate(output.split(",")))
+                   for ranks in itertools.permutations(range(5))) == count
+        assert_encloses(exactdp.probability(mech, [0], output, dps=10),
+                        Fraction(count, math.factorial(5)), 10)
+
+
+def test_gumbel_three_hubs_are_refused_in_one_line():
+    """Three hubs of Gumbel noise have no rule: one line saying so."""
+    def five_cycle_gumbel(prng, queries, epsilon):
+        n = [prng.gumbel(scale=1.0) for _ in range(5)]
+        return [bool(n[i] > n[(i + 1) % 5]) for i in range(5)]
     with pytest.raises(MethodUnavailableError, match=r"^a group of noises compared with three "
-                                                     r"hubs has a certified rule for Laplace "
-                                                     r"and exponential noise only, not for "
-                                                     r"N\(0, 4²\) noise$") as error:
-        exactdp.probability(mech, GRID_QUERIES, "2,2", dps=10)
+                                                     r"hubs has a certified rule for Laplace, "
+                                                     r"exponential and Gaussian noise, not for "
+                                                     r"Gumbel\(1\) noise$") as error:
+        exactdp.probability(program(five_cycle_gumbel, epsilon=EPS), [0], "T,T,F,T,F", dps=10)
     assert "\n" not in str(error.value)
 
 

@@ -52,7 +52,7 @@ from fractions import Fraction
 from flint import acb, arb
 
 from ...errors import MethodUnavailableError, PrecisionError
-from ...noise import Kind, NoiseLaw
+from ...noise import Gaussian, Kind, NoiseLaw
 from ...precision import to_arb
 from ..form.integral_form import interior_point
 from ..form.nested_integral import (Branch, HubPair, HubTriple, NestedIntegral, active_bounds,
@@ -442,6 +442,11 @@ def hub_triple_message(integral: HubTriple, tolerance: arb) -> RunningMessage:
     """The outer hub's integral of a hub triple (the root), the middle hub's integral
     (:func:`_middle_message`) its inner message."""
     outer, middle, inner = integral.outer, integral.middle, integral.inner
+    for law in integral.laws():
+        if not isinstance(law, Gaussian):
+            raise MethodUnavailableError(f"a group of noises compared with three hubs has a "
+                                         f"certified rule for Laplace, exponential and Gaussian "
+                                         f"noise, not for {law} noise")
     for leaf in integral.leaves:
         if leaf.densities:
             raise MethodUnavailableError(f"a hub triple whose leaf releases {leaf.law} noise's "
