@@ -24,7 +24,8 @@ digits:
   (trace included) and their sum, and the output of every query in the middle bucket against
   the same probability by nested ``mpmath.quad`` over two of the hubs (the third integrated out
   by its CDF) to 12 digits, timed in the same run: the ratio quad / exactdp and their relative
-  difference.
+  difference; with Gaussian noise (``noisy_grid_gaussian``: nested running integrals) every
+  output on 1 and 2 queries, once, and the ratio Gaussian / Laplace.
 
 Times are medians of ``--repeats`` runs (CPU seconds for the k-Min-Max and m-Range rows), the
 trace cache and the cache of messages cleared before each.  With ``--baseline DIR`` (a checkout
@@ -62,7 +63,8 @@ from exactdp.programs.path_merging import merge_paths  # noqa: E402
 from exactdp.programs.tracing import trace  # noqa: E402
 from tests.programs.compared_noises import (k_min_max, k_min_max_gaussian,  # noqa: E402
                                             m_range, m_range_gaussian, noisy_grid,
-                                            running_best, running_best_gaussian)
+                                            noisy_grid_gaussian, running_best,
+                                            running_best_gaussian)
 
 EPS = Fraction(7, 10)
 DIGITS = 12
@@ -72,8 +74,9 @@ SIZES = (4, 8, 12, 16, 20)
 DEPTH_FIRST_UP_TO = 12
 #: The k-Min-Max and m-Range rows: (Laplace program, Gaussian program, sizes).
 HUBS = ((k_min_max, k_min_max_gaussian, (3, 4)), (m_range, m_range_gaussian, (1, 2, 3)))
-#: The noisy grid's sizes (queries).
+#: The noisy grid's sizes (queries), and the largest timed with Gaussian noise too (once).
 GRID_SIZES = (1, 2, 3, 4)
+GAUSSIAN_GRID_UP_TO = 2
 
 
 def clear() -> None:
@@ -217,10 +220,13 @@ def middle_bucket_by_quadrature(queries) -> mpmath.mpf:
 
 
 def grid_rows(repeats: int) -> None:
-    """The noisy grid (three hubs): every output, and one output against nested quadrature."""
+    """The noisy grid (three hubs): every output, and one output against nested quadrature;
+    with Gaussian noise every output and the ratio Gaussian / Laplace."""
     mech = program(noisy_grid, epsilon=EPS)
+    gaussian = program(noisy_grid_gaussian, epsilon=EPS)
     print(f"\n{'noisy grid':>10} {'queries':>8} {'outputs':>7} {'every output s':>14} "
-          f"{'Σ p − 1':>9} {'middle s':>8} {'quad s':>7} {'quad/this':>9} {'rel. diff':>9}")
+          f"{'Σ p − 1':>9} {'middle s':>8} {'quad s':>7} {'quad/this':>9} {'rel. diff':>9} "
+          f"{'Gaussian s':>10} {'Σ p − 1':>9} {'ratio':>5}")
     for n in GRID_SIZES:
         queries = [i % 2 for i in range(n)]
         seconds, probabilities = cpu_median(lambda: every_output(mech, queries), repeats)
@@ -231,9 +237,15 @@ def grid_rows(repeats: int) -> None:
         with mpmath.workdps(30):
             excess = sum(p.value for p in probabilities) - 1
             difference = abs(mine.value - reference) / reference
-        print(f"{'':>10} {n:>8} {len(probabilities):>7} {seconds:>14.3f} "
-              f"{mpmath.nstr(excess, 2):>9} {mine_time:>8.3f} {quad_time:>7.2f} "
-              f"{quad_time / mine_time:>9.0f} {mpmath.nstr(difference, 2):>9}")
+        line = (f"{'':>10} {n:>8} {len(probabilities):>7} {seconds:>14.3f} "
+                f"{mpmath.nstr(excess, 2):>9} {mine_time:>8.3f} {quad_time:>7.2f} "
+                f"{quad_time / mine_time:>9.0f} {mpmath.nstr(difference, 2):>9}")
+        if n <= GAUSSIAN_GRID_UP_TO:
+            smooth, probabilities = cpu_median(lambda: every_output(gaussian, queries), 1)
+            with mpmath.workdps(30):
+                excess = sum(p.value for p in probabilities) - 1
+            line += f" {smooth:>10.1f} {mpmath.nstr(excess, 2):>9} {smooth / seconds:>5.0f}"
+        print(line)
 
 
 def main() -> None:

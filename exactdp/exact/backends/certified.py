@@ -37,8 +37,8 @@ The evaluation reads the integral form (``form/integral_form.py``) and nothing e
   messages in closed form (``backends/nested_messages.py``), a group with two hubs on the
   cells of the hubs' plane (``backends/hub_pairs.py``), a group with three hubs on the slabs
   of the hubs' space (``backends/hub_triples.py``): piecewise exponential laws; for smooth
-  laws (Gaussian, Gumbel; a tree or two hubs) by a Gauss–Legendre rule per message with the
-  ellipse bound, the inner messages bounded on complex balls
+  laws (Gaussian, Gumbel; three hubs Gaussian only) by a Gauss–Legendre rule per message with
+  the ellipse bound, the inner messages bounded on complex balls
   (``backends/nested_quadrature.py``);
 * a **term** is the sum of the logs; the **form** ``log Σ_t e^{ℓ_t}``.
 

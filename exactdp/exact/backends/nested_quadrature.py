@@ -15,7 +15,11 @@ densities and
   in the inner one, and the product ``Π_i (a_i + b_i)^{k_i}`` (``k_i`` equal leaves) expands by
   the binomial theorem into ``Σ_t c_t·Π_i a_i(z)^{j_ti}·Π_i b_i(y)^{k_i − j_ti}``, so the segment
   is ``Σ_t c_t·A_t(z)·(H_t(e₂(z)) − H_t(e₁(z)))``, ``H_t`` the running integral of the density
-  times ``Π_i b_i^{k_i − j_ti}``, shared by every cell with the same ``b_i``.
+  times ``Π_i b_i^{k_i − j_ti}``, shared by every cell with the same ``b_i``;
+* of a hub triple (Gaussian noise), the same on the cells of the outer two hubs' plane, each
+  slab's integral over the inner hub a difference of running integrals ``K`` at its two sheets,
+  each sheet linear in ``z₁`` (a factor of ``A_t``) or in ``z₂`` (a factor of the middle hub's
+  integrand): :func:`_middle_message`.
 
 The densities and CDFs of the Gaussian and the Gumbel law are entire, so every ``h`` (the
 children continued from their pieces) is entire.  Three bounds make the result an enclosure:
