@@ -73,8 +73,7 @@ from .exponential_sums import ExponentialProduct, integrate, product_on_piece
 from ..form.integral_form import Integral, IntegralForm, Term, interior_point
 from ..form.log_integrand import LogIntegrand
 from ..form.nested_integral import HubPair, HubTriple, NestedIntegral
-from .hub_pairs import log_hub_pair
-from .hub_triples import log_hub_triple
+from .hub_triples import log_hubs
 from .nested_messages import log_nested
 from .nested_quadrature import log_nested_smooth, smooth
 from .piece_series import PiecewiseExponential
@@ -503,8 +502,8 @@ def log_constant(law: NoiseLaw, kind: Kind, point: Fraction) -> arb | None:
 #: The closed forms of the integrals over several noises (``form/nested_integral.py``):
 #: ``type → (log of the integral as a ball or None for an exact zero, method name)``.
 NESTED_RULES = {NestedIntegral: (log_nested, "nested closed form"),
-                HubPair: (log_hub_pair, "hub-pair closed form"),
-                HubTriple: (log_hub_triple, "hub-triple closed form")}
+                HubPair: (log_hubs, "hub-pair closed form"),
+                HubTriple: (log_hubs, "hub-triple closed form")}
 
 
 def log_several_noises(integral: NestedIntegral | HubPair | HubTriple, goal: int):

@@ -134,11 +134,12 @@ def inner_message(integral: HubPair) -> Piecewise:
     return Piecewise(breaks, pieces)
 
 
-def log_hub_pair(integral: HubPair) -> arb | None:
-    """``log`` of the group's probability as a ball (``None`` for an exact zero), at flint's
-    current precision plus bits for the cancellation of the sums."""
+def log_outer_hub(integral, inner) -> arb | None:
+    """``log ∫ p₁(z₁) I(z₁) dz₁`` between the outer hub's bounds as a ball (``None`` for an exact
+    zero), ``I = inner(integral)`` (:func:`inner_message` for two hubs), at flint's current
+    precision plus 10 bits per law for the cancellation of the sums."""
     with ctx.workprec(ctx.prec + 10 * len(integral.laws())):
         outer = integral.outer
-        value = constant_value(message_of(outer.law, outer.densities, [inner_message(integral)],
+        value = constant_value(message_of(outer.law, outer.densities, [inner(integral)],
                                           outer.lowers, outer.uppers))
         return None if value is None else value.log()

@@ -27,11 +27,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
-from flint import arb, ctx
+from flint import arb
 
-from ..form.nested_integral import HubTriple, Leaf, space_cells
-from .hub_pairs import LeafFunction, last_integral, lifted, times_factors
-from .nested_messages import ExpPolynomial, Piecewise, constant_value, integrand_of, message_of
+from ..form.nested_integral import HubPair, HubTriple, Leaf, space_cells
+from .hub_pairs import (LeafFunction, inner_message, last_integral, lifted, log_outer_hub,
+                        times_factors)
+from .nested_messages import ExpPolynomial, Piecewise, integrand_of
 
 
 def _involves_inner(leaf: Leaf) -> bool:
@@ -80,12 +81,9 @@ def middle_message(integral: HubTriple) -> Piecewise:
     return Piecewise(breaks, pieces)
 
 
-def log_hub_triple(integral: HubTriple) -> arb | None:
-    """``log`` of the group's probability as a ball (``None`` for an exact zero), at flint's
-    current precision plus bits for the cancellation of the sums."""
-    with ctx.workprec(ctx.prec + 10 * len(integral.laws())):
-        outer = integral.outer
-        value = constant_value(message_of(outer.law, outer.densities,
-                                          [middle_message(integral)], outer.lowers,
-                                          outer.uppers))
-        return None if value is None else value.log()
+def log_hubs(integral: HubPair | HubTriple) -> arb | None:
+    """``log`` of the probability of a group with two or three hubs as a ball (``None`` for an
+    exact zero): the outer hub's message with the factor :func:`~.hub_pairs.inner_message` or
+    :func:`middle_message`."""
+    return log_outer_hub(integral, middle_message if isinstance(integral, HubTriple)
+                         else inner_message)
