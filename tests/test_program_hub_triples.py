@@ -5,8 +5,8 @@ References: nested ``mpmath.quad`` over two of the noises (the third hub integra
 CDF) for two outputs of the noisy grid; seeded simulation in binomial intervals for every
 output of it; for five i.i.d. noises compared around a cycle, the brute-force count of the
 orderings that give each output; ``scipy.optimize.linprog`` for the Fourier–Motzkin test of
-the cells; for Gaussian noise, a Gauss–Legendre rule in double precision and the count of
-orderings; the refusal of four hubs and of Gumbel noise.
+the cells; for Gaussian noise, a Gauss–Legendre rule in double precision, seeded simulation and
+the count of orderings; the refusal of four hubs and of Gumbel noise.
 """
 
 import itertools
@@ -98,23 +98,43 @@ def test_grid_a_chain_of_buckets_against_quadrature():
     assert_encloses(grid_probability("1,3"), expected, 10, slack=mpmath.mpf(10) ** -11)
 
 
-def test_grid_against_seeded_simulation():
-    """Every output of the grid on two queries against 400,000 seeded runs of the program: each
-    exact probability lies in the 99.99% Clopper–Pearson interval of its count, and the
-    probabilities sum to 1."""
-    runs = 400_000
-    mech = program(noisy_grid, epsilon=EPS)
-    rng = np.random.default_rng(20261128)
-    eps = float(EPS)
-    low, mid, high = (c + rng.laplace(0, 4 / eps, runs) for c in (-1, 0, 1))
+def grid_counts(cuts, queries) -> dict:
+    """``output → the runs giving it`` of the grid, from seeded draws of its cut points
+    ``cuts`` and noisy queries ``queries`` (arrays of the runs)."""
+    low, mid, high = cuts
     ordered = (low < mid) & (mid < high)
     buckets = [np.where(v < low, 0, np.where(v < mid, 1, np.where(v < high, 2, 3)))
-               for v in (q + rng.laplace(0, 2 / eps, runs) for q in GRID_QUERIES)]
+               for v in queries]
     counts = {"-1,-1": ~ordered}
     for first, second in itertools.product(range(4), repeat=2):
         counts[f"{first},{second}"] = ordered & (buckets[0] == first) & (buckets[1] == second)
-    lower, upper = assert_in_simulation(mech, GRID_QUERIES, counts, runs)
-    assert abs(lower - 1) < 1e-14 and abs(upper - 1) < 1e-14
+    return counts
+
+
+@pytest.mark.parametrize("function", [noisy_grid, noisy_grid_gaussian])
+def test_grid_against_seeded_simulation(function):
+    """Every output of the grid on two queries, Laplace or Gaussian noise, against 400,000
+    seeded runs of the program: each exact probability lies in the 99.99% Clopper–Pearson
+    interval of its count, and the enclosures sum to a ball holding 1."""
+    runs = 400_000
+    mech = program(function, epsilon=EPS)
+    rng = np.random.default_rng(20261128)
+    if function is noisy_grid:
+        def cut_noise():
+            return rng.laplace(0, 4 / float(EPS), runs)
+
+        def query_noise():
+            return rng.laplace(0, 2 / float(EPS), runs)
+    else:
+        def cut_noise():
+            return rng.normal(0, 4, runs)
+
+        def query_noise():
+            return rng.normal(0, 2, runs)
+    cuts = [c + cut_noise() for c in (-1, 0, 1)]
+    counts = grid_counts(cuts, [q + query_noise() for q in GRID_QUERIES])
+    lower, upper = assert_in_simulation(mech, GRID_QUERIES, counts, runs, dps=10)
+    assert lower <= 1 <= upper and upper - lower < 1e-9
 
 
 def twisted_grid(prng, queries, epsilon):
@@ -145,8 +165,8 @@ def test_twisted_grid_against_seeded_simulation():
     buckets = [np.where(v < a / 2, 0, np.where(2 * v < b + 1, 1, np.where(v > c - 1, 2, 3)))
                for v in (q + rng.laplace(0, 1, runs) for q in queries)]
     counts = {"-1,-1": ~ordered}
-    for first, second in itertools.product(range(4), repeat=2):
-        counts[f"{first},{second}"] = ordered & (buckets[0] == first) & (buckets[1] == second)
+    counts |= {f"{first},{second}": ordered & (buckets[0] == first) & (buckets[1] == second)
+               for first, second in itertools.product(range(4), repeat=2)}
     mech = program(twisted_grid, epsilon=EPS)
     lower, upper = assert_in_simulation(mech, queries, counts, runs, dps=20)
     assert lower <= 1 <= upper and upper - lower < 1e-18
