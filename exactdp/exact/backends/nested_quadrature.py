@@ -414,32 +414,35 @@ def _inner_message(integral: HubPair, reach, tolerance: arb) -> RunningMessage:
 
 
 class _RunningValue:
-    """``K_k(y)`` of a running integral ``K`` as a function for :func:`~.running_integrals.side`:
-    a ball at a real ball; at a complex ball the square ``[−r, r] + i[−r, r]`` holding the disc
-    ``|K_k| ≤ r`` of :meth:`~.running_integrals.RunningIntegral.moduli_at` (``|K_k| ≤ bound``
-    on its range of the real line)."""
+    """``K(y)`` of a running integral ``K`` of one function (set as :attr:`running`) as a
+    function for :func:`~.running_integrals.side`: a ball at a real ball; at a complex ball the
+    square ``[−r, r] + i[−r, r]`` holding the disc ``|K| ≤ r`` of
+    :meth:`~.running_integrals.RunningIntegral.moduli_at` (``|K| ≤ bound`` on its range of the
+    real line)."""
 
-    def __init__(self, running: RunningIntegral, index: int, bound: arb):
-        self.running, self.index, self.bound = running, index, bound
+    def __init__(self, bound: arb):
+        self.running: RunningIntegral | None = None
+        self.bound = bound
 
     def __call__(self, y):
         if isinstance(y, acb):
-            radius = self.running.moduli_at(y, self.bound)[self.index]
+            (radius,) = self.running.moduli_at(y, self.bound)
             return acb(arb(0, radius.upper()), arb(0, radius.upper()))
-        return self.running.at(y)[self.index]
+        (value,) = self.running.at(y)
+        return value
 
 
 def _split(parts) -> tuple:
     """``(a, b, c)``: the parts ``(sign, function, bound)`` of a leaf's factor (bounds
     ``(α, β₁, β₂, β₃)``) in ``z₁`` (or constant), in ``z₂`` and in ``z₃``, each part's bound as
     the line ``(α, β)`` of its hub."""
-    sides: tuple = ([], [], [])
+    found: tuple = ([], [], [])
     for sign, function, bound in parts:
         slot = 0 if bound is None else next(
             (j for j, beta in enumerate(bound[1:]) if beta != 0), 0)
-        sides[slot].append((sign, function, None if bound is None
+        found[slot].append((sign, function, None if bound is None
                             else (bound[0], bound[1 + slot])))
-    return tuple(tuple(side) for side in sides)
+    return tuple(tuple(each) for each in found)
 
 
 def hub_triple_message(integral: HubTriple, tolerance: arb) -> RunningMessage:
@@ -498,7 +501,7 @@ def _middle_message(integral: HubTriple, reach, tolerance: arb) -> RunningMessag
                 for coefficient, outer_powers, deep_powers in _expansion(
                         [(a + b, c) for a, b, c in sides], powers):
                     key = (tuple(c for _, _, c in sides), deep_powers)
-                    kernel = kernels.setdefault(key, _RunningValue(None, 0, sup3))
+                    kernel = kernels.setdefault(key, _RunningValue(sup3))
                     for end, sign in ((above, 1), (below, -1)):
                         slot = 2 if end[2] != 0 else 1
                         part = ((sign, kernel, (end[0], end[slot])),)
