@@ -504,13 +504,13 @@ def _middle_message(integral: HubTriple, reach, tolerance: arb) -> RunningMessag
                     kernel = kernels.setdefault(key, _RunningValue(sup3))
                     for end, sign in ((above, 1), (below, -1)):
                         slot = 2 if end[2] != 0 else 1
-                        part = ((sign, kernel, (end[0], end[slot])),)
+                        ends = ((sign, kernel, (end[0], end[slot])),)
                         for split, a_powers, b_powers in _expansion(
                                 [(a, b) for a, b, _ in sides], outer_powers):
                             a_sides = tuple(a for a, _, _ in sides) + (
-                                part if slot == 1 else (),)
+                                ends if slot == 1 else (),)
                             b_sides = tuple(b for _, b, _ in sides) + (
-                                part if slot == 2 else (),)
+                                ends if slot == 2 else (),)
                             found.append((lower, upper, (b_sides, b_powers + (slot - 1,)),
                                           coefficient * split, a_sides, a_powers + (2 - slot,)))
         specs.append(found)
@@ -538,7 +538,9 @@ def _middle_message(integral: HubTriple, reach, tolerance: arb) -> RunningMessag
     lines: dict = {}   # one ball per line, so that the cells share their values by identity
     constants: dict = {}   # K at a constant sheet: a number, at this precision
 
-    def part(sign, f, line):
+    def a_part(sign, f, line):
+        """A part of a cell's ``a`` side with its line as shared balls, ``K`` at a constant
+        sheet as its value."""
         if line is None:
             return sign, f, line
         if isinstance(f, _RunningValue) and line[1] == 0:
@@ -547,7 +549,7 @@ def _middle_message(integral: HubTriple, reach, tolerance: arb) -> RunningMessag
             return sign * constants[f, line], None, None
         return sign, f, lines.setdefault(line, _balls(line))
     pieces = [[Cell(_balls(lower), _balls(upper),
-                    tuple(tuple(part(*each) for each in parts) for parts in a_sides),
+                    tuple(tuple(a_part(*each) for each in parts) for parts in a_sides),
                     ((coefficient, a_powers, running[key[0]][1].index(key[1])),),
                     running[key[0]][0])
                for lower, upper, key, coefficient, a_sides, a_powers in piece]
