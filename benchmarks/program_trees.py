@@ -18,15 +18,23 @@ digits:
   included), and the sum of the probabilities (1 up to the enclosures' widths); with Laplace
   noise (closed form) and with Gaussian noise (``k_min_max_gaussian``, σ = 2;
   ``m_range_gaussian``, σ = 2 and 4 for the interval's ends: nested quadrature), and the ratio
-  Gaussian / Laplace.
+  Gaussian / Laplace;
+* the noisy grid (``noisy_grid``: every query compared with three noisy cut points, a group
+  with three hubs, ``backends/hub_triples.py``) on 1 to 4 queries: every output's probability
+  (trace included) and their sum, and the output of every query in the middle bucket against
+  the same probability by nested ``mpmath.quad`` over two of the hubs (the third integrated out
+  by its CDF) to 12 digits, timed in the same run: the ratio quad / exactdp and their relative
+  difference; with Gaussian noise (``noisy_grid_gaussian``: nested running integrals) every
+  output on 1 and 2 queries, once, and the ratio Gaussian / Laplace.
 
 Times are medians of ``--repeats`` runs (CPU seconds for the k-Min-Max and m-Range rows), the
 trace cache and the cache of messages cleared before each.  With ``--baseline DIR`` (a checkout
 of an earlier commit, e.g. a ``git worktree``) the k-Min-Max and m-Range rows of that checkout's
 code are measured in the same run, each checkout in a process of its own (``--measure DIR``, one
 JSON line per row), with the ratio baseline/this of the Gaussian times; ``--hubs`` runs those
-rows alone.  Run: ``python benchmarks/program_trees.py [--repeats 3] [--hubs] [--baseline DIR]``
-from the repository root.
+rows alone, ``--grid`` the noisy grid's.  Run:
+``python benchmarks/program_trees.py [--repeats 3] [--hubs] [--grid] [--baseline DIR]`` from the
+repository root.
 """
 
 from __future__ import annotations
@@ -54,7 +62,8 @@ from exactdp.programs import program  # noqa: E402
 from exactdp.programs.path_merging import merge_paths  # noqa: E402
 from exactdp.programs.tracing import trace  # noqa: E402
 from tests.programs.compared_noises import (k_min_max, k_min_max_gaussian,  # noqa: E402
-                                            m_range, m_range_gaussian, running_best,
+                                            m_range, m_range_gaussian, noisy_grid,
+                                            noisy_grid_gaussian, running_best,
                                             running_best_gaussian)
 
 EPS = Fraction(7, 10)
@@ -65,6 +74,9 @@ SIZES = (4, 8, 12, 16, 20)
 DEPTH_FIRST_UP_TO = 12
 #: The k-Min-Max and m-Range rows: (Laplace program, Gaussian program, sizes).
 HUBS = ((k_min_max, k_min_max_gaussian, (3, 4)), (m_range, m_range_gaussian, (1, 2, 3)))
+#: The noisy grid's sizes (queries), and the largest timed with Gaussian noise too (once).
+GRID_SIZES = (1, 2, 3, 4)
+GAUSSIAN_GRID_UP_TO = 2
 
 
 def clear() -> None:
@@ -186,16 +198,70 @@ def hub_rows(repeats: int, baseline: Path | None) -> None:
         print(line)
 
 
+def middle_bucket_by_quadrature(queries) -> mpmath.mpf:
+    """``Pr[every query in bucket 2]`` of ``noisy_grid`` by nested ``mpmath.quad`` to
+    :data:`DIGITS`: ``∫ p_M(m)·F_L(m) ∫_m^∞ p_H(h)·Π_i (F_i(h) − F_i(m)) dh dm`` (as
+    ``low < mid``, ``max(low, mid) < v_i`` is ``mid < v_i``), split at the kinks."""
+    with mpmath.workdps(DIGITS + 3):
+        def law(location, scale):
+            b = mpmath.mpf(scale.numerator) / scale.denominator
+            return (lambda x: mpmath.exp(-abs(x - location) / b) / (2 * b),
+                    lambda x: (mpmath.exp((x - location) / b) / 2 if x < location
+                               else 1 - mpmath.exp((location - x) / b) / 2))
+        (_, cdf_low), (pdf_mid, _), (pdf_high, _) = (law(c, 4 / EPS) for c in (-1, 0, 1))
+        cdfs = [law(q, 2 / EPS)[1] for q in queries]
+        kinks = sorted({-1, 0, 1, *queries})
+
+        def inner(m):
+            return mpmath.quad(lambda h: pdf_high(h) * mpmath.fprod(c(h) - c(m) for c in cdfs),
+                               [m] + [k for k in kinks if k > m] + [mpmath.inf])
+        return mpmath.quad(lambda m: pdf_mid(m) * cdf_low(m) * inner(m),
+                           [-mpmath.inf] + kinks + [mpmath.inf])
+
+
+def grid_rows(repeats: int) -> None:
+    """The noisy grid (three hubs): every output, and one output against nested quadrature;
+    with Gaussian noise every output and the ratio Gaussian / Laplace."""
+    mech = program(noisy_grid, epsilon=EPS)
+    gaussian = program(noisy_grid_gaussian, epsilon=EPS)
+    print(f"\n{'noisy grid':>10} {'queries':>8} {'outputs':>7} {'every output s':>14} "
+          f"{'Σ p − 1':>9} {'middle s':>8} {'quad s':>7} {'quad/this':>9} {'rel. diff':>9} "
+          f"{'Gaussian s':>10} {'Σ p − 1':>9} {'ratio':>5}")
+    for n in GRID_SIZES:
+        queries = [i % 2 for i in range(n)]
+        seconds, probabilities = cpu_median(lambda: every_output(mech, queries), repeats)
+        middle = ",".join(["2"] * n)
+        mine_time, mine = cpu_median(
+            lambda: exactdp.probability(mech, queries, middle, dps=DIGITS), repeats)
+        quad_time, reference = median_time(lambda: middle_bucket_by_quadrature(queries), 1)
+        with mpmath.workdps(30):
+            excess = sum(p.value for p in probabilities) - 1
+            difference = abs(mine.value - reference) / reference
+        line = (f"{'':>10} {n:>8} {len(probabilities):>7} {seconds:>14.3f} "
+                f"{mpmath.nstr(excess, 2):>9} {mine_time:>8.3f} {quad_time:>7.2f} "
+                f"{quad_time / mine_time:>9.0f} {mpmath.nstr(difference, 2):>9}")
+        if n <= GAUSSIAN_GRID_UP_TO:
+            smooth, probabilities = cpu_median(lambda: every_output(gaussian, queries), 1)
+            with mpmath.workdps(30):
+                excess = sum(p.value for p in probabilities) - 1
+            line += f" {smooth:>10.1f} {mpmath.nstr(excess, 2):>9} {smooth / seconds:>5.0f}"
+        print(line)
+
+
 def main() -> None:
     global REPEATS   # the running best's rows read it
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=REPEATS)
     parser.add_argument("--hubs", action="store_true", help="the k-Min-Max and m-Range rows only")
+    parser.add_argument("--grid", action="store_true", help="the noisy grid's rows only")
     parser.add_argument("--baseline", type=Path, help="a checkout of the code to compare with")
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure is not None:
         measure_hubs(args.repeats)
+        return
+    if args.grid:
+        grid_rows(args.repeats)
         return
     if not args.hubs:
         REPEATS = args.repeats
@@ -205,6 +271,8 @@ def main() -> None:
                           exactdp.mechanism("noisy_max_gaussian", sigma=2), SIZES, sigma=2)
         nested_rows(range(4, 11, 2))
     hub_rows(args.repeats, args.baseline)
+    if not args.hubs:
+        grid_rows(args.repeats)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
-"""Shared pytest configuration: hypothesis profile (deterministic, no deadline), and the one
-enclosure assertion every enclosure test uses."""
+"""Shared pytest configuration: hypothesis profile (deterministic, no deadline), the one
+enclosure assertion every enclosure test uses, and the one check of exact probabilities against a
+seeded simulation."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ from fractions import Fraction
 import mpmath
 from flint import arb
 from hypothesis import HealthCheck, settings
+from scipy import stats
+
+import exactdp
 
 # Derandomised: the examples are a fixed function of the test, so a run is reproducible.
 settings.register_profile("exactdp", derandomize=True, deadline=None, print_blob=True,
@@ -70,6 +74,20 @@ def assert_encloses(enclosure, reference, digits: int, *, absolute: bool = False
     assert upper - lower <= allowed, (f"[{float(lower)!r}, {float(upper)!r}] is "
                                       f"{float(upper - lower):.3g} wide, more than "
                                       f"{float(allowed):.3g} for {digits} digits")
+
+
+def assert_in_simulation(mech, queries, counts: dict, runs: int, dps: int = 15):
+    """Each output's exact probability (``counts`` maps an output to the boolean array of the
+    seeded runs that gave it, ``runs`` of them) lies in the 99.99% Clopper–Pearson interval of
+    its count; returns the sums of the enclosures' lower and upper ends (exact rationals), for
+    the caller to check that they hold 1."""
+    lower = upper = 0
+    for output, hits in counts.items():
+        p = exactdp.probability(mech, queries, output, dps=dps)
+        interval = stats.binomtest(int(hits.sum()), runs).proportion_ci(0.9999)
+        assert interval.low <= p.value <= interval.high, (output, p.value, interval)
+        lower, upper = lower + _rational(p.lower), upper + _rational(p.upper)
+    return lower, upper
 
 
 def ellipse_boundary(layout, rho: float, count: int = 16):

@@ -17,7 +17,8 @@ from exactdp.exact.backends.certified import (log_integral, log_several_noises,
                                               shared_integrals)
 from exactdp.exact.form.integral_form import Factor, Integral
 from exactdp.exact.form.noise_symmetries import group_key, integral_key
-from exactdp.exact.form.nested_integral import Branch, HubPair, Leaf, NestedIntegral
+from exactdp.exact.form.nested_integral import (Branch, HubPair, HubTriple, Leaf,
+                                                NestedIntegral)
 from exactdp.noise import Gaussian, Gumbel, Kind, Laplace
 from tests.conftest import assert_encloses
 
@@ -47,6 +48,21 @@ def test_exchanged_noises_and_implied_bounds_share_a_key():
     chain = NestedIntegral(Branch(ONE, children=(
         Branch(ONE, lowers=((ZERO, UNIT),), children=(Branch(ONE, lowers=((ZERO, UNIT),)),)),)))
     assert group_key(BETWEEN) == group_key(ABOVE_BOTH) == group_key(chain)
+
+
+def test_a_chain_of_four_has_one_key_as_three_hubs_and_as_a_tree():
+    """``Pr[a < b < c < d]`` as hubs ``a``, ``b``, ``c`` with the leaf ``d``, and as a chain
+    of nested messages; and ``d`` below ``c`` instead is another integral."""
+    def triple(leaf_lowers=(), leaf_uppers=()):
+        return HubTriple(Branch(ONE), Branch(ONE, lowers=((ZERO, UNIT),)),
+                         Leaf(ONE, lowers=((ZERO, ZERO, UNIT),)),
+                         (Leaf(ONE, lowers=leaf_lowers, uppers=leaf_uppers),))
+    chain = NestedIntegral(Branch(ONE, children=(Branch(ONE, lowers=((ZERO, UNIT),), children=(
+        Branch(ONE, lowers=((ZERO, UNIT),), children=(Branch(ONE, lowers=((ZERO, UNIT),)),)),
+    )),)))
+    above = triple(leaf_lowers=((ZERO, ZERO, ZERO, UNIT),))
+    assert group_key(above) == group_key(chain)
+    assert group_key(triple(leaf_uppers=((ZERO, ZERO, ZERO, UNIT),))) != group_key(chain)
 
 
 def test_other_regions_and_laws_have_other_keys():

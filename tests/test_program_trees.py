@@ -3,8 +3,8 @@
 References: the catalogue's Report Noisy Max (its one-dimensional integral) for the running best,
 which sums 2^(n−1) paths of nested integrals, or their merge into n stars; nested
 ``mpmath.quad`` for a chain of four noises; ``mpmath.quad`` over another noise for k-Min-Max
-and three mutually compared noises; seeded simulation in binomial intervals for m-Range; the
-refusal of a cycle outside the class.
+and three mutually compared noises; seeded simulation in binomial intervals for m-Range.  Three
+hubs and the refusal of four: ``tests/test_program_hub_triples.py``.
 """
 
 from fractions import Fraction
@@ -12,10 +12,8 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
-from scipy import stats
 
 import exactdp
-from exactdp.errors import InputError
 from exactdp.exact.form.integral_form import Integral
 from exactdp.programs import program
 from exactdp.exact.form.nested_integral import NestedIntegral
@@ -23,7 +21,7 @@ from exactdp.programs.exact import (SignedForm, evaluate_signed, merged_paths, p
                                     traced_paths)
 from exactdp.programs.path_merging import merge_paths
 from exactdp.programs.tracing import trace
-from tests.conftest import assert_encloses
+from tests.conftest import assert_encloses, assert_in_simulation
 from tests.programs.compared_noises import (k_min_max, m_range, running_best,
                                             running_best_exponential, running_best_gaussian,
                                             running_best_value)
@@ -94,18 +92,6 @@ def test_chain_against_nested_quadrature():
                     slack=mpmath.mpf(10) ** -13)
 
 
-def test_cycle_is_refused_naming_it():
-    """Five noises compared around a cycle are outside the class: one line naming the cycle."""
-    def five_cycle(prng, queries, epsilon):
-        n = [prng.laplace(scale=1.0) for _ in range(5)]
-        return [bool(n[i] > n[(i + 1) % 5]) for i in range(5)]
-    with pytest.raises(InputError, match=r"^η1, η2, η3, η4, η5 form a cycle of comparisons "
-                                         r"\(drawn at test_program_trees\.py lines \d+, \d+, \d+, "
-                                         r"\d+, \d+\): not a tree") as error:
-        exactdp.probability(program(five_cycle, epsilon=EPS), [0], "T,T,F,T,F")
-    assert "\n" not in str(error.value)
-
-
 def test_k_min_max_against_quadrature():
     """k-Min-Max's ⊤ (the third noisy query inside the noisy range of the first two), which the
     engine integrates over the two hubs, against the integral over the third noise instead:
@@ -133,13 +119,8 @@ def test_m_range_against_seeded_simulation():
     first, second = (q + rng.laplace(0, 2 / eps, runs) for q in queries)
     inside = [(low < v) & (v < high) for v in (first, second)]
     counts = {"T,T": inside[0] & inside[1], "T,F": inside[0] & ~inside[1], "F": ~inside[0]}
-    total = 0
-    for output, hits in counts.items():
-        p = exactdp.probability(mech, queries, output, dps=15)
-        interval = stats.binomtest(int(hits.sum()), runs).proportion_ci(0.9999)
-        assert interval.low <= p.value <= interval.high, (output, p.value, interval)
-        total += p.value
-    assert abs(total - 1) < 1e-14
+    lower, upper = assert_in_simulation(mech, queries, counts, runs)
+    assert abs(lower - 1) < 1e-14 and abs(upper - 1) < 1e-14
 
 
 def triangle(prng, queries, epsilon):

@@ -13,7 +13,6 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 from flint import ctx
-from scipy import stats
 from scipy.special import ndtr, roots_legendre
 
 import exactdp
@@ -22,7 +21,7 @@ from exactdp.exact.form.nested_integral import Branch, NestedIntegral
 from exactdp.noise import Gaussian
 from exactdp.precision import exact_mpf
 from exactdp.programs import program
-from tests.conftest import assert_encloses
+from tests.conftest import assert_encloses, assert_in_simulation
 from tests.programs.compared_noises import k_min_max_gaussian, m_range_gaussian
 
 DPS = 12
@@ -145,12 +144,7 @@ def test_m_range_against_seeded_simulation():
     first, second = (q + rng.normal(0, sigma, runs) for q in queries)
     inside = [(low < v) & (v < high) for v in (first, second)]
     counts = {"T,T": inside[0] & inside[1], "T,F": inside[0] & ~inside[1], "F": ~inside[0]}
-    lower = upper = 0
-    for output, hits in counts.items():
-        p = exactdp.probability(mech, queries, output, dps=DPS)
-        interval = stats.binomtest(int(hits.sum()), runs).proportion_ci(0.9999)
-        assert interval.low <= p.value <= interval.high, (output, p.value, interval)
-        lower, upper = lower + p.lower, upper + p.upper
+    lower, upper = assert_in_simulation(mech, queries, counts, runs, DPS)
     assert lower <= 1 <= upper
 
 

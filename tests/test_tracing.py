@@ -274,8 +274,8 @@ def test_binary_floats_are_what_the_program_asked_for():
 # ----------------------------------------------------------------------------- refusals
 
 def compared_around_a_cycle(prng, queries, epsilon):
-    noises = [prng.laplace(scale=1.0 / epsilon) for _ in range(5)]
-    return [noises[i] > noises[(i + 1) % 5] for i in range(5)]
+    noises = [prng.laplace(scale=1.0 / epsilon) for _ in range(7)]
+    return [noises[i] > noises[(i + 1) % 7] for i in range(7)]
 
 
 def noise_in_while(prng, queries, epsilon):
@@ -298,8 +298,8 @@ def product(prng, queries, epsilon):
 
 
 @pytest.mark.parametrize("function, message", [
-    (compared_around_a_cycle, r"η1, η2, η3, η4, η5 form a cycle of comparisons \(drawn at "
-                              r"test_tracing\.py lines \d+, \d+, \d+, \d+, \d+\): not a tree"),
+    (compared_around_a_cycle, r"η1, η2, η3, η4, η5, η6, η7 form a cycle of comparisons "
+                              r"\(drawn at test_tracing\.py lines \d+(, \d+){6}\): not a tree"),
     (noise_in_while, r"cannot trace a noise in a while condition \(at test_tracing\.py:\d+: "
                      r"while count < prng\.laplace"),
     (numpy_exp, r"cannot trace numpy\.exp on noises \(at test_tracing\.py:\d+: return np\.exp"),
@@ -310,7 +310,7 @@ def product(prng, queries, epsilon):
 def test_out_of_class_programs_are_refused_in_one_line(function, message):
     mech = program(function, epsilon=EPS)
     with pytest.raises(InputError, match=message) as error:
-        output = "T,T,F,T,F" if function is compared_around_a_cycle else "1"
+        output = "T,T,F,T,F,T,F" if function is compared_around_a_cycle else "1"
         exactdp.probability(mech, [0, 1], output)
     assert "\n" not in str(error.value)
 

@@ -42,7 +42,7 @@ from ..precision import (CERTIFIED_METHODS, Probability, check_method,
 from .backends.certified import evaluate_certified
 from .backends.closed_form import has_closed_form, integrate_closed_form, operation_count
 from .form.integral_form import Integral, IntegralForm, Term
-from .form.nested_integral import HubPair, NestedIntegral
+from .form.nested_integral import HubPair, HubTriple, NestedIntegral
 from .backends.piece_series import PiecewiseExponential
 from .backends.piecewise_gauss import integrate_pieces
 from .backends.peak_quadrature import integrate
@@ -107,9 +107,9 @@ INTEGRAL_BACKENDS = {"closed": _closed, "quad": _quad, "estimate": _estimate}
 def evaluate_integral(integral: Integral, dps: int, method: str):
     """``(log I, relative error bound, method name)`` of one non-empty integral by the back-end
     :data:`INTEGRAL_BACKENDS` holds for ``method``."""
-    if isinstance(integral, (NestedIntegral, HubPair)):
+    if isinstance(integral, (NestedIntegral, HubPair, HubTriple)):
         raise MethodUnavailableError(f"method {method!r} integrates over one noise; noises "
-                                     f"compared in a tree or with two hubs have the certified "
+                                     f"compared in a tree or with a few hubs have the certified "
                                      f"method only")
     with mpmath.workdps(working_dps(dps, integral.magnitude)):
         return INTEGRAL_BACKENDS[method](integral, dps)
@@ -163,8 +163,8 @@ def evaluate(form: IntegralForm, dps: int = 30, method: str = "auto",
         try:
             return evaluate_certified(form, dps, what)
         except MethodUnavailableError:
-            if method == "certified" or _has_discrete_noise(form):
-                raise  # the estimate has nothing more to offer discrete noise
+            if method == "certified" or _has_discrete_noise(form) or _several_noises(form):
+                raise  # the estimate has nothing more to offer these
             method = "estimate"
     if _has_discrete_noise(form):
         raise MethodUnavailableError(f"method {method!r} integrates continuous noise; discrete "
@@ -189,12 +189,19 @@ def evaluate(form: IntegralForm, dps: int = 30, method: str = "auto",
                                     dps, what, method)
 
 
+def _several_noises(form: IntegralForm) -> bool:
+    """Whether a term of ``form`` integrates over several noises (the certified method
+    only)."""
+    return any(isinstance(integral, (NestedIntegral, HubPair, HubTriple))
+               for term in form.terms for integral, _ in term.integrals)
+
+
 def _has_discrete_noise(form: IntegralForm) -> bool:
     """Whether a law of ``form`` is integer-valued."""
     laws = {c.law for term in form.terms for c in term.constants}
     for term in form.terms:
         for integral, _ in term.integrals:
-            if isinstance(integral, (NestedIntegral, HubPair)):
+            if isinstance(integral, (NestedIntegral, HubPair, HubTriple)):
                 laws.update(integral.laws())
                 continue
             laws.add(integral.hub)

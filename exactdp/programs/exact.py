@@ -17,7 +17,7 @@ difference ``F(U) − F(L)`` (a signed pair of terms, :class:`SignedForm`).  The
 bound ``z``.  A noise alone contributes a constant (``S(low)``, ``F(high)``) or an integral
 without factors.  SVT variants (hub: the threshold noise), noisy max (hub: the winner's noise),
 histograms (no links) fall in this class.  A group whose links form a tree, or whose other
-noises are linked to two hubs only, is a nested integral (``trees.py``); a cycle of links
+noises are linked to two or three hubs only, is a nested integral (``trees.py``); a cycle of links
 beyond that is refused, naming the noises and the lines that drew them (docs/programs.md).
 The paths of one output are merged first where their union is again a path
 (``path_merging.py``): a running best's become noisy max's stars.

@@ -5,17 +5,19 @@ integral form.  A group whose links (relations on two noises) form a tree — a 
 new record compared with the previous one and the queries in between compared with the record —
 is written here as a :class:`~exactdp.exact.form.nested_integral.NestedIntegral`: rooted at its
 noise of most links, each noise a :class:`~exactdp.exact.form.nested_integral.Branch` whose
-bounds are linear in its parent's value.  A group with a cycle of links is refused, naming the
-noises of one cycle and the lines that drew them.
+bounds are linear in its parent's value.  A group with a cycle of links whose other noises are
+linked only to two or three hubs (k-Min-Max's range ends, a noisy grid's cut points) is a
+:class:`~exactdp.exact.form.nested_integral.HubPair` or
+:class:`~exactdp.exact.form.nested_integral.HubTriple`.  Any other group with a cycle is
+refused, naming the noises of one cycle and the lines that drew them.
 """
 
 from __future__ import annotations
 
-import itertools
 import os
 from fractions import Fraction
 
-from ..exact.form.nested_integral import Branch, HubPair, Leaf, NestedIntegral
+from ..exact.form.nested_integral import Branch, HubPair, HubTriple, Leaf, NestedIntegral
 from .locations import TracingError
 from .relations import bounds_on, noise_name, scaled_law
 from .tracing import Path
@@ -64,9 +66,9 @@ def _cycle_through(noise: int, other: int, parent: dict) -> list:
     return ancestors[:ancestors.index(node) + 1] + path[::-1]
 
 
-def cycle_error(cycle: list, path: Path) -> TracingError:
-    """The one-line refusal of a group with a cycle of comparisons, the cycle read from its
-    first noise."""
+def cycle_error(cycle: list, component: set, path: Path) -> TracingError:
+    """The one-line refusal of a group with a cycle of comparisons and no three hubs, the
+    cycle read from its first noise (and the group named when it has other noises)."""
     start = cycle.index(min(cycle))
     cycle = cycle[start:] + cycle[:start]
     if cycle[-1] < cycle[1]:
@@ -74,33 +76,56 @@ def cycle_error(cycle: list, path: Path) -> TracingError:
     files = {path.noises[k].location[0] for k in cycle}
     where = f"{os.path.basename(files.pop())} " if len(files) == 1 else ""
     lines = ", ".join(str(path.noises[k].location[1]) for k in cycle)
+    group = ("" if set(cycle) == component else
+             f" in the group {', '.join(f'η{k + 1}' for k in sorted(component))}")
     return TracingError(f"{', '.join(f'η{k + 1}' for k in cycle)} form a cycle of comparisons "
-                        f"(drawn at {where}lines {lines}): not a tree of one-dimensional "
-                        f"integrals")
+                        f"(drawn at {where}lines {lines}){group}: not a tree of "
+                        f"one-dimensional integrals nor a group of at most three hubs")
 
 
 def tree_integral(path: Path, component: set, groups: dict):
     """``(integral, Jacobian)`` of a group whose links form a tree, or whose other noises are
-    linked to two hubs only (module docstring); the Jacobian ``Π 1/|β|`` of its densities
-    ``p(c + βy)`` multiplies the term.  A cycle that two hubs do not explain is refused."""
+    linked to two or three hubs only (module docstring); the Jacobian ``Π 1/|β|`` of its
+    densities ``p(c + βy)`` multiplies the term.  A cycle that three hubs do not explain is
+    refused."""
     neighbours = neighbours_of(component, groups)
     cycle = find_cycle(neighbours)
     if cycle is None:
         return _NodeBuilder(path, groups, neighbours).nested()
-    hubs = hub_pair(neighbours)
+    hubs = hubs_of(neighbours)
     if hubs is None:
-        raise cycle_error(cycle, path)
-    return _NodeBuilder(path, groups, neighbours).hub_pair(*hubs)
+        raise cycle_error(cycle, component, path)
+    builder = _NodeBuilder(path, groups, neighbours)
+    return builder.hub_pair(*hubs) if len(hubs) == 2 else builder.hub_triple(*hubs)
 
 
-def hub_pair(neighbours: dict) -> tuple[int, int] | None:
-    """Two noises that every other noise is linked to, and only to (the outer first: the one
-    of more links), or ``None``."""
+def hubs_of(neighbours: dict) -> tuple | None:
+    """Two noises, else three, that every other noise is linked to, and only to (a vertex cover
+    of the links: no two other noises are linked), in the order of more links first, or
+    ``None``.  Of several, the first pair (triple) of noises ranked by links."""
     ranked = sorted(neighbours, key=lambda k: (-len(neighbours[k]), k))
-    for first, second in itertools.combinations(ranked[:4], 2):
-        if all(neighbours[k] <= {first, second} for k in neighbours if k not in (first, second)):
-            return first, second
+    links = sorted((a, b) for a in neighbours for b in neighbours[a] if a < b)
+    for size in (2, 3):
+        covers = _covers(links, size)
+        if covers:
+            return tuple(sorted(min(covers, key=lambda c: sorted(map(ranked.index, c))),
+                                key=ranked.index))
     return None
+
+
+def _covers(links: list, size: int) -> set:
+    """Every set of at most ``size`` noises holding an end of every link: one of the two ends
+    of the first link is in it, and the rest covers the links it leaves (a search of depth
+    ``size``, two branches each)."""
+    if not links:
+        return {frozenset()}
+    if size == 0:
+        return set()
+    found = set()
+    for end in links[0]:
+        rest = [link for link in links if end not in link]
+        found.update(cover | {end} for cover in _covers(rest, size - 1))
+    return found
 
 
 class _NodeBuilder:
@@ -146,18 +171,32 @@ class _NodeBuilder:
         root = max(sorted(self.neighbours), key=lambda k: len(self.neighbours[k]))
         return NestedIntegral(subtree(root, None)), self.jacobian
 
+    def leaf(self, noise: int, hubs: tuple) -> Leaf:
+        """``noise`` bounded in constants and in each of ``hubs``: its bounds
+        ``(α, β₁, …, β_h)``, the ``β`` of the hub it is compared with."""
+        lowers, uppers = [], []
+        for slot, hub in enumerate((None,) + hubs):
+            low, up = bounds_on(noise, hub, self.intervals(noise, hub))
+            for found, into in ((low, lowers), (up, uppers)):
+                into.extend((alpha, *(beta if k == slot else Fraction(0)
+                                      for k in range(1, len(hubs) + 1)))
+                            for alpha, beta in found)
+        return Leaf(self.path.noises[noise].law, tuple(sorted(set(lowers))),
+                    tuple(sorted(set(uppers))), self.densities(noise))
+
+    def others(self, hubs: tuple) -> tuple:
+        """Every noise but ``hubs`` as a :meth:`leaf` of them."""
+        return tuple(self.leaf(noise, hubs) for noise in sorted(set(self.neighbours) - set(hubs)))
+
     def hub_pair(self, outer: int, inner: int) -> tuple[HubPair, Fraction]:
         """The outer hub, the inner hub bounded in the outer's value, the other noises as
         leaves bounded in either."""
-        leaves = []
-        for noise in sorted(set(self.neighbours) - {outer, inner}):
-            lowers, uppers = [], []
-            for hub, slot in ((None, 0), (outer, 1), (inner, 2)):
-                low, up = bounds_on(noise, hub, self.intervals(noise, hub))
-                for found, into in ((low, lowers), (up, uppers)):
-                    into.extend((alpha, *(beta if k == slot else Fraction(0) for k in (1, 2)))
-                                for alpha, beta in found)
-            leaves.append(Leaf(self.path.noises[noise].law, tuple(sorted(set(lowers))),
-                               tuple(sorted(set(uppers))), self.densities(noise)))
-        return (HubPair(self.branch(outer, None), self.branch(inner, outer), tuple(leaves)),
-                self.jacobian)
+        return (HubPair(self.branch(outer, None), self.branch(inner, outer),
+                        self.others((outer, inner))), self.jacobian)
+
+    def hub_triple(self, outer: int, middle: int, inner: int) -> tuple[HubTriple, Fraction]:
+        """The outer hub, the middle hub bounded in the outer's value, the inner hub as a leaf
+        of the two, the other noises as leaves bounded in any of the three."""
+        return (HubTriple(self.branch(outer, None), self.branch(middle, outer),
+                          self.leaf(inner, (outer, middle)),
+                          self.others((outer, middle, inner))), self.jacobian)

@@ -1,7 +1,8 @@
 """Programs whose noises are compared with each other, in StatDP's calling convention
 ``f(prng, queries, epsilon, **kwargs)``: a noisy max written with a running best, and the
 k-Min-Max and m-Range benchmarks of DiPApprox (Bhusal, Chadha, Sistla & Viswanathan,
-"Approximate Differential Privacy Verification", CCS 2025, arXiv:2509.08804), written afresh.
+"Approximate Differential Privacy Verification", CCS 2025, arXiv:2509.08804), written afresh,
+and queries classified against a noisy grid of three cut points (three hubs).
 The test suite traces them (``tests/test_program_trees.py``); ``benchmarks/program_trees.py``
 times them.
 """
@@ -90,6 +91,36 @@ def m_range(prng, queries, epsilon, low=0, high=1):
             break
     return out
 
+
+
+def noisy_grid(prng, queries, epsilon, cuts=(-1, 0, 1)):
+    """Each query classified against a noisy grid: three noisy cut points ``c + Lap(4/ε)``
+    checked to be in order (``low < mid < high``, else ``-1`` for every query), then each noisy
+    query ``q + Lap(2/ε)`` reported by its bucket 0–3 (below ``low``, below ``mid``, below
+    ``high``, above): every query compared with the three cut points, a group with three
+    hubs."""
+    return _buckets(queries, lambda: prng.laplace(scale=4.0 / epsilon),
+                    lambda: prng.laplace(scale=2.0 / epsilon), cuts)
+
+
+def noisy_grid_gaussian(prng, queries, epsilon, cuts=(-1, 0, 1), sigma=2):
+    """:func:`noisy_grid` with Gaussian noise: the cut points' ``N(0, (2σ)²)``, the queries'
+    ``N(0, σ²)``."""
+    return _buckets(queries, lambda: prng.normal(scale=2 * sigma),
+                    lambda: prng.normal(scale=sigma), cuts)
+
+
+def _buckets(queries, cut_noise, query_noise, cuts):
+    """The buckets of :func:`noisy_grid`, the noises drawn by ``cut_noise()`` and
+    ``query_noise()``."""
+    low, mid, high = (cut + cut_noise() for cut in cuts)
+    if not low < mid < high:
+        return [-1] * len(queries)
+    out = []
+    for query in queries:
+        noisy = query + query_noise()
+        out.append(0 if noisy < low else 1 if noisy < mid else 2 if noisy < high else 3)
+    return out
 
 
 def running_best_value(prng, queries, epsilon):

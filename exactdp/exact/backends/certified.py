@@ -35,12 +35,13 @@ The evaluation reads the integral form (``form/integral_form.py``) and nothing e
     ball like any other (no underflow);
 * a **nested integral** (a tree of compared noises, ``form/nested_integral.py``) by its
   messages in closed form (``backends/nested_messages.py``), a group with two hubs on the
-  cells of the hubs' plane (``backends/hub_pairs.py``): piecewise exponential laws; for smooth
-  laws (Gaussian, Gumbel) by a Gauss–Legendre rule per message with the ellipse bound, the
-  inner messages bounded on complex balls (``backends/nested_quadrature.py``); two such
-  integrals whose regions are one up to exchanging noises of equal law or reflecting them all
-  (``form/noise_symmetries.py``), and one-hub integrals equal by the reflection, are computed
-  once within :func:`shared_integrals`;
+  cells of the hubs' plane (``backends/hub_pairs.py``), a group with three hubs on the slabs
+  of the hubs' space (``backends/hub_triples.py``): piecewise exponential laws; for smooth
+  laws (Gaussian, Gumbel; three hubs Gaussian only) by a Gauss–Legendre rule per message with
+  the ellipse bound, the inner messages bounded on complex balls
+  (``backends/nested_quadrature.py``); two trees or two-hub groups whose regions are one up to
+  exchanging noises of equal law or reflecting them all (``form/noise_symmetries.py``), and
+  one-hub integrals equal by the reflection, are computed once within :func:`shared_integrals`;
 * a **term** is the sum of the logs; the **form** ``log Σ_t e^{ℓ_t}``.
 
 Arb's exponent range is unbounded, so ``1e-428491`` is a ball like any other.  The working
@@ -76,8 +77,8 @@ from .exponential_sums import ExponentialProduct, integrate, product_on_piece
 from ..form.noise_symmetries import group_key, integral_key
 from ..form.integral_form import Integral, IntegralForm, Term, interior_point
 from ..form.log_integrand import LogIntegrand
-from ..form.nested_integral import HubPair, NestedIntegral
-from .hub_pairs import log_hub_pair
+from ..form.nested_integral import HubPair, HubTriple, NestedIntegral
+from .hub_triples import log_hubs
 from .nested_messages import log_nested
 from .nested_quadrature import log_nested_smooth, smooth
 from .piece_series import PiecewiseExponential
@@ -547,10 +548,11 @@ def log_constant(law: NoiseLaw, kind: Kind, point: Fraction) -> arb | None:
 #: The closed forms of the integrals over several noises (``form/nested_integral.py``):
 #: ``type → (log of the integral as a ball or None for an exact zero, method name)``.
 NESTED_RULES = {NestedIntegral: (log_nested, "nested closed form"),
-                HubPair: (log_hub_pair, "hub-pair closed form")}
+                HubPair: (log_hubs, "hub-pair closed form"),
+                HubTriple: (log_hubs, "hub-triple closed form")}
 
 
-def log_several_noises(integral: NestedIntegral | HubPair, goal: int):
+def log_several_noises(integral: NestedIntegral | HubPair | HubTriple, goal: int):
     """``(log of an integral over several noises as a ball or None, method name)``: by nested
     quadrature where every law is smooth (``nested_quadrature.py``), else in closed form; once
     for the integrals equal by a symmetry of their noises within :func:`shared_integrals`
@@ -559,7 +561,7 @@ def log_several_noises(integral: NestedIntegral | HubPair, goal: int):
                    lambda: _log_group(integral, goal))
 
 
-def _log_group(integral: NestedIntegral | HubPair, goal: int):
+def _log_group(integral: NestedIntegral | HubPair | HubTriple, goal: int):
     """:func:`log_several_noises`."""
     if smooth(integral):
         return log_nested_smooth(integral, goal), "nested quadrature"

@@ -15,7 +15,9 @@ two lines ``α + βz₁`` is an antiderivative in ``z₂`` composed with the lin
 (``nested_messages.ExpPolynomial.composed``): an exponential polynomial in ``z₁`` on that
 interval.  Summed over the cells, it is the inner message ``I(z₁)``, and the probability is
 ``∫ p₁(z₁) I(z₁) dz₁`` between the outer hub's bounds (``nested_messages.message_of``).
-Every line and break is an exact rational, so each cell's pieces are decided exactly.
+Every line and break is an exact rational, so each cell's pieces are decided exactly.  The
+leaves' factors and the integral over the last hub between two ends are written for any number
+of hubs (:class:`LeafFunction`, :func:`last_integral`): ``hub_triples.py`` uses them for three.
 """
 
 from __future__ import annotations
@@ -32,29 +34,35 @@ from .nested_messages import ExpPolynomial, Piecewise, constant_value, integrand
 ZERO = (Fraction(0), 0)
 
 
-def _lifted(polynomial: ExpPolynomial, variable: int) -> ExpPolynomial:
-    """A polynomial of ``z₁`` (``variable`` 0) or ``z₂`` (1) as one of both."""
-    return ExpPolynomial({(key + ZERO if variable == 0 else ZERO + key): c
+def lifted(polynomial: ExpPolynomial, variable: int, count: int) -> ExpPolynomial:
+    """A polynomial of one hub's value (``variable`` 0 for ``z₁``, 1 for ``z₂``, …) as one of
+    ``count``."""
+    return ExpPolynomial({ZERO * variable + key + ZERO * (count - variable - 1): c
                           for key, c in polynomial.items()})
 
 
-class _LeafFunction:
-    """``G`` of a leaf (module docstring) and its values at bounds ``α + β₁z₁ + β₂z₂``."""
+def _variable(bound) -> int:
+    """The hub a bound or line ``(α, β₁, …, β_h)`` is linear in (the first when none is)."""
+    return next((j for j, beta in enumerate(bound[1:]) if beta != 0), 0)
+
+
+class LeafFunction:
+    """``G`` of a leaf (module docstring) and its values at bounds ``α + β₁z₁ + … + β_hz_h``
+    (one ``β`` not 0, or none)."""
 
     def __init__(self, leaf: Leaf):
         self.leaf = leaf
+        self.count = len((leaf.lowers + leaf.uppers)[0]) - 1
         self.integrand = integrand_of(leaf.law, leaf.densities, [])
         self.primitive, self.total = self.integrand.cumulative()
 
     def at(self, bound, point) -> ExpPolynomial:
-        """``G(bound)`` on the cell holding ``point = (t₁, t₂)`` (``None``: ``G(+∞)``)."""
+        """``G(bound)`` on the cell holding ``point = (t₁, …, t_h)`` (``None``: ``G(+∞)``)."""
         if bound is None:
-            return ExpPolynomial({ZERO + ZERO: self.total})
-        alpha, beta1, beta2 = bound
+            return ExpPolynomial({ZERO * self.count: self.total})
         piece = self.primitive[self.integrand.index(_value(bound, point))]
-        if beta2 == 0:
-            return _lifted(piece.composed(alpha, beta1), 0)
-        return _lifted(piece.composed(alpha, beta2), 1)
+        variable = _variable(bound)
+        return lifted(piece.composed(bound[0], bound[1 + variable]), variable, self.count)
 
     def factor(self, point) -> ExpPolynomial | None:
         """``Pr[L < v < U]`` on the cell holding ``point``; ``None`` where ``U ≤ L``."""
@@ -66,17 +74,30 @@ class _LeafFunction:
         return value if lower is None else value.plus(self.at(lower, point), -1)
 
 
+def times_factors(polynomial: ExpPolynomial, leaves: list, point) -> ExpPolynomial | None:
+    """``polynomial`` times the factor of each :class:`LeafFunction` to its power (``leaves``
+    lists ``(function, power)``) on the cell holding ``point``; ``None`` where one is 0."""
+    for leaf, power in leaves:
+        factor = leaf.factor(point)
+        if factor is None:
+            return None
+        for _ in range(power):
+            polynomial = polynomial.times(factor)
+    return polynomial
+
+
 def _value(bound, point) -> Fraction:
-    """``α + β₁t₁ + β₂t₂``."""
-    return bound[0] + bound[1] * point[0] + bound[2] * point[1]
+    """``α + β₁t₁ + … + β_ht_h``."""
+    return bound[0] + sum(beta * t for beta, t in zip(bound[1:], point))
 
 
-def _z2_integral(polynomial: ExpPolynomial, lower, upper) -> ExpPolynomial:
-    """``∫_{lower(z₁)}^{upper(z₁)} dz₂`` of a polynomial of both, the ends lines ``(α, β)``
-    (``None``: infinite), as a polynomial of ``z₁`` (module docstring)."""
+def last_integral(polynomial: ExpPolynomial, lower, upper) -> ExpPolynomial:
+    """``∫_{lower}^{upper} dz_h`` of a polynomial of ``h`` hubs' values, the ends
+    ``z_h = α + β₁z₁ + … + β_{h−1}z_{h−1}`` given as ``(α, β₁, …)`` with one ``β`` not 0, or
+    none (``None``: infinite), as a polynomial of the first ``h − 1`` (module docstring)."""
     by_outer: dict = {}
-    for (a1, k1, a2, k2), c in polynomial.items():
-        by_outer.setdefault((a1, k1), ExpPolynomial())[(a2, k2)] = c
+    for key, c in polynomial.items():
+        by_outer.setdefault(key[:-2], ExpPolynomial())[key[-2:]] = c
     result = ExpPolynomial()
     for outer, inner in by_outer.items():
         primitive = inner.antiderivative()
@@ -85,7 +106,9 @@ def _z2_integral(polynomial: ExpPolynomial, lower, upper) -> ExpPolynomial:
                 if any(rate * sign >= 0 for rate, _ in inner):
                     raise MethodUnavailableError("an inner hub's integral does not decay")
                 continue
-            part = primitive.composed(*end).times(ExpPolynomial({outer: arb(1)}))
+            variable = _variable(end)
+            part = lifted(primitive.composed(end[0], end[1 + variable]), variable,
+                          len(outer) // 2).times(ExpPolynomial({outer: arb(1)}))
             result = result.plus(part, sign)
     return result
 
@@ -95,7 +118,7 @@ def inner_message(integral: HubPair) -> Piecewise:
     inner = integral.inner
     density = integrand_of(inner.law, inner.densities, [])
     # identical leaves (equal queries) once, as a power
-    leaves = [(_LeafFunction(leaf), power) for leaf, power in Counter(integral.leaves).items()]
+    leaves = [(LeafFunction(leaf), power) for leaf, power in Counter(integral.leaves).items()]
     functions = {leaf.leaf: leaf for leaf, _ in leaves}
     breaks, cells = plane_cells(integral, density.breaks,
                                 [functions[leaf].integrand.breaks for leaf in integral.leaves])
@@ -103,24 +126,20 @@ def inner_message(integral: HubPair) -> Piecewise:
     for piece in cells:
         total = ExpPolynomial()
         for low, high, point in piece:
-            cell = _lifted(density.pieces[density.index(point[1])], 1)
-            for leaf, power in leaves:
-                factor = leaf.factor(point)
-                if factor is None:
-                    break
-                for _ in range(power):
-                    cell = cell.times(factor)
-            else:
-                total = total.plus(_z2_integral(cell, low, high))
+            cell = times_factors(lifted(density.pieces[density.index(point[1])], 1, 2),
+                                 leaves, point)
+            if cell is not None:
+                total = total.plus(last_integral(cell, low, high))
         pieces.append(total)
     return Piecewise(breaks, pieces)
 
 
-def log_hub_pair(integral: HubPair) -> arb | None:
-    """``log`` of the group's probability as a ball (``None`` for an exact zero), at flint's
-    current precision plus bits for the cancellation of the sums."""
+def log_outer_hub(integral, inner) -> arb | None:
+    """``log ∫ p₁(z₁) I(z₁) dz₁`` between the outer hub's bounds as a ball (``None`` for an exact
+    zero), ``I = inner(integral)`` (:func:`inner_message` for two hubs), at flint's current
+    precision plus 10 bits per law for the cancellation of the sums."""
     with ctx.workprec(ctx.prec + 10 * len(integral.laws())):
         outer = integral.outer
-        value = constant_value(message_of(outer.law, outer.densities, [inner_message(integral)],
+        value = constant_value(message_of(outer.law, outer.densities, [inner(integral)],
                                           outer.lowers, outer.uppers))
         return None if value is None else value.log()

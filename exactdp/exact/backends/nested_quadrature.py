@@ -15,7 +15,11 @@ densities and
   in the inner one, and the product ``Π_i (a_i + b_i)^{k_i}`` (``k_i`` equal leaves) expands by
   the binomial theorem into ``Σ_t c_t·Π_i a_i(z)^{j_ti}·Π_i b_i(y)^{k_i − j_ti}``, so the segment
   is ``Σ_t c_t·A_t(z)·(H_t(e₂(z)) − H_t(e₁(z)))``, ``H_t`` the running integral of the density
-  times ``Π_i b_i^{k_i − j_ti}``, shared by every cell with the same ``b_i``.
+  times ``Π_i b_i^{k_i − j_ti}``, shared by every cell with the same ``b_i``;
+* of a hub triple (Gaussian noise), the same on the cells of the outer two hubs' plane, each
+  slab's integral over the inner hub a difference of running integrals ``K`` at its two sheets,
+  each sheet linear in ``z₁`` (a factor of ``A_t``) or in ``z₂`` (a factor of the middle hub's
+  integrand): :func:`_middle_message`.
 
 The densities and CDFs of the Gaussian and the Gumbel law are entire, so every ``h`` (the
 children continued from their pieces) is entire.  Three bounds make the result an enclosure:
@@ -52,11 +56,11 @@ from fractions import Fraction
 from flint import acb, arb
 
 from ...errors import MethodUnavailableError, PrecisionError
-from ...noise import Kind, NoiseLaw
+from ...noise import Gaussian, Kind, NoiseLaw
 from ...precision import to_arb
 from ..form.integral_form import interior_point
-from ..form.nested_integral import (Branch, HubPair, NestedIntegral, active_bounds,
-                                    message_breaks, plane_cells)
+from ..form.nested_integral import (Branch, HubPair, HubTriple, NestedIntegral, active_bounds,
+                                    message_breaks, plane_cells, space_cells)
 from .running_integrals import (Cell, RunningIntegral, RunningMessage, line_at,
                                 power_product, side)
 
@@ -409,6 +413,151 @@ def _inner_message(integral: HubPair, reach, tolerance: arb) -> RunningMessage:
     return RunningMessage(breaks, pieces, sup, arb((sup * mass).upper()))
 
 
+class _RunningValue:
+    """``K(y)`` of a running integral ``K`` of one function (set as :attr:`running`) as a
+    function for :func:`~.running_integrals.side`: a ball at a real ball; at a complex ball the
+    square ``[−r, r] + i[−r, r]`` holding the disc ``|K| ≤ r`` of
+    :meth:`~.running_integrals.RunningIntegral.moduli_at` (``|K| ≤ bound`` on its range of the
+    real line)."""
+
+    def __init__(self, bound: arb):
+        self.running: RunningIntegral | None = None
+        self.bound = bound
+
+    def __call__(self, y):
+        if isinstance(y, acb):
+            (radius,) = self.running.moduli_at(y, self.bound)
+            return acb(arb(0, radius.upper()), arb(0, radius.upper()))
+        (value,) = self.running.at(y)
+        return value
+
+
+def _split(parts) -> tuple:
+    """``(a, b, c)``: the parts ``(sign, function, bound)`` of a leaf's factor (bounds
+    ``(α, β₁, β₂, β₃)``) in ``z₁`` (or constant), in ``z₂`` and in ``z₃``, each part's bound as
+    the line ``(α, β)`` of its hub."""
+    found: tuple = ([], [], [])
+    for sign, function, bound in parts:
+        slot = 0 if bound is None else next(
+            (j for j, beta in enumerate(bound[1:]) if beta != 0), 0)
+        found[slot].append((sign, function, None if bound is None
+                            else (bound[0], bound[1 + slot])))
+    return tuple(tuple(each) for each in found)
+
+
+def hub_triple_message(integral: HubTriple, tolerance: arb) -> RunningMessage:
+    """The outer hub's integral of a hub triple (the root), the middle hub's integral
+    (:func:`_middle_message`) its inner message."""
+    outer, middle, inner = integral.outer, integral.middle, integral.inner
+    for law in integral.laws():
+        if not isinstance(law, Gaussian):
+            raise MethodUnavailableError(f"a group of noises compared with three hubs has a "
+                                         f"certified rule for Laplace, exponential and Gaussian "
+                                         f"noise, not for {law} noise")
+    for leaf in integral.leaves:
+        if leaf.densities:
+            raise MethodUnavailableError(f"a hub triple whose leaf releases {leaf.law} noise's "
+                                         f"value has no quadrature rule")
+    sup = arb((_density_sup(middle.densities) * _density_sup(inner.densities)).upper())
+    return _message(outer.law, outer.densities, outer.lowers, outer.uppers,
+                    [lambda reach, share: _middle_message(integral, reach, share)], [sup],
+                    (0, 0), tolerance, min(law.scale for law in integral.laws()))
+
+
+def _middle_message(integral: HubTriple, reach, tolerance: arb) -> RunningMessage:
+    """``I(z₁) = ∫ p₂ Π p_d ∫ p₃ Π p_d Π_i Pr[L_i < v_i < U_i] dz₃ dz₂`` on the slabs of the
+    hubs' space (``form.nested_integral.space_cells``, the cut-offs of ``z₂`` and ``z₃`` among
+    its lines and sheets): each leaf's factor split into its parts ``a_i``, ``b_i``, ``c_i`` in
+    ``z₁``, ``z₂``, ``z₃`` (:func:`_split`), the product expanded (:func:`_expansion`: in
+    ``a_i + b_i`` and ``c_i``, then in ``a_i`` and ``b_i``), each term's integral over the slab
+    ``K(above) − K(below)``, ``K`` the running integral of ``p₃ Π p_d Π_i c_i^{q_i}``; an end
+    ``K(α + βz₂)`` is a factor of the ``z₂``-integrand, an end ``K(α + βz₁)`` (or constant) a
+    factor ``a`` of the cell's term ``c_t·A_t(z₁)·(M(high(z₁)) − M(low(z₁)))``, ``M`` the
+    running integral of ``p₂ Π p_d · B_t`` (docs/mathematics.md §16)."""
+    middle, inner = integral.middle, integral.inner
+    sup2, sup3 = _density_sup(middle.densities), _density_sup(inner.densities)
+    low2, high2, mass2 = _cut_off(middle.law, tolerance / (16 * sup2 * sup3))
+    low3, high3, mass3 = _cut_off(inner.law, tolerance / (16 * sup2 * sup3))
+    leaves = list(Counter(integral.leaves).items())
+    powers = [power for _, power in leaves]
+    functions = [(leaf.law.ball_log(Kind.CDF).value, leaf.law.ball_log(Kind.SF).value)
+                 for leaf, _ in leaves]
+    breaks, space = space_cells(integral, [low2, high2], [low3, high3],
+                                [[] for _ in integral.leaves])
+    kernels: dict = {}   # (c-sides, exponents) → K (its running integral set below)
+    specs = []   # per piece: (low line, high line, (b-sides, exponents), c_t, a-sides, powers)
+    for piece in space:
+        found = []
+        for lower, upper, point, slabs in piece:
+            if lower is None or upper is None or not low2 < point[1] < high2:
+                continue   # beyond a cut-off
+            for below, above, where in slabs:
+                actives = [active_bounds(leaf.lowers, leaf.uppers, where) for leaf, _ in leaves]
+                if (below is None or above is None or not low3 < where[2] < high3
+                        or any(active is None for active in actives)):
+                    continue   # beyond a cut-off, or a factor 0
+                sides = [_split(_interval_parts(cdf, sf, active))
+                         for (cdf, sf), active in zip(functions, actives)]
+                for coefficient, outer_powers, deep_powers in _expansion(
+                        [(a + b, c) for a, b, c in sides], powers):
+                    key = (tuple(c for _, _, c in sides), deep_powers)
+                    kernel = kernels.setdefault(key, _RunningValue(sup3))
+                    for end, sign in ((above, 1), (below, -1)):
+                        slot = 2 if end[2] != 0 else 1
+                        ends = ((sign, kernel, (end[0], end[slot])),)
+                        for split, a_powers, b_powers in _expansion(
+                                [(a, b) for a, b, _ in sides], outer_powers):
+                            a_sides = tuple(a for a, _, _ in sides) + (
+                                ends if slot == 1 else (),)
+                            b_sides = tuple(b for _, b, _ in sides) + (
+                                ends if slot == 2 else (),)
+                            found.append((lower, upper, (b_sides, b_powers + (slot - 1,)),
+                                          coefficient * split, a_sides, a_powers + (2 - slot,)))
+        specs.append(found)
+    # |A_t| ≤ 1 + sup3 and |M| ≤ sup2·(1 + sup3) on the real line: each K's error and each M's
+    # count at most that many times over a piece's cells
+    weight = (max([1] + [sum(term[3] for term in piece) for piece in specs])
+              * sup2 * (1 + sup3) ** 2)
+    strip = min([law.scale for law in integral.laws()]
+                + [leaf.law.scale / abs(beta) for leaf, _ in leaves
+                   for bound in leaf.lowers + leaf.uppers for beta in bound[1:] if beta != 0])
+    densities = _density_functions(inner.law, inner.densities)
+    for (c_sides, exponents), kernel in kernels.items():
+        integrand = _ZSide(densities, c_sides, [exponents])
+        kernel.running = RunningIntegral(integrand.values, integrand.moduli, low3, high3, strip,
+                                         tolerance / (8 * weight))
+    densities = _density_functions(middle.law, middle.densities)
+    running = {}
+    for b_sides, (start, end) in _extents(breaks, [[(lo, hi, key[0]) for lo, hi, key, *_ in piece]
+                                                   for piece in specs], reach).items():
+        exponents = sorted({key[1] for piece in specs for _, _, key, *_ in piece
+                            if key[0] == b_sides})
+        integrand = _ZSide(densities, b_sides, exponents)
+        running[b_sides] = (RunningIntegral(integrand.values, integrand.moduli, start, end,
+                                            strip, tolerance / (8 * weight)), exponents)
+    lines: dict = {}   # one ball per line, so that the cells share their values by identity
+    constants: dict = {}   # K at a constant sheet: a number, at this precision
+
+    def a_part(sign, f, line):
+        """A part of a cell's ``a`` side with its line as shared balls, ``K`` at a constant
+        sheet as its value."""
+        if line is None:
+            return sign, f, line
+        if isinstance(f, _RunningValue) and line[1] == 0:
+            if (f, line) not in constants:
+                constants[f, line] = f(to_arb(line[0]))
+            return sign * constants[f, line], None, None
+        return sign, f, lines.setdefault(line, _balls(line))
+    pieces = [[Cell(_balls(lower), _balls(upper),
+                    tuple(tuple(a_part(*each) for each in parts) for parts in a_sides),
+                    ((coefficient, a_powers, running[key[0]][1].index(key[1])),),
+                    running[key[0]][0])
+               for lower, upper, key, coefficient, a_sides, a_powers in piece]
+              for piece in specs]
+    return RunningMessage(breaks, pieces, arb((sup2 * (1 + sup3)).upper()),
+                          arb((sup2 * sup3 * (mass2 + mass3)).upper()))
+
+
 def smooth(integral: NestedIntegral | HubPair) -> bool:
     """Whether every law of the integral is smooth (no kink, not integer-valued): the rule of
     this module applies."""
@@ -435,12 +584,15 @@ def log_nested_smooth(integral: NestedIntegral | HubPair, goal: int) -> arb | No
     """``log`` of a nested integral or hub pair of smooth laws (:func:`smooth`) as a ball,
     aiming at a relative accuracy ``2^{−goal}`` (``None`` for an exact zero: the root's own
     bounds leave it no room)."""
-    if isinstance(integral, HubPair):
-        outer, inner = integral.outer, integral.inner
-        if active_bounds(outer.lowers, outer.uppers, Fraction(0)) is None:
+    if isinstance(integral, (HubPair, HubTriple)):
+        if active_bounds(integral.outer.lowers, integral.outer.uppers, Fraction(0)) is None:
             return None
-        sup = _density_sup(outer.densities) * _density_sup(inner.densities)
-        return _log_value(lambda tolerance: hub_pair_message(integral, tolerance), sup, goal)
+        sup = _density_sup(integral.outer.densities)
+        for hub in (integral.middle, integral.inner) if isinstance(integral, HubTriple) else (
+                integral.inner,):
+            sup *= _density_sup(hub.densities)
+        build = hub_pair_message if isinstance(integral, HubPair) else hub_triple_message
+        return _log_value(lambda tolerance: build(integral, tolerance), sup, goal)
     root = integral.root
     if active_bounds(root.lowers, root.uppers, Fraction(0)) is None:
         return None

@@ -13,19 +13,20 @@ integral of the mapped region and densities, of the same value:
   ``x_j − x_i < c``, a density ``p(x − s)`` becomes ``p(x + s)``, and a CDF ``F(z − s)`` of a
   one-hub integral the survival function ``S(z + s)`` (``F(−y) = S(y)``).
 
-Where every comparison of a group (a :class:`~.nested_integral.HubPair` or a
-:class:`~.nested_integral.NestedIntegral`) is a *difference bound* ``x_i − x_j < c`` (a noise
-with another, coefficient 1, or with a constant, ``x_0 = 0``), ``R`` is the set of points
-satisfying their **closure** ``M``, the tightest bound ``M_ij`` on each ``x_i − x_j`` that they
-imply (shortest paths in the graph of the bounds, Floyd–Warshall): each closed bound is implied
-by the given ones, which are among the closed ones or weaker (the canonical difference-bound
-matrix of Dill, "Timing assumptions and verification of finite-state concurrent systems",
-Automatic Verification Methods for Finite State Systems, LNCS 407, 1989).  Equal closures mean
-equal regions, whatever bounds are implied, so the key of a group is the smallest closure over
-the permutations within its groups of equal noises (at most :data:`MOST_PERMUTATIONS`) and the
-reflection (the transpose).  k-Min-Max's ``Pr[η₁ < η₃ < η₂]`` and ``Pr[η₁ < η₂ < η₃]`` (with
-``η₃ > η₁`` implied) have one key for three noises of one law: its two-hub terms of one input
-are four integrals instead of eight, seven instead of 28 on ``{0,1}^3``.  A group with another
+Where every comparison of a group (a :class:`~.nested_integral.NestedIntegral`,
+:class:`~.nested_integral.HubPair` or :class:`~.nested_integral.HubTriple`) is a *difference
+bound* ``x_i − x_j < c`` (a noise with another, coefficient 1, or with a constant,
+``x_0 = 0``), ``R`` is the set of points satisfying their **closure** ``M``, the tightest
+bound ``M_ij`` on each ``x_i − x_j`` that they imply (shortest paths in the graph of the
+bounds, Floyd–Warshall): each closed bound is implied by the given ones, which are among the
+closed ones or weaker (the canonical difference-bound matrix of Dill, "Timing assumptions and
+verification of finite-state concurrent systems", Automatic Verification Methods for Finite
+State Systems, LNCS 407, 1989).  Equal closures mean equal regions, whatever bounds are
+implied, so the key of a group is the smallest closure over the permutations within its groups
+of equal noises (at most :data:`MOST_PERMUTATIONS`) and the reflection (the transpose).
+k-Min-Max's ``Pr[η₁ < η₃ < η₂]`` and ``Pr[η₁ < η₂ < η₃]`` (with ``η₃ > η₁`` implied) have one
+key for three noises of one law: its two-hub terms of one input are four integrals instead of
+eight.  A group with another
 bound (a coefficient other than 0 or 1), an empty closure (a cycle of length ``≤ 0``) or more
 permutations is its own key.  The key of a one-hub :class:`~.integral_form.Integral` is the
 smaller of it and its reflection.
@@ -39,7 +40,7 @@ from fractions import Fraction
 
 from ...noise import Kind
 from .integral_form import Integral
-from .nested_integral import Branch, HubPair, NestedIntegral
+from .nested_integral import Branch, HubPair, HubTriple, NestedIntegral
 
 #: Most permutations of equal noises tried for the smallest closure.
 MOST_PERMUTATIONS = 720
@@ -77,10 +78,10 @@ def _order(key: tuple) -> tuple:
     return factors, _entry(lower), _entry(upper)
 
 
-def group_key(integral: HubPair | NestedIntegral):
-    """A hashable key, equal for two groups whose values are equal by the closure of their
-    difference bounds, a permutation of equal noises and the reflection (module docstring);
-    the integral itself where that does not apply."""
+def group_key(integral: NestedIntegral | HubPair | HubTriple):
+    """A hashable key, equal for two groups (trees, two or three hubs) whose values are equal
+    by the closure of their difference bounds, a permutation of equal noises and the reflection
+    (module docstring); the integral itself where that does not apply."""
     noises = _noises(integral)
     if noises is None:
         return integral
@@ -157,7 +158,8 @@ def _noises(integral) -> tuple[list, list, list] | None:
         for bound, sign in [(b, 1) for b in lowers] + [(b, -1) for b in uppers]:
             alpha, coefficients = bound[0], bound[1:]
             linked = [parent for parent, beta in zip(parents, coefficients) if beta != 0]
-            if any(beta not in (0, 1) for beta in coefficients) or len(linked) > 1:
+            if (len(coefficients) != len(parents) or len(linked) > 1
+                    or any(beta not in (0, 1) for beta in coefficients)):
                 return False
             other = linked[0] if linked else 0
             # v > α + x_other: x_other − x_v < −α; v < α + x_other: x_v − x_other < α
@@ -169,11 +171,16 @@ def _noises(integral) -> tuple[list, list, list] | None:
         return (add(node.law, node.densities, node.lowers, node.uppers, [parent])
                 and all(branch(child, index) for child in node.children))
 
+    if isinstance(integral, NestedIntegral):
+        return (laws, densities, bounds) if branch(integral.root, 0) else None
     if isinstance(integral, HubPair):
-        if not (branch(integral.outer, 0) and branch(integral.inner, 1)):
-            return None
-        for leaf in integral.leaves:
-            if not add(leaf.law, leaf.densities, leaf.lowers, leaf.uppers, [1, 2]):
-                return None
+        hubs = branch(integral.outer, 0) and branch(integral.inner, 1)
+    else:   # HubTriple: its inner hub a leaf of the outer two
+        hubs = (branch(integral.outer, 0) and branch(integral.middle, 1)
+                and add(integral.inner.law, integral.inner.densities, integral.inner.lowers,
+                        integral.inner.uppers, [1, 2]))
+    parents = list(range(1, len(laws)))
+    if hubs and all(add(leaf.law, leaf.densities, leaf.lowers, leaf.uppers, parents)
+                    for leaf in integral.leaves):
         return laws, densities, bounds
-    return (laws, densities, bounds) if branch(integral.root, 0) else None
+    return None
