@@ -155,8 +155,8 @@ def shared_probabilities(mech, n: int, dps: int, layout, cut, distance: Fraction
                 break
     ball = balls[wide[0]]
     relative = ball.rad() / abs(ball.mid()) if ball.mid() != 0 else arb("inf")
-    raise PrecisionError(f"{mech.name}: the probability of output {wide[0]} (shared "
-                         f"Gauss–Legendre nodes) reached relative width "
+    raise PrecisionError(f"{mech.name}: the probability of {geometry.label(wide[0])} "
+                         f"(shared Gauss–Legendre nodes) reached relative width "
                          f"{float(relative.upper()):.2e}, not 1e-{dps}")
 
 
@@ -204,6 +204,22 @@ class PieceLayout:
         self.middle = np.array([float((a + b) / 2) for a, b in pieces])
         self.half = np.array([float((b - a) / 2) for a, b in pieces])
         self.lower, self.upper = pieces[0][0], pieces[-1][1]
+
+    def passes(self, kept) -> tuple:
+        """``(last, in_pass)`` from ``kept`` (outputs × pieces: the pieces each output cannot
+        leave out): the last output of each piece (``−1`` for none), raised to the largest on
+        its left, so that the pieces an output ``k`` sums, ``last ≥ k``, are those right of a
+        point (the pass of the rule sums over outputs in order, :func:`rule_nodes`); and that
+        mask (outputs × pieces)."""
+        final = kept.shape[0] - 1
+        used = kept.any(axis=0)
+        last = np.where(used, final - np.argmax(kept[::-1], axis=0), -1)
+        last = np.where(used, np.maximum.accumulate(last), -1)
+        return last, last[None, :] >= np.arange(final + 1)[:, None]
+
+    def label(self, k: int) -> str:
+        """How an error names output ``k``."""
+        return f"output {k}"
 
 
 class SparseVectorLayout(PieceLayout):
@@ -285,13 +301,14 @@ def _rounding_margin(total_abs):
 
 
 class _Plan(NamedTuple):
-    """Nodes per piece (0: no output needs it), the last output needing each piece, and per
-    output the balls ``[0, bound]`` of the rule's error and the pieces left out, and of the
-    tails beyond the pieces; whether the tails fit the tolerances, and which pieces need more
-    than :data:`MAX_ORDER` nodes."""
+    """Nodes per piece (0: no output needs it), the last output needing each piece and the
+    pieces each output sums (``PieceLayout.passes``), and per output the balls ``[0, bound]``
+    of the rule's error and the pieces left out, and of the tails beyond the pieces; whether
+    the tails fit the tolerances, and which pieces need more than :data:`MAX_ORDER` nodes."""
 
     orders: np.ndarray
     last: np.ndarray
+    in_pass: np.ndarray
     errors: list
     tails: list
     tails_fit: bool
@@ -320,25 +337,20 @@ def _plan(geometry, dps: int, log_bounds, known=None) -> _Plan:
         share = budget - math.log(2 * len(geometry.pieces) + 2)
         segment = on_segment + log_width
         kept = ~(np.nan_to_num(segment, nan=np.inf) <= share[:, None])
-        used = kept.any(axis=0)
-        # the last output of each piece: its nodes are updated for the queries before it
-        # (raised to the largest on its left: the nodes in the pass are those right of a point)
-        last = np.where(used, final - np.argmax(kept[::-1], axis=0), -1)
-        last = np.where(used, np.maximum.accumulate(last), -1)
+        last, in_pass = geometry.passes(kept)
         # each output on its best ellipse of RHOS; a piece gets the most nodes any output needs
         rules = plan(half, lambda k: bounds(*_ellipse(middle, half, RHOS[k]), last),
                      share[:, None], RHOS, MAX_ORDER, kept)
         orders, log_rule_error = rules.orders.astype(np.int64), rules.log_errors
-        # an output sums the rule on every piece still in the pass (last ≥ k): a piece it would
-        # have left out errs by at most |∫| + |rule| ≤ 4h·M; a piece out of the pass by 2h·M
-        in_pass = last[None, :] >= np.arange(final + 1)[:, None]
+        # an output sums the rule on every piece in its pass: a piece it would have left out
+        # errs by at most |∫| + |rule| ≤ 4h·M; a piece out of the pass by 2h·M
         log_error = np.where(in_pass, np.minimum(log_rule_error, segment + math.log(2)),
                              segment)
         log_error = _rounding_up(np.nan_to_num(log_error, nan=np.inf))
         tails = geometry.tails()
         tails_fit = all(not tail.rad() > 0 or float(arb(tail.rad()).log().mid()) <= limit
                         for tail, limit in zip(tails, share + math.log(4)))
-    return _Plan(orders, last, _error_balls(log_error), tails, tails_fit, rules.split)
+    return _Plan(orders, last, in_pass, _error_balls(log_error), tails, tails_fit, rules.split)
 
 
 class _LogBounds:

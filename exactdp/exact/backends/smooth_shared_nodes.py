@@ -71,14 +71,22 @@ def first_top_probabilities(mech, queries, dps: int) -> list:
     :func:`applies`."""
     hub, noise = mech.threshold_noise, mech.query_noise
     shifts = [Fraction(q) - Fraction(mech.threshold) for q in queries]
+    return shared_probabilities(
+        mech, len(queries), dps, lambda pieces: SparseVectorLayout(hub, noise, shifts, pieces),
+        *cutting(mech, shifts, dps), _LogBounds, _rule_sums)
+
+
+def cutting(mech, shifts, dps: int) -> tuple:
+    """``(cut, distance)`` for ``shared_nodes.shared_probabilities``: the pieces cut at ``0``
+    and the ``shifts`` (module docstring), and the first distance beyond them, where the hub's
+    log density has reached ``(dps + TAIL_DIGITS)·ln 10`` (``NoiseLaw.log_size``)."""
+    hub = mech.threshold_noise
     cuts = sorted({Fraction(0)} | set(shifts))
+    width = min(hub.scale, mech.query_noise.scale)
     distance = hub.scale
     while hub.log_size(distance) < (dps + TAIL_DIGITS) * Fraction(23, 10):  # ln 10 < 2.3
         distance *= 2
-    return shared_probabilities(
-        mech, len(queries), dps, lambda pieces: SparseVectorLayout(hub, noise, shifts, pieces),
-        lambda distance: _pieces(cuts, min(hub.scale, noise.scale), distance), distance,
-        _LogBounds, _rule_sums)
+    return (lambda reach: _pieces(cuts, width, reach)), distance
 
 
 class _LogBounds:
@@ -86,7 +94,11 @@ class _LogBounds:
     piece ``p`` (module docstring), from the laws' logs and slopes at the middles (computed
     once) and, per extent off the real line, the complements of the factors on their flat side
     (on the real line every factor takes the tangent: all are log-concave, and there the flat
-    side's ``1 + T`` would overstate ``1 − T``)."""
+    side's ``1 + T`` would overstate ``1 − T``).
+
+    The rows are the layout's shifts (``geometry.shift_f``), each with its ``F`` and ``S``
+    factor; :meth:`combine` gives each output's multiples of them (here the queries before
+    ``k`` and the survival factor of query ``k``)."""
 
     def __init__(self, geometry: SparseVectorLayout):
         hub, noise, middle = geometry.hub, geometry.noise, geometry.middle
@@ -125,11 +137,9 @@ class _LogBounds:
                 parts[kind] = [np.where(flat, 0.0, part)
                                for part in (value, slope, np.ones_like(value), np.abs(value),
                                             np.abs(slope))] + [flat_bound]
-            # the F factors of the queries before k, the survival factor of ⊥ᵏ⊤ (not ⊥ⁿ)
-            total = [_exclusive_cumsum(part) for part in parts[Kind.CDF]]
-            for summed, survival in zip(total, parts[Kind.SF]):
-                summed[:n] += survival
-            value, slope, count, size, size_slope, flat_total = total
+            value, slope, count, size, size_slope, flat_total = (
+                self.combine(cdf, survival) for cdf, survival in zip(parts[Kind.CDF],
+                                                                     parts[Kind.SF]))
             value += self.hub_value
             slope += self.hub_slope
             size += np.abs(self.hub_value)
@@ -139,8 +149,17 @@ class _LogBounds:
             margin = _rounding_margin(size + size_slope * reach + curvature * height ** 2
                                       + flat_total + n + 3)
             out = bound + margin
-        out[np.arange(n + 1)[:, None] > np.asarray(last)[None, :]] = np.inf
+        out[np.arange(out.shape[0])[:, None] > np.asarray(last)[None, :]] = np.inf
         return np.nan_to_num(out, nan=np.inf)
+
+    @staticmethod
+    def combine(cdf, survival) -> np.ndarray:
+        """``(n + 1, P)``: per output ``k`` the sum of a part over its factors, ``cdf`` and
+        ``survival`` the part of each query's ``F`` and ``S`` factor (rows): the ``F`` factors
+        of the queries before ``k`` and the survival factor of ``⊥ᵏ⊤`` (not of ``⊥ⁿ``)."""
+        total = _exclusive_cumsum(cdf)
+        total[:-1] += survival
+        return total
 
 
 def _rule_sums(geometry: SparseVectorLayout, plan, bits: int) -> list:
