@@ -12,7 +12,7 @@ from flint import arb, ctx
 
 import exactdp
 from exactdp.errors import InputError
-from exactdp.exact.backends import run_positions, shared_nodes, smooth_shared_nodes
+from exactdp.exact.backends import off_axis, run_positions, shared_nodes, smooth_shared_nodes
 from exactdp.exact.divergences.threshold_runs import RunProbabilities
 from exactdp.sequences import as_queries, to_fraction
 from tests.conftest import _ends, assert_encloses, ellipse_boundary
@@ -92,6 +92,41 @@ def test_the_ellipse_bounds_hold():
                             continue
                         log_modulus = mpmath.re(_log_integrand(runs, j, t, prefix, z))
                         assert log_modulus <= log_bound[k, p], (prefix, rho, p, z, k)
+
+
+@pytest.mark.parametrize("kind", ["F", "S"])
+def test_the_decay_bound_holds(kind):
+    # off_axis.decay_log_bound of a Gaussian's F (flat right of 0) or S (flat left of 0) over
+    # extents [a, b] × [−h, h] of several sizes and places, against log|F(w)| or log|S(w)| by
+    # mpmath's complex erfc on a 9 × 9 grid of each extent (its corners and edges included):
+    # the bound holds everywhere, and on the real segment it is within 10% of −T_near.
+    from exactdp.noise import Gaussian, Kind
+    sigma = 4
+    law = Gaussian(Fraction(sigma))
+    growth = float(law.off_axis_growth())
+    sign = 1 if kind == "F" else -1   # F is flat at x > 0, S at x < 0
+    complement = Kind.SF if kind == "F" else Kind.CDF
+    checked = 0
+    with mpmath.workdps(30):
+        for a, b, h in ((2.0, 4.0, 0.5), (9.0, 12.0, 1.5), (10.0, 10.5, 0.2), (5.0, 13.0, 3.0),
+                        (-1.0, 3.0, 1.0), (14.0, 30.0, 6.0), (8.0, 16.0, 0.0)):
+            start, stop = (a, b) if sign > 0 else (-b, -a)
+            near, far = (stop, start) if sign > 0 else (start, stop)
+            log_near, slope_near = law.float_log(complement, np.array([near]))
+            log_far, _ = law.float_log(complement, np.array([far]))
+            bound, _ = off_axis.decay_log_bound(log_near, log_far, np.abs(slope_near),
+                                                max(abs(start), abs(stop)), growth, h)
+            if not np.isfinite(bound[0]):
+                continue
+            for x in np.linspace(start, stop, 9):
+                for y in np.linspace(-h, h, 9):
+                    u = mpmath.mpc(x, y) / (sigma * mpmath.sqrt(2))
+                    value = mpmath.erfc(-u if kind == "F" else u) / 2
+                    assert mpmath.log(abs(value)) <= bound[0], (a, b, h, x, y)
+                    checked += 1
+            if h == 0:
+                assert bound[0] <= -0.9 * np.exp(log_near[0])
+    assert checked >= 5 * 81
 
 
 def test_fractional_powers_only_on_ellipses_free_of_zeros():

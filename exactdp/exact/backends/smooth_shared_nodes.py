@@ -33,9 +33,9 @@ from fractions import Fraction
 import numpy as np
 from flint import arb
 
-from ...noise import Kind
+from ...noise import Gaussian, Kind
 from ...precision import to_arb
-from .off_axis import flat_log_bound, on_flat_side, tangent_log_bound
+from .off_axis import decay_log_bound, flat_log_bound, on_flat_side, tangent_log_bound
 from .shared_nodes import (SparseVectorLayout, _exclusive_cumsum, _objects, _pieces,
                            _rounding_margin, rule_nodes, shared_probabilities)
 
@@ -107,6 +107,8 @@ class _LogBounds:
         self.hub_value, self.hub_slope = hub.float_log(Kind.PDF, middle)
         self.hub_growth = float(hub.off_axis_growth())
         self.growth = float(noise.off_axis_growth())
+        #: whether ``decay_log_bound`` holds (``p' = −2C·w·p``)
+        self.gaussian = isinstance(noise, Gaussian)
         # F factors (⊥) and S factors (⊤): value, slope, whether on the flat side
         self.factors = {kind: (*noise.float_log(kind, self.relative),)
                         for kind in (Kind.CDF, Kind.SF)}
@@ -114,43 +116,73 @@ class _LogBounds:
                      for kind, values in self.factors.items()}
 
     def __call__(self, low, high, imaginary, last) -> np.ndarray:
-        """``(n + 1, P)`` bounds on the extents ``[low, high] × [−imaginary, imaginary]``
+        """``(outputs, P)`` bounds on the extents ``[low, high] × [−imaginary, imaginary]``
         around the middles (arrays over the pieces) for the outputs ``k ≤ last[p]``; ``+inf``
-        elsewhere."""
-        n = self.relative.shape[0]
+        elsewhere: the factors on their flat side by the smaller of their two bounds
+        (``off_axis.flat_log_bound`` and ``decay_log_bound``), the others by the tangent, and on
+        the real line the smaller of that and the tangent of every factor."""
         reach = np.maximum(self.middle - low, high - self.middle)
         height = np.broadcast_to(np.asarray(imaginary, dtype=float), reach.shape)
-        off_axis = bool(np.any(height > 0))
-        parts = {}  # per kind: steep logs, slopes, counts, sizes, slope sizes, flat bounds
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            # a flat F's complement S is largest at the left end, a flat S's F at the right end
-            for kind, complement, end in ((Kind.CDF, Kind.SF, low), (Kind.SF, Kind.CDF, high)):
-                value, slope = self.factors[kind]
-                flat = self.flat[kind] & off_axis
-                if off_axis:
-                    log_complement, _ = self.noise.float_log(complement,
-                                                             end[None, :] - self.shift)
-                    flat_bound = np.where(flat, flat_log_bound(log_complement, self.growth,
-                                                               height[None, :]), 0.0)
-                else:
-                    flat_bound = np.zeros_like(value)
-                parts[kind] = [np.where(flat, 0.0, part)
-                               for part in (value, slope, np.ones_like(value), np.abs(value),
-                                            np.abs(slope))] + [flat_bound]
-            value, slope, count, size, size_slope, flat_total = (
-                self.combine(cdf, survival) for cdf, survival in zip(parts[Kind.CDF],
-                                                                     parts[Kind.SF]))
-            value += self.hub_value
-            slope += self.hub_slope
-            size += np.abs(self.hub_value)
-            size_slope += np.abs(self.hub_slope)
-            curvature = self.hub_growth + self.growth * count
-            bound = tangent_log_bound(value, slope, reach, curvature, height) + flat_total
-            margin = _rounding_margin(size + size_slope * reach + curvature * height ** 2
-                                      + flat_total + n + 3)
-            out = bound + margin
+            out = self._bound(reach, height, self._flat_bounds(low, high, height[None, :]))
+            if not np.any(height > 0):
+                out = np.fmin(out, self._bound(reach, height, None))
         out[np.arange(out.shape[0])[:, None] > np.asarray(last)[None, :]] = np.inf
         return np.nan_to_num(out, nan=np.inf)
+
+    def _flat_bounds(self, low, high, height) -> dict | None:
+        """Per kind, ``(bound, size)`` of each factor on its flat side over the extents (rows ×
+        pieces): ``off_axis.flat_log_bound`` and, for Gaussian noise, the smaller of it and
+        ``decay_log_bound``, the complement ``T`` of a flat ``F`` (``S``) largest at the left
+        end and least at the right one (the reverse for a flat ``S``); ``size`` bounds the parts
+        summed, for the margin."""
+        start, stop = low[None, :] - self.shift, high[None, :] - self.shift
+        distance = np.maximum(np.abs(start), np.abs(stop))
+        bounds = {}
+        for kind, complement, far, near in ((Kind.CDF, Kind.SF, start, stop),
+                                            (Kind.SF, Kind.CDF, stop, start)):
+            log_far, _ = self.noise.float_log(complement, far)
+            bound = flat_log_bound(log_far, self.growth, height)
+            size = np.abs(bound)
+            if self.gaussian:
+                log_near, slope_near = self.noise.float_log(complement, near)
+                decay, parts = decay_log_bound(log_near, log_far, np.abs(slope_near), distance,
+                                               self.growth, height)
+                bound = np.fmin(bound, decay)
+                size = np.maximum(size, parts)
+            bounds[kind] = bound, size
+        return bounds
+
+    def _bound(self, reach, height, flat_bounds) -> np.ndarray:
+        """The bounds with the factors on their flat side by ``flat_bounds`` (None: every
+        factor by the tangent), raised by their rounding margin."""
+        n = self.relative.shape[0]
+        parts = {}  # per kind: steep logs, slopes, counts, sizes, slope sizes, flat bounds
+        for kind in (Kind.CDF, Kind.SF):
+            value, slope = self.factors[kind]
+            if flat_bounds is None:
+                flat, flat_bound, flat_size = np.zeros_like(value, dtype=bool), 0.0, 0.0
+            else:
+                flat = self.flat[kind]
+                flat_bound, flat_size = (np.where(flat, part, 0.0)
+                                         for part in flat_bounds[kind])
+            parts[kind] = [np.where(flat, 0.0, part)
+                           for part in (value, slope, np.ones_like(value), np.abs(value),
+                                        np.abs(slope))] + [
+                               np.broadcast_to(flat_bound, value.shape),
+                               np.broadcast_to(flat_size, value.shape)]
+        value, slope, count, size, size_slope, flat_total, flat_size = (
+            self.combine(cdf, survival) for cdf, survival in zip(parts[Kind.CDF],
+                                                                 parts[Kind.SF]))
+        value += self.hub_value
+        slope += self.hub_slope
+        size += np.abs(self.hub_value)
+        size_slope += np.abs(self.hub_slope)
+        curvature = self.hub_growth + self.growth * count
+        bound = tangent_log_bound(value, slope, reach, curvature, height) + flat_total
+        margin = _rounding_margin(size + size_slope * reach + curvature * height ** 2
+                                  + flat_size + n + 3)
+        return bound + margin
 
     @staticmethod
     def combine(cdf, survival) -> np.ndarray:
