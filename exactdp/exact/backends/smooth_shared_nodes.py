@@ -93,8 +93,7 @@ class _LogBounds:
     """``log M[k, p]``: a bound of output ``k``'s integrand on an extent around the middle of
     piece ``p`` (module docstring), from the laws' logs and slopes at the middles (computed
     once) and, per extent off the real line, the complements of the factors on their flat side
-    (on the real line every factor takes the tangent: all are log-concave, and there the flat
-    side's ``1 + T`` would overstate ``1 − T``).
+    (on the real line also the tangent of every factor: all are log-concave).
 
     The rows are the layout's shifts (``geometry.shift_f``), each with its ``F`` and ``S``
     factor; :meth:`combine` gives each output's multiples of them (here the queries before
@@ -114,6 +113,10 @@ class _LogBounds:
                         for kind in (Kind.CDF, Kind.SF)}
         self.flat = {kind: on_flat_side(kind, values[0])
                      for kind, values in self.factors.items()}
+        # the distinct shifts (equal queries share their flat bounds) and their rows
+        self.distinct, first, self.row_of = np.unique(geometry.shift_f, return_index=True,
+                                                      return_inverse=True)
+        self.distinct_flat = {kind: flat[first] for kind, flat in self.flat.items()}
 
     def __call__(self, low, high, imaginary, last) -> np.ndarray:
         """``(outputs, P)`` bounds on the extents ``[low, high] × [−imaginary, imaginary]``
@@ -130,27 +133,31 @@ class _LogBounds:
         out[np.arange(out.shape[0])[:, None] > np.asarray(last)[None, :]] = np.inf
         return np.nan_to_num(out, nan=np.inf)
 
-    def _flat_bounds(self, low, high, height) -> dict | None:
+    def _flat_bounds(self, low, high, height) -> dict:
         """Per kind, ``(bound, size)`` of each factor on its flat side over the extents (rows ×
-        pieces): ``off_axis.flat_log_bound`` and, for Gaussian noise, the smaller of it and
-        ``decay_log_bound``, the complement ``T`` of a flat ``F`` (``S``) largest at the left
-        end and least at the right one (the reverse for a flat ``S``); ``size`` bounds the parts
-        summed, for the margin."""
-        start, stop = low[None, :] - self.shift, high[None, :] - self.shift
+        pieces; 0 elsewhere): ``off_axis.flat_log_bound`` and, for Gaussian noise, the smaller
+        of it and ``decay_log_bound``, the complement ``T`` of a flat ``F`` (``S``) largest at
+        the left end and least at the right one (the reverse for a flat ``S``); ``size`` bounds
+        the parts summed, for the margin.  Evaluated once per distinct shift, where flat."""
+        start, stop = low[None, :] - self.distinct[:, None], high[None, :] - self.distinct[:, None]
         distance = np.maximum(np.abs(start), np.abs(stop))
+        height = np.broadcast_to(height, start.shape)
         bounds = {}
         for kind, complement, far, near in ((Kind.CDF, Kind.SF, start, stop),
                                             (Kind.SF, Kind.CDF, stop, start)):
-            log_far, _ = self.noise.float_log(complement, far)
-            bound = flat_log_bound(log_far, self.growth, height)
+            flat = self.distinct_flat[kind]
+            log_far, _ = self.noise.float_log(complement, far[flat])
+            bound = flat_log_bound(log_far, self.growth, height[flat])
             size = np.abs(bound)
             if self.gaussian:
-                log_near, slope_near = self.noise.float_log(complement, near)
-                decay, parts = decay_log_bound(log_near, log_far, np.abs(slope_near), distance,
-                                               self.growth, height)
+                log_near, slope_near = self.noise.float_log(complement, near[flat])
+                decay, parts = decay_log_bound(log_near, log_far, np.abs(slope_near),
+                                               distance[flat], self.growth, height[flat])
                 bound = np.fmin(bound, decay)
                 size = np.maximum(size, parts)
-            bounds[kind] = bound, size
+            full = np.zeros((2,) + flat.shape)
+            full[:, flat] = bound, size
+            bounds[kind] = full[0][self.row_of], full[1][self.row_of]
         return bounds
 
     def _bound(self, reach, height, flat_bounds) -> np.ndarray:
