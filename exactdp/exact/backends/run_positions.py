@@ -46,9 +46,17 @@ from ...sequences import to_fraction
 from .piece_series import flint_context
 from .piecewise_gauss import BOUND_BITS
 from . import smooth_shared_nodes
-from .shared_nodes import (PieceLayout, _exclusive_cumsum, _objects, rule_nodes,
+from .shared_nodes import (MAX_ORDER, PieceLayout, _exclusive_cumsum, _objects, piece_rule,
                            shared_probabilities)
 from .smooth_shared_nodes import TAIL_DIGITS, _factors, _LogBounds, cutting
+
+
+#: The rule sizes a position picks from on each piece (``node_planner.plan``): steps of at
+#: most a quarter, up to ``shared_nodes.MAX_ORDER``.  Each position sums its own rule, so the
+#: nodes of the few rules taken on a piece cost an ``erfc`` each, and a position no more
+#: exponentials than it needs.
+LADDER = (2, 3, 4, 5, 6, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112, 128,
+          160, 192, 224, 256, 320, MAX_ORDER)
 
 
 def applies(mech) -> bool:
@@ -119,7 +127,9 @@ def _located(runs: list, positions, prefix: bool) -> list:
 
 class _PositionLayout(PieceLayout):
     """The pieces, the laws, the runs (shifts exact and in double precision, lengths) and the
-    positions (run, exponent): one output each."""
+    positions (run, exponent): one output each, on its own rule of :data:`LADDER` per piece."""
+
+    ladder = LADDER
 
     def __init__(self, mech, runs, located, prefix: bool, pieces):
         super().__init__(pieces)
@@ -204,26 +214,35 @@ class _PositionBounds(_LogBounds):
 
 
 def _position_sums(geometry: _PositionLayout, plan, bits: int) -> list:
-    """The rule's sum for every position over the pieces it keeps (``plan.in_pass``): at each
-    node ``w·p(z)`` and per run ``S(z − s_r)`` and ``log F(z − s_r)`` (``log1p(−S)`` where
-    ``S`` is the smaller tail: no digit of a tiny ``log F`` lost), their sums over the earlier
-    runs weighted by the lengths, then per position one exponential per node."""
+    """The rule's sum for every position over the pieces it keeps (``plan.in_pass``), each on
+    its own rule of the ladder (``plan.rules``): at the nodes of every rule some position takes,
+    ``w·p(z)`` and per run ``S(z − s_r)`` and ``log F(z − s_r)`` (``log1p(−S)`` where ``S`` is
+    the smaller tail: no digit of a tiny ``log F`` lost), their sums over the earlier runs
+    weighted by the lengths, then per position one exponential per node."""
     hub, noise = geometry.hub, geometry.noise
     density = hub.ball_log(Kind.PDF)
     cdf, sf = noise.ball_log(Kind.CDF), noise.ball_log(Kind.SF)
     median = to_arb(noise.median * noise.scale)
-    nodes, weights, pieces, _ = rule_nodes(geometry, plan, bits)
+    nodes, weights, blocks = [], [], {}   # blocks[(piece, order)]: its nodes' range
+    for p in range(len(geometry.pieces)):
+        for order in np.unique(plan.rules[plan.in_pass[:, p], p]):
+            piece_nodes, piece_weights = piece_rule(geometry.pieces[p], int(order), bits)
+            blocks[p, order] = np.arange(len(nodes), len(nodes) + len(piece_nodes))
+            nodes += piece_nodes
+            weights += piece_weights
     nodes = _objects(nodes)
-    piece_of = np.array(pieces, dtype=np.int64)
     weighted = _objects([weight * density.value(z) for z, weight in zip(nodes, weights)])
-    uses = plan.in_pass[:, piece_of] if piece_of.size else np.zeros((geometry.outputs, 0), bool)
+    uses = [np.concatenate([blocks[p, plan.rules[k, p]] for p in np.flatnonzero(row)]
+                           or [np.zeros(0, dtype=np.int64)])
+            for k, row in enumerate(plan.in_pass)]
     # the nodes each run's factors are needed at: those of the positions in it or later runs
     runs = len(geometry.shifts)
     needed = np.zeros((runs + 1, len(nodes)), dtype=bool)
-    np.logical_or.at(needed, geometry.run_of, uses)
+    for j, at in zip(geometry.run_of, uses):
+        needed[j, at] = True
     needed = np.logical_or.accumulate(needed[::-1], axis=0)[::-1]
     before = _objects([arb(0)] * len(nodes))       # Σ_{r<j} len_r·log F_r at the nodes
-    factors = []                                   # per run: (log F, w·p·S or w·p) at the nodes
+    factors = []                                   # per run: (log F, w·p·S or w·p, before)
     made: dict = {}                                # a repeated shift's factors
     for j, (shift, length) in enumerate(zip(geometry.shifts, geometry.lengths)):
         at = np.flatnonzero(needed[j])
@@ -240,10 +259,10 @@ def _position_sums(geometry: _PositionLayout, plan, bits: int) -> list:
             front[at] = weighted[at] * survival
         factors.append((logs, front, before.copy()))
         before[at] = before[at] + length * log_cdf
+    exponential = np.frompyfunc(arb.exp, 1, 1)
     sums = []
-    for k, (j, t) in enumerate(geometry.located):
-        at = np.flatnonzero(uses[k])
+    for (j, t), at in zip(geometry.located, uses):
         logs, front, base = factors[j]
         exponents = base[at] if t == 0 else logs[at] * to_arb(t) + base[at]
-        sums.append(sum((e.exp() * f for e, f in zip(exponents, front[at])), arb(0)))
+        sums.append((exponential(exponents) * front[at]).sum() if at.size else arb(0))
     return sums

@@ -205,6 +205,10 @@ class PieceLayout:
         self.half = np.array([float((b - a) / 2) for a, b in pieces])
         self.lower, self.upper = pieces[0][0], pieces[-1][1]
 
+    #: Rule sizes each output picks its own from (``node_planner.plan``), or None: every
+    #: output takes the most nodes any output needs on the piece.
+    ladder = None
+
     def passes(self, kept) -> tuple:
         """``(last, in_pass)`` from ``kept`` (outputs × pieces: the pieces each output cannot
         leave out): the last output of each piece (``−1`` for none), raised to the largest on
@@ -301,14 +305,17 @@ def _rounding_margin(total_abs):
 
 
 class _Plan(NamedTuple):
-    """Nodes per piece (0: no output needs it), the last output needing each piece and the
-    pieces each output sums (``PieceLayout.passes``), and per output the balls ``[0, bound]``
+    """Nodes per piece (0: no output needs it), the last output needing each piece, the
+    pieces each output sums (``PieceLayout.passes``) and, with a ladder
+    (``PieceLayout.ladder``), the rule each output takes on each piece (``node_planner.plan``),
+    and per output the balls ``[0, bound]``
     of the rule's error and the pieces left out, and of the tails beyond the pieces; whether
     the tails fit the tolerances, and which pieces need more than :data:`MAX_ORDER` nodes."""
 
     orders: np.ndarray
     last: np.ndarray
     in_pass: np.ndarray
+    rules: np.ndarray | None
     errors: list
     tails: list
     tails_fit: bool
@@ -340,7 +347,7 @@ def _plan(geometry, dps: int, log_bounds, known=None) -> _Plan:
         last, in_pass = geometry.passes(kept)
         # each output on its best ellipse of RHOS; a piece gets the most nodes any output needs
         rules = plan(half, lambda k: bounds(*_ellipse(middle, half, RHOS[k]), last),
-                     share[:, None], RHOS, MAX_ORDER, kept)
+                     share[:, None], RHOS, MAX_ORDER, kept, geometry.ladder)
         orders, log_rule_error = rules.orders.astype(np.int64), rules.log_errors
         # an output sums the rule on every piece in its pass: a piece it would have left out
         # errs by at most |∫| + |rule| ≤ 4h·M; a piece out of the pass by 2h·M
@@ -350,7 +357,8 @@ def _plan(geometry, dps: int, log_bounds, known=None) -> _Plan:
         tails = geometry.tails()
         tails_fit = all(not tail.rad() > 0 or float(arb(tail.rad()).log().mid()) <= limit
                         for tail, limit in zip(tails, share + math.log(4)))
-    return _Plan(orders, last, in_pass, _error_balls(log_error), tails, tails_fit, rules.split)
+    return _Plan(orders, last, in_pass, rules.rules, _error_balls(log_error), tails, tails_fit,
+                 rules.split)
 
 
 class _LogBounds:
@@ -556,16 +564,23 @@ def rule_nodes(geometry, plan: _Plan, bits: int) -> tuple:
     for p in reversed(range(len(geometry.pieces))):
         if plan.orders[p] == 0:
             continue
-        a, b = geometry.pieces[p]
-        middle, half = to_arb((a + b) / 2), to_arb((b - a) / 2)
-        for x, w in legendre_rule(int(plan.orders[p]), bits):
-            nodes.append(middle + half * x)
-            weights.append(half * w)
-            pieces.append(p)
-            lasts.append(plan.last[p])
+        piece_nodes, piece_weights = piece_rule(geometry.pieces[p], int(plan.orders[p]), bits)
+        nodes += piece_nodes
+        weights += piece_weights
+        pieces += [p] * len(piece_nodes)
+        lasts += [plan.last[p]] * len(piece_nodes)
     in_pass = np.searchsorted(-np.array(lasts, dtype=np.int64),
                               -np.arange(geometry.outputs + 1), side="right")
     return nodes, weights, pieces, in_pass
+
+
+def piece_rule(piece: tuple, order: int, bits: int) -> tuple:
+    """``(nodes, weights)``: the ``order``-point Gauss–Legendre rule on the piece ``(a, b)``
+    (exact ends) as lists of balls, the weights times the half-width."""
+    a, b = piece
+    middle, half = to_arb((a + b) / 2), to_arb((b - a) / 2)
+    rule = legendre_rule(order, bits)
+    return [middle + half * x for x, _ in rule], [half * w for _, w in rule]
 
 
 def _objects(values) -> np.ndarray:
