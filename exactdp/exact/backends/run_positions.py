@@ -96,13 +96,14 @@ def probabilities_at(mech, queries, positions, dps: int, prefix: bool) -> list:
                                      f"cutoff of 1, a fixed threshold and Gaussian noise")
     runs = [(Fraction(value) - Fraction(mech.threshold), count) for value, count in queries]
     located = _located(runs, positions, prefix)
-    wanted = sorted({place for place in located if place != (0, 0) or not prefix})
+    wanted = list(dict.fromkeys(place for place in located if place != (0, 0) or not prefix))
     balls = dict.fromkeys(located, arb(1))  # A(0) = 1
     if wanted:
         shifts = [shift for shift, _ in runs]
+        tails: dict = {}  # per outer ends of the pieces (a split keeps them)
         balls.update(zip(wanted, shared_probabilities(
             mech, len(runs) + 3 * (dps + TAIL_DIGITS), dps,
-            lambda pieces: _PositionLayout(mech, runs, wanted, prefix, pieces),
+            lambda pieces: _PositionLayout(mech, runs, wanted, prefix, pieces, tails),
             *cutting(mech, shifts, dps), _PositionBounds, _position_sums)))
     return [balls[place] for place in located]
 
@@ -130,9 +131,11 @@ class _PositionLayout(PieceLayout):
     positions (run, exponent): one output each, on its own rule of :data:`LADDER` per piece."""
 
     ladder = LADDER
+    arcs = 4
 
-    def __init__(self, mech, runs, located, prefix: bool, pieces):
+    def __init__(self, mech, runs, located, prefix: bool, pieces, tails=None):
         super().__init__(pieces)
+        self.known_tails = {} if tails is None else tails
         self.hub, self.noise = mech.threshold_noise, mech.query_noise
         self.shifts = [shift for shift, _ in runs]
         self.lengths = [count for _, count in runs]
@@ -156,7 +159,14 @@ class _PositionLayout(PieceLayout):
 
     def tails(self) -> list:
         """Per position, the ball ``[0, F_hub(L)·Π F(L − s_r)^{m_r} + S_hub(R)·S(R − s_j)]``
-        (no ``S`` for a prefix; module docstring)."""
+        (no ``S`` for a prefix; module docstring), once per outer ends ``L``, ``R``."""
+        ends = (self.lower, self.upper)
+        if ends not in self.known_tails:
+            self.known_tails[ends] = self._tails()
+        return self.known_tails[ends]
+
+    def _tails(self) -> list:
+        """:meth:`tails`, computed."""
         cdf, sf = self.noise.ball_log(Kind.CDF), self.noise.ball_log(Kind.SF)
         with flint_context(BOUND_BITS):
             lower, upper = to_arb(self.lower), to_arb(self.upper)
@@ -189,13 +199,15 @@ class _PositionBounds(_LogBounds):
         self.fractional = geometry.fractional[:, None]
 
     def combine(self, cdf, survival) -> np.ndarray:
-        """``(positions, P)``: ``Σ_{r<j} len_r·cdf_r + t·cdf_j`` (``+ survival_j`` unless a
-        prefix) for each position's run ``j`` and exponent ``t`` (``0`` for ``t = 0``: an
-        ``F^0`` is 1 however large its log)."""
+        """``(…, positions, P)`` from parts ``(…, runs, P)``:
+        ``Σ_{r<j} len_r·cdf_r + t·cdf_j`` (``+ survival_j`` unless a prefix) for each
+        position's run ``j`` and exponent ``t`` (``0`` for ``t = 0``: an ``F^0`` is 1 however
+        large its log)."""
         before = _exclusive_cumsum(self.lengths * cdf)
-        own = cdf[self.run_of]
-        total = before[self.run_of] + np.where(self.exponent > 0, self.exponent * own, 0.0)
-        return total if self.prefix else total + survival[self.run_of]
+        own = cdf[..., self.run_of, :]
+        total = (before[..., self.run_of, :]
+                 + np.where(self.exponent > 0, self.exponent * own, 0.0))
+        return total if self.prefix else total + survival[..., self.run_of, :]
 
     def __call__(self, low, high, imaginary, last) -> np.ndarray:
         """The bounds of ``_LogBounds.__call__``, ``+inf`` where a fractional power's ``F`` is
@@ -216,9 +228,9 @@ class _PositionBounds(_LogBounds):
 def _position_sums(geometry: _PositionLayout, plan, bits: int) -> list:
     """The rule's sum for every position over the pieces it keeps (``plan.in_pass``), each on
     its own rule of the ladder (``plan.rules``): at the nodes of every rule some position takes,
-    ``w·p(z)`` and per run ``S(z − s_r)`` and ``log F(z − s_r)`` (``log1p(−S)`` where ``S`` is
-    the smaller tail: no digit of a tiny ``log F`` lost), their sums over the earlier runs
-    weighted by the lengths, then per position one exponential per node."""
+    ``log(w·p(z))`` and per run ``log S(z − s_r)`` and ``log F(z − s_r)`` (``log1p(−S)`` where
+    ``S`` is the smaller tail: no digit of a tiny ``log F`` lost), their sums over the earlier
+    runs weighted by the lengths, then per position one exponential per node."""
     hub, noise = geometry.hub, geometry.noise
     density = hub.ball_log(Kind.PDF)
     cdf, sf = noise.ball_log(Kind.CDF), noise.ball_log(Kind.SF)
@@ -231,7 +243,7 @@ def _position_sums(geometry: _PositionLayout, plan, bits: int) -> list:
             nodes += piece_nodes
             weights += piece_weights
     nodes = _objects(nodes)
-    weighted = _objects([weight * density.value(z) for z, weight in zip(nodes, weights)])
+    log_weighted = _objects([weight.log() + density.log(z) for z, weight in zip(nodes, weights)])
     uses = [np.concatenate([blocks[p, plan.rules[k, p]] for p in np.flatnonzero(row)]
                            or [np.zeros(0, dtype=np.int64)])
             for k, row in enumerate(plan.in_pass)]
@@ -253,16 +265,17 @@ def _position_sums(geometry: _PositionLayout, plan, bits: int) -> list:
                                 for s, f in zip(survival, distribution)])
             made[key] = log_cdf, survival
         log_cdf, survival = made[key]
-        logs, front = _objects([arb(0)] * len(nodes)), weighted.copy()
+        logs, offset = _objects([arb(0)] * len(nodes)), log_weighted.copy()
         logs[at] = log_cdf
+        offset[at] = offset[at] + before[at]
         if not geometry.prefix:
-            front[at] = weighted[at] * survival
-        factors.append((logs, front, before.copy()))
+            offset[at] = offset[at] + _objects([s.log() for s in survival])
+        factors.append((logs, offset))
         before[at] = before[at] + length * log_cdf
     exponential = np.frompyfunc(arb.exp, 1, 1)
     sums = []
     for (j, t), at in zip(geometry.located, uses):
-        logs, front, base = factors[j]
-        exponents = base[at] if t == 0 else logs[at] * to_arb(t) + base[at]
-        sums.append((exponential(exponents) * front[at]).sum() if at.size else arb(0))
+        logs, offset = factors[j]
+        exponents = offset[at] if t == 0 else logs[at] * to_arb(t) + offset[at]
+        sums.append(exponential(exponents).sum() if at.size else arb(0))
     return sums

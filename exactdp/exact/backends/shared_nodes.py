@@ -208,6 +208,9 @@ class PieceLayout:
     #: Rule sizes each output picks its own from (``node_planner.plan``), or None: every
     #: output takes the most nodes any output needs on the piece.
     ladder = None
+    #: Arcs of the upper half of each ellipse bounded apart (``_on_ellipse``): 1 bounds the
+    #: extent around the whole ellipse.
+    arcs = 1
 
     def passes(self, kept) -> tuple:
         """``(last, in_pass)`` from ``kept`` (outputs × pieces: the pieces each output cannot
@@ -346,7 +349,8 @@ def _plan(geometry, dps: int, log_bounds, known=None) -> _Plan:
         kept = ~(np.nan_to_num(segment, nan=np.inf) <= share[:, None])
         last, in_pass = geometry.passes(kept)
         # each output on its best ellipse of RHOS; a piece gets the most nodes any output needs
-        rules = plan(half, lambda k: bounds(*_ellipse(middle, half, RHOS[k]), last),
+        rules = plan(half, lambda k: _on_ellipse(bounds, middle, half, RHOS[k], last,
+                                                 geometry.arcs),
                      share[:, None], RHOS, MAX_ORDER, kept, geometry.ladder)
         orders, log_rule_error = rules.orders.astype(np.int64), rules.log_errors
         # an output sums the rule on every piece in its pass: a piece it would have left out
@@ -430,6 +434,28 @@ class _LogBounds:
         return out
 
 
+def _on_ellipse(bounds, middle, half, rho: float, last, arcs: int):
+    """``bounds`` (a ``log_bounds`` hook) on the Bernstein ellipses ``E_ρ`` of the pieces: on
+    the extent around each ellipse, or with ``arcs > 1`` the largest over the extents around
+    ``arcs`` equal arcs of its upper half (the largest modulus is on the boundary, and on the
+    lower half it is the same for an integrand real on the real line); each arc's extent is
+    widened by ``2^{−40}`` of the axes, far above the rounding of its cosines and sines."""
+    if arcs == 1:
+        return bounds(*_ellipse(middle, half, rho), last)
+    low, high, minor = _ellipse(middle, half, rho)
+    major = (high - low) / 2
+    slack = 2.0 ** -40 * major
+    out = None
+    for k in range(arcs):
+        start, stop = math.pi * k / arcs, math.pi * (k + 1) / arcs
+        top = 1.0 if start <= math.pi / 2 <= stop else max(math.sin(start), math.sin(stop))
+        arc = bounds(middle + major * math.cos(stop) - slack,
+                     middle + major * math.cos(start) + slack,
+                     minor * top * (1 + 2.0 ** -40), last)
+        out = arc if out is None else np.maximum(out, arc)
+    return out
+
+
 def _ellipse(middle, half, rho):
     """The real extent and the imaginary half-height of the Bernstein ellipses ``E_ρ`` of the
     pieces."""
@@ -443,9 +469,9 @@ def _largest_finite(values) -> float:
 
 
 def _exclusive_cumsum(rows):
-    """``out[k] = Σ_{i<k} rows[i]`` (``k = 0 … len(rows)``)."""
-    out = np.zeros((rows.shape[0] + 1, rows.shape[1]))
-    np.cumsum(rows, axis=0, out=out[1:])
+    """``out[…, k, :] = Σ_{i<k} rows[…, i, :]`` (``k = 0 … rows.shape[−2]``)."""
+    out = np.zeros(rows.shape[:-2] + (rows.shape[-2] + 1, rows.shape[-1]))
+    np.cumsum(rows, axis=-2, out=out[..., 1:, :])
     return out
 
 
