@@ -193,21 +193,23 @@ class _PositionBounds(_LogBounds):
 
     def __init__(self, geometry: _PositionLayout):
         super().__init__(geometry)
-        self.lengths = np.array(geometry.lengths, dtype=float)[:, None]
+        self.lengths = np.array(geometry.lengths, dtype=float)
         self.run_of, self.prefix = geometry.run_of, geometry.prefix
-        self.exponent = geometry.exponent_f[:, None]
+        self.exponent = geometry.exponent_f
         self.fractional = geometry.fractional[:, None]
 
     def combine(self, cdf, survival) -> np.ndarray:
-        """``(…, positions, P)`` from parts ``(…, runs, P)``:
-        ``Σ_{r<j} len_r·cdf_r + t·cdf_j`` (``+ survival_j`` unless a prefix) for each
-        position's run ``j`` and exponent ``t`` (``0`` for ``t = 0``: an ``F^0`` is 1 however
-        large its log)."""
-        before = _exclusive_cumsum(self.lengths * cdf)
-        own = cdf[..., self.run_of, :]
-        total = (before[..., self.run_of, :]
-                 + np.where(self.exponent > 0, self.exponent * own, 0.0))
-        return total if self.prefix else total + survival[..., self.run_of, :]
+        """``(positions, …)`` from parts ``(runs, …)``: ``Σ_{r<j} len_r·cdf_r + t·cdf_j``
+        (``+ survival_j`` unless a prefix) for each position's run ``j`` and exponent ``t``
+        (``0`` for ``t = 0``: an ``F^0`` is 1 however large its log)."""
+        shape = (-1,) + (1,) * (cdf.ndim - 1)
+        before = _exclusive_cumsum(self.lengths.reshape(shape) * cdf)[self.run_of]
+        before += np.multiply(self.exponent.reshape(shape), cdf[self.run_of],
+                              where=self.exponent.reshape(shape) > 0,
+                              out=np.zeros_like(before))
+        if not self.prefix:
+            before += survival[self.run_of]
+        return before
 
     def __call__(self, low, high, imaginary, last) -> np.ndarray:
         """The bounds of ``_LogBounds.__call__``, ``+inf`` where a fractional power's ``F`` is

@@ -469,9 +469,9 @@ def _largest_finite(values) -> float:
 
 
 def _exclusive_cumsum(rows):
-    """``out[…, k, :] = Σ_{i<k} rows[…, i, :]`` (``k = 0 … rows.shape[−2]``)."""
-    out = np.zeros(rows.shape[:-2] + (rows.shape[-2] + 1, rows.shape[-1]))
-    np.cumsum(rows, axis=-2, out=out[..., 1:, :])
+    """``out[k] = Σ_{i<k} rows[i]`` (``k = 0 … len(rows)``; rows of any shape)."""
+    out = np.zeros((rows.shape[0] + 1,) + rows.shape[1:])
+    np.cumsum(rows, axis=0, out=out[1:])
     return out
 
 

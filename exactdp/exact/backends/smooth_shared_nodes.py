@@ -177,9 +177,9 @@ class _LogBounds:
                 [np.where(flat, 0.0, part) for part in (value, slope, np.ones_like(value),
                                                         np.abs(value), np.abs(slope))]
                 + [np.broadcast_to(flat_bound, value.shape),
-                   np.broadcast_to(flat_size, value.shape)])
-        value, slope, count, size, size_slope, flat_total, flat_size = self.combine(
-            parts[Kind.CDF], parts[Kind.SF])
+                   np.broadcast_to(flat_size, value.shape)], axis=1)
+        value, slope, count, size, size_slope, flat_total, flat_size = np.moveaxis(
+            self.combine(parts[Kind.CDF], parts[Kind.SF]), 1, 0)
         value += self.hub_value
         slope += self.hub_slope
         size += np.abs(self.hub_value)
@@ -192,12 +192,12 @@ class _LogBounds:
 
     @staticmethod
     def combine(cdf, survival) -> np.ndarray:
-        """``(…, n + 1, P)``: per output ``k`` the sum of a part over its factors, ``cdf`` and
-        ``survival`` (``(…, n, P)``) the parts of each query's ``F`` and ``S`` factor (rows):
-        the ``F`` factors of the queries before ``k`` and the survival factor of ``⊥ᵏ⊤`` (not
-        of ``⊥ⁿ``)."""
+        """``(n + 1, …)``: per output ``k`` the sums of parts over its factors, ``cdf`` and
+        ``survival`` (``(n, …)``) the parts of each query's ``F`` and ``S`` factor (rows): the
+        ``F`` factors of the queries before ``k`` and the survival factor of ``⊥ᵏ⊤`` (not of
+        ``⊥ⁿ``)."""
         total = _exclusive_cumsum(cdf)
-        total[..., :-1, :] += survival
+        total[:-1] += survival
         return total
 
 
