@@ -6,9 +6,10 @@ integral form per position (``divergences/threshold_runs.RunProbabilities``), in
 positions: ``blocks``, 150 Chebyshev points (rationals, mostly not integers) in each of 20
 blocks of doubling length ``[2^i − 1, 2^{i+1} − 1)`` up to 10^6 (what interpolatory rules over
 the run ask for); ``even``, 3000 integers evenly spread over ``[0, 10^6)``.  For each set and
-both ``prefix`` values: the median time of all positions at once and per position; then the
-median time per form of ``RunProbabilities`` (``top`` or ``prefix``) on ``--sample`` of the even
-positions, and the ratio of the two per-position times.
+both ``prefix`` values: the median wall-clock and CPU times of all positions at once, and the
+CPU time per position; then the median CPU time per form of ``RunProbabilities`` (``top`` or
+``prefix``) on ``--sample`` of the even positions, and the ratio of the two per-position CPU
+times (on a shared machine the CPU time says how much work was done).
 
 Run: ``python benchmarks/run_positions.py [--repeats 3] [--sample 8]`` from the repository
 root.
@@ -24,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from timing import median_time  # noqa: E402
+from timing import medians  # noqa: E402
 import exactdp  # noqa: E402
 from exactdp.exact.backends.run_positions import probabilities_at  # noqa: E402
 from exactdp.exact.divergences.threshold_runs import RunProbabilities  # noqa: E402
@@ -65,21 +66,21 @@ def main() -> None:
         print(f"{kind}, {DPS} digits, 0*{LENGTH}", flush=True)
         shared = {}
         for name, positions in (("blocks", block_positions()), ("even", even)):
-            t, _ = median_time(lambda: probabilities_at(mech, queries, positions, DPS, prefix),
-                               args.repeats)
-            shared[name] = t / len(positions)
-            print(f"  {name:6s} {len(positions)} positions: {t:6.3f} s, "
-                  f"{1e3 * shared[name]:.3f} ms per position", flush=True)
+            t, cpu, _ = medians(lambda: probabilities_at(mech, queries, positions, DPS, prefix),
+                                args.repeats)
+            shared[name] = cpu / len(positions)
+            print(f"  {name:6s} {len(positions)} positions: {t:6.3f} s wall, {cpu:6.3f} s CPU, "
+                  f"{1e3 * shared[name]:.3f} ms CPU per position", flush=True)
 
         def forms():
             probabilities = RunProbabilities(mech, queries, queries)
             form = probabilities.prefix if prefix else probabilities.top
             return [form(0, position, DPS) for position in sample]
 
-        t, _ = median_time(forms, args.repeats)
-        alone = t / len(sample)
-        print(f"  one form per position ({len(sample)} positions): {1e3 * alone:.2f} ms per "
-              f"position; ratio (even) {shared['even'] / alone:.4f}", flush=True)
+        _, cpu, _ = medians(forms, args.repeats)
+        alone = cpu / len(sample)
+        print(f"  one form per position ({len(sample)} positions): {1e3 * alone:.2f} ms CPU per "
+              f"position; ratio (even, CPU) {shared['even'] / alone:.4f}", flush=True)
 
 
 if __name__ == "__main__":

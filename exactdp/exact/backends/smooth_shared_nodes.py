@@ -19,7 +19,8 @@ Bernstein ellipse ``E_ρ`` (``node_planner.plan``), with ``M`` from real values
 density and the factors below ``½`` at the piece's middle ``c`` by the tangent bound
 ``G(c) + |G'(c)|·r + h²·Σ C`` of their log sum, each factor on its flat side by
 ``log(1 + T·e^{C·h²})``, its complement ``T`` taken at the end of the ellipse's real extent where
-it is largest (off the real line only: on the real segment every factor takes the tangent).
+it is largest, or for Gaussian noise by ``off_axis.decay_log_bound`` where that is smaller (on
+the real segment, the smaller of this and the tangent of every factor).
 These are cumulative sums over the queries, in double precision (the law's ``float_log``),
 raised by ``2^{−30}`` of the sizes summed (``shared_nodes._rounding_margin``:
 far above their rounding; a bound needs only a few correct bits).  The tails beyond the pieces
