@@ -131,6 +131,10 @@ class _PositionLayout(PieceLayout):
     positions (run, exponent): one output each, on its own rule of :data:`LADDER` per piece."""
 
     ladder = LADDER
+    #: Ellipses of moderate size: a position's factors grow fast off the real line (a power
+    #: of a run's length), so the large ones of ``shared_nodes.RHOS`` never serve.
+    rhos = (2.0, 3.0, 4.0, 8.0, 16.0)
+    #: Arcs per half ellipse: its ends are thin, where a large power's factor is largest.
     arcs = 4
 
     def __init__(self, mech, runs, located, prefix: bool, pieces, tails=None):

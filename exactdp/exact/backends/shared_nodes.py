@@ -208,6 +208,8 @@ class PieceLayout:
     #: Rule sizes each output picks its own from (``node_planner.plan``), or None: every
     #: output takes the most nodes any output needs on the piece.
     ladder = None
+    #: The Bernstein ellipses tried (``node_planner.plan``).
+    rhos = RHOS
     #: Arcs of the upper half of each ellipse bounded apart (``_on_ellipse``): 1 bounds the
     #: extent around the whole ellipse.
     arcs = 1
@@ -348,10 +350,12 @@ def _plan(geometry, dps: int, log_bounds, known=None) -> _Plan:
         segment = on_segment + log_width
         kept = ~(np.nan_to_num(segment, nan=np.inf) <= share[:, None])
         last, in_pass = geometry.passes(kept)
-        # each output on its best ellipse of RHOS; a piece gets the most nodes any output needs
-        rules = plan(half, lambda k: _on_ellipse(bounds, middle, half, RHOS[k], last,
+        # each output on its best ellipse of the layout's (RHOS); a piece gets the most nodes
+        # any output needs, or each output its own rung of the layout's ladder
+        rhos = geometry.rhos
+        rules = plan(half, lambda k: _on_ellipse(bounds, middle, half, rhos[k], last,
                                                  geometry.arcs),
-                     share[:, None], RHOS, MAX_ORDER, kept, geometry.ladder)
+                     share[:, None], rhos, MAX_ORDER, kept, geometry.ladder)
         orders, log_rule_error = rules.orders.astype(np.int64), rules.log_errors
         # an output sums the rule on every piece in its pass: a piece it would have left out
         # errs by at most |∫| + |rule| ≤ 4h·M; a piece out of the pass by 2h·M
