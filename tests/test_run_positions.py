@@ -222,6 +222,22 @@ def test_every_position_of_a_small_input_against_the_enumeration():
     assert _ends(prefixes[0]) == (1, 1)
 
 
+def test_mass_beyond_the_first_pieces():
+    # A narrow threshold noise (σ1 = 1) and a wide query noise (σ2 = 10): at κ = 10^5 of
+    # 0*1000000 the integrand's mass lies near z = 45, beyond the first pieces' reach (16);
+    # the reach is doubled before any piece is split (else the steep edge of F^κ is halved
+    # without end), and the balls overlap the positions' certified forms.
+    mech = exactdp.mechanism("svt_gaussian", c=1, sigma1=1, sigma2=10)
+    queries = as_queries("0*1000000")
+    positions = [1000, 100000, 999999]
+    balls = run_positions.probabilities_at(mech, queries, positions, 30, False)
+    forms = RunProbabilities(mech, queries, queries)
+    for position, ball in zip(positions, balls):
+        with ctx.workprec(PRECISION):
+            low, high = _ends(forms.top(0, position, 30))
+            assert_encloses(ball, (low + high) / 2, 30, slack=(high - low) / 2)
+
+
 def test_decreasing_along_a_run_and_long_runs():
     # P(κ) decreases in κ along a run (F^t·S, F < 1), certified on the balls, over a run of
     # 10^6 queries and one of 10^12, at integer and non-integer positions.

@@ -64,6 +64,9 @@ TAIL_ROUNDS = 4
 RETRIES = 2
 #: Halvings of the pieces that need more than :data:`MAX_ORDER` nodes.
 SPLIT_ROUNDS = 64
+#: Most outputs × pieces planned (each a few doubles in several arrays of the plan): beyond,
+#: :class:`~exactdp.errors.PrecisionError`.
+MAX_CELLS = 2 ** 24
 #: Share of an output's tolerance ``10^{−dps}·Pr`` given to the quadrature and tail bounds (the
 #: rest covers the rounding of the balls and the estimate of ``Pr`` used to share it out).
 ERROR_SHARE = 1 / 16
@@ -111,13 +114,23 @@ def shared_probabilities(mech, n: int, dps: int, layout, cut, distance: Fraction
     piecewise exponential laws here; the smooth ones, ``smooth_shared_nodes.py``).
 
     ``cut(distance)`` gives the pieces reaching ``distance`` beyond the outermost cuts (doubled,
-    up to :data:`TAIL_ROUNDS` times, while some output is so small that the tails still matter)
-    and ``layout(pieces)`` their geometry; a piece needing more than :data:`MAX_ORDER` nodes is
-    halved, up to :data:`SPLIT_ROUNDS` times."""
-    pieces, rounds, splits = cut(distance), 0, 0
+    up to :data:`TAIL_ROUNDS` times, while some output is so small that the tails still matter:
+    before any piece is split, as an output whose mass lies beyond the pieces would have the
+    steep edge of its integrand split without end) and ``layout(pieces)`` their geometry; a
+    piece needing more than :data:`MAX_ORDER` nodes is halved, up to :data:`SPLIT_ROUNDS`
+    times and :data:`MAX_CELLS` outputs × pieces."""
+    pieces, rounds, splits = cut(distance), 1, 0
     while True:
         geometry = layout(pieces)
+        if geometry.outputs * len(pieces) > MAX_CELLS:
+            raise PrecisionError(f"{mech.name}: the shared Gauss–Legendre nodes would need "
+                                 f"{len(pieces)} pieces for {geometry.outputs} outputs")
         plan = _plan(geometry, dps, log_bounds)
+        if not plan.tails_fit and rounds < TAIL_ROUNDS:
+            rounds += 1
+            distance *= 2
+            pieces = cut(distance)
+            continue
         if np.any(plan.split):
             splits += 1
             if splits > SPLIT_ROUNDS:
@@ -125,11 +138,7 @@ def shared_probabilities(mech, n: int, dps: int, layout, cut, distance: Fraction
                                      f"than {MAX_ORDER} nodes")
             pieces = _halved(pieces, plan.split)
             continue
-        rounds += 1
-        if plan.tails_fit or rounds == TAIL_ROUNDS:
-            break
-        distance *= 2
-        pieces = cut(distance)
+        break
     # a ball's rounding grows by a few units of 2^{−bits} per factor: n·2^{−bits} ≪ 10^{−dps}
     # (at most 128 bits, two limbs, for 30 digits and 1000 queries)
     bits = working_bits(dps, n, FACTOR_ROUNDING_GUARD_DIGITS)
