@@ -133,9 +133,9 @@ def test_fractional_powers_only_on_ellipses_free_of_zeros():
     # F(w − s)^t with t not an integer is analytic only off the zeros of F: wherever the bound
     # of such a position is finite, no zero of F(w − s_j) = ½ erfc(−(w − s_j)/(σ√2)) lies
     # inside the ellipse (the first six zeros of erfc in the upper half-plane and their
-    # conjugates, by mpmath.findroot from Fettis, Caslin and Cramer, "Complex zeros of the
-    # error function and of the complementary error function", Math. Comp. 27 (1973),
-    # Table 1; a point is inside when its distances to the foci c ± h sum below
+    # conjugates, by mpmath.findroot from the values of Fettis, Caslin and Cramer, "Complex
+    # zeros of the error function and of the complementary error function", Math. Comp. 27
+    # (1973), 401–407; a point is inside when its distances to the foci c ± h sum below
     # (ρ + 1/ρ)·h), while integer powers keep every ellipse.
     mech = _mech()
     runs = [(Fraction(0), 10), (Fraction(3), 10 ** 6)]

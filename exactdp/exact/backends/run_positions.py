@@ -12,21 +12,26 @@ position ``κ ≥ 0`` in run ``j`` (an exact rational, ``t = κ − start_j`` it
     P(κ) = ∫ p(z) Π_{r<j} F(z − s_r)^{len_r} · F(z − s_j)^t · S(z − s_j) dz
 
 (at an integer ``κ``, ``Pr[the first κ answers are ⊥]`` and ``Pr[⊥^κ⊤]``).  At each node ``z``
-every run gives ``log F(z − s_r)`` (one ``erfc`` and one log) and ``S(z − s_r)``, the runs
+every run gives ``log F(z − s_r)`` (one ``erfc`` and one log) and ``log S(z − s_r)``, the runs
 before ``j`` their sum weighted by ``len_r``, and a position one exponential,
-``e^{Σ_{r<j} len_r·log F_r + t·log F_j}``: the work is positions × nodes, whatever the runs'
-lengths.
+``e^{Σ_{r<j} len_r·log F_r + t·log F_j + log(w·p·S)}``: the work is positions × nodes, whatever
+the runs' lengths.  A position sums only the pieces it cannot leave out, each on its own rule of
+:data:`LADDER` (``node_planner.plan``), so a piece evaluates the few rules its positions take
+and a position pays for no node a harder one needs.
 
 Error, per position and piece, as in ``smooth_shared_nodes.py``: the rule's bound on the best
 Bernstein ellipse, the integrand bounded there from real values (``off_axis.py``: the tangent
-bound of the log sum, each ``F`` on its flat side by ``log(1 + S·e^{C·h²})``) with each factor's
-parts weighted by its exponent, ``Σ_{r<j} len_r·v_r + t·v_j``; the tails beyond the pieces by
-``F_hub(L)·Π F(L − s_r)^{m_r}`` (the ``F`` factors increase, ``S ≤ 1``) and
+bound of the log sum, each ``F`` on its flat side by ``log(1 + S·e^{C·h²})`` or the decay bound,
+which keeps ``F^t ≈ e^{−t·S}``) with each factor's parts weighted by its exponent,
+``Σ_{r<j} len_r·v_r + t·v_j``, over four arcs of each half ellipse (``shared_nodes._on_ellipse``:
+its thin ends, where a large power is largest, apart from its full height); the tails beyond
+the pieces by ``F_hub(L)·Π F(L − s_r)^{m_r}`` (the ``F`` factors increase, ``S ≤ 1``) and
 ``S_hub(R)·S(R − s_j)`` (``S`` decreases, every ``F ≤ 1``).  A non-integer ``t`` makes
 ``F(z − s_j)^t`` analytic only where ``F`` has no zero: the ellipse must avoid them, which it
 does where it lies left of ``s_j`` (``F(w) = ½ erfc(−u)``, ``u = (w − s_j)/(σ√2)``, and
-``erfc(v) = e^{−v²}·w(iv)`` with Faddeeva's ``w``, whose real part
-``(y/π)∫ e^{−τ²}/|iv − τ|² dτ`` is positive for ``y = Re v > 0``, and ``erfc(iy) = 1 − i·erfi(y)``)
+``erfc(v) = e^{−v²}·w(iv)`` with Faddeeva's ``w = (i/π)∫ e^{−τ²}/(· − τ) dτ`` (DLMF 7.2.3,
+7.7.2), whose real part ``(y/π)∫ e^{−τ²}/|iv − τ|² dτ`` is positive for ``y = Re v > 0``, and
+``erfc(iy) = 1 − i·erfi(y)``)
 or where ``|S| ≤ S(low)·e^{C·h²} < 1`` on it (``F = 1 − S``); elsewhere the ellipse is not used
 (a piece on which none serves is halved).  There ``|F^t| = |F|^t``, and the bounds above hold.
 """
