@@ -213,9 +213,10 @@ class _PositionBounds(_LogBounds):
         (``0`` for ``t = 0``: an ``F^0`` is 1 however large its log)."""
         shape = (-1,) + (1,) * (cdf.ndim - 1)
         before = _exclusive_cumsum(self.lengths.reshape(shape) * cdf)[self.run_of]
-        before += np.multiply(self.exponent.reshape(shape), cdf[self.run_of],
-                              where=self.exponent.reshape(shape) > 0,
-                              out=np.zeros_like(before))
+        own = cdf[self.run_of]
+        own[self.exponent == 0] = 0.0
+        own[self.exponent > 0] *= self.exponent[self.exponent > 0].reshape(shape)
+        before += own
         if not self.prefix:
             before += survival[self.run_of]
         return before
