@@ -167,12 +167,13 @@ def test_fractional_powers_only_on_ellipses_free_of_zeros():
     assert refused > 0
 
 
+@pytest.mark.parametrize("threshold", [0, Fraction(3, 2)])
 @pytest.mark.parametrize("prefix", [False, True])
-def test_integer_positions_against_their_own_forms(prefix):
+def test_integer_positions_against_their_own_forms(prefix, threshold):
     # Each ball overlaps the position's certified integral form (RunProbabilities: one form
     # each, another quadrature) and is at most 10^{−30} wide, at the first, inner and last
-    # positions of both runs (and n for a prefix).
-    mech = _mech()
+    # positions of both runs (and n for a prefix), with the threshold 0 and 3/2.
+    mech = exactdp.mechanism("svt_gaussian", c=1, sigma1=SIGMA1, sigma2=SIGMA2, T=threshold)
     queries = as_queries("0*300,1*200")
     positions = [0, 1, 299, 300, 301, 499] + ([500] if prefix else [])
     balls = run_positions.probabilities_at(mech, queries, positions, 30, prefix)
