@@ -51,17 +51,21 @@ from ...sequences import to_fraction
 from .piece_series import flint_context
 from .piecewise_gauss import BOUND_BITS
 from . import smooth_shared_nodes
-from .shared_nodes import (MAX_ORDER, PieceLayout, _exclusive_cumsum, _objects, piece_rule,
+from .shared_nodes import (PieceLayout, _exclusive_cumsum, _objects, piece_rule,
                            shared_probabilities)
 from .smooth_shared_nodes import TAIL_DIGITS, _factors, _LogBounds, cutting
 
 
+#: Most nodes of one piece: a piece needing more is halved (a position pays for the nodes of
+#: every piece it keeps, so wide pieces that a few positions need many nodes on cost more than
+#: the pieces halving adds; ``shared_nodes.MAX_ORDER`` for the outputs of a pass).
+MAX_POSITION_ORDER = 192
 #: The rule sizes a position picks from on each piece (``node_planner.plan``): steps of at
-#: most a quarter, up to ``shared_nodes.MAX_ORDER``.  Each position sums its own rule, so the
+#: most a quarter, up to :data:`MAX_POSITION_ORDER`.  Each position sums its own rule, so the
 #: nodes of the few rules taken on a piece cost an ``erfc`` each, and a position no more
 #: exponentials than it needs.
 LADDER = (2, 3, 4, 5, 6, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112, 128,
-          160, 192, 224, 256, 320, MAX_ORDER)
+          160, MAX_POSITION_ORDER)
 
 
 def applies(mech) -> bool:
@@ -136,6 +140,7 @@ class _PositionLayout(PieceLayout):
     positions (run, exponent): one output each, on its own rule of :data:`LADDER` per piece."""
 
     ladder = LADDER
+    max_order = MAX_POSITION_ORDER
     #: Ellipses of moderate size: a position's factors grow fast off the real line (a power
     #: of a run's length), so the large ones of ``shared_nodes.RHOS`` never serve.
     rhos = (2.0, 3.0, 4.0, 8.0, 16.0)

@@ -54,7 +54,7 @@ from .piece_series import flint_context
 #: Bernstein ellipse parameters tried on every piece for every output (the smallest bound wins;
 #: the large ones suit the small pieces between close kinks).
 RHOS = (2.0, 4.0, 16.0, 64.0, 256.0, 1024.0, 4096.0)
-#: Most nodes of one piece (more raises :class:`~exactdp.errors.PrecisionError`).
+#: Most nodes of one piece (``PieceLayout.max_order``: a piece needing more is halved).
 MAX_ORDER = 400
 #: Doublings of the distance covered beyond the outermost kinks (:func:`_pieces`) tried before
 #: the tails are left to the precision check.
@@ -62,7 +62,9 @@ TAIL_ROUNDS = 4
 #: Further tries when a ball is too wide: with 64 more bits if the rounding took too much of
 #: its tolerance, once with the tolerances shared out from the first sums otherwise.
 RETRIES = 2
-#: Halvings of the pieces that need more than :data:`MAX_ORDER` nodes.
+#: Rounds of halvings after which tails that do not fit double the reach first.
+SPLITS_BEFORE_REACH = 8
+#: Halvings of the pieces that need more than their layout's ``max_order`` nodes.
 SPLIT_ROUNDS = 64
 #: Most outputs × pieces planned (each a few doubles in several arrays of the plan): beyond,
 #: :class:`~exactdp.errors.PrecisionError`.
@@ -114,29 +116,31 @@ def shared_probabilities(mech, n: int, dps: int, layout, cut, distance: Fraction
     piecewise exponential laws here; the smooth ones, ``smooth_shared_nodes.py``).
 
     ``cut(distance)`` gives the pieces reaching ``distance`` beyond the outermost cuts (doubled,
-    up to :data:`TAIL_ROUNDS` times, while some output is so small that the tails still matter:
-    before any piece is split, as an output whose mass lies beyond the pieces would have the
-    steep edge of its integrand split without end) and ``layout(pieces)`` their geometry; a
-    piece needing more than :data:`MAX_ORDER` nodes is halved, up to :data:`SPLIT_ROUNDS`
-    times and :data:`MAX_CELLS` outputs × pieces."""
-    pieces, rounds, splits = cut(distance), 1, 0
+    up to :data:`TAIL_ROUNDS` times, while some output is so small that the tails still matter)
+    and ``layout(pieces)`` their geometry; a piece needing more than its ``max_order`` nodes is
+    halved, up to :data:`SPLIT_ROUNDS` times and :data:`MAX_CELLS` outputs × pieces.  The
+    pieces are split before the reach is doubled, unless :data:`SPLITS_BEFORE_REACH` rounds of
+    splits have not made the tails fit: an output whose mass lies beyond the pieces would have
+    the steep edge of its integrand halved without end."""
+    pieces, rounds, splits, recent = cut(distance), 1, 0, 0
     while True:
         geometry = layout(pieces)
         if geometry.outputs * len(pieces) > MAX_CELLS:
             raise PrecisionError(f"{mech.name}: the shared Gauss–Legendre nodes would need "
                                  f"{len(pieces)} pieces for {geometry.outputs} outputs")
         plan = _plan(geometry, dps, log_bounds)
-        if not plan.tails_fit and rounds < TAIL_ROUNDS:
-            rounds += 1
-            distance *= 2
-            pieces = cut(distance)
-            continue
-        if np.any(plan.split):
-            splits += 1
+        farther = not plan.tails_fit and rounds < TAIL_ROUNDS
+        if np.any(plan.split) and not (farther and recent >= SPLITS_BEFORE_REACH):
+            splits, recent = splits + 1, recent + 1
             if splits > SPLIT_ROUNDS:
                 raise PrecisionError(f"a piece of the shared Gauss–Legendre nodes needs more "
-                                     f"than {MAX_ORDER} nodes")
+                                     f"than {geometry.max_order} nodes")
             pieces = _halved(pieces, plan.split)
+            continue
+        if farther:
+            rounds, recent = rounds + 1, 0
+            distance *= 2
+            pieces = cut(distance)
             continue
         break
     # a ball's rounding grows by a few units of 2^{−bits} per factor: n·2^{−bits} ≪ 10^{−dps}
@@ -219,6 +223,8 @@ class PieceLayout:
     ladder = None
     #: The Bernstein ellipses tried (``node_planner.plan``).
     rhos = RHOS
+    #: Most nodes of one piece: a piece needing more is halved.
+    max_order = MAX_ORDER
     #: Arcs of the upper half of each ellipse bounded apart (``_on_ellipse``): 1 bounds the
     #: extent around the whole ellipse.
     arcs = 1
@@ -322,9 +328,9 @@ class _Plan(NamedTuple):
     """Nodes per piece (0: no output needs it), the last output needing each piece, the
     pieces each output sums (``PieceLayout.passes``) and, with a ladder
     (``PieceLayout.ladder``), the rule each output takes on each piece (``node_planner.plan``),
-    and per output the balls ``[0, bound]``
-    of the rule's error and the pieces left out, and of the tails beyond the pieces; whether
-    the tails fit the tolerances, and which pieces need more than :data:`MAX_ORDER` nodes."""
+    and per output the balls ``[0, bound]`` of the rule's error and the pieces left out, and of
+    the tails beyond the pieces; whether the tails fit the tolerances, and which pieces need
+    more than the layout's ``max_order`` nodes."""
 
     orders: np.ndarray
     last: np.ndarray
@@ -341,8 +347,8 @@ def _plan(geometry, dps: int, log_bounds, known=None) -> _Plan:
     (its factors bounded by ``log_bounds(geometry)``, as :class:`_LogBounds`; the tails beyond
     the pieces by ``geometry.tails()``, as :func:`_tails`); the tolerances
     are shared out from a rough estimate of each ``log Pr``, or from ``known`` (a list of them,
-    None where unknown).  The pieces that need more than :data:`MAX_ORDER` nodes are marked
-    ``split``."""
+    None where unknown).  The pieces that need more than the layout's ``max_order`` nodes are
+    marked ``split``."""
     final = geometry.outputs - 1  # the index of the last output
     bounds = log_bounds(geometry)
     middle, half = geometry.middle, geometry.half
@@ -364,7 +370,7 @@ def _plan(geometry, dps: int, log_bounds, known=None) -> _Plan:
         rhos = geometry.rhos
         rules = plan(half, lambda k: _on_ellipse(bounds, middle, half, rhos[k], last,
                                                  geometry.arcs),
-                     share[:, None], rhos, MAX_ORDER, kept, geometry.ladder)
+                     share[:, None], rhos, geometry.max_order, kept, geometry.ladder)
         orders, log_rule_error = rules.orders.astype(np.int64), rules.log_errors
         # an output sums the rule on every piece in its pass: a piece it would have left out
         # errs by at most |∫| + |rule| ≤ 4h·M; a piece out of the pass by 2h·M
