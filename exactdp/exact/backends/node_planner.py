@@ -80,16 +80,19 @@ class Plan(NamedTuple):
 
     ``orders`` holds per piece the most nodes any integrand needs on its best ellipse (0 where
     none is ``needed``); ``split`` whether that exceeds ``max_order`` (the piece must be split);
-    ``log_errors`` per integrand and piece the log of the bound of the rule of ``orders[p]``
-    nodes on the integrand's best ellipse (``+inf`` on a split piece)."""
+    ``rules``, with a ladder, per integrand and piece the rule it takes (the first rung of the
+    ladder at or above its own need; None without); ``log_errors`` per integrand and piece the
+    log of the bound of its rule (that of ``orders[p]`` nodes without a ladder) on the
+    integrand's best ellipse (``+inf`` on a split piece)."""
 
     orders: np.ndarray
     split: np.ndarray
     log_errors: np.ndarray
+    rules: np.ndarray | None = None
 
 
 def plan(half, log_modulus: Callable, log_share, rhos: Sequence, max_order=None,
-         needed=None) -> Plan:
+         needed=None, ladder=None) -> Plan:
     """Per piece the fewest nodes on the best ellipse of ``rhos``, every ellipse tried
     (module docstring), in double precision.
 
@@ -110,6 +113,10 @@ def plan(half, log_modulus: Callable, log_share, rhos: Sequence, max_order=None,
         The largest rule allowed: a piece needing more is marked ``split``.
     needed : bool array, optional
         Which integrands need a rule on which piece (shape ``(…, P)``); all by default.
+    ladder : sequence of int, optional
+        Increasing rule sizes ending at ``max_order`` or above: each integrand takes its own
+        rule on each piece, the first rung at or above its need (integrands that each sum only
+        their own rule share the nodes of a few rules per piece), instead of the piece's most.
 
     Returns
     -------
@@ -126,13 +133,19 @@ def plan(half, log_modulus: Callable, log_share, rhos: Sequence, max_order=None,
         best = np.where(needed, best, 0)
     orders = np.max(best, axis=tuple(range(best.ndim - 1)), initial=0) if best.ndim > 1 else best
     split = orders > max_order if max_order is not None else np.zeros(orders.shape, dtype=bool)
-    rule = np.where(split, 2, np.maximum(orders, 2))
+    rules = None
+    if ladder is None:
+        rule = np.where(split, 2, np.maximum(orders, 2))
+    else:
+        rungs = np.asarray(ladder)
+        rung = np.minimum(np.searchsorted(rungs, np.minimum(best, rungs[-1])), len(rungs) - 1)
+        rule = rules = np.where(split, 2, rungs[rung])
     log_errors = np.inf
     for rho, modulus in zip(rhos, moduli):
         error = log_error_bound(half, rho, rule, modulus)
         log_errors = np.minimum(log_errors, np.nan_to_num(error, nan=np.inf))
     log_errors = np.where(split, np.inf, log_errors)
-    return Plan(orders, split, log_errors)
+    return Plan(orders, split, log_errors, rules)
 
 
 def climb(modulus: Callable, half: arb, share: arb, rhos: Sequence, start: int, last: int,

@@ -54,7 +54,7 @@ from .piece_series import flint_context
 #: Bernstein ellipse parameters tried on every piece for every output (the smallest bound wins;
 #: the large ones suit the small pieces between close kinks).
 RHOS = (2.0, 4.0, 16.0, 64.0, 256.0, 1024.0, 4096.0)
-#: Most nodes of one piece (more raises :class:`~exactdp.errors.PrecisionError`).
+#: Most nodes of one piece (``PieceLayout.max_order``: a piece needing more is halved).
 MAX_ORDER = 400
 #: Doublings of the distance covered beyond the outermost kinks (:func:`_pieces`) tried before
 #: the tails are left to the precision check.
@@ -62,8 +62,13 @@ TAIL_ROUNDS = 4
 #: Further tries when a ball is too wide: with 64 more bits if the rounding took too much of
 #: its tolerance, once with the tolerances shared out from the first sums otherwise.
 RETRIES = 2
-#: Halvings of the pieces that need more than :data:`MAX_ORDER` nodes.
+#: Rounds of halvings after which tails that do not fit double the reach first.
+SPLITS_BEFORE_REACH = 8
+#: Halvings of the pieces that need more than their layout's ``max_order`` nodes.
 SPLIT_ROUNDS = 64
+#: Most outputs × pieces planned (each a few doubles in several arrays of the plan): beyond,
+#: :class:`~exactdp.errors.PrecisionError`.
+MAX_CELLS = 2 ** 24
 #: Share of an output's tolerance ``10^{−dps}·Pr`` given to the quadrature and tail bounds (the
 #: rest covers the rounding of the balls and the estimate of ``Pr`` used to share it out).
 ERROR_SHARE = 1 / 16
@@ -112,24 +117,32 @@ def shared_probabilities(mech, n: int, dps: int, layout, cut, distance: Fraction
 
     ``cut(distance)`` gives the pieces reaching ``distance`` beyond the outermost cuts (doubled,
     up to :data:`TAIL_ROUNDS` times, while some output is so small that the tails still matter)
-    and ``layout(pieces)`` their geometry; a piece needing more than :data:`MAX_ORDER` nodes is
-    halved, up to :data:`SPLIT_ROUNDS` times."""
-    pieces, rounds, splits = cut(distance), 0, 0
+    and ``layout(pieces)`` their geometry; a piece needing more than its ``max_order`` nodes is
+    halved, up to :data:`SPLIT_ROUNDS` times and :data:`MAX_CELLS` outputs × pieces.  The
+    pieces are split before the reach is doubled, unless :data:`SPLITS_BEFORE_REACH` rounds of
+    splits have not made the tails fit: an output whose mass lies beyond the pieces would have
+    the steep edge of its integrand halved without end."""
+    pieces, rounds, splits, recent = cut(distance), 1, 0, 0
     while True:
         geometry = layout(pieces)
+        if geometry.outputs * len(pieces) > MAX_CELLS:
+            raise PrecisionError(f"{mech.name}: the shared Gauss–Legendre nodes would need "
+                                 f"{len(pieces)} pieces for {geometry.outputs} outputs")
         plan = _plan(geometry, dps, log_bounds)
-        if np.any(plan.split):
-            splits += 1
+        farther = not plan.tails_fit and rounds < TAIL_ROUNDS
+        if np.any(plan.split) and not (farther and recent >= SPLITS_BEFORE_REACH):
+            splits, recent = splits + 1, recent + 1
             if splits > SPLIT_ROUNDS:
                 raise PrecisionError(f"a piece of the shared Gauss–Legendre nodes needs more "
-                                     f"than {MAX_ORDER} nodes")
+                                     f"than {geometry.max_order} nodes")
             pieces = _halved(pieces, plan.split)
             continue
-        rounds += 1
-        if plan.tails_fit or rounds == TAIL_ROUNDS:
-            break
-        distance *= 2
-        pieces = cut(distance)
+        if farther:
+            rounds, recent = rounds + 1, 0
+            distance *= 2
+            pieces = cut(distance)
+            continue
+        break
     # a ball's rounding grows by a few units of 2^{−bits} per factor: n·2^{−bits} ≪ 10^{−dps}
     # (at most 128 bits, two limbs, for 30 digits and 1000 queries)
     bits = working_bits(dps, n, FACTOR_ROUNDING_GUARD_DIGITS)
@@ -155,8 +168,8 @@ def shared_probabilities(mech, n: int, dps: int, layout, cut, distance: Fraction
                 break
     ball = balls[wide[0]]
     relative = ball.rad() / abs(ball.mid()) if ball.mid() != 0 else arb("inf")
-    raise PrecisionError(f"{mech.name}: the probability of output {wide[0]} (shared "
-                         f"Gauss–Legendre nodes) reached relative width "
+    raise PrecisionError(f"{mech.name}: the probability of {geometry.label(wide[0])} "
+                         f"(shared Gauss–Legendre nodes) reached relative width "
                          f"{float(relative.upper()):.2e}, not 1e-{dps}")
 
 
@@ -204,6 +217,33 @@ class PieceLayout:
         self.middle = np.array([float((a + b) / 2) for a, b in pieces])
         self.half = np.array([float((b - a) / 2) for a, b in pieces])
         self.lower, self.upper = pieces[0][0], pieces[-1][1]
+
+    #: Rule sizes each output picks its own from (``node_planner.plan``), or None: every
+    #: output takes the most nodes any output needs on the piece.
+    ladder = None
+    #: The Bernstein ellipses tried (``node_planner.plan``).
+    rhos = RHOS
+    #: Most nodes of one piece: a piece needing more is halved.
+    max_order = MAX_ORDER
+    #: Arcs of the upper half of each ellipse bounded apart (``_on_ellipse``): 1 bounds the
+    #: extent around the whole ellipse.
+    arcs = 1
+
+    def passes(self, kept) -> tuple:
+        """``(last, in_pass)`` from ``kept`` (outputs × pieces: the pieces each output cannot
+        leave out): the last output of each piece (``−1`` for none), raised to the largest on
+        its left, so that the pieces an output ``k`` sums, ``last ≥ k``, are those right of a
+        point (the pass of the rule sums over outputs in order, :func:`rule_nodes`); and that
+        mask (outputs × pieces)."""
+        final = kept.shape[0] - 1
+        used = kept.any(axis=0)
+        last = np.where(used, final - np.argmax(kept[::-1], axis=0), -1)
+        last = np.where(used, np.maximum.accumulate(last), -1)
+        return last, last[None, :] >= np.arange(final + 1)[:, None]
+
+    def label(self, k: int) -> str:
+        """How an error names output ``k``."""
+        return f"output {k}"
 
 
 class SparseVectorLayout(PieceLayout):
@@ -285,13 +325,17 @@ def _rounding_margin(total_abs):
 
 
 class _Plan(NamedTuple):
-    """Nodes per piece (0: no output needs it), the last output needing each piece, and per
-    output the balls ``[0, bound]`` of the rule's error and the pieces left out, and of the
-    tails beyond the pieces; whether the tails fit the tolerances, and which pieces need more
-    than :data:`MAX_ORDER` nodes."""
+    """Nodes per piece (0: no output needs it), the last output needing each piece, the
+    pieces each output sums (``PieceLayout.passes``) and, with a ladder
+    (``PieceLayout.ladder``), the rule each output takes on each piece (``node_planner.plan``),
+    and per output the balls ``[0, bound]`` of the rule's error and the pieces left out, and of
+    the tails beyond the pieces; whether the tails fit the tolerances, and which pieces need
+    more than the layout's ``max_order`` nodes."""
 
     orders: np.ndarray
     last: np.ndarray
+    in_pass: np.ndarray
+    rules: np.ndarray | None
     errors: list
     tails: list
     tails_fit: bool
@@ -303,8 +347,8 @@ def _plan(geometry, dps: int, log_bounds, known=None) -> _Plan:
     (its factors bounded by ``log_bounds(geometry)``, as :class:`_LogBounds`; the tails beyond
     the pieces by ``geometry.tails()``, as :func:`_tails`); the tolerances
     are shared out from a rough estimate of each ``log Pr``, or from ``known`` (a list of them,
-    None where unknown).  The pieces that need more than :data:`MAX_ORDER` nodes are marked
-    ``split``."""
+    None where unknown).  The pieces that need more than the layout's ``max_order`` nodes are
+    marked ``split``."""
     final = geometry.outputs - 1  # the index of the last output
     bounds = log_bounds(geometry)
     middle, half = geometry.middle, geometry.half
@@ -320,25 +364,24 @@ def _plan(geometry, dps: int, log_bounds, known=None) -> _Plan:
         share = budget - math.log(2 * len(geometry.pieces) + 2)
         segment = on_segment + log_width
         kept = ~(np.nan_to_num(segment, nan=np.inf) <= share[:, None])
-        used = kept.any(axis=0)
-        # the last output of each piece: its nodes are updated for the queries before it
-        # (raised to the largest on its left: the nodes in the pass are those right of a point)
-        last = np.where(used, final - np.argmax(kept[::-1], axis=0), -1)
-        last = np.where(used, np.maximum.accumulate(last), -1)
-        # each output on its best ellipse of RHOS; a piece gets the most nodes any output needs
-        rules = plan(half, lambda k: bounds(*_ellipse(middle, half, RHOS[k]), last),
-                     share[:, None], RHOS, MAX_ORDER, kept)
+        last, in_pass = geometry.passes(kept)
+        # each output on its best ellipse of the layout's (RHOS); a piece gets the most nodes
+        # any output needs, or each output its own rung of the layout's ladder
+        rhos = geometry.rhos
+        rules = plan(half, lambda k: _on_ellipse(bounds, middle, half, rhos[k], last,
+                                                 geometry.arcs),
+                     share[:, None], rhos, geometry.max_order, kept, geometry.ladder)
         orders, log_rule_error = rules.orders.astype(np.int64), rules.log_errors
-        # an output sums the rule on every piece still in the pass (last ≥ k): a piece it would
-        # have left out errs by at most |∫| + |rule| ≤ 4h·M; a piece out of the pass by 2h·M
-        in_pass = last[None, :] >= np.arange(final + 1)[:, None]
+        # an output sums the rule on every piece in its pass: a piece it would have left out
+        # errs by at most |∫| + |rule| ≤ 4h·M; a piece out of the pass by 2h·M
         log_error = np.where(in_pass, np.minimum(log_rule_error, segment + math.log(2)),
                              segment)
         log_error = _rounding_up(np.nan_to_num(log_error, nan=np.inf))
         tails = geometry.tails()
         tails_fit = all(not tail.rad() > 0 or float(arb(tail.rad()).log().mid()) <= limit
                         for tail, limit in zip(tails, share + math.log(4)))
-    return _Plan(orders, last, _error_balls(log_error), tails, tails_fit, rules.split)
+    return _Plan(orders, last, in_pass, rules.rules, _error_balls(log_error), tails, tails_fit,
+                 rules.split)
 
 
 class _LogBounds:
@@ -410,6 +453,28 @@ class _LogBounds:
         return out
 
 
+def _on_ellipse(bounds, middle, half, rho: float, last, arcs: int):
+    """``bounds`` (a ``log_bounds`` hook) on the Bernstein ellipses ``E_ρ`` of the pieces: on
+    the extent around each ellipse, or with ``arcs > 1`` the largest over the extents around
+    ``arcs`` equal arcs of its upper half (the largest modulus is on the boundary, and on the
+    lower half it is the same for an integrand real on the real line); each arc's extent is
+    widened by ``2^{−40}`` of the axes, far above the rounding of its cosines and sines."""
+    if arcs == 1:
+        return bounds(*_ellipse(middle, half, rho), last)
+    low, high, minor = _ellipse(middle, half, rho)
+    major = (high - low) / 2
+    slack = 2.0 ** -40 * major
+    out = None
+    for k in range(arcs):
+        start, stop = math.pi * k / arcs, math.pi * (k + 1) / arcs
+        top = 1.0 if start <= math.pi / 2 <= stop else max(math.sin(start), math.sin(stop))
+        arc = bounds(middle + major * math.cos(stop) - slack,
+                     middle + major * math.cos(start) + slack,
+                     minor * top * (1 + 2.0 ** -40), last)
+        out = arc if out is None else np.maximum(out, arc)
+    return out
+
+
 def _ellipse(middle, half, rho):
     """The real extent and the imaginary half-height of the Bernstein ellipses ``E_ρ`` of the
     pieces."""
@@ -423,8 +488,8 @@ def _largest_finite(values) -> float:
 
 
 def _exclusive_cumsum(rows):
-    """``out[k] = Σ_{i<k} rows[i]`` (``k = 0 … len(rows)``)."""
-    out = np.zeros((rows.shape[0] + 1, rows.shape[1]))
+    """``out[k] = Σ_{i<k} rows[i]`` (``k = 0 … len(rows)``; rows of any shape)."""
+    out = np.zeros((rows.shape[0] + 1,) + rows.shape[1:])
     np.cumsum(rows, axis=0, out=out[1:])
     return out
 
@@ -544,16 +609,23 @@ def rule_nodes(geometry, plan: _Plan, bits: int) -> tuple:
     for p in reversed(range(len(geometry.pieces))):
         if plan.orders[p] == 0:
             continue
-        a, b = geometry.pieces[p]
-        middle, half = to_arb((a + b) / 2), to_arb((b - a) / 2)
-        for x, w in legendre_rule(int(plan.orders[p]), bits):
-            nodes.append(middle + half * x)
-            weights.append(half * w)
-            pieces.append(p)
-            lasts.append(plan.last[p])
+        piece_nodes, piece_weights = piece_rule(geometry.pieces[p], int(plan.orders[p]), bits)
+        nodes += piece_nodes
+        weights += piece_weights
+        pieces += [p] * len(piece_nodes)
+        lasts += [plan.last[p]] * len(piece_nodes)
     in_pass = np.searchsorted(-np.array(lasts, dtype=np.int64),
                               -np.arange(geometry.outputs + 1), side="right")
     return nodes, weights, pieces, in_pass
+
+
+def piece_rule(piece: tuple, order: int, bits: int) -> tuple:
+    """``(nodes, weights)``: the ``order``-point Gauss–Legendre rule on the piece ``(a, b)``
+    (exact ends) as lists of balls, the weights times the half-width."""
+    a, b = piece
+    middle, half = to_arb((a + b) / 2), to_arb((b - a) / 2)
+    rule = legendre_rule(order, bits)
+    return [middle + half * x for x, _ in rule], [half * w for _, w in rule]
 
 
 def _objects(values) -> np.ndarray:

@@ -19,7 +19,8 @@ Bernstein ellipse ``E_ρ`` (``node_planner.plan``), with ``M`` from real values
 density and the factors below ``½`` at the piece's middle ``c`` by the tangent bound
 ``G(c) + |G'(c)|·r + h²·Σ C`` of their log sum, each factor on its flat side by
 ``log(1 + T·e^{C·h²})``, its complement ``T`` taken at the end of the ellipse's real extent where
-it is largest (off the real line only: on the real segment every factor takes the tangent).
+it is largest, or for Gaussian noise by ``off_axis.decay_log_bound`` where that is smaller (on
+the real segment, the smaller of this and the tangent of every factor).
 These are cumulative sums over the queries, in double precision (the law's ``float_log``),
 raised by ``2^{−30}`` of the sizes summed (``shared_nodes._rounding_margin``:
 far above their rounding; a bound needs only a few correct bits).  The tails beyond the pieces
@@ -33,9 +34,9 @@ from fractions import Fraction
 import numpy as np
 from flint import arb
 
-from ...noise import Kind
+from ...noise import Gaussian, Kind
 from ...precision import to_arb
-from .off_axis import flat_log_bound, on_flat_side, tangent_log_bound
+from .off_axis import decay_log_bound, flat_log_bound, on_flat_side, tangent_log_bound
 from .shared_nodes import (SparseVectorLayout, _exclusive_cumsum, _objects, _pieces,
                            _rounding_margin, rule_nodes, shared_probabilities)
 
@@ -71,22 +72,33 @@ def first_top_probabilities(mech, queries, dps: int) -> list:
     :func:`applies`."""
     hub, noise = mech.threshold_noise, mech.query_noise
     shifts = [Fraction(q) - Fraction(mech.threshold) for q in queries]
+    return shared_probabilities(
+        mech, len(queries), dps, lambda pieces: SparseVectorLayout(hub, noise, shifts, pieces),
+        *cutting(mech, shifts, dps), _LogBounds, _rule_sums)
+
+
+def cutting(mech, shifts, dps: int) -> tuple:
+    """``(cut, distance)`` for ``shared_nodes.shared_probabilities``: the pieces cut at ``0``
+    and the ``shifts`` (module docstring), and the first distance beyond them, where the hub's
+    log density has reached ``(dps + TAIL_DIGITS)·ln 10`` (``NoiseLaw.log_size``)."""
+    hub = mech.threshold_noise
     cuts = sorted({Fraction(0)} | set(shifts))
+    width = min(hub.scale, mech.query_noise.scale)
     distance = hub.scale
     while hub.log_size(distance) < (dps + TAIL_DIGITS) * Fraction(23, 10):  # ln 10 < 2.3
         distance *= 2
-    return shared_probabilities(
-        mech, len(queries), dps, lambda pieces: SparseVectorLayout(hub, noise, shifts, pieces),
-        lambda distance: _pieces(cuts, min(hub.scale, noise.scale), distance), distance,
-        _LogBounds, _rule_sums)
+    return (lambda reach: _pieces(cuts, width, reach)), distance
 
 
 class _LogBounds:
     """``log M[k, p]``: a bound of output ``k``'s integrand on an extent around the middle of
     piece ``p`` (module docstring), from the laws' logs and slopes at the middles (computed
     once) and, per extent off the real line, the complements of the factors on their flat side
-    (on the real line every factor takes the tangent: all are log-concave, and there the flat
-    side's ``1 + T`` would overstate ``1 − T``)."""
+    (on the real line also the tangent of every factor: all are log-concave).
+
+    The rows are the layout's shifts (``geometry.shift_f``), each with its ``F`` and ``S``
+    factor; :meth:`combine` gives each output's multiples of them (here the queries before
+    ``k`` and the survival factor of query ``k``)."""
 
     def __init__(self, geometry: SparseVectorLayout):
         hub, noise, middle = geometry.hub, geometry.noise, geometry.middle
@@ -95,52 +107,99 @@ class _LogBounds:
         self.hub_value, self.hub_slope = hub.float_log(Kind.PDF, middle)
         self.hub_growth = float(hub.off_axis_growth())
         self.growth = float(noise.off_axis_growth())
+        #: whether ``decay_log_bound`` holds (``p' = −2C·w·p``)
+        self.gaussian = isinstance(noise, Gaussian)
         # F factors (⊥) and S factors (⊤): value, slope, whether on the flat side
         self.factors = {kind: (*noise.float_log(kind, self.relative),)
                         for kind in (Kind.CDF, Kind.SF)}
         self.flat = {kind: on_flat_side(kind, values[0])
                      for kind, values in self.factors.items()}
+        # the distinct shifts (equal queries share their flat bounds) and their rows
+        self.distinct, first, self.row_of = np.unique(geometry.shift_f, return_index=True,
+                                                      return_inverse=True)
+        self.distinct_flat = {kind: flat[first] for kind, flat in self.flat.items()}
 
     def __call__(self, low, high, imaginary, last) -> np.ndarray:
-        """``(n + 1, P)`` bounds on the extents ``[low, high] × [−imaginary, imaginary]``
+        """``(outputs, P)`` bounds on the extents ``[low, high] × [−imaginary, imaginary]``
         around the middles (arrays over the pieces) for the outputs ``k ≤ last[p]``; ``+inf``
-        elsewhere."""
-        n = self.relative.shape[0]
+        elsewhere: the factors on their flat side by the smaller of their two bounds
+        (``off_axis.flat_log_bound`` and ``decay_log_bound``), the others by the tangent, and on
+        the real line the smaller of that and the tangent of every factor."""
         reach = np.maximum(self.middle - low, high - self.middle)
         height = np.broadcast_to(np.asarray(imaginary, dtype=float), reach.shape)
-        off_axis = bool(np.any(height > 0))
-        parts = {}  # per kind: steep logs, slopes, counts, sizes, slope sizes, flat bounds
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            # a flat F's complement S is largest at the left end, a flat S's F at the right end
-            for kind, complement, end in ((Kind.CDF, Kind.SF, low), (Kind.SF, Kind.CDF, high)):
-                value, slope = self.factors[kind]
-                flat = self.flat[kind] & off_axis
-                if off_axis:
-                    log_complement, _ = self.noise.float_log(complement,
-                                                             end[None, :] - self.shift)
-                    flat_bound = np.where(flat, flat_log_bound(log_complement, self.growth,
-                                                               height[None, :]), 0.0)
-                else:
-                    flat_bound = np.zeros_like(value)
-                parts[kind] = [np.where(flat, 0.0, part)
-                               for part in (value, slope, np.ones_like(value), np.abs(value),
-                                            np.abs(slope))] + [flat_bound]
-            # the F factors of the queries before k, the survival factor of ⊥ᵏ⊤ (not ⊥ⁿ)
-            total = [_exclusive_cumsum(part) for part in parts[Kind.CDF]]
-            for summed, survival in zip(total, parts[Kind.SF]):
-                summed[:n] += survival
-            value, slope, count, size, size_slope, flat_total = total
-            value += self.hub_value
-            slope += self.hub_slope
-            size += np.abs(self.hub_value)
-            size_slope += np.abs(self.hub_slope)
-            curvature = self.hub_growth + self.growth * count
-            bound = tangent_log_bound(value, slope, reach, curvature, height) + flat_total
-            margin = _rounding_margin(size + size_slope * reach + curvature * height ** 2
-                                      + flat_total + n + 3)
-            out = bound + margin
-        out[np.arange(n + 1)[:, None] > np.asarray(last)[None, :]] = np.inf
+            out = self._bound(reach, height, self._flat_bounds(low, high, height[None, :]))
+            if not np.any(height > 0):
+                out = np.fmin(out, self._bound(reach, height, None))
+        out[np.arange(out.shape[0])[:, None] > np.asarray(last)[None, :]] = np.inf
         return np.nan_to_num(out, nan=np.inf)
+
+    def _flat_bounds(self, low, high, height) -> dict:
+        """Per kind, ``(bound, size)`` of each factor on its flat side over the extents (rows ×
+        pieces; 0 elsewhere): ``off_axis.flat_log_bound`` and, for Gaussian noise, the smaller
+        of it and ``decay_log_bound``, the complement ``T`` of a flat ``F`` (``S``) largest at
+        the left end and least at the right one (the reverse for a flat ``S``); ``size`` bounds
+        the parts summed, for the margin.  Evaluated once per distinct shift, where flat."""
+        start, stop = low[None, :] - self.distinct[:, None], high[None, :] - self.distinct[:, None]
+        distance = np.maximum(np.abs(start), np.abs(stop))
+        height = np.broadcast_to(height, start.shape)
+        bounds = {}
+        for kind, complement, far, near in ((Kind.CDF, Kind.SF, start, stop),
+                                            (Kind.SF, Kind.CDF, stop, start)):
+            flat = self.distinct_flat[kind]
+            log_far, _ = self.noise.float_log(complement, far[flat])
+            bound = flat_log_bound(log_far, self.growth, height[flat])
+            size = np.abs(bound)
+            if self.gaussian:
+                log_near, slope_near = self.noise.float_log(complement, near[flat])
+                decay, parts = decay_log_bound(log_near, log_far, np.abs(slope_near),
+                                               distance[flat], self.growth, height[flat])
+                bound = np.fmin(bound, decay)
+                size = np.maximum(size, parts)
+            full = np.zeros((2,) + flat.shape)
+            full[:, flat] = bound, size
+            bounds[kind] = full[0][self.row_of], full[1][self.row_of]
+        return bounds
+
+    def _bound(self, reach, height, flat_bounds) -> np.ndarray:
+        """The bounds with the factors on their flat side by ``flat_bounds`` (None: every
+        factor by the tangent), raised by their rounding margin."""
+        n = self.relative.shape[0]
+        parts = {}  # per kind: steep logs, slopes, counts, sizes, slope sizes, flat bounds
+        for kind in (Kind.CDF, Kind.SF):
+            value, slope = self.factors[kind]
+            if flat_bounds is None:
+                flat, flat_bound, flat_size = np.zeros_like(value, dtype=bool), 0.0, 0.0
+            else:
+                flat = self.flat[kind]
+                flat_bound, flat_size = (np.where(flat, part, 0.0)
+                                         for part in flat_bounds[kind])
+            parts[kind] = np.stack(
+                [np.where(flat, 0.0, part) for part in (value, slope, np.ones_like(value),
+                                                        np.abs(value), np.abs(slope))]
+                + [np.broadcast_to(flat_bound, value.shape),
+                   np.broadcast_to(flat_size, value.shape)], axis=1)
+        value, slope, count, size, size_slope, flat_total, flat_size = np.moveaxis(
+            self.combine(parts[Kind.CDF], parts[Kind.SF]), 1, 0)
+        value += self.hub_value
+        slope += self.hub_slope
+        size += np.abs(self.hub_value)
+        size_slope += np.abs(self.hub_slope)
+        curvature = self.hub_growth + self.growth * count
+        bound = tangent_log_bound(value, slope, reach, curvature, height) + flat_total
+        margin = _rounding_margin(size + size_slope * reach + curvature * height ** 2
+                                  + flat_size + n + 3)
+        return bound + margin
+
+    @staticmethod
+    def combine(cdf, survival) -> np.ndarray:
+        """``(n + 1, …)``: per output ``k`` the sums of parts over its factors, ``cdf`` and
+        ``survival`` (``(n, …)``) the parts of each query's ``F`` and ``S`` factor (rows): the
+        ``F`` factors of the queries before ``k`` and the survival factor of ``⊥ᵏ⊤`` (not of
+        ``⊥ⁿ``)."""
+        total = _exclusive_cumsum(cdf)
+        total[:-1] += survival
+        return total
 
 
 def _rule_sums(geometry: SparseVectorLayout, plan, bits: int) -> list:
