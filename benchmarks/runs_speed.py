@@ -4,12 +4,15 @@ and Gaussian noisy max by classes of exchangeable indices (``form/noisy_max.py``
 output-by-output path in the same run.
 
 ``svt_gaussian`` (σ1 = 4, σ2 = 8, c = 1) and ``noisy_max_gaussian`` (σ = 4), 30 digits.  For
-each size: the median time of the privacy profile (ε = 0.5), the largest loss and, for noisy max,
-the Rényi divergence (α = 2), through the API.  At ``--baseline`` queries (the largest the
-enumeration takes) the same profile and largest loss output by output: Sparse Vector's 1001
-outputs on its shared nodes (what the API does up to 1000 queries), noisy max's 1000 indices
-each a class of its own; and their ratio.  Last, 40 distinct queries (``maxloss_speed``'s
-neighbours), which go output by output.
+each size: the median time (wall-clock and CPU) of the privacy profile (ε = 0.5), the largest
+loss and the Rényi divergence (α = 2; Sparse Vector's beyond 1000 queries by blocks,
+``exact/divergences/renyi_runs.py``, each call with the rules' cache cleared), through the API,
+and for Sparse Vector the ratio of each size's Rényi CPU time to the first size's (1000 queries:
+every output enumerated).  At ``--baseline`` queries (the largest the enumeration takes) the
+same profile and largest loss output by output: Sparse Vector's 1001 outputs on its shared nodes
+(what the API does up to 1000 queries), noisy max's 1000 indices each a class of its own; and
+their ratio.  Last, 40 distinct queries (``maxloss_speed``'s neighbours), which go output by
+output.
 
 Run: ``python benchmarks/runs_speed.py [--sizes 1000 10000 1000000] [--repeats 3]`` from the
 repository root.
@@ -24,9 +27,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from timing import median_time  # noqa: E402
+from timing import median_time, medians  # noqa: E402
 import exactdp  # noqa: E402
 from benchmarks.maxloss_speed import neighbours  # noqa: E402
+from exactdp.exact.backends.discrete_rules import discrete_rule  # noqa: E402
 from exactdp.exact.divergences import threshold_runs  # noqa: E402
 from exactdp.exact.divergences.output_pairs import OutputPair, output_probabilities  # noqa: E402
 from exactdp.exact.divergences.profile import _discrete_delta  # noqa: E402
@@ -74,16 +78,19 @@ def main() -> None:
     args = parser.parse_args()
     for mech in MECHANISMS:
         print(mech.name, flush=True)
+        enumerated = None
         for n in args.sizes:
             d1, d2 = as_queries(f"0*{n}"), as_queries(f"1*{n}")
             calls = [("profile", lambda: exactdp.privacy_profile(mech, d1, d2, [EPS], DPS)),
                      ("maxloss", lambda: exactdp.max_privacy_loss(mech, d1, d2, DPS))]
-            if mech.name == "noisy_max_gaussian":
-                calls.append(("renyi", lambda: exactdp.renyi_divergence(mech, d1, d2, [2], DPS)))
+            calls.append(("renyi", lambda: exactdp.renyi_divergence(mech, d1, d2, [2], DPS)))
             line = f"  0*{n} vs 1*{n}:"
             for name, call in calls:
-                t, _ = median_time(call, args.repeats)
-                line += f" {name} {t:6.3f} s"
+                t, cpu, _ = medians(lambda: discrete_rule.cache_clear() or call(), args.repeats)
+                line += f" {name} {t:6.3f} s ({cpu:.3f} s CPU)"
+            if mech.name == "svt_gaussian":
+                enumerated = enumerated or cpu
+                line += f" (renyi CPU ratio to 0*{args.sizes[0]}: {cpu / enumerated:.2f})"
             print(line, flush=True)
         n = args.baseline
         d1, d2 = as_queries(f"0*{n}"), as_queries(f"1*{n}")

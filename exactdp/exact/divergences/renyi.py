@@ -20,6 +20,7 @@ Privacy", IEEE CSF 2017, Definition 3):
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -33,7 +34,7 @@ from ...errors import InputError, MethodUnavailableError
 from ...noise import Kind, Laplace
 from ...precision import (COMBINE_GUARD_DIGITS, PART_GUARD_DIGITS, Enclosure, check_dps, to_arb,
                          working_bits)
-from ...sequences import format_number, to_fraction
+from ...sequences import Runs, format_number, to_fraction
 from ..backends.arithmetics import BALLS
 from ..backends.exponential_sums import exp_integral, piece_in
 from ..form.integral_form import interior_point
@@ -163,10 +164,23 @@ def pair_divergence(mech, d1, d2, dps: int = 30,
             return supremum(mech, d1, d2, digits).divergence
 
         return released_value
+    by_runs = divergence_by_runs(mech, d1, d2, dps)
+    if by_runs is not None:
+        return by_runs
     pairs = complete_pairs(mech, d1, d2, dps + PART_GUARD_DIGITS)
     if d1 == d2:
         return lambda alpha, digits=dps, absolute=False: Enclosure.of_ball(arb(0))
     return _pairs_divergence(pairs, dps, mech.name)
+
+
+@functools.singledispatch
+def divergence_by_runs(mech, d1: Runs, d2: Runs, dps: int) -> Divergence | None:
+    """``D_α`` of ``d1 → d2`` (:func:`pair_divergence`'s function of ``α``) where the family
+    sums the outputs run by run of equal queries instead of output by output (a generic
+    function: ⊤/⊥ Sparse Vector with a cutoff of 1 beyond the enumeration's limit,
+    ``divergences/renyi_runs.py``, registered by ``form/threshold_rules.py``); ``None`` (the
+    default) otherwise."""
+    return None
 
 
 def _check_released_value(mech, orders: list) -> None:

@@ -6,7 +6,8 @@ Every ⊤/⊥ output is enumerated (:func:`~exactdp.exact.losses.privacy_loss.en
 and, where the laws allow, evaluated all at once (``backends/output_tree.py``,
 ``backends/shared_nodes.py``); otherwise each output's certified probability is computed on its
 own.  Beyond the enumeration's limit a cutoff of 1 is taken run by run of equal queries
-(``divergences/threshold_runs.py``: the largest loss and ``δ(ε)``).
+(``divergences/threshold_runs.py``: the largest loss and ``δ(ε)``;
+``divergences/renyi_runs.py``: Rényi divergences).
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from ...mechanisms.description import ThresholdMechanism
 from ...precision import check_dps
 from ...sequences import Runs
 from ..backends import smooth_shared_nodes
-from ..divergences import threshold_runs
+from ..divergences import renyi_runs, threshold_runs
 from ..divergences.output_pairs import (FormCollector, certified_balls,
                                         output_probabilities)
 from ..divergences.profile import profile_by_runs
+from ..divergences.renyi import divergence_by_runs
 from ..losses.privacy_loss import (MAX_ENUMERATED_QUERIES, MaxPrivacyLoss, all_output_balls,
                                    at_once_or_alone, conclude_max_loss, enumerated_outputs,
                                    enumeration_limit, neighbouring_pair, privacy_loss,
@@ -58,6 +60,13 @@ def _(mech: ThresholdMechanism, d1, d2, dps: int = 30,
 @profile_by_runs.register
 def _(mech: ThresholdMechanism, d1: Runs, d2: Runs, dps: int):
     return threshold_runs.run_profile(mech, d1, d2, dps) if _by_runs(mech, len(d1)) else None
+
+
+@divergence_by_runs.register
+def _(mech: ThresholdMechanism, d1: Runs, d2: Runs, dps: int):
+    if not (_by_runs(mech, len(d1)) and renyi_runs.applies(mech)):
+        return None
+    return renyi_runs.run_divergence(mech, d1, d2, dps, enumeration_limit(mech)[1])
 
 
 def _by_runs(mech: ThresholdMechanism, n: int) -> bool:
