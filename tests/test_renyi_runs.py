@@ -87,3 +87,10 @@ def test_cli_json_on_a_long_run():
     assert Fraction(row["lower"]) <= Fraction(row["divergence"]) <= Fraction(row["upper"])
     assert Fraction(row["upper"]) - Fraction(row["lower"]) <= Fraction(2, 10 ** 8) * Fraction(
         row["divergence"])
+
+
+def test_equal_long_inputs_give_an_exact_zero():
+    # one distribution: every D_α is 0 exactly, without summing 10^6 outputs
+    points = renyi_divergence(exactdp.mechanism("svt_gaussian"), "0*1000000", "0*1000000",
+                              [2, "inf"], 30)
+    assert all(point.divergence.lower == point.divergence.upper == 0 for point in points)

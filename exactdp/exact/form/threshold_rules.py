@@ -12,8 +12,10 @@ own.  Beyond the enumeration's limit a cutoff of 1 is taken run by run of equal 
 
 from __future__ import annotations
 
+from flint import arb
+
 from ...mechanisms.description import ThresholdMechanism
-from ...precision import check_dps
+from ...precision import Enclosure, check_dps
 from ...sequences import Runs
 from ..backends import smooth_shared_nodes
 from ..divergences import renyi_runs, threshold_runs
@@ -66,6 +68,8 @@ def _(mech: ThresholdMechanism, d1: Runs, d2: Runs, dps: int):
 def _(mech: ThresholdMechanism, d1: Runs, d2: Runs, dps: int):
     if not (_by_runs(mech, len(d1)) and renyi_runs.applies(mech)):
         return None
+    if d1 == d2:   # one distribution: every D_α is 0 exactly
+        return lambda alpha, digits=dps, absolute=False: Enclosure.of_ball(arb(0))
     return renyi_runs.run_divergence(mech, d1, d2, dps, enumeration_limit(mech)[1])
 
 
