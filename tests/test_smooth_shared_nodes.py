@@ -11,7 +11,6 @@ import pytest
 from flint import arb, ctx
 
 import exactdp
-from exactdp.errors import InputError
 from exactdp.exact.backends import shared_nodes, smooth_shared_nodes
 from exactdp.exact.divergences.output_pairs import certified_balls
 from exactdp.exact.form.threshold import build_output_integral
@@ -128,9 +127,9 @@ def test_max_loss_on_forty_distinct_queries(name, moves, outputs, checked):
 
 def test_runs_of_equal_queries_and_the_limit():
     # A run of 1000 equal queries reuses its factors at the nodes (one erfc per node); the
-    # first and last outputs agree with their certified probabilities; past the shared
-    # nodes' limit a Rényi divergence is refused in one line naming it (the profile and the
-    # largest loss go run by run there: tests/test_runs.py).
+    # first and last outputs agree with their certified probabilities (past the shared
+    # nodes' limit the profile and the largest loss go run by run, tests/test_runs.py, and
+    # the Rényi divergences by blocks, tests/test_renyi_runs.py).
     mech = _gaussian_svt()
     balls = smooth_shared_nodes.first_top_probabilities(mech, [Fraction(0)] * 1000, 20)
     for output, ball in ((Runs.from_items([True]), balls[0]),
@@ -138,8 +137,6 @@ def test_runs_of_equal_queries_and_the_limit():
         alone = _ends(exactdp.probability(mech, "0*1000", output, dps=20, method="certified"))
         with ctx.workprec(PRECISION):
             assert_encloses(ball, sum(alone) / 2, 20, slack=alone[1] - alone[0])
-    with pytest.raises(InputError, match=r"got 1001 \(1000 for svt_gaussian\)"):
-        exactdp.renyi_divergence(mech, "0*1001", "1*1001", [2])
 
 
 def test_the_gaussian_double_precision_logs():
