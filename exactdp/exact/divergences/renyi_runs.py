@@ -166,6 +166,7 @@ class _Parts:
             values.update({(side, position): ball for position, ball in zip(positions, balls)})
 
     def prefix(self, side: int, position: int) -> arb:
+        """``Pr[the first position answers are ⊥]`` on input ``side``, its own certified form."""
         return self.probabilities.prefix(side, position, self.digits)
 
     def excess(self, p1: arb, p2: arb, step: arb) -> arb:
@@ -233,7 +234,7 @@ class _Parts:
                     waiting.append((segment, a, b, narrowing + 1, part))
                     continue
                 rule = None if modulus is None else _first_rule(modulus, rho, span, part,
-                                                                self.bits, GRID)
+                                                                self.bits)
                 if rule is not None:
                     planned.append((segment, a, rule, rule_error(modulus, to_arb(rho), rule)))
                 elif span < 4 * ORDERS[0]:   # too short for a rule that reaches the tolerance
@@ -305,11 +306,9 @@ class _Parts:
 
     def box_points(self, segment: _Segment, a: int, span: int, rho: Fraction) -> list[int]:
         """The local exponents at which :meth:`modulus` reads the probabilities."""
-        points = set()
+        last, points = segment.length - 1, set()
         for left, right, below in _boxes(a, span, rho):
-            last = segment.length - 1
-            points |= {min(math.floor(below), last), min(math.floor(left), last)}
-            points |= ({math.ceil(right)} if math.ceil(right) <= last else {last - 1, last})
+            points |= {*_upper_points(left, below, last), *_lower_points(right, last)}
         return sorted(point for point in points if point >= 0)
 
     def modulus(self, segment: _Segment, a: int, span: int, rho: Fraction,
@@ -320,15 +319,14 @@ class _Parts:
         for left, right, below in _boxes(a, span, rho):
             if below < 0:
                 return None
-            ends = []
+            ends, (at_below, at_left) = [], _upper_points(left, below, last)
             for side in (0, 1):
-                high = self.top(side, segment, min(math.floor(below), last), True)  # ≥ p(x−|y|)
-                low = self.lower_at(side, segment, right)                    # ≤ p(x)
+                high = self.top(side, segment, at_below, True)          # ≥ p(x − |y|)
+                low = self.lower_at(side, segment, right)               # ≤ p(x)
                 real_part = 2 * low - high
                 if not real_part > 0:
                     return None
-                ends.append((self.top(side, segment, min(math.floor(left), last), True),
-                             real_part))
+                ends.append((self.top(side, segment, at_left, True), real_part))
             (upper1, _), (_, lower2) = ends
             bound = (to_arb(alpha) * upper1.log() + to_arb(1 - alpha) * lower2.log()).exp()
             largest = largest.max(arb(bound.upper()))
@@ -338,11 +336,12 @@ class _Parts:
         """A ball below ``p_side(x)`` for real ``x ≥ 0``: ``p(⌈x⌉)`` inside the run, else
         log-convex extrapolation from its last two outputs."""
         last = segment.length - 1
-        if math.ceil(x) <= last:
-            return self.top(side, segment, math.ceil(x), True)
+        points = _lower_points(x, last)
+        if len(points) == 1:
+            return self.top(side, segment, points[0], True)
         if last < 1:
             raise PrecisionError(f"{self.mech.name}: a run of one query past the enumeration")
-        p0, p1 = self.top(side, segment, last - 1, True), self.top(side, segment, last, True)
+        p0, p1 = (self.top(side, segment, point, True) for point in points)
         return p1 * (to_arb(x - last) * (p1.log() - p0.log())).exp()
 
     # -- D_∞ -----------------------------------------------------------------------------
@@ -423,12 +422,24 @@ def _boxes(a: int, span: int, rho: Fraction) -> list[tuple[Fraction, Fraction, F
     return boxes
 
 
-def _first_rule(modulus: arb, rho: Fraction, span: int, tolerance: arb, bits: int, grid: int):
+def _upper_points(left: Fraction, below: Fraction, last: int) -> tuple[int, int]:
+    """``(⌊x_l − d⌋, ⌊x_l⌋)``, each at most the run's last exponent: ``p`` decreasing, their
+    probabilities lie above ``p(x − |y|)`` and ``p(x)`` on the box ``[x_l, x_r] × [−d, d]``."""
+    return min(math.floor(below), last), min(math.floor(left), last)
+
+
+def _lower_points(right: Fraction, last: int) -> tuple[int, ...]:
+    """``(⌈x_r⌉,)`` whose probability lies below ``p(x_r)`` inside the run, else the run's last
+    two exponents, from which :meth:`_Parts.lower_at` extrapolates."""
+    return (math.ceil(right),) if math.ceil(right) <= last else (last - 1, last)
+
+
+def _first_rule(modulus: arb, rho: Fraction, span: int, tolerance: arb, bits: int):
     """The rule of the first order (:func:`_orders_from`) whose error bound is at most
     ``tolerance``, or ``None`` (none does, or the span is too short for its nodes)."""
     for order in _orders_from(modulus, rho, span, tolerance):
         try:
-            rule = discrete_rule(span, order, bits, grid)
+            rule = discrete_rule(span, order, bits, GRID)
         except ValueError:
             return None
         if rule_error(modulus, to_arb(rho), rule) <= tolerance:
