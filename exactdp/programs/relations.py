@@ -63,6 +63,11 @@ class Relations:
         self.densities: list = []          # (law, coeffs, const): density at const + Σ coeffs·η
         self.point_densities: list = []    # (law, point): a density at a fixed point
         self.feasible = True
+        if not releases:  # nothing to solve: the path's keys are normalised already
+            self.intervals = dict(path.intervals)
+            self.feasible = all(low is None or high is None or low < high
+                                for low, high in self.intervals.values())
+            return
         uses = Counter(k for key in path.intervals for k, _ in key)
         for expression, _ in releases:
             uses.update(expression.coeffs)
