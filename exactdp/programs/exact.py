@@ -37,7 +37,8 @@ from mpmath import mpf
 from ..errors import InputError, MethodUnavailableError
 from ..exact.backends.certified import relative_width
 from ..exact.event_probability.rules import event_rule
-from ..exact.form.integral_form import IntegralBuilder, IntegralForm, interior_point, make_term
+from ..exact.form.integral_form import (IntegralBuilder, IntegralForm, Term, interior_point,
+                                         make_term)
 from ..exact.losses.privacy_loss import (MaxPrivacyLoss, best_by_loss, conclude_max_loss,
                                          neighbouring_pair)
 from ..exact.losses.supremum import loss_supremum, max_privacy_loss
@@ -141,11 +142,14 @@ def _leaf_alternatives(law: NoiseLaw, leaf: int, hub: int | None, relations: lis
 
 class _TermBuilder:
     """The signed alternatives ``(sign, constants, integrals, multiplicity)`` of one path: the
-    product over its groups of noises of each group's alternatives."""
+    product over its groups of noises of each group's alternatives.  An alternative's constants
+    (``(law, kind, point)``) and integrals are lists, counted into powers once, by :meth:`terms`
+    (the counts, and the integrals' first-appearance order, those of adding one counter per
+    factor)."""
 
     def __init__(self, path: Path):
         self.path = path
-        self.alternatives = [(1, Counter(), Counter(), Fraction(1))]
+        self.alternatives = [(1, [], [], 1)]
 
     def law(self, noise: int) -> NoiseLaw:
         return self.path.noises[noise].law
@@ -158,12 +162,11 @@ class _TermBuilder:
     def lone_noise(self, noise: int, relations: list) -> None:
         """A noise linked to no other: a constant, an interval probability, or an integral over
         it (with densities)."""
-        intervals = [r for r in relations if r[0] == "interval"]
-        if len(intervals) == len(relations) == 1 and None in intervals[0][2:]:
-            _, _, low, high = intervals[0]
+        if len(relations) == 1 and relations[0][0] == "interval" and (
+                relations[0][2] is None or relations[0][3] is None):
+            _, _, low, high = relations[0]
             kind, point = (Kind.SF, low) if high is None else (Kind.CDF, high)
-            self.multiply([(1, Counter({(self.law(noise), kind, point): 1}), Counter(),
-                            Fraction(1))])
+            self.multiply([(1, [(self.law(noise), kind, point)], [], 1)])
             return
         self.integral(noise, relations, {})
 
@@ -171,7 +174,7 @@ class _TermBuilder:
         """``∫ p_hub(z) Π factors dz``: ``own`` relations of the hub alone, ``leaves`` maps
         each other noise to its relations (with the hub, or alone)."""
         choices = [[(1, None, None, [])]]
-        multiplicity = Fraction(1)
+        multiplicity = 1
         for leaf, relations in leaves.items():
             densities = [r for r in relations if r[0] == "density"]
             if densities:
@@ -187,7 +190,7 @@ class _TermBuilder:
         options = []
         for combination in itertools.product(*choices):
             builder = IntegralBuilder(self.law(hub))
-            constants: Counter = Counter()
+            constants = []
             factor = multiplicity
             for relation in own:
                 if relation[0] == "interval":
@@ -209,10 +212,10 @@ class _TermBuilder:
                     builder.bound_above(high)
                 for kind, law, function, point in specs:
                     if kind == "constant":
-                        constants[law, function, point] += 1
+                        constants.append((law, function, point))
                     else:
                         builder.add(law, function, point)
-            options.append((sign, constants, Counter({builder.build(): 1}), factor))
+            options.append((sign, constants, [builder.build()], factor))
         self.multiply(options)
 
     def _density_factor(self, hub: int, relation):
@@ -224,7 +227,7 @@ class _TermBuilder:
 
     def terms(self) -> list:
         """``(sign, Term)`` of every alternative."""
-        return [(sign, make_term(constants, integrals,
+        return [(sign, make_term(Counter(constants), Counter(integrals),
                                  int(m) if m.denominator == 1 else m))
                 for sign, constants, integrals, m in self.alternatives]
 
@@ -264,7 +267,7 @@ def path_terms(path: Path, releases: list) -> list:
                                f"comparison: not a one-dimensional integral")
     term = _TermBuilder(path)
     for law, point in relations.point_densities:
-        term.multiply([(1, Counter({(law, Kind.PDF, point): 1}), Counter(), Fraction(1))])
+        term.multiply([(1, [(law, Kind.PDF, point)], [], 1)])
     noises = set().union(*groups) if groups else set()
     for component in _components(noises, groups):
         if len(component) == 1:
@@ -280,7 +283,7 @@ def path_terms(path: Path, releases: list) -> list:
                                              k))}
         if not hubs:  # a tree of comparisons (programs/trees.py), or a refusal naming a cycle
             integral, jacobian = tree_integral(path, component, groups)
-            term.multiply([(1, Counter(), Counter({integral: 1}), jacobian)])
+            term.multiply([(1, [], [integral], jacobian)])
             continue
         (hub,) = hubs
         leaves = {leaf: groups.get(frozenset({leaf}), []) + groups[frozenset({leaf, hub})]
@@ -316,12 +319,13 @@ def _releases(entries: tuple, tokens: list):
 
 
 def sum_of_terms(terms) -> tuple:
-    """Identical terms merged (their multiplicities added)."""
-    total: Counter = Counter()
+    """Identical terms merged (their multiplicities added; the terms are :func:`make_term`'s,
+    their constants already in the canonical order)."""
+    total: dict = {}
     for term in terms:
-        total[term.constants, term.integrals] += term.multiplicity
-    return tuple(make_term(Counter({(c.law, c.kind, c.point): c.power for c in constants}),
-                           Counter(dict(integrals)), multiplicity)
+        key = term.constants, term.integrals
+        total[key] = total.get(key, 0) + term.multiplicity
+    return tuple(Term(constants, integrals, multiplicity)
                  for (constants, integrals), multiplicity in total.items())
 
 
