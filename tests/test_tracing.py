@@ -5,6 +5,7 @@ descriptions to 25 digits; out-of-class programs are refused in one line."""
 import dataclasses
 import itertools
 import json
+import math
 import subprocess
 import sys
 from fractions import Fraction
@@ -19,8 +20,10 @@ from exactdp.cli import main
 from exactdp.errors import InputError
 from exactdp.events import Coordinate, View, parse_event
 from exactdp.exact.event_probability.rules import event_probability
+from exactdp.exact.form.integral_form import Constant, Term
+from exactdp.noise import Gaussian, Kind
 from exactdp.programs import load_program, program, tracing
-from exactdp.programs.exact import traced_paths
+from exactdp.programs.exact import outputs_with_forms, traced_paths
 from exactdp.sampling.inputs import STATDP_PATTERNS
 
 PROGRAMS = Path(__file__).parent / "programs" / "statdp_algorithms.py"
@@ -197,6 +200,31 @@ def test_traced_outputs_sum_to_one(function):
     result = exactdp.max_privacy_loss(traced, [1, 1, 1, 1, 1], [0, 2, 2, 2, 2])
     assert abs(result.total1 - 1) < mpmath.mpf(10) ** -25
     assert abs(result.total2 - 1) < mpmath.mpf(10) ** -25
+
+
+def noisy_count(prng, queries, epsilon):
+    """How many of ``q_i + N(0, 1)`` exceed 1 (no threshold noise: each noise is alone)."""
+    count = 0
+    for query in queries:
+        if query + prng.normal(scale=1) > 1:
+            count += 1
+    return count
+
+
+def test_equal_factors_are_powers_and_equal_terms_add():
+    """On three zero queries, a count ``k`` of :func:`noisy_count` has ``C(3, k)`` paths, each
+    ``F(1)^{3−k}·S(1)^k`` of the noise ``N(0, 1)``: one term, its two constants powers, its
+    multiplicity the binomial coefficient (derived by hand)."""
+    law = Gaussian(Fraction(1))
+    forms = outputs_with_forms(program(noisy_count, epsilon=EPS), [0, 0, 0])
+    assert sorted(forms) == [(0,), (1,), (2,), (3,)]
+    for (count,), form in forms.items():
+        k = int(count)
+        powers = ((Kind.CDF, 3 - k), (Kind.SF, k))
+        constants = tuple(Constant(law, kind, Fraction(1), power) for kind, power in powers
+                          if power)
+        assert form.plus.terms == (Term(constants, (), math.comb(3, k)),)
+        assert form.minus.terms == ()
 
 
 def test_max_privacy_loss_equals_the_catalogue():
