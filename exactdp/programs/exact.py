@@ -321,6 +321,9 @@ def _releases(entries: tuple, tokens: list):
 def sum_of_terms(terms) -> tuple:
     """Identical terms merged (their multiplicities added; the terms are :func:`make_term`'s,
     their constants already in the canonical order)."""
+    terms = tuple(terms)
+    if len(terms) < 2:  # nothing to merge (an output of one path, mostly): no term hashed
+        return terms
     total: dict = {}
     for term in terms:
         key = term.constants, term.integrals
