@@ -60,6 +60,7 @@ from .relations import Relations, bounds_on, noise_name, scaled_law
 from .locations import TracingError
 from .path_merging import merge_paths
 from .frontier import trace_merging
+from .templates import template_paths, traced_directly
 from .tracing import Path
 from .trees import tree_integral
 
@@ -71,14 +72,19 @@ _merged: dict = {}
 
 
 def traced_paths(mech: Program, queries) -> list[Path]:
-    """Every path of ``mech`` on ``queries`` (memoised for the last few inputs)."""
+    """Every path of ``mech`` on ``queries`` (memoised for the last few inputs): from the
+    program's template for inputs of this length where it has one (``templates.py``), else
+    traced."""
     values = tuple(as_queries(queries).expand())
     key = (id(mech.func), mech.kwargs, mech.path_limit, mech.step_limit, values)
     if key in _cache:
         _cache.move_to_end(key)
         return _cache[key][1]
-    paths = trace_merging(mech.func, values, mech.arguments, mech.path_limit,
-                          steps=mech.step_limit, timeout=mech.trace_timeout)
+    paths = template_paths(mech, values)
+    if paths is None:
+        paths = trace_merging(mech.func, values, mech.arguments, mech.path_limit,
+                              steps=mech.step_limit, timeout=mech.trace_timeout)
+        traced_directly(mech, values, paths)
     _cache[key] = (mech.func, paths)  # the function is kept so that its id stays unique
     while len(_cache) > _CACHE_SIZE:
         _cache.popitem(last=False)

@@ -121,7 +121,7 @@ class Linear:
         if type(other) in _FLOATS and other in _INFINITIES:
             return (other < 0) == positive   # every value is above −∞ and below +∞
         run = current()
-        if run.replaying:
+        if run.replaying and run.replays_by_coefficients:
             # a comparison the previous run already answered: its difference has a noise
             # whenever the two sides' coefficients differ, no need to build it
             kind = type(other)
@@ -142,6 +142,9 @@ class Linear:
             return False
         if difference.is_constant:
             return difference.const == 0
+        settled = RUNS[-1].settle(difference, operator.eq) if RUNS else None
+        if settled is not None:
+            return settled
         if RUNS and RUNS[-1].integer_valued(difference.coeffs):
             raise unsupported("== or != of a discrete noise (a tie has a positive probability)")
         return False

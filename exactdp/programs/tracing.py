@@ -109,6 +109,11 @@ class Run:
     ends, ``while True: … break``, has paths of every length).
     """
 
+    #: Whether a comparison met while replaying whose two sides' coefficients differ is an event
+    #: (``Linear._compare`` then answers it without building its difference): false for a run
+    #: where a coefficient may stand for something that is not a noise (``templates.py``).
+    replays_by_coefficients = True
+
     def __init__(self, step_limit: int):
         self.step_limit = step_limit
         self.decisions: list = []
@@ -258,6 +263,12 @@ class Run:
                 tuple(None if end is None else fmpq(end.numerator, end.denominator)
                       for end in ends)
             for key, ends in fractions.items()}
+
+    def settle(self, difference: Linear, relation) -> bool | None:
+        """``relation(difference, 0)`` when it is decided without a decision of the run (never
+        here: a difference that is not constant has a noise; ``templates.py`` answers those
+        without one), else ``None``."""
+        return None
 
     def integer_valued(self, coeffs: dict) -> bool:
         """Whether a noise of ``coeffs`` has an integer-valued law."""
@@ -431,7 +442,8 @@ def step_limit(queries) -> int:
 
 def trace(func, queries, kwargs: dict, limit: int = PATH_LIMIT,
           progress: bool | None = None, steps: int | None = None,
-          timeout: float | None = TRACE_TIMEOUT) -> list[Path]:
+          timeout: float | None = TRACE_TIMEOUT, new_run=Run,
+          program_queries: list | None = None) -> list[Path]:
     """Every execution path of ``func(prng, queries, **kwargs)`` with a symbolic ``prng``.
 
     Parameters
@@ -454,18 +466,25 @@ def trace(func, queries, kwargs: dict, limit: int = PATH_LIMIT,
         Seconds the trace of one path may take (an :class:`InputError` beyond it; ``None``: no
         limit).  The program runs in :func:`~exactdp.programs.sandbox.sandbox`: randomness other
         than ``prng`` is refused, its standard output goes to standard error.
+    new_run : callable
+        ``new_run(step_limit)``, the :class:`Run` of the exploration (and of the path counter's).
+    program_queries : list or None
+        The queries as the program receives them (``None``: ``queries`` as :class:`Exact`
+        numbers; ``templates.py`` gives symbols).
     """
     limit = check_positive("path_limit", limit)
     arguments = {k: exact_argument(v) for k, v in kwargs.items()}
-    exact_queries = [exact_argument(q) for q in queries]  # each run gets its own list
+    exact_queries = (program_queries if program_queries is not None
+                     else [exact_argument(q) for q in queries])  # each run gets its own list
     paths: list[Path] = []
     # the paths' many small objects are never cyclic garbage: the collector's repeated scans
     # of them would make the exploration quadratic in its size
     collecting = gc.isenabled()
     gc.disable()
     decisions: list | None = []
-    run = Run(step_limit(queries) if steps is None else steps)
-    counter, counted = PathCounter(start=max(1, limit // COUNT_AFTER_SHARE)), Run(run.step_limit)
+    run = new_run(step_limit(queries) if steps is None else steps)
+    counter = PathCounter(start=max(1, limit // COUNT_AFTER_SHARE))
+    counted = new_run(run.step_limit)
     explored, start, reporter = 0, time.monotonic(), None
     try:
         with sandbox(func, timeout=timeout, what="the trace of one path of the program") as \
