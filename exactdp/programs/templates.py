@@ -49,6 +49,8 @@ PATH_SLACK = 16
 TEMPLATE_PATH_LIMIT = 4096
 #: Templates kept per program and length (inputs whose guards differ need their own).
 TEMPLATES_PER_LENGTH = 4
+#: Ends of one interval kept for as many values of its queries.
+ENDS_KEPT = 4096
 #: Programs (with their arguments and lengths) whose templates are kept.
 PROGRAMS_KEPT = 16
 
@@ -113,12 +115,29 @@ class ParametricRun(Run):
 
 @dataclass(frozen=True)
 class _Interval:
-    """One interval of a template's path: ``low < noises·η + Σ shift_j ξ_j < high``."""
+    """One interval of a template's path: ``low < noises·η + Σ shift_j ξ_j < high``, and its
+    ends on the noises for the values of its queries met so far (a domain's inputs share
+    them)."""
 
     noises: tuple
     shift: tuple
     low: Fraction | None
     high: Fraction | None
+    known: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def ends(self, queries) -> tuple:
+        """``(low − Σ shift_j q_j, high − Σ shift_j q_j)``, ``None`` for an infinite end."""
+        if not self.shift:
+            return self.low, self.high
+        values = tuple(queries[j] for j, _ in self.shift)
+        ends = self.known.get(values)
+        if ends is None:
+            if len(self.known) >= ENDS_KEPT:
+                self.known.clear()
+            shift = sum(c * value for (_, c), value in zip(self.shift, values))
+            ends = self.known[values] = tuple(None if end is None else end - shift
+                                              for end in (self.low, self.high))
+        return ends
 
 
 @dataclass(frozen=True)
@@ -168,11 +187,7 @@ def _substituted(intervals: tuple, queries) -> dict | None:
     ``None`` when one is empty."""
     bounds: dict = {}
     for interval in intervals:
-        low, high = interval.low, interval.high
-        if interval.shift:
-            shift = sum(c * queries[j] for j, c in interval.shift)
-            low = None if low is None else low - shift
-            high = None if high is None else high - shift
+        low, high = interval.ends(queries)
         previous = bounds.get(interval.noises)
         if previous is not None:
             low = previous[0] if low is None else low if previous[0] is None else \
