@@ -20,7 +20,8 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "exactdp"
 #: A new module outside every prefix fails :func:`test_every_module_has_a_layer` until listed.
 LAYERS = (
     ("foundation", ("errors", "checks", "precision", "refinement", "sequences", "registry",
-                    "progress", "cluster", "workers", "formatting", "sampled_outputs", "data")),
+                    "progress", "cluster", "workers", "formatting", "sampled_outputs", "data",
+                    "hashed_once")),
     ("noise laws", ("noise", "discrete_gaussian_law", "normal_doubles")),
     ("mechanisms", ("mechanisms",)),
     ("events", ("events",)),

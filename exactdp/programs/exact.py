@@ -35,6 +35,7 @@ from flint import arb, ctx
 from mpmath import mpf
 
 from ..errors import InputError, MethodUnavailableError
+from ..hashed_once import hashed_once
 from ..exact.backends.certified import relative_width
 from ..exact.event_probability.rules import event_rule
 from ..exact.form.integral_form import (IntegralBuilder, IntegralForm, Term, interior_point,
@@ -338,6 +339,7 @@ def sum_of_terms(terms) -> tuple:
                  for (constants, integrals), multiplicity in total.items())
 
 
+@hashed_once
 @dataclass(frozen=True)
 class SignedForm:
     """``plus − minus``, two sums of non-negative terms; ``minus`` is empty unless a noise is

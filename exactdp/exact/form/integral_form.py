@@ -40,6 +40,7 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ...hashed_once import hashed_once
 from ...noise import Kind, NoiseLaw
 
 
@@ -216,6 +217,7 @@ def make_term(constants: Counter, integrals: Counter, multiplicity: int = 1) -> 
     return Term(grouped, tuple(integrals.items()), multiplicity)
 
 
+@hashed_once
 @dataclass(frozen=True)
 class IntegralForm:
     """``Σ terms``: the probability, or the density when ``is_density``."""
