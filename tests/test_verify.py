@@ -25,7 +25,8 @@ from exactdp.exact.form.threshold_rules import FORMS_SHARED_FROM
 from exactdp.exact.divergences.pair_bounds import Comparison, float_ends
 from exactdp.exact.divergences.profile import SCREEN_DIGITS
 from exactdp.sequences import Runs
-from exactdp.verify import MAX_INPUTS, _input_ends, _Neighbours, verify
+from exactdp.verify import (MAX_INPUTS, _collected_forms, _input_ends, _Layout,
+                            _Neighbours, verify)
 from .conftest import _rational, assert_encloses
 
 
@@ -157,7 +158,9 @@ def test_every_bound_is_the_same_bit_for_bit_with_one_and_two_workers():
     mech = exactdp.mechanism("svt_gaussian", sigma1=4, sigma2=8)
     inputs = list(itertools.product((Fraction(0), Fraction(1)), repeat=5))
     comparison = Comparison.of(eps=Fraction(1, 2), delta=Fraction(1, 100))
-    one, two = (_input_ends(mech, inputs, comparison, jobs, False) for jobs in (1, 2))
+    one, two = (_input_ends(mech, inputs, comparison, _Layout.of(_collected_forms(
+        mech, inputs, comparison, jobs, False, 20), comparison), 20, jobs, False)
+        for jobs in (1, 2))
     assert one[2] == two[2] == 6
     for ends_one, ends_two in zip([*one[0], *one[1]], [*two[0], *two[1]]):
         assert np.array_equal(ends_one, ends_two)
