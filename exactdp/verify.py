@@ -269,7 +269,9 @@ def _proven_violation(mech, comparison: Comparison, inputs: list, layout: "_Layo
                                  _factor(comparison))
     mask = neighbours.rows(0, len(inputs))
     first, second = np.nonzero(mask & (upper >= screen.violator_bound))
-    chosen = np.union1d(first, second)
+    chosen = np.zeros(len(inputs), dtype=bool)
+    chosen[first] = chosen[second] = True
+    chosen = np.flatnonzero(chosen)
     ends = _input_ends(mech, inputs, comparison, layout, digits, jobs, progress, chosen)
     upper, _ = comparison.bounds(ends[0], ends[1], _factor(comparison))
     bounds = upper[np.searchsorted(chosen, first), np.searchsorted(chosen, second)]
@@ -440,7 +442,9 @@ def _input_ends(mech, inputs: list, comparison: Comparison, layout: _Layout, dig
     and neither do the ends."""
     chosen = np.arange(len(inputs)) if chosen is None else chosen
     positions = layout.positions[chosen]
-    needed = np.unique(positions[positions >= 0])
+    used = np.zeros(len(layout.forms) + 1, dtype=bool)   # the last for −1: none
+    used[positions] = True
+    needed = np.flatnonzero(used[:-1])    # (np.unique would import numpy.ma: 10 ms)
     forms = [layout.forms[k] for k in needed]
     evaluation_tasks = [(mech.name, forms[start:start + FORMS_PER_TASK], digits)
                         for start in range(0, len(forms), FORMS_PER_TASK)]
