@@ -412,15 +412,15 @@ class _Layout:
         """The layout of ``(forms, per input {output: position of its form, or its ends}``
         (:func:`_collected_forms`)."""
         forms, per_input = collected
-        columns = {key: k for k, key in enumerate(dict.fromkeys(
-            key for values in per_input for key in values))}
+        columns: dict = {}      # output → its column, first met first (each key hashed once)
+        where = [[columns.setdefault(key, len(columns)) for key in values]
+                 for values in per_input]
         positions = np.full((len(per_input), len(columns)), -1, dtype=np.int64)
         absent = comparison.absent
         ends = np.empty((len(per_input), len(columns), 4))
         ends[...] = (absent[0],) * 2 + (absent[1],) * 2
         direct = np.zeros(len(per_input), dtype=bool)
-        for i, values in enumerate(per_input):
-            at = [columns[key] for key in values]
+        for i, (values, at) in enumerate(zip(per_input, where)):
             if any(isinstance(value, int) for value in values.values()):
                 positions[i, at] = list(values.values())
             elif values:

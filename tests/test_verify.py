@@ -12,6 +12,7 @@ import json
 import math
 from fractions import Fraction
 
+import mpmath
 import numpy as np
 import pytest
 from flint import arb
@@ -352,3 +353,54 @@ def test_pairs_the_float_bounds_leave_open_are_certified_one_by_one():
     bulk.straddling_count = MAX_STRADDLING + 1
     with pytest.raises(exactdp.errors.PrecisionError, match=f"of {MAX_STRADDLING + 1:,} pairs"):
         _certify(mech, comparison, inputs, bulk, 12, False)
+
+
+def laplace_signs(prng, queries, b=1):
+    """The sign of each answer plus its own Laplace noise."""
+    return tuple(query + prng.laplace(scale=b) > 0 for query in queries)
+
+
+def _signs_delta(d1, d2, eps, b):
+    """``δ(ε)`` of :func:`laplace_signs`, summed over its ``2^N`` outputs in mpmath:
+    ``P[q + η > 0] = 1 − e^{−q/b}/2`` for ``q ≥ 0`` (the Laplace survival function)."""
+    def exact(number):
+        return mpmath.mpf(Fraction(number).numerator) / Fraction(number).denominator
+
+    with mpmath.workdps(40):
+        def up(q):
+            return 1 - mpmath.exp(-exact(q) / b) / 2
+
+        def probability(d, out):
+            return mpmath.fprod(up(q) if bit else 1 - up(q) for q, bit in zip(d, out))
+
+        factor = mpmath.exp(exact(eps))
+        return mpmath.fsum(max(0, probability(d1, out) - factor * probability(d2, out))
+                           for out in itertools.product((False, True), repeat=len(d1)))
+
+
+def test_a_violation_the_screen_proves_reads_the_full_digits_of_the_worst_pairs_inputs(
+        monkeypatch):
+    # δ = 0.01 at ε = 1/4 is far below the worst pair's δ: the screen's digits prove the
+    # violation, and only the inputs of the pairs that may be the worst are evaluated to the
+    # full digits; the verdict is the one of the whole domain compared at the full digits, and
+    # its δ the brute-force maximum over every pair
+    import exactdp.verify as verify_module
+    mech = exactdp.program(laplace_signs, b=2)
+    inputs = list(itertools.product((0, 1), repeat=3))
+    reference = max(_signs_delta(d1, d2, Fraction(1, 4), 2)
+                    for d1, d2 in itertools.permutations(inputs, 2))
+    read, input_ends = [], verify_module._input_ends
+
+    def spied(*args):
+        read.append(len(inputs) if len(args) < 8 else len(args[7]))
+        return input_ends(*args)
+
+    monkeypatch.setattr(verify_module, "_input_ends", spied)
+    fast = verify(mech, "0,1", 3, eps="0.25", delta="0.01", dps=15)
+    assert not fast.private and read[0] == 8 and read[1] < 8
+    assert_encloses(fast.value, _rational(reference), 15)
+    assert _signs_delta(fast.d1.expand(), fast.d2.expand(), Fraction(1, 4), 2) == reference
+    monkeypatch.setattr(verify_module, "_proven_violation", lambda *args: None)
+    read.clear()
+    whole = verify(mech, "0,1", 3, eps="0.25", delta="0.01", dps=15)
+    assert read == [8, 8] and whole == fast
