@@ -36,7 +36,7 @@ import mpmath
 import numpy as np
 
 from .errors import InputError, PrecisionError
-from .exact.backends.certified import shared_integrals
+from .exact.backends.certified import shared_constants, shared_integrals
 from .exact.backends.piece_series import flint_context
 from .exact.divergences.output_pairs import (FormCollector, ball_of, certified_result,
                                              check_complete, known_results,
@@ -450,7 +450,7 @@ def _input_ends(mech, inputs: list, comparison: Comparison, layout: _Layout, dig
                         for start in range(0, len(forms), FORMS_PER_TASK)]
     results = []
     with Progress(len(forms), f"{mech.name}: output probabilities", "integral", progress,
-                  delay=START_DELAY) as bar:
+                  delay=START_DELAY) as bar, shared_constants():   # across the tasks run here
         for task, evaluated in zip(evaluation_tasks, _mapped(_task_results, evaluation_tasks,
                                                               jobs)):
             results.extend(evaluated)
