@@ -34,7 +34,8 @@ from .composition import (MAX_COMPOSED_ATOMS, check_compositions, composed_atom_
                           composed_delta)
 from .discrete_shift import discrete_shift_delta
 from .loss_distribution import pair_loss_atoms
-from .output_pairs import LocationShift, complete_pairs, location_shift, refined
+from .output_pairs import (LocationShift, complete_pairs, known_digits, location_shift,
+                           refined)
 
 
 @dataclass(frozen=True)
@@ -231,9 +232,11 @@ def _output_pairs(mech, d1: Runs, d2: Runs, dps: int,
     """The :class:`~.output_pairs.OutputPair` of every class of outputs to ``dps +
     PART_GUARD_DIGITS`` digits, or with ``settled`` first to :data:`SCREEN_DIGITS` digits, kept
     where ``settled(pairs)`` (the one ``δ`` asked is exactly 0 with them,
-    :func:`_exactly_zero`)."""
+    :func:`_exactly_zero`) — unless the caller holds the forms' probabilities to those digits
+    already (``output_pairs.known_results``, ``exactdp verify``): the screen would read the
+    very results, and its enumeration of the outputs would be done twice."""
     digits = dps + PART_GUARD_DIGITS
-    if settled is not None and SCREEN_DIGITS < digits:
+    if settled is not None and SCREEN_DIGITS < digits and known_digits() < digits:
         pairs = complete_pairs(mech, d1, d2, SCREEN_DIGITS)
         if settled(pairs):
             return pairs
