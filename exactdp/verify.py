@@ -13,7 +13,8 @@ of such a domain in one call.  :func:`verify` does it in three steps (docs/verif
    split across worker processes (``exactdp.workers.parallel_map``); for an ``(ε, δ)`` claim
    on at most :data:`REUSED_UP_TO` inputs first to
    :data:`~exactdp.exact.divergences.profile.SCREEN_DIGITS` digits, which stand where step 2
-   finds every ``δ(ε)`` exactly 0;
+   finds every ``δ(ε)`` exactly 0, and where it proves a violation leave only the inputs of
+   the pairs that may be the worst one to evaluate again (:func:`_proven_violation`);
 2. float64 bounds, rounded outward, of the pair's ``δ(ε)``, Rényi sum or ``D_∞`` for every
    ordered neighbouring pair at once (``exact/divergences/pair_bounds.py``): a pair whose upper
    bound meets the claim is proven to meet it;
