@@ -404,3 +404,33 @@ def test_a_violation_the_screen_proves_reads_the_full_digits_of_the_worst_pairs_
     read.clear()
     whole = verify(mech, "0,1", 3, eps="0.25", delta="0.01", dps=15)
     assert read == [8, 8] and whole == fast
+
+
+def test_a_pair_whose_forms_are_known_to_its_digits_is_enumerated_once(monkeypatch):
+    # within known_results to the digits asked (verify certifying its worst pair)
+    # privacy_profile does not screen at SCREEN_DIGITS first, which would read the very results:
+    # each input's outputs are enumerated once; without them, twice (δ > 0: 3 digits, then 25);
+    # δ(ε) is the brute force's either way
+    import exactdp.exact.divergences.output_pairs as output_pairs_module
+    mech = exactdp.program(laplace_signs, b=2)
+    d1, d2 = (1, 1, 1), (0, 0, 0)
+    collector = FormCollector(8)
+    for d in (d1, d2):
+        output_probabilities(mech, Runs.from_items(d), 25, collector)
+    known = {form: certified_result(form, evaluator, 25, mech.name)
+             for form, evaluator in collector.forms}
+    reference = _rational(_signs_delta(d1, d2, Fraction(1, 4), 2))
+    calls, enumerate_outputs = [], output_pairs_module.output_probabilities
+
+    def counted(mech, d, dps, collector=None):
+        calls.append(dps)
+        return enumerate_outputs(mech, d, dps, collector)
+
+    monkeypatch.setattr(output_pairs_module, "output_probabilities", counted)
+    with known_results(known, 25):
+        assert_encloses(exactdp.privacy_profile(mech, d1, d2, ["0.25"], 15)[0].delta,
+                        reference, 15)
+    assert calls == [25, 25]
+    calls.clear()
+    assert_encloses(exactdp.privacy_profile(mech, d1, d2, ["0.25"], 15)[0].delta, reference, 15)
+    assert calls == [SCREEN_DIGITS, SCREEN_DIGITS, 25, 25]

@@ -122,7 +122,8 @@ def privacy_profile(mech, d1, d2, eps_list, dps: int = 30, allow_any_pair: bool 
     Notes
     -----
     Discrete outputs: ``δ(ε) = Σ_a max(0, p1(a) − e^ε p2(a))`` over every output, each
-    probability a ball (for one ``ε`` first to :data:`SCREEN_DIGITS` digits: where they
+    probability a ball (for one ``ε`` first to :data:`SCREEN_DIGITS` digits, unless
+    ``output_pairs.known_results`` holds them to the digits asked already: where they
     certify every term 0, ``δ(ε)`` is exactly 0 and no more digits are computed); composed
     ``K`` times, the convolution of the privacy-loss distribution's atoms
     (``divergences/composition.py``), exact up to ``composition.MAX_COMPOSED_ATOMS`` composed
