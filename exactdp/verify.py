@@ -410,22 +410,22 @@ class _Layout:
 
     @classmethod
     def of(cls, collected: tuple, comparison: Comparison) -> "_Layout":
-        """The layout of ``(forms, per input {output: position of its form, or its ends}``
-        (:func:`_collected_forms`)."""
+        """The layout of ``(forms, per input ([output], [position of its form, or its
+        ends]))`` (:func:`_collected_forms`)."""
         forms, per_input = collected
-        columns: dict = {}      # output → its column, first met first (each key hashed once)
-        where = [[columns.setdefault(key, len(columns)) for key in values]
-                 for values in per_input]
+        columns: dict = {}      # output → its column, first met first (each output hashed once)
+        where = [[columns.setdefault(output, len(columns)) for output in outputs]
+                 for outputs, _ in per_input]
         positions = np.full((len(per_input), len(columns)), -1, dtype=np.int64)
         absent = comparison.absent
         ends = np.empty((len(per_input), len(columns), 4))
         ends[...] = (absent[0],) * 2 + (absent[1],) * 2
         direct = np.zeros(len(per_input), dtype=bool)
-        for i, (values, at) in enumerate(zip(per_input, where)):
-            if any(isinstance(value, int) for value in values.values()):
-                positions[i, at] = list(values.values())
+        for i, ((_, values), at) in enumerate(zip(per_input, where)):
+            if any(isinstance(value, int) for value in values):
+                positions[i, at] = values
             elif values:
-                ends[i, at], direct[i] = list(values.values()), True
+                ends[i, at], direct[i] = values, True
         return cls(forms, positions, ends, direct)
 
 
@@ -472,12 +472,12 @@ def _input_ends(mech, inputs: list, comparison: Comparison, layout: _Layout, dig
 
 def _collected_forms(mech, inputs: list, comparison: Comparison, jobs: int, progress,
                      digits: int) -> tuple[list, list]:
-    """``(forms, per input {output: position of its form in forms})``: the inputs' integral
+    """``(forms, per input ([output], [position of its form in forms]))``: the inputs' integral
     forms collected in tasks split across the workers
     (:class:`~exactdp.exact.divergences.output_pairs.FormCollector`; ``forms`` the pairs
     ``(form, evaluator)`` of the domain, first met first), or where a family computes an input's
-    outputs all at once, their ends (``{output: ends}``, from probabilities to ``digits``
-    digits)."""
+    outputs all at once, their ends (from probabilities to ``digits`` digits) instead of
+    positions."""
     form_tasks = [(mech, inputs[start:start + INPUTS_PER_TASK], comparison, len(inputs), digits)
                   for start in range(0, len(inputs), INPUTS_PER_TASK)]
     positions, per_input = {}, []    # form → its position in ``forms``; each input's outputs
@@ -492,8 +492,8 @@ def _collected_forms(mech, inputs: list, comparison: Comparison, jobs: int, prog
                     positions[form] = len(forms)
                     forms.append((form, evaluator))
                 global_position.append(positions[form])
-            per_input.extend({output: global_position[value] if isinstance(value, int)
-                              else value for output, value in values.items()}
+            per_input.extend((list(values), [global_position[value] if isinstance(value, int)
+                                             else value for value in values.values()])
                              for values in outputs)
             bar.update(len(task[1]))
     return forms, per_input
