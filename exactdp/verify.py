@@ -258,10 +258,11 @@ def _proven_violation(mech, comparison: Comparison, inputs: list, layout: "_Layo
     it, with ``L`` the largest float lower bound of the screen (of a pair ``Q``) and ``U'`` the
     upper bound from the screen's ends moved two floats outward (:func:`_widened`):
     ``U(P) ≤ U'(P) < L ≤ δ(Q) ≤ U(Q)``.  ``U ≤ U'`` holds because every ball to ``digits ≥``
-    :data:`BULK_DIGITS` digits lies within a relative ``10^{−digits}`` of the probability
-    ``p`` (``output_pairs.output_probabilities``), which the screen's float ends enclose: its
-    float ends are within one float of ``[p/(1 + 10^{−digits}), p(1 + 10^{−digits})]`` and
-    so within two of the screen's, and the float bounds of ``pair_bounds`` are
+    :data:`BULK_DIGITS` digits lies within a relative ``w`` of the probability ``p``, ``w`` its
+    relative width ``10^{−digits}`` (``output_pairs.output_probabilities``) and roundings at
+    80 bits or more, far below a float's spacing ``2^{−53}``; the screen's float ends enclose
+    ``p``, so the ball's float ends, within one float of ``[p/(1 + w), p(1 + w)]``, are within
+    two of the screen's, and the float bounds of ``pair_bounds`` are
     non-decreasing in every ``r_hi`` and non-increasing in every ``c_lo``
     (round-to-nearest and ``nextafter`` are monotone).  The candidates' bounds are those of
     the whole domain, pair by pair, so the worst pair is the same, and so is its certified
