@@ -13,7 +13,8 @@ of such a domain in one call.  :func:`verify` does it in three steps (docs/verif
    split across worker processes (``exactdp.workers.parallel_map``); for an ``(ε, δ)`` claim
    on at most :data:`REUSED_UP_TO` inputs first to
    :data:`~exactdp.exact.divergences.profile.SCREEN_DIGITS` digits, which stand where step 2
-   finds every ``δ(ε)`` exactly 0;
+   finds every ``δ(ε)`` exactly 0, and where it proves a violation leave only the inputs of
+   the pairs that may be the worst one to evaluate again (:func:`_proven_violation`);
 2. float64 bounds, rounded outward, of the pair's ``δ(ε)``, Rényi sum or ``D_∞`` for every
    ordered neighbouring pair at once (``exact/divergences/pair_bounds.py``): a pair whose upper
    bound meets the claim is proven to meet it;
@@ -36,7 +37,7 @@ import mpmath
 import numpy as np
 
 from .errors import InputError, PrecisionError
-from .exact.backends.certified import shared_integrals
+from .exact.backends.certified import shared_constants, shared_integrals
 from .exact.backends.piece_series import flint_context
 from .exact.divergences.output_pairs import (FormCollector, ball_of, certified_result,
                                              check_complete, known_results,
@@ -204,33 +205,91 @@ def verify(mech, values, length: int, eps=None, delta=0, alpha=None, bound=None,
                          f"them anyway")
     digits = (max(BULK_DIGITS, dps + PART_GUARD_DIGITS) if len(inputs) <= REUSED_UP_TO
               else BULK_DIGITS)
-    bulk, collected = None, None
-    if comparison.kind == "delta" and SCREEN_DIGITS < digits and len(inputs) <= REUSED_UP_TO:
-        # every δ(ε) exactly 0 at the screen's digits: exactly 0 at any (profile.SCREEN_DIGITS)
-        collected = _collected_forms(mech, inputs, comparison, jobs, progress, SCREEN_DIGITS)
-        screened = _input_ends(mech, inputs, comparison, jobs, progress, SCREEN_DIGITS,
-                               collected)
+    screen = comparison.kind == "delta" and SCREEN_DIGITS < digits and \
+        len(inputs) <= REUSED_UP_TO
+    layout = _Layout.of(_collected_forms(mech, inputs, comparison, jobs, progress,
+                                         SCREEN_DIGITS if screen else digits), comparison)
+    if screen:
+        screened = _input_ends(mech, inputs, comparison, layout, SCREEN_DIGITS, jobs, progress)
         bulk = _compare(comparison, *screened[:2], neighbours, progress, jobs)
         if bulk.worst_bound <= 0:
-            digits, (rows, columns, outputs, known) = SCREEN_DIGITS, screened
-        else:   # the forms again, at more digits (an input's outputs at once: collected anew)
-            bulk = None
-            if any(not isinstance(value, int) for values in collected[1]
-                   for value in values.values()):
-                collected = None
-    if bulk is None:
-        rows, columns, outputs, known = _input_ends(mech, inputs, comparison, jobs, progress,
-                                                    digits, collected)
-        bulk = _compare(comparison, rows, columns, neighbours, progress, jobs)
-    with known_results(known, digits):
+            # every δ(ε) exactly 0 at the screen's digits: exactly 0 at any (profile.SCREEN_DIGITS)
+            return _verdict(mech, comparison, inputs, bulk, screened, SCREEN_DIGITS, dps,
+                            progress)
+        if bulk.violator is not None and not layout.direct.any():
+            verdict = _proven_violation(mech, comparison, inputs, layout, screened, bulk,
+                                        neighbours, digits, dps, jobs, progress)
+            if verdict is not None:
+                return verdict
+        if layout.direct.any():   # an input's outputs at once: collected anew at more digits
+            layout = _Layout.of(_collected_forms(mech, inputs, comparison, jobs, progress,
+                                                 digits), comparison)
+    ends = _input_ends(mech, inputs, comparison, layout, digits, jobs, progress)
+    bulk = _compare(comparison, *ends[:2], neighbours, progress, jobs)
+    return _verdict(mech, comparison, inputs, bulk, ends, digits, dps, progress)
+
+
+def _verdict(mech, comparison: Comparison, inputs: list, bulk: "_Bulk", ends: tuple,
+             digits: int, dps: int, progress) -> Verdict:
+    """The :class:`Verdict` of the pairs :func:`_certify` certifies from the bulk comparison,
+    their forms' probabilities taken from ``ends`` (:func:`_input_ends`, to ``digits``
+    digits)."""
+    with known_results(ends[3], digits):
         private, witness, value, certified = _certify(mech, comparison, inputs, bulk, dps,
                                                       progress)
     how = "privacy_profile" if comparison.kind == "delta" else "renyi_divergence"
     method = (f"output probabilities once per input (certified, {digits} digits); float64 "
               f"bounds of every pair, rounded outward; the worst pair and every pair they do "
               f"not decide certified by {how}")
-    return Verdict(private, comparison, len(inputs), outputs, bulk.pairs,
+    return Verdict(private, comparison, len(inputs), ends[2], bulk.pairs,
                    *(Runs.from_items(inputs[k]) for k in witness), value, certified, method)
+
+
+def _proven_violation(mech, comparison: Comparison, inputs: list, layout: "_Layout",
+                      screened: tuple, screen: "_Bulk", neighbours: "_Neighbours", digits: int,
+                      dps: int, jobs: int, progress) -> Verdict | None:
+    """The verdict where the screen proves a pair's ``δ(ε)`` above the claim, from the forms of
+    the inputs of the pairs that may be the worst one alone evaluated to ``digits`` digits;
+    ``None`` where that pair is not certified above the claim (:func:`verify` then compares
+    the whole domain at ``digits`` digits).
+
+    The worst pair is the first (in the order of the inputs) of the largest float upper bound
+    ``U`` from ``digits`` digits.  No pair outside the candidates ``{P : U'(P) ≥ L}`` can be
+    it, with ``L`` the largest float lower bound of the screen (of a pair ``Q``) and ``U'`` the
+    upper bound from the screen's ends moved two floats outward (:func:`_widened`):
+    ``U(P) ≤ U'(P) < L ≤ δ(Q) ≤ U(Q)``.  ``U ≤ U'`` holds because every ball to ``digits ≥``
+    :data:`BULK_DIGITS` digits lies within a relative ``w`` of the probability ``p``, ``w`` its
+    relative width ``10^{−digits}`` (``output_pairs.output_probabilities``) and roundings at
+    80 bits or more, far below a float's spacing ``2^{−53}``; the screen's float ends enclose
+    ``p``, so the ball's float ends, within one float of ``[p/(1 + w), p(1 + w)]``, are within
+    two of the screen's, and the float bounds of ``pair_bounds`` are
+    non-decreasing in every ``r_hi`` and non-increasing in every ``c_lo``
+    (round-to-nearest and ``nextafter`` are monotone).  The candidates' bounds are those of
+    the whole domain, pair by pair, so the worst pair is the same, and so is its certified
+    ``δ(ε)``: its forms are among those evaluated."""
+    upper, _ = comparison.bounds(_widened(screened[0]), _widened(screened[1]),
+                                 _factor(comparison))
+    mask = neighbours.rows(0, len(inputs))
+    first, second = np.nonzero(mask & (upper >= screen.violator_bound))
+    chosen = np.zeros(len(inputs), dtype=bool)
+    chosen[first] = chosen[second] = True
+    chosen = np.flatnonzero(chosen)
+    ends = _input_ends(mech, inputs, comparison, layout, digits, jobs, progress, chosen)
+    upper, _ = comparison.bounds(ends[0], ends[1], _factor(comparison))
+    bounds = upper[np.searchsorted(chosen, first), np.searchsorted(chosen, second)]
+    at = int(np.argmax(bounds))        # the first of equal ones, as _compare's
+    bulk = _Bulk(pairs=screen.pairs, worst=(int(first[at]), int(second[at])),
+                 worst_bound=float(bounds[at]))
+    verdict = _verdict(mech, comparison, inputs, bulk, ends, digits, dps, progress)
+    return None if verdict.private else verdict
+
+
+def _widened(ends: tuple) -> tuple:
+    """Float ends ``(lo, hi)`` moved two floats outward, a lower end not below 0
+    (:func:`_proven_violation`)."""
+    low, high = ends
+    return (np.maximum(np.nextafter(np.nextafter(low, -math.inf), -math.inf), 0.0),
+            np.nextafter(np.nextafter(high, math.inf), math.inf))
 
 
 def _comparison(eps, delta, alpha, bound) -> Comparison:
@@ -335,54 +394,91 @@ class _Neighbours:
         return self.known[key]
 
 
-def _input_ends(mech, inputs: list, comparison: Comparison, jobs: int, progress,
-                digits: int = BULK_DIGITS,
-                collected: tuple | None = None) -> tuple[tuple, tuple, int, dict]:
-    """The float ends of ``r`` and ``c`` (``pair_bounds``) of every output on every input, from
-    probabilities certified to ``digits`` digits: ``((r_lo, r_hi), (c_lo, c_hi), outputs,
-    {form: its certified probability})``, arrays of shape ``(inputs, outputs)``, an output an
-    input cannot produce at its exact-zero ends.
+@dataclass(frozen=True)
+class _Layout:
+    """Where the probability of each output of each input of the domain comes from, laid out
+    once for every evaluation of its forms (:func:`_input_ends`): ``forms`` the pairs ``(form,
+    evaluator)`` of the domain (:func:`_collected_forms`), ``positions[i, k]`` the position in
+    ``forms`` of the form of the ``k``-th output of the domain (first met first) on input
+    ``i``, −1 where there is none; ``ends[i, k]`` the float ends ``(r_lo, r_hi, c_lo, c_hi)``
+    of an output of an input whose family computes its outputs all at once (``direct[i]``),
+    and of an output an input cannot produce (at its exact-zero ends)."""
 
-    Two rounds of tasks, each split across the workers: the inputs' integral forms, collected
-    (:func:`_collected_forms`, or ``collected`` if given), then each distinct form of the whole
-    domain evaluated once, a few forms per task; each input's probabilities are then read from
-    its forms.  The tasks do not depend on the number of workers, and neither do the ends."""
-    forms, per_input = collected or _collected_forms(mech, inputs, comparison, jobs, progress,
-                                                     digits)
-    per_input = list(per_input)
+    forms: list
+    positions: np.ndarray
+    ends: np.ndarray
+    direct: np.ndarray
+
+    @classmethod
+    def of(cls, collected: tuple, comparison: Comparison) -> "_Layout":
+        """The layout of ``(forms, per input ([output], [position of its form, or its
+        ends]))`` (:func:`_collected_forms`)."""
+        forms, per_input = collected
+        columns: dict = {}      # output → its column, first met first (each output hashed once)
+        where = [[columns.setdefault(output, len(columns)) for output in outputs]
+                 for outputs, _ in per_input]
+        positions = np.full((len(per_input), len(columns)), -1, dtype=np.int64)
+        absent = comparison.absent
+        ends = np.empty((len(per_input), len(columns), 4))
+        ends[...] = (absent[0],) * 2 + (absent[1],) * 2
+        direct = np.zeros(len(per_input), dtype=bool)
+        for i, ((_, values), at) in enumerate(zip(per_input, where)):
+            if any(isinstance(value, int) for value in values):
+                positions[i, at] = values
+            elif values:
+                ends[i, at], direct[i] = values, True
+        return cls(forms, positions, ends, direct)
+
+
+def _input_ends(mech, inputs: list, comparison: Comparison, layout: _Layout, digits: int,
+                jobs: int, progress,
+                chosen: np.ndarray | None = None) -> tuple[tuple, tuple, int, dict]:
+    """The float ends of ``r`` and ``c`` (``pair_bounds``) of every output on the inputs
+    ``chosen`` (their positions in ``inputs``, increasing; all by default), from probabilities
+    certified to ``digits`` digits: ``((r_lo, r_hi), (c_lo, c_hi), outputs, {form: its
+    certified probability})``, arrays of shape ``(chosen inputs, outputs of the domain)``.
+
+    The distinct forms of those inputs are evaluated once each, a few forms per task, the
+    tasks split across the workers; each input's probabilities are then read from its forms
+    (``layout``) and checked to sum to 1.  The tasks do not depend on the number of workers,
+    and neither do the ends."""
+    chosen = np.arange(len(inputs)) if chosen is None else chosen
+    positions = layout.positions[chosen]
+    used = np.zeros(len(layout.forms) + 1, dtype=bool)   # the last for −1: none
+    used[positions] = True
+    needed = np.flatnonzero(used[:-1])    # (np.unique would import numpy.ma: 10 ms)
+    forms = [layout.forms[k] for k in needed]
     evaluation_tasks = [(mech.name, forms[start:start + FORMS_PER_TASK], digits)
                         for start in range(0, len(forms), FORMS_PER_TASK)]
     results = []
     with Progress(len(forms), f"{mech.name}: output probabilities", "integral", progress,
-                  delay=START_DELAY) as bar:
+                  delay=START_DELAY) as bar, shared_constants():   # across the tasks run here
         for task, evaluated in zip(evaluation_tasks, _mapped(_task_results, evaluation_tasks,
                                                               jobs)):
             results.extend(evaluated)
             bar.update(len(task[1]))
+    local = np.searchsorted(needed, positions)  # each output's form in ``forms`` (absent: 0)
     with flint_context(working_bits(digits, guard=COMBINE_GUARD_DIGITS)):
         balls = [ball_of(result) for result in results]
-        form_ends = [_ends(ball, comparison) for ball in balls]
-        for k, (d, values) in enumerate(zip(inputs, per_input)):
-            if any(isinstance(value, int) for value in values.values()):
-                check_complete([balls[value] for value in values.values()], digits,
-                               f"{mech.name} on {_spelled(Runs.from_items(d))}")
-                per_input[k] = {output: form_ends[value] for output, value in values.items()}
-    keys = list(dict.fromkeys(key for ends in per_input for key in ends))
-    absent = comparison.absent
-    table = np.array([[ends.get(key, (absent[0],) * 2 + (absent[1],) * 2) for key in keys]
-                      for ends in per_input])
-    return ((table[..., 0], table[..., 1]), (table[..., 2], table[..., 3]), len(keys),
-            {form: result for (form, _), result in zip(forms, results)})
+        for row, i in enumerate(chosen):
+            if not layout.direct[i]:
+                check_complete([balls[k] for k in local[row][positions[row] >= 0]], digits,
+                               f"{mech.name} on {_spelled(Runs.from_items(inputs[i]))}")
+        form_ends = np.array([_ends(ball, comparison) for ball in balls] + [(0.0,) * 4])
+    table = np.where((positions >= 0)[..., None], form_ends[local],
+                     layout.ends[chosen])
+    return ((table[..., 0], table[..., 1]), (table[..., 2], table[..., 3]),
+            positions.shape[1], {form: result for (form, _), result in zip(forms, results)})
 
 
 def _collected_forms(mech, inputs: list, comparison: Comparison, jobs: int, progress,
                      digits: int) -> tuple[list, list]:
-    """``(forms, per input {output: position of its form in forms})``: the inputs' integral
+    """``(forms, per input ([output], [position of its form in forms]))``: the inputs' integral
     forms collected in tasks split across the workers
     (:class:`~exactdp.exact.divergences.output_pairs.FormCollector`; ``forms`` the pairs
     ``(form, evaluator)`` of the domain, first met first), or where a family computes an input's
-    outputs all at once, their ends (``{output: ends}``, from probabilities to ``digits``
-    digits)."""
+    outputs all at once, their ends (from probabilities to ``digits`` digits) instead of
+    positions."""
     form_tasks = [(mech, inputs[start:start + INPUTS_PER_TASK], comparison, len(inputs), digits)
                   for start in range(0, len(inputs), INPUTS_PER_TASK)]
     positions, per_input = {}, []    # form → its position in ``forms``; each input's outputs
@@ -397,8 +493,8 @@ def _collected_forms(mech, inputs: list, comparison: Comparison, jobs: int, prog
                     positions[form] = len(forms)
                     forms.append((form, evaluator))
                 global_position.append(positions[form])
-            per_input.extend({output: global_position[value] if isinstance(value, int)
-                              else value for output, value in values.items()}
+            per_input.extend((list(values), [global_position[value] if isinstance(value, int)
+                                             else value for value in values.values()])
                              for values in outputs)
             bar.update(len(task[1]))
     return forms, per_input
@@ -512,10 +608,8 @@ def _compare_block(task) -> _Bulk:
     stop = start + rows[0].shape[0]
     with flint_context(working_bits(BULK_DIGITS, guard=COMBINE_GUARD_DIGITS)):
         low, high = comparison.thresholds()
-        factor = (float_ends(to_arb(comparison.order).exp()) if comparison.kind == "delta"
-                  else (1.0, 1.0))
     mask = neighbours.rows(start, stop)
-    upper, lower = comparison.bounds(rows, columns, factor)
+    upper, lower = comparison.bounds(rows, columns, _factor(comparison))
     upper, lower = np.where(mask, upper, -math.inf), np.where(mask, lower, -math.inf)
     part = _Bulk(pairs=int(mask.sum()))
     for bound, name in ((upper, "worst"), (lower, "violator")):
@@ -529,6 +623,14 @@ def _compare_block(task) -> _Bulk:
         part.straddling = list(zip((-upper[first, second]).tolist(), (first + start).tolist(),
                                    second.tolist()))
     return part
+
+
+def _factor(comparison: Comparison) -> tuple[float, float]:
+    """The float ends of ``e^ε`` the bulk bounds of ``δ(ε)`` read (``(1, 1)`` otherwise)."""
+    if comparison.kind != "delta":
+        return 1.0, 1.0
+    with flint_context(working_bits(BULK_DIGITS, guard=COMBINE_GUARD_DIGITS)):
+        return float_ends(to_arb(comparison.order).exp())
 
 
 def _certify(mech, comparison: Comparison, inputs: list, bulk: _Bulk, dps: int,

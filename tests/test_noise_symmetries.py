@@ -13,8 +13,8 @@ import mpmath
 import pytest
 from flint import ctx
 
-from exactdp.exact.backends.certified import (log_integral, log_several_noises,
-                                              shared_integrals)
+from exactdp.exact.backends.certified import (log_constant, log_integral, log_several_noises,
+                                              shared_constants, shared_integrals)
 from exactdp.exact.form.integral_form import Factor, Integral
 from exactdp.exact.form.noise_symmetries import group_key, integral_key
 from exactdp.exact.form.nested_integral import (Branch, HubPair, HubTriple, Leaf,
@@ -141,3 +141,23 @@ def test_a_one_hub_integral_takes_the_value_of_its_reflection():
             with ctx.workprec(90):
                 log_value, _ = log_integral(integral, 60)
                 assert_encloses(log_value.exp(), expected, 15, slack=error)
+
+
+def test_a_shared_constant_is_the_ball_computed_anew_at_its_precision():
+    # log S(1/3) of N(0, 2²) = log(½ erfc(1/(6√2))) (mpmath at 50 digits): within
+    # shared_constants the ball of one precision is computed once, and it is the very ball
+    # computed outside; another precision computes its own
+    law, point = Gaussian(Fraction(2)), Fraction(1, 3)
+    with mpmath.workdps(50):
+        reference = mpmath.log(mpmath.erfc(1 / (6 * mpmath.sqrt(2))) / 2)
+    with ctx.workprec(120):
+        fresh = log_constant(law, Kind.SF, point)
+        with shared_constants():
+            first = log_constant(law, Kind.SF, point)
+            assert log_constant(law, Kind.SF, point) is first
+            with ctx.workprec(200):
+                finer = log_constant(law, Kind.SF, point)
+    assert first.mid() == fresh.mid() and first.rad() == fresh.rad()
+    assert finer.rad() < first.rad()
+    for ball in (first, finer):
+        assert ball.lower() <= reference <= ball.upper()

@@ -12,6 +12,7 @@ import json
 import math
 from fractions import Fraction
 
+import mpmath
 import numpy as np
 import pytest
 from flint import arb
@@ -25,7 +26,8 @@ from exactdp.exact.form.threshold_rules import FORMS_SHARED_FROM
 from exactdp.exact.divergences.pair_bounds import Comparison, float_ends
 from exactdp.exact.divergences.profile import SCREEN_DIGITS
 from exactdp.sequences import Runs
-from exactdp.verify import MAX_INPUTS, _input_ends, _Neighbours, verify
+from exactdp.verify import (MAX_INPUTS, _collected_forms, _input_ends, _Layout,
+                            _Neighbours, verify)
 from .conftest import _rational, assert_encloses
 
 
@@ -157,7 +159,9 @@ def test_every_bound_is_the_same_bit_for_bit_with_one_and_two_workers():
     mech = exactdp.mechanism("svt_gaussian", sigma1=4, sigma2=8)
     inputs = list(itertools.product((Fraction(0), Fraction(1)), repeat=5))
     comparison = Comparison.of(eps=Fraction(1, 2), delta=Fraction(1, 100))
-    one, two = (_input_ends(mech, inputs, comparison, jobs, False) for jobs in (1, 2))
+    one, two = (_input_ends(mech, inputs, comparison, _Layout.of(_collected_forms(
+        mech, inputs, comparison, jobs, False, 20), comparison), 20, jobs, False)
+        for jobs in (1, 2))
     assert one[2] == two[2] == 6
     for ends_one, ends_two in zip([*one[0], *one[1]], [*two[0], *two[1]]):
         assert np.array_equal(ends_one, ends_two)
@@ -349,3 +353,84 @@ def test_pairs_the_float_bounds_leave_open_are_certified_one_by_one():
     bulk.straddling_count = MAX_STRADDLING + 1
     with pytest.raises(exactdp.errors.PrecisionError, match=f"of {MAX_STRADDLING + 1:,} pairs"):
         _certify(mech, comparison, inputs, bulk, 12, False)
+
+
+def laplace_signs(prng, queries, b=1):
+    """The sign of each answer plus its own Laplace noise."""
+    return tuple(query + prng.laplace(scale=b) > 0 for query in queries)
+
+
+def _signs_delta(d1, d2, eps, b):
+    """``δ(ε)`` of :func:`laplace_signs`, summed over its ``2^N`` outputs in mpmath:
+    ``P[q + η > 0] = 1 − e^{−q/b}/2`` for ``q ≥ 0`` (the Laplace survival function)."""
+    def exact(number):
+        return mpmath.mpf(Fraction(number).numerator) / Fraction(number).denominator
+
+    with mpmath.workdps(40):
+        def up(q):
+            return 1 - mpmath.exp(-exact(q) / b) / 2
+
+        def probability(d, out):
+            return mpmath.fprod(up(q) if bit else 1 - up(q) for q, bit in zip(d, out))
+
+        factor = mpmath.exp(exact(eps))
+        return mpmath.fsum(max(0, probability(d1, out) - factor * probability(d2, out))
+                           for out in itertools.product((False, True), repeat=len(d1)))
+
+
+def test_a_violation_the_screen_proves_reads_the_full_digits_of_the_worst_pairs_inputs(
+        monkeypatch):
+    # δ = 0.01 at ε = 1/4 is far below the worst pair's δ: the screen's digits prove the
+    # violation, and only the inputs of the pairs that may be the worst are evaluated to the
+    # full digits; the verdict is the one of the whole domain compared at the full digits, and
+    # its δ the brute-force maximum over every pair
+    import exactdp.verify as verify_module
+    mech = exactdp.program(laplace_signs, b=2)
+    inputs = list(itertools.product((0, 1), repeat=3))
+    reference = max(_signs_delta(d1, d2, Fraction(1, 4), 2)
+                    for d1, d2 in itertools.permutations(inputs, 2))
+    read, input_ends = [], verify_module._input_ends
+
+    def spied(*args):
+        read.append(len(inputs) if len(args) < 8 else len(args[7]))
+        return input_ends(*args)
+
+    monkeypatch.setattr(verify_module, "_input_ends", spied)
+    fast = verify(mech, "0,1", 3, eps="0.25", delta="0.01", dps=15)
+    assert not fast.private and read[0] == 8 and read[1] < 8
+    assert_encloses(fast.value, _rational(reference), 15)
+    assert _signs_delta(fast.d1.expand(), fast.d2.expand(), Fraction(1, 4), 2) == reference
+    monkeypatch.setattr(verify_module, "_proven_violation", lambda *args: None)
+    read.clear()
+    whole = verify(mech, "0,1", 3, eps="0.25", delta="0.01", dps=15)
+    assert read == [8, 8] and whole == fast
+
+
+def test_a_pair_whose_forms_are_known_to_its_digits_is_enumerated_once(monkeypatch):
+    # within known_results to the digits asked (verify certifying its worst pair)
+    # privacy_profile does not screen at SCREEN_DIGITS first, which would read the very results:
+    # each input's outputs are enumerated once; without them, twice (δ > 0: 3 digits, then 25);
+    # δ(ε) is the brute force's either way
+    import exactdp.exact.divergences.output_pairs as output_pairs_module
+    mech = exactdp.program(laplace_signs, b=2)
+    d1, d2 = (1, 1, 1), (0, 0, 0)
+    collector = FormCollector(8)
+    for d in (d1, d2):
+        output_probabilities(mech, Runs.from_items(d), 25, collector)
+    known = {form: certified_result(form, evaluator, 25, mech.name)
+             for form, evaluator in collector.forms}
+    reference = _rational(_signs_delta(d1, d2, Fraction(1, 4), 2))
+    calls, enumerate_outputs = [], output_pairs_module.output_probabilities
+
+    def counted(mech, d, dps, collector=None):
+        calls.append(dps)
+        return enumerate_outputs(mech, d, dps, collector)
+
+    monkeypatch.setattr(output_pairs_module, "output_probabilities", counted)
+    with known_results(known, 25):
+        assert_encloses(exactdp.privacy_profile(mech, d1, d2, ["0.25"], 15)[0].delta,
+                        reference, 15)
+    assert calls == [25, 25]
+    calls.clear()
+    assert_encloses(exactdp.privacy_profile(mech, d1, d2, ["0.25"], 15)[0].delta, reference, 15)
+    assert calls == [SCREEN_DIGITS, SCREEN_DIGITS, 25, 25]

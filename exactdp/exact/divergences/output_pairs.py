@@ -109,6 +109,13 @@ def known_results(results: dict, digits: int):
         _KNOWN.reset(token)
 
 
+def known_digits() -> int:
+    """The digits of the probabilities :func:`known_results` holds (0 outside it, or where it
+    holds none)."""
+    digits, known = _KNOWN.get()
+    return digits if known else 0
+
+
 def certified_result(form, evaluator: Callable, dps: int, name: str) -> CertifiedProbability:
     """The certified probability of one output, ``evaluator(form, dps, "certified", …)``
     (:func:`~.probability.evaluate` of an integral form, or a program's ``evaluate_signed``), at

@@ -34,7 +34,8 @@ from .composition import (MAX_COMPOSED_ATOMS, check_compositions, composed_atom_
                           composed_delta)
 from .discrete_shift import discrete_shift_delta
 from .loss_distribution import pair_loss_atoms
-from .output_pairs import LocationShift, complete_pairs, location_shift, refined
+from .output_pairs import (LocationShift, complete_pairs, known_digits, location_shift,
+                           refined)
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,8 @@ def privacy_profile(mech, d1, d2, eps_list, dps: int = 30, allow_any_pair: bool 
     Notes
     -----
     Discrete outputs: ``δ(ε) = Σ_a max(0, p1(a) − e^ε p2(a))`` over every output, each
-    probability a ball (for one ``ε`` first to :data:`SCREEN_DIGITS` digits: where they
+    probability a ball (for one ``ε`` first to :data:`SCREEN_DIGITS` digits, unless
+    ``output_pairs.known_results`` holds them to the digits asked already: where they
     certify every term 0, ``δ(ε)`` is exactly 0 and no more digits are computed); composed
     ``K`` times, the convolution of the privacy-loss distribution's atoms
     (``divergences/composition.py``), exact up to ``composition.MAX_COMPOSED_ATOMS`` composed
@@ -231,9 +233,11 @@ def _output_pairs(mech, d1: Runs, d2: Runs, dps: int,
     """The :class:`~.output_pairs.OutputPair` of every class of outputs to ``dps +
     PART_GUARD_DIGITS`` digits, or with ``settled`` first to :data:`SCREEN_DIGITS` digits, kept
     where ``settled(pairs)`` (the one ``δ`` asked is exactly 0 with them,
-    :func:`_exactly_zero`)."""
+    :func:`_exactly_zero`) — unless the caller holds the forms' probabilities to those digits
+    already (``output_pairs.known_results``, ``exactdp verify``): the screen would read the
+    very results, and its enumeration of the outputs would be done twice."""
     digits = dps + PART_GUARD_DIGITS
-    if settled is not None and SCREEN_DIGITS < digits:
+    if settled is not None and SCREEN_DIGITS < digits and known_digits() < digits:
         pairs = complete_pairs(mech, d1, d2, SCREEN_DIGITS)
         if settled(pairs):
             return pairs
