@@ -70,6 +70,9 @@ _CACHE_SIZE = 16
 _cache: OrderedDict = OrderedDict()
 #: ``id(traced paths) → (traced paths, merged paths)``, the last few.
 _merged: dict = {}
+#: ``id(path) → (path, its terms)`` (:func:`kept_terms`), the last few thousand.
+_TERMS_KEPT = 4096
+_terms: dict = {}
 
 
 def traced_paths(mech: Program, queries) -> list[Path]:
@@ -299,6 +302,20 @@ def path_terms(path: Path, releases: list) -> list:
     return term.terms()
 
 
+def kept_terms(path: Path) -> list:
+    """:func:`path_terms` of a path without releases, kept for the last
+    :data:`_TERMS_KEPT` paths by identity: a template's path is one object for every input
+    that agrees on the queries it reads (``templates.py``)."""
+    kept = _terms.get(id(path))
+    if kept is not None and kept[0] is path:
+        return kept[1]
+    terms = path_terms(path, [])
+    _terms[id(path)] = (path, terms)   # the path is kept alive, so that its id stays unique
+    while len(_terms) > _TERMS_KEPT:
+        _terms.pop(next(iter(_terms)))
+    return terms
+
+
 # ----------------------------------------------------------------------------- outputs
 
 def output_entries(output) -> list:
@@ -487,7 +504,7 @@ def event_form(mech: Program, queries, event) -> SignedForm:
     """``Pr[program(queries) ∈ event]`` in the integral form: the sum over every path of the
     probability of its constraints and the event's conditions on its entries."""
     paths = (_event_path(path, event) for path in merged_paths(mech, queries))
-    return SignedForm.of((t for path in paths if path is not None for t in path_terms(path, [])),
+    return SignedForm.of((t for path in paths if path is not None for t in kept_terms(path)),
                          False)
 
 
@@ -517,7 +534,7 @@ def outputs_with_forms(mech: Program, queries) -> dict:
         if any(isinstance(entry, Linear) for entry in path.result):
             raise InputError(f"{mech.name} releases numbers: its outputs cannot be enumerated")
         key = tuple((isinstance(entry, bool), entry) for entry in path.result)  # ⊥ is not 0
-        grouped.setdefault(key, []).extend(path_terms(path, []))
+        grouped.setdefault(key, []).extend(kept_terms(path))
     return {tuple(entry for _, entry in key): SignedForm.of(terms, False)
             for key, terms in grouped.items()}
 

@@ -49,8 +49,8 @@ PATH_SLACK = 16
 TEMPLATE_PATH_LIMIT = 4096
 #: Templates kept per program and length (inputs whose guards differ need their own).
 TEMPLATES_PER_LENGTH = 4
-#: Ends of one interval kept for as many values of its queries.
-ENDS_KEPT = 4096
+#: Instances of one template path kept (for as many values of the queries it reads).
+INSTANCES_KEPT = 4096
 #: Programs (with their arguments and lengths) whose templates are kept.
 PROGRAMS_KEPT = 16
 
@@ -115,29 +115,41 @@ class ParametricRun(Run):
 
 @dataclass(frozen=True)
 class _Interval:
-    """One interval of a template's path: ``low < noises·η + Σ shift_j ξ_j < high``, and its
-    ends on the noises for the values of its queries met so far (a domain's inputs share
-    them)."""
+    """One interval of a template's path: ``low < noises·η + Σ shift_j ξ_j < high``."""
 
     noises: tuple
     shift: tuple
     low: Fraction | None
     high: Fraction | None
-    known: dict = field(default_factory=dict, compare=False, repr=False)
 
-    def ends(self, queries) -> tuple:
-        """``(low − Σ shift_j q_j, high − Σ shift_j q_j)``, ``None`` for an infinite end."""
-        if not self.shift:
-            return self.low, self.high
-        values = tuple(queries[j] for j, _ in self.shift)
-        ends = self.known.get(values)
-        if ends is None:
-            if len(self.known) >= ENDS_KEPT:
-                self.known.clear()
-            shift = sum(c * value for (_, c), value in zip(self.shift, values))
-            ends = self.known[values] = tuple(None if end is None else end - shift
-                                              for end in (self.low, self.high))
-        return ends
+
+class _TemplatePath:
+    """One path of a template, and its instances at the values of the queries it reads met so
+    far: the inputs of a domain that agree on those share one :class:`~.tracing.Path` (and
+    whatever is computed from it once, ``exact.path_terms``)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.intervals = tuple(_split(key, low, high) for key, (low, high)
+                               in path.intervals.items())
+        self.reads = tuple(sorted({j for interval in self.intervals for j, _ in interval.shift}
+                                  | {k - QUERY_BASE for entry in path.result
+                                     if isinstance(entry, Linear)
+                                     for k in entry.coeffs if k >= QUERY_BASE}))
+        self.known: dict = {}
+
+    def at(self, queries) -> Path | None:
+        """The path on ``queries`` (``None``: an interval is empty there)."""
+        values = tuple(queries[j] for j in self.reads)
+        if values in self.known:
+            return self.known[values]
+        if len(self.known) >= INSTANCES_KEPT:
+            self.known.clear()
+        bounds = _substituted(self.intervals, queries)
+        path = None if bounds is None else Path(
+            self.path.noises, bounds, tuple(_entry(entry, queries) for entry in self.path.result))
+        self.known[values] = path
+        return path
 
 
 @dataclass(frozen=True)
@@ -147,12 +159,10 @@ class Template:
 
     paths: tuple
     guards: tuple
-    intervals: tuple = field(init=False, repr=False)
+    instances: tuple = field(init=False, repr=False)
 
     def __post_init__(self):
-        object.__setattr__(self, "intervals", tuple(
-            tuple(_split(key, low, high) for key, (low, high) in path.intervals.items())
-            for path in self.paths))
+        object.__setattr__(self, "instances", tuple(_TemplatePath(path) for path in self.paths))
 
     def holds_at(self, queries) -> bool:
         """Whether every guard has at ``queries`` the sign it had where the template was
@@ -164,13 +174,8 @@ class Template:
         """The paths of the program on ``queries`` (``None`` when a guard differs there)."""
         if not self.holds_at(queries):
             return None
-        paths = []
-        for path, intervals in zip(self.paths, self.intervals):
-            bounds = _substituted(intervals, queries)
-            if bounds is not None:
-                paths.append(Path(path.noises, bounds,
-                                  tuple(_entry(entry, queries) for entry in path.result)))
-        return paths
+        return [path for path in (instance.at(queries) for instance in self.instances)
+                if path is not None]
 
 
 def _split(key: tuple, low, high) -> _Interval:
@@ -187,7 +192,11 @@ def _substituted(intervals: tuple, queries) -> dict | None:
     ``None`` when one is empty."""
     bounds: dict = {}
     for interval in intervals:
-        low, high = interval.ends(queries)
+        low, high = interval.low, interval.high
+        if interval.shift:
+            shift = sum(c * queries[j] for j, c in interval.shift)
+            low = None if low is None else low - shift
+            high = None if high is None else high - shift
         previous = bounds.get(interval.noises)
         if previous is not None:
             low = previous[0] if low is None else low if previous[0] is None else \
