@@ -181,3 +181,12 @@ def test_a_released_query_is_substituted():
     (path,) = template.paths_at((2, 5))
     (entry,) = path.result
     assert entry.const == 3 and list(entry.coeffs) == [0]
+
+
+def test_inputs_agreeing_on_the_queries_a_path_reads_share_it():
+    mech = program(first_below, epsilon=EPS)
+    exact.traced_paths(mech, [0, 0, 0])                       # traced directly
+    first, second, third = ([path for path in exact.traced_paths(mech, d)
+                             if path.result[0] == 1][0] for d in ([0, 1, 1], [0, 0, 1], [1, 0, 0]))
+    assert first is second and first is not third            # the path reads the first query
+    assert exact.kept_terms(first) is exact.kept_terms(second)
