@@ -10,7 +10,11 @@ that depends on the domain's size, timed in the same run:
   in ``dipapprox_side_by_side.py``; claim ``(1.24, 0.01)``) and Gaussian ``svt_gaussian``: the
   forms certified to the digits the worst pair's certification asks for and taken from there
   (*reuse*), or to ``BULK_DIGITS`` and that pair's forms evaluated again (*anew*):
-  ``REUSED_UP_TO`` of ``verify.py``.
+  ``REUSED_UP_TO`` of ``verify.py``;
+* the same program and DiPApprox's ``new_nonpriv_svt`` (no threshold noise, Gaussian queries of
+  σ = 1/4, the first below 0; claim ``(4, 0.01)``): each input traced on its own (*input*), or
+  from the program's template, traced once with the queries as symbols (*tmpl*):
+  ``TEMPLATES_PER_LENGTH`` of ``programs/templates.py``.
 
 Every ordered pair of distinct inputs is compared (``allow_any_pair``), 12 digits.  Each time
 is the CPU seconds of one ``verify`` in a process of its own, after an untimed ``verify`` on
@@ -35,26 +39,31 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The mechanisms: (name, ε of the claim).
-MECHANISMS = {"svt_gaussian": "1.24", "noisy_max_gaussian": "0.5", "svt_mix1_max": "1.24"}
+MECHANISMS = {"svt_gaussian": "1.24", "noisy_max_gaussian": "0.5", "svt_mix1_max": "1.24",
+              "new_nonpriv_svt": "4"}
 #: The choices: (module of ``exactdp``, its constant, {way: the constant's value}).
 CHOICES = {
     "threshold": ("exact.form.threshold_rules", "FORMS_SHARED_FROM",
                   {"pass": 10 ** 9, "forms": 0}),
     "noisy max": ("exact.form.noisy_max", "FORMS_SHARED_FROM", {"pass": 10 ** 9, "forms": 0}),
     "reuse": ("verify", "REUSED_UP_TO", {"reuse": 10 ** 9, "anew": 0}),
+    "templates": ("programs.templates", "TEMPLATES_PER_LENGTH", {"input": 0, "tmpl": 4}),
 }
 #: What is measured: (choice, mechanism).
 CASES = [("threshold", "svt_gaussian"), ("noisy max", "noisy_max_gaussian"),
-         ("reuse", "svt_mix1_max"), ("reuse", "svt_gaussian")]
+         ("reuse", "svt_mix1_max"), ("reuse", "svt_gaussian"),
+         ("templates", "svt_mix1_max"), ("templates", "new_nonpriv_svt")]
 
 
 def _mechanism(name: str):
     """The mechanism or program called ``name`` (:data:`MECHANISMS`)."""
     import exactdp
-    if name == "svt_mix1_max":
+    if name in ("svt_mix1_max", "new_nonpriv_svt"):
         from dipapprox_side_by_side import threshold_test
-        return exactdp.program(threshold_test, threshold_scale=4, query_scale=8,
-                               threshold_gaussian=False, query_gaussian=True, below=False)
+        scales = (4, 8) if name == "svt_mix1_max" else (0, Fraction(1, 4))
+        return exactdp.program(threshold_test, threshold_scale=scales[0],
+                               query_scale=scales[1], threshold_gaussian=name != "svt_mix1_max",
+                               query_gaussian=True, below=name == "new_nonpriv_svt")
     params = {"svt_gaussian": {"sigma1": 4, "sigma2": 8, "T": 0, "c": 1},
               "noisy_max_gaussian": {"sigma": Fraction(4)}}[name]
     return exactdp.mechanism(name, **params)

@@ -47,7 +47,8 @@ QUERY_BASE = 1 << 40
 PATHS_PER_TRACED_PATH = 4
 PATH_SLACK = 16
 TEMPLATE_PATH_LIMIT = 4096
-#: Templates kept per program and length (inputs whose guards differ need their own).
+#: Templates kept per program and length (inputs whose guards differ need their own; 0: every
+#: input traced directly).
 TEMPLATES_PER_LENGTH = 4
 #: Instances of one template path kept (for as many values of the queries it reads).
 INSTANCES_KEPT = 4096
@@ -274,7 +275,7 @@ def template_paths(mech, queries: tuple) -> list[Path] | None:
         paths = template.paths_at(queries)
         if paths is not None:
             return paths
-    if known.closed or known.first_paths is None:
+    if known.closed or known.first_paths is None or len(known.templates) >= TEMPLATES_PER_LENGTH:
         return None
     limit = min(mech.path_limit, TEMPLATE_PATH_LIMIT,
                 PATHS_PER_TRACED_PATH * known.first_paths + PATH_SLACK)
@@ -284,7 +285,6 @@ def template_paths(mech, queries: tuple) -> list[Path] | None:
         known.closed = True
         return None
     known.templates.append(template)
-    known.closed = len(known.templates) >= TEMPLATES_PER_LENGTH
     return template.paths_at(queries)
 
 
