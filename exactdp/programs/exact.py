@@ -98,13 +98,18 @@ def traced_paths(mech: Program, queries) -> list[Path]:
 def merged_paths(mech: Program, queries) -> list[Path]:
     """:func:`traced_paths` with the paths that differ only in the order of their records
     merged (``path_merging.py``; memoised with the trace)."""
-    paths = traced_paths(mech, queries)
-    key = id(paths)
-    if key not in _merged or _merged[key][0] is not paths:
-        _merged[key] = (paths, merge_paths(paths))
-        while len(_merged) > _CACHE_SIZE:
-            _merged.pop(next(iter(_merged)))
-    return _merged[key][1]
+    return _by_identity(_merged, _CACHE_SIZE, traced_paths(mech, queries), merge_paths)
+
+
+def _by_identity(store: dict, size: int, source, compute):
+    """``compute(source)``, kept in ``store`` by the identity of ``source`` for the last
+    ``size`` sources (each kept alive with its value, so that its id stays unique)."""
+    kept = store.get(id(source))
+    if kept is None or kept[0] is not source:
+        kept = store[id(source)] = (source, compute(source))
+        while len(store) > size:
+            store.pop(next(iter(store)))
+    return kept[1]
 
 
 # ----------------------------------------------------------------------------- path → term
@@ -306,14 +311,7 @@ def kept_terms(path: Path) -> list:
     """:func:`path_terms` of a path without releases, kept for the last
     :data:`_TERMS_KEPT` paths by identity: a template's path is one object for every input
     that agrees on the queries it reads (``templates.py``)."""
-    kept = _terms.get(id(path))
-    if kept is not None and kept[0] is path:
-        return kept[1]
-    terms = path_terms(path, [])
-    _terms[id(path)] = (path, terms)   # the path is kept alive, so that its id stays unique
-    while len(_terms) > _TERMS_KEPT:
-        _terms.pop(next(iter(_terms)))
-    return terms
+    return _by_identity(_terms, _TERMS_KEPT, path, lambda kept: path_terms(kept, []))
 
 
 # ----------------------------------------------------------------------------- outputs

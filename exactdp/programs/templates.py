@@ -34,7 +34,7 @@ from fractions import Fraction
 from flint import fmpq
 
 from ..errors import InputError
-from .exact_numbers import ONE, rational
+from .exact_numbers import ONE, rational, to_fraction
 from .linear import Linear
 from .locations import unsupported
 from .tracing import Path, Run, trace
@@ -79,9 +79,8 @@ class ParametricRun(Run):
         if not coeffs or min(coeffs) < QUERY_BASE:
             return None
         value = difference.const + sum(c * self.at[k - QUERY_BASE] for k, c in coeffs.items())
-        key = (tuple(sorted((k - QUERY_BASE, Fraction(int(c.p), int(c.q)))
-                            for k, c in coeffs.items())),
-               Fraction(int(difference.const.p), int(difference.const.q)))
+        key = (tuple(sorted((k - QUERY_BASE, to_fraction(c)) for k, c in coeffs.items())),
+               to_fraction(difference.const))
         self.guards[key] = _sign(value)
         return value
 

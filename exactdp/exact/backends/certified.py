@@ -488,16 +488,9 @@ def shared_integrals():
     goal for itself and the integrals equal to it by a symmetry of their noises
     (``form/noise_symmetries.py``): the outputs of a pair of inputs, or the forms of a domain,
     share many (a log certified to a goal at another working precision is as good: the precision
-    carries guard bits beyond the goal)."""
-    if _SHARED.get() is not None:
+    carries guard bits beyond the goal).  It opens :func:`shared_constants` too."""
+    with _memo_block(_SHARED), _memo_block(_CONSTANTS):
         yield
-        return
-    token = _SHARED.set({})
-    try:
-        with shared_constants():
-            yield
-    finally:
-        _SHARED.reset(token)
 
 
 #: ``{(law, kind, point, precision): log}`` of the constants computed within
@@ -513,33 +506,40 @@ def shared_constants():
     precision (:func:`log_constant`).  The ball is the one computed anew at that precision, so
     sharing it across any blocks changes no bit of any result (an integral's, shared per goal,
     would: it is shared within one block of :func:`shared_integrals` only)."""
-    if _CONSTANTS.get() is not None:
+    with _memo_block(_CONSTANTS):
+        yield
+
+
+@contextlib.contextmanager
+def _memo_block(memo: contextvars.ContextVar):
+    """``memo`` an empty dictionary for the block, unless an outer block opened it already."""
+    if memo.get() is not None:
         yield
         return
-    token = _CONSTANTS.set({})
+    token = memo.set({})
     try:
         yield
     finally:
-        _CONSTANTS.reset(token)
+        memo.reset(token)
 
 
-def _shared(key, goal: int, compute):
-    """``compute()``, or its value for an equal ``key`` and ``goal`` computed within
-    :func:`shared_integrals`."""
-    known = _SHARED.get()
+def _memoised(memo: contextvars.ContextVar, key, compute):
+    """``compute()``, or its value for an equal ``key`` computed within a block of ``memo``
+    (:func:`_memo_block`)."""
+    known = memo.get()
     if known is None:
         return compute()
-    if (key, goal) not in known:
-        known[key, goal] = compute()
-    return known[key, goal]
+    if key not in known:
+        known[key] = compute()
+    return known[key]
 
 
 def log_integral(integral: Integral, goal: int) -> tuple[arb, str]:
     """``(log I as a ball, method name)`` of a non-empty integral, aiming at a relative accuracy
     ``2^{−goal}``, once for an integral and its reflection within :func:`shared_integrals`
     (``form/noise_symmetries.integral_key``): :func:`_log_integral`."""
-    return _shared(("one hub", integral_key(integral)), goal,
-                   lambda: _log_integral(integral, goal))
+    return _memoised(_SHARED, (("one hub", integral_key(integral)), goal),
+                     lambda: _log_integral(integral, goal))
 
 
 def _log_integral(integral: Integral, goal: int) -> tuple[arb, str]:
@@ -569,13 +569,8 @@ def log_constant(law: NoiseLaw, kind: Kind, point: Fraction) -> arb | None:
     exactly); within :func:`shared_constants` once per precision (the forms of a domain repeat
     a few constants: 29 distinct ones in the 138 of a Sparse Vector program's forms on
     ``{0,1}^6``)."""
-    known = _CONSTANTS.get()
-    if known is None:
-        return law.log_ball_at(kind, point)
-    key = (law, kind, point, ctx.prec)
-    if key not in known:
-        known[key] = law.log_ball_at(kind, point)
-    return known[key]
+    return _memoised(_CONSTANTS, (law, kind, point, ctx.prec),
+                     lambda: law.log_ball_at(kind, point))
 
 
 #: The closed forms of the integrals over several noises (``form/nested_integral.py``):
@@ -590,8 +585,8 @@ def log_several_noises(integral: NestedIntegral | HubPair | HubTriple, goal: int
     quadrature where every law is smooth (``nested_quadrature.py``), else in closed form; once
     for the integrals equal by a symmetry of their noises within :func:`shared_integrals`
     (``form/noise_symmetries.group_key``)."""
-    return _shared(("several", group_key(integral)), goal,
-                   lambda: _log_group(integral, goal))
+    return _memoised(_SHARED, (("several", group_key(integral)), goal),
+                     lambda: _log_group(integral, goal))
 
 
 def _log_group(integral: NestedIntegral | HubPair | HubTriple, goal: int):
