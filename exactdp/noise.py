@@ -618,8 +618,9 @@ def _erfc(u):
     evaluated 0.5 from its centre): here ``erfc`` is taken at the midpoint and the radius
     propagated by the mean value theorem with the largest ``|erfc'(x)| = (2/√π)e^{−x²}`` on
     the ball, at its smallest ``|x|``.  On a complex ball of a radius at least 1/8, the disc
-    ``|erfc(x + iy)| ≤ min(erfc(x₋), 2 + erfc(−x₊))·e^{Y²}`` (docs/mathematics.md §16; ``x₋ ≤ x₊``
-    its real ends, ``Y`` its largest ``|y|``): about as tight as Arb's there, five times cheaper."""
+    ``|erfc(x + iy)| ≤ min(erfc(x₋)·e^{Y²}, 2 + erfc(−x₊)·e^{Y²})`` (docs/mathematics.md §16;
+    ``x₋ ≤ x₊`` its real ends, ``Y`` its largest ``|y|``): about as tight as Arb's there, five
+    times cheaper."""
     if isinstance(u, acb) and max(u.real.rad(), u.imag.rad()) >= 0.125:
         growth = (arb(abs(u.imag).upper()) ** 2).exp()
         bound = min((growth * _erfc(arb(u.real.lower()))).upper(),
