@@ -12,17 +12,16 @@ own.  Beyond the enumeration's limit a cutoff of 1 is taken run by run of equal 
 
 from __future__ import annotations
 
-from flint import arb
 
 from ...mechanisms.description import ThresholdMechanism
-from ...precision import Enclosure, check_dps
+from ...precision import check_dps
 from ...sequences import Runs
 from ..backends import smooth_shared_nodes
 from ..divergences import renyi_runs, threshold_runs
 from ..divergences.output_pairs import (FormCollector, certified_balls,
                                         output_probabilities)
 from ..divergences.profile import profile_by_runs
-from ..divergences.renyi import divergence_by_runs
+from ..divergences.renyi import divergence_by_runs, no_divergence
 from ..losses.privacy_loss import (MAX_ENUMERATED_QUERIES, MaxPrivacyLoss, all_output_balls,
                                    at_once_or_alone, conclude_max_loss, enumerated_outputs,
                                    enumeration_limit, neighbouring_pair, privacy_loss,
@@ -69,7 +68,7 @@ def _(mech: ThresholdMechanism, d1: Runs, d2: Runs, dps: int):
     if not (_by_runs(mech, len(d1)) and renyi_runs.applies(mech)):
         return None
     if d1 == d2:   # one distribution: every D_α is 0 exactly
-        return lambda alpha, digits=dps, absolute=False: Enclosure.of_ball(arb(0))
+        return no_divergence
     return renyi_runs.run_divergence(mech, d1, d2, dps, enumeration_limit(mech)[1])
 
 
